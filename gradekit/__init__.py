@@ -1,0 +1,19 @@
+"""gradekit: per-student variants, sandboxed pytest graders, nbgrader's gradebook.
+
+The package reads as the data flow of one assignment::
+
+    course      -- the course directory, nbgrader_config.py, the course secret
+    template    -- an assignment's source: jinja2 notebooks + params generator
+    variant     -- seed from (secret, course, assignment, student) -> rendered notebooks
+    release     -- strip solutions / hidden tests with nbgrader's preprocessors
+    submission  -- read a submitted notebook, restore locked cells from the variant
+    sandbox/    -- run the student's cells in bubblewrap; a narrow array protocol
+    graders/    -- the hidden pytest graders, their fixtures and checks
+    results     -- typed results: one currency from graders to gradebook and feedback
+    gradebook   -- write results into nbgrader's Gradebook
+    feedback    -- per-student HTML
+    report      -- progress and summary tables
+    autograde   -- the pipeline that ties the stages together for a class
+"""
+
+__version__ = "0.1.0"

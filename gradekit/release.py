@@ -1,0 +1,98 @@
+"""From a variant to what a student receives, with nbgrader's own preprocessors.
+
+The order follows nbgrader's ``generate_assignment`` converter:
+
+    LockCells -> ClearSolutions -> ClearOutput -> ComputeChecksums
+      -> (SaveCells, once per assignment: registers notebooks and grade cells)
+      -> ClearHiddenTests -> ComputeChecksums
+
+ComputeChecksums must run after ClearSolutions (the checksum of a solution
+cell is the checksum of its stub) and again after ClearHiddenTests.
+The answer key is the variant with its solutions kept: the same cells, ids
+and locks as the release, only the solution regions filled in.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbgrader.preprocessors import (ClearHiddenTests, ClearOutput, ClearSolutions, ComputeChecksums,
+                                    LockCells, SaveCells)
+
+from .course import Course
+from .variant import Variant
+
+
+class Stripper:
+    """nbgrader's release preprocessors, built once and applied per notebook."""
+
+    def __init__(self) -> None:
+        self.lock = LockCells()
+        self.clear_solutions = ClearSolutions()
+        self.clear_output = ClearOutput()
+        self.checksums = ComputeChecksums()
+        self.clear_hidden = ClearHiddenTests()
+
+    def _run(self, nb, *steps):
+        resources: dict = {}
+        for step in steps:
+            nb, resources = step.preprocess(nb, resources)
+        return nb
+
+    def student_copy(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        nb = copy.deepcopy(nb)
+        nb = self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
+        return self._run(nb, self.clear_hidden, self.checksums)
+
+    def registration_copy(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        """The notebook as SaveCells must see it: solutions cleared, hidden tests present."""
+        nb = copy.deepcopy(nb)
+        return self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
+
+    def answer_key(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        nb = copy.deepcopy(nb)
+        nb = self._run(nb, self.lock, self.clear_output, self.clear_hidden)
+        # checksums as in the release, so the key lines up with it cell for cell
+        return nb
+
+
+def register(course: Course, variant: Variant, stripper: Stripper) -> None:
+    """Record the assignment, its notebooks and grade cells in nbgrader's gradebook."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(course.db_url) as gb:
+        gb.update_or_create_assignment(variant.assignment)
+    save = SaveCells()
+    for name, nb in variant.notebooks.items():
+        resources = {"nbgrader": {"notebook": name, "assignment": variant.assignment, "db_url": course.db_url}}
+        save.preprocess(stripper.registration_copy(nb), resources)
+
+
+def write_notebooks(directory: Path, notebooks: dict[str, nbformat.NotebookNode]) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, nb in notebooks.items():
+        path = directory / f"{name}.ipynb"
+        atomic_write(path, nbformat.writes(nb))
+        paths.append(path)
+    return paths
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write to a temporary file in the same directory, then rename over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

@@ -1,0 +1,153 @@
+"""How a sandbox process is started: bubblewrap's command line and the limits.
+
+The sandbox sees a read-only system (/usr, /lib*, a few files of /etc), the
+Python installation and its site-packages, and the worker's own two files --
+and nothing of the course directory: no ``autograder/``, no ``solutions/``, no
+gradebook, no secret, no other student. It has a private tmpfs at /tmp, a new
+pid, network (no interfaces but a downed loopback), ipc, uts and user
+namespace, an empty environment, and it dies with its parent.
+
+Resource limits are set with setrlimit before bwrap starts (CPU, address
+space, file size, open files). The process count is capped by a pids cgroup
+when the grader may make one (root), else by RLIMIT_NPROC. Inside, the code
+runs as uid 65534 with no capabilities and may not make user namespaces.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+WORKER_DIR = Path(__file__).resolve().parent
+SANDBOX_UID = 65534  # 'nobody' inside the sandbox
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one sandbox; times in seconds, sizes in MiB."""
+
+    cpu_seconds: int = 60
+    memory_mb: int = 1536
+    processes: int = 64
+    file_mb: int = 16
+    tmpfs_mb: int = 64
+    open_files: int = 256
+    run_seconds: float = 30.0     # wall clock for running all of a notebook's cells
+    call_seconds: float = 10.0    # wall clock for one call into the student's code
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+def sandbox_env() -> dict[str, str]:
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",
+        "IPYTHONDIR": "/tmp/.ipython",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+class Launch:
+    """The argv, the fds to pass and the pre-exec hook for one sandbox process."""
+
+    def __init__(self, argv: list[str], pass_fds: tuple[int, ...], preexec, env: dict[str, str]):
+        self.argv, self.pass_fds, self.preexec, self.env = argv, pass_fds, preexec, env
+
+    def close_fds(self) -> None:
+        for fd in self.pass_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+PIDS_CGROUP = Path("/sys/fs/cgroup/pids")
+
+
+def pids_cgroup(slot: int, limit: int) -> Path | None:
+    """A pids cgroup (v1) of the sandbox's own, where the grader may make one (root).
+
+    The kernel does not apply RLIMIT_NPROC to root's uid, and under bwrap the
+    sandboxed uid maps to the grader's; a pids cgroup caps the process count of
+    the whole sandbox, forks and detached children included.
+    """
+    if os.geteuid() != 0 or not os.access(PIDS_CGROUP, os.W_OK):
+        return None
+    group = PIDS_CGROUP / "gradekit" / f"slot{slot}"
+    try:
+        group.mkdir(parents=True, exist_ok=True)
+        (group / "pids.max").write_text(str(limit))
+    except OSError:
+        return None
+    return group / "cgroup.procs"
+
+
+def _preexec(limits: Limits, procs: Path | None):
+    procs_path = str(procs) if procs else None
+
+    def apply() -> None:
+        mib = 1 << 20
+        if procs_path:
+            with open(procs_path, "w") as fh:
+                fh.write(str(os.getpid()))
+        else:
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mib, limits.memory_mb * mib))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * mib, limits.file_mb * mib))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+def launch(limits: Limits, slot: int, sandboxed: bool = True) -> Launch:
+    """Build the command that starts a worker, in bwrap unless ``sandboxed`` is False."""
+    env = sandbox_env()
+    venv = Path(sys.prefix)
+    base = Path(sys.base_prefix)
+    python_name = Path(sys.executable).name
+    procs = pids_cgroup(slot, limits.processes)
+    if not sandboxed:
+        argv = [sys.executable, "-I", "-B", str(WORKER_DIR / "worker.py")]
+        return Launch(argv, (), _preexec(limits, procs), env)
+
+    argv = [bwrap_path() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+            "--unshare-user", "--hostname", "sandbox", "--clearenv", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+            "--disable-userns"]
+    if os.geteuid() == 0:
+        argv += ["--cap-drop", "ALL"]
+    for system_dir in ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"):
+        if os.path.lexists(system_dir):
+            if os.path.islink(system_dir):
+                argv += ["--symlink", os.readlink(system_dir), system_dir]
+            else:
+                argv += ["--ro-bind", system_dir, system_dir]
+    for etc in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
+                "nsswitch.conf", "passwd", "group"):
+        argv += ["--ro-bind-try", f"/etc/{etc}", f"/etc/{etc}"]
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(limits.tmpfs_mb << 20), "--tmpfs", "/tmp",
+             "--ro-bind", str(base), str(base)]
+    if venv != base:
+        argv += ["--ro-bind", str(venv), "/opt/venv"]
+        python = f"/opt/venv/bin/{python_name}"
+    else:
+        python = str(base / "bin" / python_name)
+    argv += ["--ro-bind", str(WORKER_DIR), "/opt/gradekit",
+             "--chdir", "/tmp"]
+    for key, value in env.items():
+        argv += ["--setenv", key, value]
+    argv += ["--", python, "-I", "-B", "/opt/gradekit/worker.py"]
+    return Launch(argv, (), _preexec(limits, procs), env)

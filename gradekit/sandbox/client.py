@@ -1,0 +1,283 @@
+"""The trusted side of the sandbox: start a worker, run cells, call functions.
+
+A :class:`Sandbox` owns one worker process. Every request has a wall-clock
+deadline; a worker that misses it, dies, or breaks the protocol is killed with
+its whole process group (and, under bwrap, its pid namespace). The next
+request starts a fresh worker and re-runs the submission's cells, so a hang or
+crash inside one function costs only the call that caused it.
+
+Everything the worker sends is decoded by :mod:`protocol` (arrays with
+``allow_pickle=False``, numeric dtypes only) and is otherwise untrusted.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import time
+from typing import Any, Callable, Mapping
+
+from . import protocol as P
+from .bwrap import Limits, launch
+
+
+class StudentCodeError(Exception):
+    """The student's code raised, hung, crashed or answered outside the protocol."""
+
+    def __init__(self, kind: str, message: str, where: list[str] | None = None):
+        self.kind, self.message, self.where = kind, message, where or []
+        super().__init__(f"{kind}: {message}" if message else kind)
+
+
+class SandboxTimeout(StudentCodeError):
+    pass
+
+
+class SandboxCrashed(StudentCodeError):
+    pass
+
+
+class _Reader:
+    """File-like reads from a pipe that fail once a deadline has passed."""
+
+    def __init__(self, fd: int, deadline: float):
+        self.fd, self.deadline = fd, deadline
+
+    def read(self, n: int) -> bytes:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        ready, _, _ = select.select([self.fd], [], [], left)
+        if not ready:
+            raise TimeoutError
+        return os.read(self.fd, min(n, 1 << 20))
+
+
+class RemoteObject:
+    """An object that lives in the sandbox (e.g. a student's KVCache instance)."""
+
+    def __init__(self, sandbox: "Sandbox", handle: P.Handle, generation: int):
+        object.__setattr__(self, "_sandbox", sandbox)
+        object.__setattr__(self, "_handle", handle)
+        object.__setattr__(self, "_generation", generation)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = self._sandbox.getattr(self, name)
+        if isinstance(value, RemoteObject):  # a bound method: make it callable
+            return RemoteMethod(self, name)
+        return value
+
+    def __len__(self) -> int:
+        value = self._sandbox.length(self)
+        if type(value) is not int or value < 0:
+            raise StudentCodeError("TypeError", "__len__ did not return a non-negative int")
+        return value
+
+    def __repr__(self) -> str:
+        return f"<student {self._handle.type} object>"
+
+
+class RemoteMethod:
+    def __init__(self, obj: RemoteObject, name: str):
+        self.obj, self.name = obj, name
+
+    def __call__(self, *args, **kwargs):
+        return self.obj._sandbox.call(self.obj, args, kwargs, attr=self.name)
+
+
+class Sandbox:
+    """One worker process, restarted on demand, that holds a submission's namespace."""
+
+    def __init__(self, limits: Limits | None = None, *, sandboxed: bool = True, slot: int = 0):
+        self.limits = limits or Limits()
+        self.sandboxed = sandboxed
+        self.slot = slot
+        self.proc: subprocess.Popen | None = None
+        self.cells: list[dict] = []
+        self.cell_results: list[dict] | None = None
+        self.generation = 0
+        self.restarts = 0
+
+    # -- process lifetime ----------------------------------------------------
+    def _start(self) -> None:
+        spec = launch(self.limits, self.slot, self.sandboxed)
+        try:
+            self.proc = subprocess.Popen(spec.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, pass_fds=spec.pass_fds,
+                                         preexec_fn=spec.preexec, start_new_session=True,
+                                         env=spec.env, close_fds=True)
+        finally:
+            spec.close_fds()
+        self.generation += 1
+
+    def kill(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        proc.wait()
+
+    close = kill
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.kill()
+
+    # -- requests -------------------------------------------------------------
+    def _exchange(self, header: dict, values: dict, timeout: float,
+                  callbacks: Mapping[str, Callable] | None = None) -> tuple[dict, Any]:
+        if self.proc is None:
+            self._ensure_cells()
+        proc = self.proc
+        deadline = time.monotonic() + timeout
+        reader = _Reader(proc.stdout.fileno(), deadline)
+        try:
+            P.send(proc.stdin, header, values)
+            while True:
+                reply, blobs = P.read_frame(reader)
+                if reply.get("op") == "callback":
+                    self._answer_callback(reply, blobs, callbacks or {})
+                    continue
+                value = P.decode(reply.get("value"), blobs, self._wrap) if "value" in reply else None
+                return reply, value
+        except TimeoutError:
+            self.kill()
+            raise SandboxTimeout("Timeout", f"no answer within {timeout:g} s (endless loop?)") from None
+        except (EOFError, BrokenPipeError, ConnectionError):
+            code = proc.poll()
+            self.kill()
+            raise SandboxCrashed("Crashed", _exit_reason(code)) from None
+        except P.ProtocolError as exc:
+            self.kill()
+            raise SandboxCrashed("ProtocolError", str(exc)) from None
+
+    def _answer_callback(self, request: dict, blobs: list[bytes], callbacks: Mapping[str, Callable]) -> None:
+        name = request.get("name")
+        proc = self.proc
+        try:
+            if name not in callbacks:
+                raise LookupError(f"no reference helper {name!r}")
+            args = P.decode(request.get("args", {"$list": []}), blobs)
+            kwargs = P.decode(request.get("kwargs", {"$dict": {}}), blobs)
+            if not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise P.ProtocolError("bad callback arguments")
+            if any(isinstance(a, P.Handle) for a in list(args) + list(kwargs.values())):
+                raise P.ProtocolError("objects cannot be passed to reference helpers")
+            value = callbacks[name](*args, **kwargs)
+            P.send(proc.stdin, {"ok": True}, {"value": value})
+        except P.ProtocolError:
+            raise
+        except Exception as exc:
+            P.send(proc.stdin, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+
+    def _wrap(self, handle: P.Handle) -> RemoteObject:
+        return RemoteObject(self, handle, self.generation)
+
+    def _unwrap(self, value: Any) -> Any:
+        if isinstance(value, RemoteObject):
+            if value._generation != self.generation:
+                raise StudentCodeError("Lost", "this object was lost when the student's code was restarted")
+            return value._handle
+        if type(value) in (list, tuple):
+            return type(value)(self._unwrap(v) for v in value)
+        if type(value) is dict:
+            return {k: self._unwrap(v) for k, v in value.items()}
+        return value
+
+    def _check(self, reply: dict) -> None:
+        if not reply.get("ok"):
+            err = reply.get("error") or {}
+            if not isinstance(err, dict):
+                err = {"type": "Error", "message": str(err)}
+            where = err.get("where") if isinstance(err.get("where"), list) else []
+            raise StudentCodeError(str(err.get("type", "Error"))[:100], str(err.get("message", ""))[:2000],
+                                   [str(w)[:200] for w in where[:5]])
+
+    # -- the API the graders use -----------------------------------------------
+    def run_cells(self, cells: list[dict]) -> list[dict]:
+        """Run the submission's code cells (``{"id", "source"}``) in a fresh worker."""
+        self.kill()
+        self.cells = list(cells)
+        self.cell_results = None
+        return self._ensure_cells()
+
+    def _ensure_cells(self) -> list[dict]:
+        if self.proc is not None and self.cell_results is not None:
+            return self.cell_results
+        self.kill()
+        if self.generation:
+            self.restarts += 1
+        self._start()
+        try:
+            reply, _ = self._exchange({"op": "run", "cells": self.cells}, {}, self.limits.run_seconds)
+        except StudentCodeError as exc:
+            self.cell_results = [{"id": c.get("id"), "ok": False, "error": str(exc), "output": ""}
+                                 for c in self.cells]
+            # keep a fresh worker with nothing run, so calls report missing names
+            self._start()
+            return self.cell_results
+        cells = reply.get("cells")
+        if not isinstance(cells, list):
+            raise SandboxCrashed("ProtocolError", "bad reply to run")
+        self.cell_results = [c for c in cells if isinstance(c, dict)]
+        return self.cell_results
+
+    def has(self, name: str) -> str:
+        reply, _ = self._exchange({"op": "has", "name": name}, {}, self.limits.call_seconds)
+        self._check(reply)
+        kind = reply.get("kind")
+        return kind if kind in ("function", "class", "value", "missing") else "missing"
+
+    def call(self, target: str | RemoteObject, args: tuple = (), kwargs: Mapping | None = None, *,
+             attr: str | None = None, reference: Mapping[str, Callable] | None = None) -> Any:
+        self._ensure_cells()
+        spec = target if isinstance(target, str) else self._unwrap(target)
+        header = {"op": "call", "attr": attr, "reference": sorted(reference or {}),
+                  "target": P.encode(spec, [])}
+        values = {"args": list(self._unwrap(tuple(args))), "kwargs": self._unwrap(dict(kwargs or {}))}
+        reply, value = self._exchange(header, values, self.limits.call_seconds, reference)
+        self._check(reply)
+        return value
+
+    def getattr(self, obj: RemoteObject, name: str) -> Any:
+        header = {"op": "getattr", "target": P.encode(self._unwrap(obj), []), "attr": name}
+        reply, value = self._exchange(header, {}, self.limits.call_seconds)
+        self._check(reply)
+        return value
+
+    def length(self, obj: RemoteObject) -> Any:
+        header = {"op": "len", "target": P.encode(self._unwrap(obj), [])}
+        reply, value = self._exchange(header, {}, self.limits.call_seconds)
+        self._check(reply)
+        return value
+
+
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "the student's code closed the grading channel"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        hints = {"SIGKILL": " (memory or CPU limit?)", "SIGXCPU": " (CPU time limit)", "SIGSEGV": ""}
+        return f"the student's process was killed by {name}{hints.get(name, '')}"
+    return f"the student's process exited with status {code} (sys.exit or os._exit?)"

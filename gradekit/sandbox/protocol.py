@@ -1,0 +1,190 @@
+"""The narrow protocol between the trusted grader and the sandboxed student code.
+
+Only plain data crosses: JSON for structure and numbers, ``.npy`` bytes read
+with ``allow_pickle=False`` for arrays. Never pickle. A frame is::
+
+    4-byte big-endian header length | JSON header | blob 0 | blob 1 | ...
+
+where ``header["blobs"]`` lists the byte length of each blob. Values inside a
+header are JSON trees in which these objects are special:
+
+    {"$nd": i}                 array i, stored as .npy in blob i
+    {"$tuple": [...]}          a tuple
+    {"$list": [...]}           a list
+    {"$dict": {...}}           a dict with string keys
+    {"$obj": id, "type": t}    a handle to an object that stays in the sandbox
+    {"$float": "nan"|"inf"|"-inf"}
+
+This module is imported on both sides, and inside the sandbox it is loaded
+from a read-only bind mount without the rest of gradekit: it may only import
+the standard library and numpy.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import struct
+
+import numpy as np
+
+MAX_HEADER = 4 << 20          # 4 MiB of JSON
+MAX_BLOBS = 64 << 20          # 64 MiB of arrays per frame
+MAX_DEPTH = 16
+MAX_ITEMS = 1_000_000
+MAX_STR = 100_000
+NUMERIC_KINDS = "biuf"
+
+
+class ProtocolError(Exception):
+    """A frame or value that breaks the protocol's rules."""
+
+
+class Handle:
+    """A reference to an object living on the other side (only ids cross)."""
+
+    __slots__ = ("id", "type")
+
+    def __init__(self, id: int, type: str = "object") -> None:
+        self.id = id
+        self.type = type
+
+
+# -- frames -----------------------------------------------------------------
+
+def write_frame(fh, header: dict, blobs: list[bytes] = ()) -> None:
+    header = dict(header)
+    header["blobs"] = [len(b) for b in blobs]
+    data = json.dumps(header, separators=(",", ":")).encode()
+    fh.write(struct.pack(">I", len(data)) + data + b"".join(blobs))
+    fh.flush()
+
+
+def read_exact(fh, n: int) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        chunk = fh.read(n - got)
+        if not chunk:
+            raise EOFError("the other side closed the channel")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fh) -> tuple[dict, list[bytes]]:
+    (size,) = struct.unpack(">I", read_exact(fh, 4))
+    if size > MAX_HEADER:
+        raise ProtocolError(f"header of {size} bytes is over the limit")
+    try:
+        header = json.loads(read_exact(fh, size))
+    except ValueError as exc:
+        raise ProtocolError(f"header is not JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("header is not an object")
+    sizes = header.get("blobs", [])
+    if not isinstance(sizes, list) or not all(isinstance(s, int) and s >= 0 for s in sizes):
+        raise ProtocolError("bad blob list")
+    if sum(sizes) > MAX_BLOBS:
+        raise ProtocolError(f"{sum(sizes)} bytes of arrays is over the limit")
+    return header, [read_exact(fh, s) for s in sizes]
+
+
+# -- values -----------------------------------------------------------------
+
+def encode(value, blobs: list[bytes], keep=None, _depth: int = 0):
+    """Turn a value into a JSON tree plus blobs. ``keep(obj) -> id`` stores anything else."""
+    if _depth > MAX_DEPTH:
+        raise ProtocolError("value nested too deeply")
+    if value is None or isinstance(value, (bool, str)):
+        if isinstance(value, str) and len(value) > MAX_STR:
+            raise ProtocolError("string too long")
+        return value
+    if isinstance(value, int) and type(value) is int:
+        if abs(value) >= 2 ** 63:
+            raise ProtocolError("integer too large")
+        return value
+    if isinstance(value, float) and type(value) is float:
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if isinstance(value, Handle):
+        return {"$obj": value.id, "type": value.type}
+    if isinstance(value, np.generic) and type(value).__module__ == "numpy":
+        if value.dtype.kind in NUMERIC_KINDS:
+            return encode(value.item(), blobs, keep, _depth + 1)
+    if isinstance(value, np.ndarray):
+        arr = np.array(value, copy=True, subok=False)  # a plain ndarray, whatever subclass came in
+        if arr.dtype.kind not in NUMERIC_KINDS:
+            raise ProtocolError(f"arrays of dtype {arr.dtype} cannot cross")
+        if arr.nbytes > MAX_BLOBS:
+            raise ProtocolError("array too large")
+        buf = io.BytesIO()
+        np.save(buf, arr, allow_pickle=False)
+        blobs.append(buf.getvalue())
+        return {"$nd": len(blobs) - 1}
+    if type(value) in (list, tuple):
+        if len(value) > MAX_ITEMS:
+            raise ProtocolError("sequence too long")
+        key = "$tuple" if type(value) is tuple else "$list"
+        return {key: [encode(v, blobs, keep, _depth + 1) for v in value]}
+    if type(value) is dict and all(type(k) is str for k in value):
+        return {"$dict": {k: encode(v, blobs, keep, _depth + 1) for k, v in value.items()}}
+    if keep is not None:
+        return {"$obj": keep(value), "type": type(value).__name__[:100]}
+    raise ProtocolError(f"a {type(value).__name__} cannot cross the sandbox boundary")
+
+
+def decode(tree, blobs: list[bytes], resolve=None, _depth: int = 0):
+    """Inverse of :func:`encode`; arrays are loaded with ``allow_pickle=False``."""
+    if _depth > MAX_DEPTH:
+        raise ProtocolError("value nested too deeply")
+    if tree is None or isinstance(tree, (bool, str)):
+        return tree
+    if isinstance(tree, int):
+        return tree
+    if isinstance(tree, float):
+        return tree
+    if isinstance(tree, list):
+        raise ProtocolError("bare JSON list")
+    if not isinstance(tree, dict) or len(tree) not in (1, 2):
+        raise ProtocolError("malformed value")
+    if "$nd" in tree:
+        index = tree["$nd"]
+        if not isinstance(index, int) or not 0 <= index < len(blobs):
+            raise ProtocolError("bad array reference")
+        try:
+            arr = np.load(io.BytesIO(blobs[index]), allow_pickle=False)
+        except Exception as exc:
+            raise ProtocolError(f"bad array: {exc}") from None
+        if type(arr) is not np.ndarray or arr.dtype.kind not in NUMERIC_KINDS or arr.dtype.hasobject:
+            raise ProtocolError("array of a forbidden dtype")
+        return arr
+    if "$float" in tree:
+        if tree["$float"] not in ("nan", "inf", "-inf"):
+            raise ProtocolError("bad float")
+        return float(tree["$float"])
+    if "$tuple" in tree or "$list" in tree:
+        items = tree.get("$tuple", tree.get("$list"))
+        if not isinstance(items, list) or len(items) > MAX_ITEMS:
+            raise ProtocolError("bad sequence")
+        out = [decode(v, blobs, resolve, _depth + 1) for v in items]
+        return tuple(out) if "$tuple" in tree else out
+    if "$dict" in tree:
+        items = tree["$dict"]
+        if not isinstance(items, dict):
+            raise ProtocolError("bad dict")
+        return {str(k): decode(v, blobs, resolve, _depth + 1) for k, v in items.items()}
+    if "$obj" in tree:
+        if not isinstance(tree["$obj"], int):
+            raise ProtocolError("bad handle")
+        handle = Handle(tree["$obj"], str(tree.get("type", "object"))[:100])
+        return resolve(handle) if resolve is not None else handle
+    raise ProtocolError("unknown value tag")
+
+
+def send(fh, header: dict, values: dict | None = None, keep=None) -> None:
+    """Write a frame whose ``values`` entries are encoded (arrays become blobs)."""
+    blobs: list[bytes] = []
+    header = dict(header)
+    for key, value in (values or {}).items():
+        header[key] = encode(value, blobs, keep)
+    write_frame(fh, header, blobs)

@@ -1,0 +1,130 @@
+"""An assignment's source: jinja2 notebook templates and a params generator.
+
+``source/<assignment>/`` holds one or more ``*.ipynb`` whose cell sources are
+jinja2 templates (StrictUndefined), and ``params.py`` with
+``generate(rng: numpy.random.Generator) -> dict``. The params must be
+JSON-serialisable so a variant can always be rebuilt exactly.
+
+Filters available in templates:
+
+* ``{{ X | array }}`` -- a nested list as a Python literal ``np.array([...])``
+* ``{{ v | fmt(3) }}`` -- a number (or list of numbers) with N decimals
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import jinja2
+import nbformat
+import numpy as np
+
+from .course import Course
+from .errors import CourseError, TemplateError
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, float):
+        return repr(value)
+    return repr(value)
+
+
+def array_filter(value: Any) -> str:
+    return f"np.array({_literal(value)})"
+
+
+def fmt_filter(value: Any, digits: int = 3) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(fmt_filter(v, digits) for v in value) + "]"
+    return f"{float(value):.{digits}f}"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             autoescape=False)
+    env.filters["array"] = array_filter
+    env.filters["fmt"] = fmt_filter
+    return env
+
+
+@dataclass
+class AssignmentSource:
+    """The templates and generator of one assignment, compiled once per run."""
+
+    name: str
+    directory: Path
+    notebooks: dict[str, nbformat.NotebookNode]
+    generate: Callable[[np.random.Generator], dict]
+    _compiled: dict[tuple[str, int], jinja2.Template] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(cls, course: Course, assignment: str) -> "AssignmentSource":
+        directory = course.source_dir(assignment)
+        if not directory.is_dir():
+            known = ", ".join(course.assignments()) or "none"
+            raise CourseError(f"unknown assignment {assignment!r} (known: {known})")
+        paths = sorted(directory.glob("*.ipynb"))
+        if not paths:
+            raise TemplateError(f"{directory} has no notebooks")
+        notebooks = {}
+        for path in paths:
+            try:
+                notebooks[path.stem] = nbformat.read(str(path), as_version=4)
+            except Exception as exc:
+                raise TemplateError(f"{path}: not a readable notebook ({exc})") from None
+        generate = _load_generator(directory / "params.py")
+        source = cls(assignment, directory, notebooks, generate)
+        source._compile()
+        return source
+
+    def _compile(self) -> None:
+        env = _environment()
+        for name, nb in self.notebooks.items():
+            for index, cell in enumerate(nb.cells):
+                try:
+                    self._compiled[(name, index)] = env.from_string(cell.source)
+                except jinja2.TemplateSyntaxError as exc:
+                    raise TemplateError(f"{name}.ipynb cell {index}: template syntax: {exc}") from None
+
+    def params(self, seed: int) -> dict:
+        """Run the generator for one seed; check the result is JSON."""
+        rng = np.random.default_rng(seed)
+        params = self.generate(rng)
+        try:
+            return json.loads(json.dumps(params, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise TemplateError(f"{self.name}/params.py: generate() must return plain JSON data ({exc})") from None
+
+    def render(self, params: dict) -> dict[str, nbformat.NotebookNode]:
+        """Every notebook with every cell rendered for these params."""
+        out = {}
+        for name, nb in self.notebooks.items():
+            rendered = copy.deepcopy(nb)
+            for index, cell in enumerate(rendered.cells):
+                try:
+                    cell.source = self._compiled[(name, index)].render(**params)
+                except jinja2.UndefinedError as exc:
+                    raise TemplateError(f"{name}.ipynb cell {index}: {exc.message}") from None
+            out[name] = rendered
+        return out
+
+
+def _load_generator(path: Path) -> Callable[[np.random.Generator], dict]:
+    if not path.is_file():
+        return lambda rng: {}
+    spec = importlib.util.spec_from_file_location(f"gradekit_params_{abs(hash(str(path)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise TemplateError(f"{path}: {type(exc).__name__}: {exc}") from None
+    if not callable(getattr(module, "generate", None)):
+        raise TemplateError(f"{path} must define generate(rng) -> dict")
+    return module.generate

@@ -1,0 +1,66 @@
+"""Hidden tests for the cell `test_scaled_scores`: scaled_scores(Q, K) = Q K^T / sqrt(d_k)."""
+
+import numpy as np
+from hypothesis import Phase, given, settings, strategies as st
+
+from gradekit.graders import check
+
+TOL = dict(rtol=1e-5, atol=1e-6)
+
+
+def _mistakes(Q, K):
+    n_q, d_k = Q.shape
+    n_k = K.shape[0]
+    raw = Q @ K.T
+    out = {
+        "no scaling: the dot products should be divided by sqrt(d_k)": raw,
+        "divided by d_k instead of sqrt(d_k)": raw / d_k,
+        "multiplied by sqrt(d_k) instead of dividing": raw * np.sqrt(d_k),
+        "computed K Qᵀ instead of Q Kᵀ (rows should be queries, columns keys)": raw.T / np.sqrt(d_k),
+    }
+    # wrong dimension in the scale; only name it when it differs from d_k
+    if n_q != d_k:
+        out["scaled by sqrt(number of queries) instead of sqrt(d_k), the key width"] = raw / np.sqrt(n_q)
+    if n_k != d_k and n_k != n_q:
+        out["scaled by sqrt(number of keys) instead of sqrt(d_k), the key width"] = raw / np.sqrt(n_k)
+    return out
+
+
+def _check(student, reference, Q, K, what):
+    got = student.scaled_scores(Q, K)
+    check.array(got, reference.scaled_scores(Q, K), what=f"scaled_scores on {what}", **TOL,
+                mistakes=_mistakes(Q, K))
+
+
+def test_more_keys_than_queries(student, reference, rng):
+    Q, K = rng.normal(size=(6, 3)), rng.normal(size=(7, 3))
+    _check(student, reference, Q, K, "6 queries and 7 keys of width d_k=3")
+
+
+def test_square_table(student, reference, rng):
+    Q, K = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+    _check(student, reference, Q, K, "5 queries and 5 keys of width d_k=3")
+
+
+def test_wide_keys(student, reference, rng):
+    Q, K = rng.normal(size=(2, 8)), rng.normal(size=(4, 8))
+    _check(student, reference, Q, K, "2 queries and 4 keys of width d_k=8")
+
+
+def test_your_hand_example(student, reference, params):
+    H = np.array([params["x1"], params["x2"]])
+    _check(student, reference, H, H, "your hand example (Q = K = [x1; x2], d_k=2)")
+
+
+def test_random_shapes(student, reference, rng):
+    salt = int(rng.integers(2**32))
+
+    @settings(max_examples=8, derandomize=True, database=None, deadline=None,
+              phases=(Phase.explicit, Phase.generate))
+    @given(n_q=st.integers(1, 6), n_k=st.integers(1, 6), d_k=st.integers(2, 7), seed=st.integers(0, 2**16))
+    def run(n_q, n_k, d_k, seed):
+        r = np.random.default_rng([salt, seed])
+        Q, K = r.normal(size=(n_q, d_k)) * 2, r.normal(size=(n_k, d_k))
+        _check(student, reference, Q, K, f"{n_q} queries and {n_k} keys of width d_k={d_k}")
+
+    run()

@@ -1,0 +1,106 @@
+"""Hidden tests for the cell `test_softmax`: softmax(x, axis=-1) on any shape, along any axis."""
+
+import numpy as np
+from hypothesis import Phase, given, settings, strategies as st
+
+from gradekit.graders import check
+
+TOL = dict(rtol=1e-5, atol=1e-7)
+
+
+def _no_keepdims(x, axis):
+    """The value of exp(x) / sum(exp(x), axis) when the sum loses its axis and still broadcasts."""
+    e = np.exp(x - np.max(x))
+    try:
+        with np.errstate(all="ignore"):
+            return e / np.sum(e, axis=axis)
+    except ValueError:
+        return None
+
+
+def _mistakes(reference, x, axis):
+    ndim = x.ndim
+    axis = axis % ndim
+    out = {}
+    for other in range(ndim):
+        if other == axis:
+            continue
+        if other == ndim - 1:
+            out[f"normalised along the last axis instead of axis {axis}: is the `axis` argument ignored?"] = \
+                reference.softmax(x, axis=-1)
+        else:
+            out[f"normalised along axis {other} instead of axis {axis}"] = reference.softmax(x, axis=other)
+    if ndim > 1:
+        out["normalised over the whole array at once instead of along one axis"] = reference.flat_softmax(x)
+    bad = _no_keepdims(x, axis)
+    if bad is not None and bad.shape == x.shape:
+        out["the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis"] = bad
+    return out
+
+
+def _check(student, reference, x, axis, what):
+    got = student.softmax(x, axis=axis)
+    check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis}) on {what}", **TOL,
+                mistakes=_mistakes(reference, x, axis))
+
+
+def test_one_dimensional(student, reference, rng):
+    x = rng.normal(size=7) * 2
+    got = student.softmax(x)
+    check.array(got, reference.softmax(x), what="softmax(x) on a vector of length 7", **TOL,
+                mistakes={"returned exp(x) without dividing by the sum": np.exp(x)})
+
+
+def test_default_axis_is_last(student, reference, rng):
+    x = rng.normal(size=(3, 4, 5))
+    got = student.softmax(x)
+    check.array(got, reference.softmax(x, axis=-1), what="softmax(x) with the default axis on a 3×4×5 input",
+                **TOL, mistakes=_mistakes(reference, x, -1))
+
+
+def test_every_axis_of_a_3d_input(student, reference, rng):
+    x = rng.normal(size=(3, 4, 5)) * 2
+    for axis in (0, 1, 2, -2):
+        _check(student, reference, x, axis, "a 3×4×5 input")
+
+
+def test_every_axis_of_a_4d_batch(student, reference, rng):
+    x = rng.normal(size=(2, 3, 4, 5)) * 2
+    for axis in (0, 1, 2, 3, -1):
+        _check(student, reference, x, axis, "a 2×3×4×5 batch")
+
+
+def test_square_score_table_rows_and_columns(student, reference, rng):
+    # square, so a missing keepdims broadcasts silently instead of failing
+    x = rng.normal(size=(4, 4)) * 2
+    _check(student, reference, x, -1, "a 4×4 table of scores")
+    _check(student, reference, x, 0, "a 4×4 table of scores")
+
+
+def test_laws_sum_to_one_and_shift_invariance(student, reference, rng):
+    """Random shapes and axes: slices along the axis sum to 1, and adding a constant
+    to a slice does not change it."""
+    salt = int(rng.integers(2**32))
+
+    @settings(max_examples=8, derandomize=True, database=None, deadline=None,
+              phases=(Phase.explicit, Phase.generate))
+    @given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=4), data=st.data(),
+           seed=st.integers(0, 2**16))
+    def run(shape, data, seed):
+        ndim = len(shape)
+        axis = data.draw(st.integers(-ndim, ndim - 1), label="axis")
+        r = np.random.default_rng([salt, seed])
+        x = r.normal(size=shape) * 3
+        what = f"an input of shape {tuple(shape)}"
+        got = student.softmax(x, axis=axis)
+        check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis}) on {what}", **TOL,
+                    mistakes=_mistakes(reference, x, axis))
+        # shift every slice along the axis by its own constant
+        shift_shape = list(shape)
+        shift_shape[axis] = 1
+        shifted = x + r.uniform(-20, 20, size=shift_shape)
+        got_shifted = student.softmax(shifted, axis=axis)
+        check.array(got_shifted, got, what=f"softmax(x + c, axis={axis}) on {what}, compared with softmax(x) "
+                    "(adding a constant to a slice should not change its weights)", **TOL)
+
+    run()

@@ -96,3 +96,31 @@ def atomic_write(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def generate(course: Course, assignment: str, students: list[str]) -> list[Path]:
+    """Write release/<student>/<assignment>/ for each student; register the assignment."""
+    from .template import AssignmentSource
+    from .variant import build_variant
+
+    source = AssignmentSource.load(course, assignment)
+    stripper = Stripper()
+    secret = course.secret()
+    register(course, build_variant(course, source, students[0] if students else "instructor", secret), stripper)
+    written = []
+    for student in students:
+        variant = build_variant(course, source, student, secret)
+        released = {name: stripper.student_copy(nb) for name, nb in variant.notebooks.items()}
+        written += write_notebooks(course.release_dir(student, assignment), released)
+    return written
+
+
+def answer_key(course: Course, assignment: str, student: str, out: Path) -> list[Path]:
+    """Write one student's notebooks with the solutions filled in."""
+    from .template import AssignmentSource
+    from .variant import build_variant
+
+    source = AssignmentSource.load(course, assignment)
+    stripper = Stripper()
+    variant = build_variant(course, source, student)
+    return write_notebooks(out, {name: stripper.answer_key(nb) for name, nb in variant.notebooks.items()})

@@ -1,0 +1,242 @@
+"""Grade submissions: the pipeline from a submitted notebook to a result.
+
+For each student (each in a worker process of its own, a few at a time)::
+
+    variant   rebuild the student's notebooks from their id (never from the file)
+    read      the submitted notebook, defensively            -> zero + reason if broken
+    sanitize  restore locked and test cells from the variant
+    sandbox   run the student's code cells in bubblewrap
+    graders   run the hidden pytest graders against the sandbox
+    results   a SubmissionResult, plus autograded/<student>/<assignment>/
+
+The coordinator alone writes the gradebook (see :mod:`gradekit.gradebook`).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import nbformat
+
+from .course import Course
+from .errors import SandboxUnavailable, SubmissionError
+from .graders.suite import GraderSuite
+from .release import Stripper, atomic_write, write_notebooks
+from .results import CellResult, CellRun, NotebookResult, SubmissionResult
+from .sandbox.bwrap import Limits, bwrap_path
+from .sandbox.client import Sandbox
+from .submission import code_to_run, is_graded, is_solution, is_test, read_notebook, sanitize
+from .template import AssignmentSource
+from .variant import build_variant
+
+RESULTS_FILE = "results.json"
+
+
+@dataclass(frozen=True)
+class Options:
+    sandboxed: bool = True
+    limits: Limits = Limits()
+    jobs: int = 0                 # 0: one per core
+
+
+def check_sandbox(options: Options) -> None:
+    if options.sandboxed and not bwrap_path():
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) "
+                                 "or pass --no-sandbox to run student code unconfined")
+
+
+class Grader:
+    """Everything needed to grade one assignment, built once per process."""
+
+    def __init__(self, course: Course, assignment: str, options: Options, slot: int = 0):
+        self.course, self.options, self.slot = course, options, slot
+        self.source = AssignmentSource.load(course, assignment)
+        self.suite = GraderSuite(course, assignment)
+        self.stripper = Stripper()
+        self.secret = course.secret()
+
+    @property
+    def assignment(self) -> str:
+        return self.source.name
+
+    def grade(self, student: str) -> SubmissionResult:
+        started = time.monotonic()
+        variant = build_variant(self.course, self.source, student, self.secret)
+        folder = self.course.submitted_dir(student, self.assignment)
+        result = SubmissionResult(student, self.assignment, timestamp=_timestamp(folder),
+                                  fingerprint=_fingerprint(folder))
+        if not folder.is_dir():
+            result.error = "no submission"
+        else:
+            present = {p.stem for p in folder.glob("*.ipynb")}
+            expected = set(variant.notebooks)
+            if not present & expected:
+                found = ", ".join(sorted(p.name for p in folder.iterdir())[:5]) or "nothing"
+                result.error = (f"no notebook named {', '.join(sorted(n + '.ipynb' for n in expected))} "
+                                f"in the submission (found: {found})")
+        out_dir = self.course.autograded_dir(student, self.assignment)
+        graded_nbs = {}
+        for name, full in variant.notebooks.items():
+            release = self.stripper.student_copy(full)
+            nb_result, graded = self._grade_notebook(name, release, folder / f"{name}.ipynb", variant)
+            result.notebooks.append(nb_result)
+            graded_nbs[name] = graded
+        write_notebooks(out_dir, graded_nbs)
+        result.seconds = time.monotonic() - started
+        atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict(), indent=1))
+        return result
+
+    def _grade_notebook(self, name: str, release, path: Path, variant) -> tuple[NotebookResult, nbformat.NotebookNode]:
+        tests = [c for c in release.cells if is_test(c)]
+        test_ids = [c.metadata.nbgrader["grade_id"] for c in tests]
+        self.suite.check_covers(test_ids, name)
+        nb_result = NotebookResult(name)
+        try:
+            submitted = read_notebook(path)
+        except SubmissionError as exc:
+            nb_result.error = str(exc) if path.exists() else f"{path.name} was not submitted"
+            nb_result.cells = _zero_cells(release, nb_result.error)
+            return nb_result, _annotate(copy.deepcopy(release), nb_result)
+        graded, notes = sanitize(submitted, release)
+        with Sandbox(self.options.limits, sandboxed=self.options.sandboxed, slot=self.slot) as sandbox:
+            runs = sandbox.run_cells(code_to_run(graded))
+            nb_result.runs = [CellRun(str(r.get("id", ""))[:100], bool(r.get("ok")), _short(r.get("error")))
+                              for r in runs]
+            checks = self.suite.run(sandbox, test_ids, variant.params, variant.seed)
+        for cell in release.cells:
+            if not is_graded(cell):
+                continue
+            meta = cell.metadata.nbgrader
+            gid, points = meta["grade_id"], float(meta.get("points", 0))
+            if is_solution(cell):  # a manually graded answer
+                nb_result.cells.append(CellResult(gid, points, None, manual=True))
+                continue
+            found = checks.get(gid, [])
+            total = sum(c.weight for c in found)
+            score = points * sum(c.weight for c in found if c.passed) / total if total else 0.0
+            nb_result.cells.append(CellResult(gid, points, round(score, 6), found))
+        if notes:
+            nb_result.error = None
+        return nb_result, _annotate(graded, nb_result, notes)
+
+
+def _zero_cells(release, reason: str) -> list[CellResult]:
+    out = []
+    for cell in release.cells:
+        if is_graded(cell):
+            meta = cell.metadata.nbgrader
+            out.append(CellResult(meta["grade_id"], float(meta.get("points", 0)), 0.0,
+                                  [], manual=False))
+    return out
+
+
+def _annotate(nb, result: NotebookResult, notes: Iterable[str] = ()) -> nbformat.NotebookNode:
+    """Put each test cell's checks into its output, as nbgrader shows test results."""
+    by_gid = {c.grade_id: c for c in result.cells}
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not is_test(cell):
+            continue
+        res = by_gid.get(cell.metadata.nbgrader["grade_id"])
+        if res is None:
+            continue
+        lines = [f"Hidden tests: {res.score or 0:g} / {res.points:g} points"]
+        if result.error:
+            lines.append(f"  not graded: {result.error}")
+        for check in res.checks:
+            mark = "PASS" if check.passed else "FAIL"
+            lines.append(f"  [{mark}] {check.name}" + (f" -- {check.message}" if check.message else ""))
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
+    if notes:
+        nb.metadata["gradekit"] = {"notes": list(notes)}
+    return nb
+
+
+def _short(text) -> str | None:
+    return None if text is None else str(text)[:300]
+
+
+def _timestamp(folder: Path) -> str | None:
+    try:
+        return (folder / "timestamp.txt").read_text().strip()[:64] or None
+    except OSError:
+        return None
+
+
+def _fingerprint(folder: Path) -> str:
+    digest = hashlib.sha256()
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.ipynb")):
+            digest.update(path.name.encode())
+            try:
+                with open(path, "rb") as fh:
+                    for block in iter(lambda: fh.read(1 << 20), b""):
+                        digest.update(block)
+            except OSError:
+                pass
+    return digest.hexdigest()
+
+
+# -- many students ------------------------------------------------------------------
+
+_GRADER: Grader | None = None
+
+
+def _init_worker(root: str, assignment: str, options: Options) -> None:
+    global _GRADER
+    slot = os.getpid() % 64
+    _GRADER = Grader(Course.load(root), assignment, options, slot)
+
+
+def _grade_in_worker(student: str) -> dict:
+    assert _GRADER is not None
+    try:
+        return _GRADER.grade(student).to_dict()
+    except SubmissionError as exc:
+        return SubmissionResult(student, _GRADER.assignment, error=str(exc)).to_dict()
+
+
+def grade_many(course: Course, assignment: str, students: list[str], options: Options,
+               on_result: Callable[[SubmissionResult], None]) -> None:
+    """Grade students in parallel worker processes; call ``on_result`` as each finishes."""
+    check_sandbox(options)
+    jobs = options.jobs or os.cpu_count() or 1
+    jobs = max(1, min(jobs, len(students)))
+    if jobs == 1:
+        grader = Grader(course, assignment, options, slot=0)
+        for student in students:
+            on_result(_safe(lambda: grader.grade(student), student, assignment))
+        return
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker,
+                             initargs=(str(course.root), assignment, options)) as pool:
+        futures = {pool.submit(_grade_in_worker, s): s for s in students}
+        for future in as_completed(futures):
+            student = futures[future]
+            try:
+                on_result(SubmissionResult.from_dict(future.result()))
+            except Exception as exc:  # a worker died: this student gets a zero with the reason
+                on_result(SubmissionResult(student, assignment, error=f"grading failed: {type(exc).__name__}: {exc}"))
+
+
+def _safe(action, student: str, assignment: str) -> SubmissionResult:
+    try:
+        return action()
+    except SubmissionError as exc:
+        return SubmissionResult(student, assignment, error=str(exc))
+
+
+def iter_results(course: Course, assignment: str, students: Iterable[str]) -> Iterator[SubmissionResult]:
+    for student in students:
+        path = course.autograded_dir(student, assignment) / RESULTS_FILE
+        if path.is_file():
+            yield SubmissionResult.from_dict(json.loads(path.read_text()))

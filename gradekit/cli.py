@@ -1,0 +1,162 @@
+"""The ``gradekit`` command. The course root is the current directory.
+
+Every user mistake is a GradekitError: one line on stderr, exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import GradekitError, StudentError
+
+
+def _course(args):
+    from .course import Course
+
+    return Course.load(args.course)
+
+
+def cmd_generate(args) -> int:
+    from . import gradebook
+    from .release import generate
+
+    course = _course(args)
+    students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
+    paths = generate(course, args.assignment, students)
+    print(f"{args.assignment}: released {len(paths)} notebook(s) for {len(students)} student(s) "
+          f"in {course.root / 'release'}")
+    return 0
+
+
+def cmd_answer_key(args) -> int:
+    from . import gradebook
+    from .release import answer_key
+
+    course = _course(args)
+    gradebook.check_students(course, [args.student])
+    paths = answer_key(course, args.assignment, args.student, Path(args.out))
+    for path in paths:
+        print(path)
+    return 0
+
+
+def cmd_autograde(args) -> int:
+    from nbgrader.api import Gradebook
+
+    from . import gradebook, report
+    from .autograde import Options, check_sandbox, grade_many
+    from .template import AssignmentSource
+
+    course = _course(args)
+    AssignmentSource.load(course, args.assignment)  # unknown assignment: one clear line
+    options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs)
+    check_sandbox(options)
+    if args.no_sandbox:
+        print("WARNING: --no-sandbox: student code runs UNCONFINED, with your rights, "
+              "able to read and change your files. Use only for code you trust.", file=sys.stderr)
+    gradebook.check_assignment_registered(course, args.assignment)
+    if args.student:
+        students = gradebook.check_students(course, args.student)
+        for student in students:
+            if not course.submitted_dir(student, args.assignment).is_dir():
+                raise StudentError(f"no submission for {student}: "
+                                   f"{course.submitted_dir(student, args.assignment)} does not exist")
+    else:
+        known = set(gradebook.students(course))
+        base = course.root / "submitted"
+        students = sorted(p.name for p in base.iterdir() if (p / args.assignment).is_dir()) if base.is_dir() else []
+        unknown = [s for s in students if s not in known]
+        for student in unknown:
+            print(f"skipped {student}: not in the gradebook", file=sys.stderr)
+        students = [s for s in students if s in known]
+    if not students:
+        raise GradekitError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
+    progress = report.Progress(len(students))
+    results = []
+    with Gradebook(course.db_url) as gb:
+        def on_result(result):
+            gradebook.record(gb, result)
+            results.append(result)
+            progress.advance(result)
+        try:
+            grade_many(course, args.assignment, students, options, on_result)
+        finally:
+            progress.close()
+    report.summary(results, title=f"{args.assignment}: {len(results)} submission(s)")
+    return 0
+
+
+def cmd_feedback(args) -> int:
+    from . import gradebook
+    from .autograde import iter_results
+    from .feedback import write_feedback
+
+    course = _course(args)
+    students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
+    count = 0
+    for result in iter_results(course, args.assignment, students):
+        count += len(write_feedback(course, result))
+    if count == 0:
+        raise GradekitError(f"no graded submissions of {args.assignment}: run `gradekit autograde` first")
+    print(f"wrote {count} feedback page(s) in {course.root / 'feedback'}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    return run_demo(keep=args.keep, students=args.students, sandboxed=not args.no_sandbox)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gradekit", description=__doc__.splitlines()[0])
+    parser.add_argument("--course", default=".", help="course directory (default: the current one)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("generate", help="write each student's own release notebooks")
+    p.add_argument("assignment")
+    p.add_argument("--student", action="append", default=[], help="only these students (repeatable)")
+    p.set_defaults(run=cmd_generate)
+
+    p = sub.add_parser("answer-key", help="one student's notebooks with the solutions filled in")
+    p.add_argument("assignment")
+    p.add_argument("--student", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=cmd_answer_key)
+
+    p = sub.add_parser("autograde", help="grade submitted/<student>/<assignment>/ into the gradebook")
+    p.add_argument("assignment")
+    p.add_argument("--student", action="append", default=[])
+    p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
+    p.add_argument("--no-sandbox", action="store_true", help="run student code without bubblewrap (unsafe)")
+    p.set_defaults(run=cmd_autograde)
+
+    p = sub.add_parser("feedback", help="write feedback/<student>/<assignment>/*.html")
+    p.add_argument("assignment")
+    p.add_argument("--student", action="append", default=[])
+    p.set_defaults(run=cmd_feedback)
+
+    p = sub.add_parser("demo", help="run a simulated class through the whole pipeline")
+    p.add_argument("--keep", metavar="DIR", help="build the demo course here and keep it")
+    p.add_argument("--students", type=int, default=30)
+    p.add_argument("--no-sandbox", action="store_true")
+    p.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except GradekitError as exc:
+        print(f"gradekit: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gradekit: interrupted; results recorded so far are kept", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

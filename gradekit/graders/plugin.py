@@ -1,0 +1,97 @@
+"""The pytest plugin that hands a submission to the hidden graders.
+
+Fixtures: ``student`` (the sandboxed namespace), ``reference`` (the module in
+``solutions/<assignment>/reference.py``), ``params`` (the student's variant
+params) and ``rng`` (a Generator seeded from the student's seed and the test's
+node id). The plugin also records every test's outcome as a
+:class:`gradekit.results.Check`, keeping only the assertion's message: pytest's
+rewritten ``assert`` text could show expected values, so it never reaches a
+student.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ..results import Check
+from .student import GiveUp, Student, StudentFailure
+
+
+class GraderPlugin:
+    def __init__(self, sandbox, reference: Any, params: dict, seed: int):
+        self.sandbox, self.reference, self.params, self.seed = sandbox, reference, params, seed
+        self.checks: dict[str, list[Check]] = {}
+        self.current_module = ""
+        self.give_up = GiveUp()
+        self.collect_errors: list[str] = []
+
+    # -- fixtures ---------------------------------------------------------------
+    @pytest.fixture
+    def student(self) -> Student:
+        return Student(self.sandbox, self.reference, give_up=self.give_up, scope=lambda: self.current_module)
+
+    @pytest.fixture
+    def reference(self) -> Any:
+        return self.reference
+
+    @pytest.fixture
+    def params(self) -> dict:
+        return self.params
+
+    @pytest.fixture
+    def rng(self, request) -> np.random.Generator:
+        salt = zlib.crc32(request.node.nodeid.split("::", 1)[-1].encode())
+        return np.random.default_rng([self.seed & (2**64 - 1), self.seed >> 64, salt])
+
+    # -- hooks ------------------------------------------------------------------
+    def pytest_runtest_setup(self, item) -> None:
+        self.current_module = module_of(item.nodeid)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+            message = ""
+            if report.outcome != "passed" and call.excinfo is not None:
+                message = feedback_message(call.excinfo.value)
+            weight = float(getattr(item.get_closest_marker("weight"), "args", [1.0])[0]) \
+                if item.get_closest_marker("weight") else 1.0
+            name = item.name
+            doc = getattr(getattr(item, "function", None), "__doc__", None)
+            if doc:
+                name = doc.strip().splitlines()[0]
+            self.checks.setdefault(module_of(item.nodeid), []).append(
+                Check(name=name, passed=report.outcome == "passed", message=message, weight=weight))
+
+    def pytest_collectreport(self, report) -> None:
+        if report.failed:
+            self.collect_errors.append(f"{report.nodeid}: {report.longreprtext[-500:]}")
+
+    def pytest_configure(self, config) -> None:
+        config.addinivalue_line("markers", "weight(w): the share of the cell's points this test carries")
+
+
+def module_of(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    return path.rsplit("/", 1)[-1].removesuffix(".py")
+
+
+def feedback_message(exc: BaseException) -> str:
+    """What a student may see of a failure: the assertion's own message, never its operands."""
+    if isinstance(exc, StudentFailure):
+        return str(exc)
+    if isinstance(exc, AssertionError):
+        text = str(exc)
+        # pytest's assertion rewriting appends "assert <expr>" with values: drop it
+        head = text.split("\nassert ", 1)[0]
+        if head.startswith("assert "):
+            return "a hidden check failed"
+        return head.strip()[:1000] or "a hidden check failed"
+    if "hypothesis" in type(exc).__module__:
+        return "a hidden property check failed"
+    return f"the grader could not check this: {type(exc).__name__}"

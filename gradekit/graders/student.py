@@ -1,0 +1,76 @@
+"""The ``student`` fixture: the student's namespace, seen through the sandbox.
+
+``student.softmax(x, axis=0)`` runs the student's function in the sandbox and
+returns plain arrays and numbers. ``student.with_reference("softmax", ...)``
+runs calls with those names of the student's namespace replaced by the
+reference implementations (answered by the trusted side over the protocol),
+so that a bug in one exercise is not charged again on the exercises built on
+it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from ..sandbox.client import Sandbox, SandboxTimeout, StudentCodeError
+
+
+class StudentFailure(AssertionError):
+    """The student's code raised, hung or crashed during a grader's call."""
+
+
+class GiveUp:
+    """After a timeout in one exercise, its remaining calls fail at once."""
+
+    def __init__(self) -> None:
+        self.scope: str | None = None
+        self.reason: str | None = None
+
+
+class Student:
+    def __init__(self, sandbox: Sandbox, reference: Any, helpers: tuple[str, ...] = (),
+                 give_up: GiveUp | None = None, scope: Callable[[], str] = lambda: ""):
+        self._sandbox, self._reference, self._helpers = sandbox, reference, helpers
+        self._give_up = give_up or GiveUp()
+        self._scope = scope
+
+    def with_reference(self, *names: str) -> "Student":
+        for name in names:
+            if not callable(getattr(self._reference, name, None)):
+                raise LookupError(f"the reference has no {name!r}")
+        return Student(self._sandbox, self._reference, tuple(names), self._give_up, self._scope)
+
+    def __contains__(self, name: str) -> bool:
+        return self._guard(lambda: self._sandbox.has(name), name) != "missing"
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args, **kwargs):
+            helpers: Mapping[str, Callable] = {h: getattr(self._reference, h) for h in self._helpers}
+            return self._guard(lambda: self._sandbox.call(name, args, kwargs, reference=helpers), name)
+
+        call.__name__ = name
+        return call
+
+    def _guard(self, action: Callable[[], Any], name: str) -> Any:
+        scope = self._scope()
+        if self._give_up.scope == scope and self._give_up.reason:
+            raise StudentFailure(f"not run: {self._give_up.reason}")
+        try:
+            return action()
+        except SandboxTimeout as exc:
+            self._give_up.scope, self._give_up.reason = scope, f"`{name}` timed out earlier ({exc.message})"
+            raise StudentFailure(f"`{name}` did not finish: {exc.message}") from None
+        except StudentCodeError as exc:
+            raise StudentFailure(describe(name, exc)) from None
+
+
+def describe(name: str, exc: StudentCodeError) -> str:
+    if exc.kind == "NameError" and f"'{name}'" in exc.message:
+        return f"`{name}` is not defined in your notebook"
+    if exc.kind == "NotImplementedError":
+        return f"`{name}` is not implemented yet (NotImplementedError)"
+    where = f" ({exc.where[-1]})" if exc.where else ""
+    return f"calling `{name}` raised {exc.kind}: {exc.message}{where}"

@@ -1,0 +1,99 @@
+"""Results: one typed currency from the graders to the gradebook, feedback and report.
+
+    SubmissionResult            one student's assignment
+    └── NotebookResult          one notebook
+        ├── CellRun             how each of the student's code cells ran
+        └── CellResult          one autograded (or manually graded) cell
+            └── Check           one hidden test: passed or not, and why
+
+All of them are plain dataclasses with ``to_dict``/``from_dict`` so they can
+cross a process boundary (a Dask worker) as JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class Check:
+    name: str
+    passed: bool
+    message: str = ""
+    weight: float = 1.0
+
+
+@dataclass
+class CellResult:
+    grade_id: str
+    points: float
+    score: float | None            # None: needs a manual grade
+    checks: list[Check] = field(default_factory=list)
+    manual: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.score is not None and self.score >= self.points
+
+
+@dataclass
+class CellRun:
+    cell_id: str
+    ok: bool
+    error: str | None = None
+
+
+@dataclass
+class NotebookResult:
+    name: str
+    cells: list[CellResult] = field(default_factory=list)
+    runs: list[CellRun] = field(default_factory=list)
+    error: str | None = None        # the notebook could not be graded at all
+
+    @property
+    def score(self) -> float:
+        return sum(c.score or 0.0 for c in self.cells)
+
+    @property
+    def possible(self) -> float:
+        return sum(c.points for c in self.cells)
+
+
+@dataclass
+class SubmissionResult:
+    student: str
+    assignment: str
+    notebooks: list[NotebookResult] = field(default_factory=list)
+    error: str | None = None        # why nothing could be graded (zero with a reason)
+    timestamp: str | None = None
+    seconds: float = 0.0
+    fingerprint: str = ""           # hash of the submitted files: regrading unchanged work is a no-op
+
+    @property
+    def score(self) -> float:
+        return sum(n.score for n in self.notebooks)
+
+    @property
+    def possible(self) -> float:
+        return sum(n.possible for n in self.notebooks)
+
+    def cell(self, grade_id: str) -> CellResult | None:
+        for nb in self.notebooks:
+            for cell in nb.cells:
+                if cell.grade_id == grade_id:
+                    return cell
+        return None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SubmissionResult":
+        notebooks = []
+        for nb in data.get("notebooks", []):
+            cells = [CellResult(**{**c, "checks": [Check(**k) for k in c.get("checks", [])]})
+                     for c in nb.get("cells", [])]
+            runs = [CellRun(**r) for r in nb.get("runs", [])]
+            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error")))
+        rest = {k: v for k, v in data.items() if k != "notebooks"}
+        return cls(notebooks=notebooks, **rest)

@@ -1,0 +1,162 @@
+"""A submitted notebook: read it defensively, then put the instructor's cells back.
+
+Reading turns every kind of broken file into a :class:`SubmissionError` with
+a reason a student can act on. Sanitizing works like nbgrader's
+``OverwriteCells``, but from the student's *own* variant (the release copy the
+grader rebuilds from the student id):
+
+* every locked cell and every test cell comes from the release, whatever the
+  submission did to it (edited, deleted, turned into markdown, points changed);
+* a solution cell keeps only the student's source, matched by grade_id; the
+  first submitted cell with that id wins;
+* cells the student added are kept as plain cells with their nbgrader
+  metadata removed, so an added "grade" cell counts for nothing;
+* outputs are dropped: nothing pre-filled survives.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import nbformat
+
+from .errors import SubmissionError
+
+MAX_NOTEBOOK_BYTES = 20 << 20
+
+
+def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat.NotebookNode:
+    """Read a submitted notebook or raise SubmissionError with the reason."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SubmissionError(f"{path.name}: cannot be read ({exc.strerror})") from None
+    if size == 0:
+        raise SubmissionError(f"{path.name}: the file is empty")
+    if size > max_bytes:
+        raise SubmissionError(f"{path.name}: {size / 2**20:.0f} MiB is over the {max_bytes / 2**20:.0f} MiB limit")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SubmissionError(f"{path.name}: not a text file (binary data)") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise SubmissionError(f"{path.name}: not valid JSON ({exc.msg} at line {exc.lineno}) -- truncated?") from None
+    if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
+        raise SubmissionError(f"{path.name}: JSON, but not a Jupyter notebook")
+    major = data.get("nbformat")
+    if major != 4:
+        raise SubmissionError(f"{path.name}: notebook format {major!r} is not supported; "
+                              "open and save it in a current Jupyter (format 4)")
+    if not isinstance(data.get("cells"), list):
+        raise SubmissionError(f"{path.name}: the notebook has no cell list")
+    cells = []
+    for cell in data["cells"]:
+        if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(s for s in source if isinstance(s, str))
+        if not isinstance(source, str):
+            source = ""
+        metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        cells.append(nbformat.from_dict({"cell_type": cell["cell_type"], "source": source,
+                                         "metadata": metadata, "id": str(cell.get("id", ""))[:64]}))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    return nb
+
+
+def _grade_id(cell) -> str | None:
+    meta = cell.get("metadata", {}).get("nbgrader")
+    if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
+        return meta["grade_id"]
+    return None
+
+
+def is_solution(cell) -> bool:
+    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution", False))
+
+
+def is_test(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution", False)
+
+
+def is_graded(cell) -> bool:
+    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("grade", False))
+
+
+def _plain(cell) -> nbformat.NotebookNode:
+    """A student-added cell: its source only, no grading metadata, no outputs."""
+    if cell.cell_type == "code":
+        return nbformat.v4.new_code_cell(cell.source)
+    if cell.cell_type == "markdown":
+        return nbformat.v4.new_markdown_cell(cell.source)
+    return nbformat.v4.new_raw_cell(cell.source)
+
+
+def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list[str]]:
+    """The notebook to grade: the release's cells, with the student's solutions and extras."""
+    notes: list[str] = []
+    by_gid = {}
+    by_id = {}
+    for cell in release.cells:
+        gid = _grade_id(cell)
+        if gid:
+            by_gid[gid] = cell
+        elif cell.get("id"):
+            by_id[cell["id"]] = cell
+    answers: dict[str, str] = {}
+    extras: dict[str | None, list] = {None: []}
+    anchor: str | None = None
+    for cell in submitted.cells:
+        gid = _grade_id(cell)
+        key = gid if gid in by_gid else (("id:" + cell.get("id", "")) if cell.get("id") in by_id else None)
+        if key is not None and key not in answers and key not in extras:
+            original = by_gid.get(gid) if gid in by_gid else by_id[cell["id"]]
+            if _editable(original):
+                if cell.cell_type != original.cell_type:
+                    notes.append(f"cell {key} was turned into {cell.cell_type}; graded as {original.cell_type}")
+                answers[key] = cell.source
+            elif cell.source != original.source or cell.cell_type != original.cell_type:
+                notes.append(f"read-only cell {key} was changed; the original was restored")
+            anchor = key
+            extras[anchor] = []
+            continue
+        if gid is not None and gid not in by_gid:
+            notes.append(f"an added cell claimed grade_id {gid!r}; it counts for nothing")
+        elif gid is not None:
+            notes.append(f"a second cell with grade_id {gid!r} is treated as an ordinary cell")
+        extras.setdefault(anchor, []).append(_plain(cell))
+    out = nbformat.v4.new_notebook(metadata=copy.deepcopy(release.metadata))
+    out.cells = list(extras.get(None, []))
+    for cell in release.cells:
+        gid = _grade_id(cell)
+        key = gid if gid else ("id:" + cell["id"] if cell.get("id") in by_id else None)
+        new = copy.deepcopy(cell)
+        if key in answers:
+            new.source = answers[key]
+        if new.cell_type == "code":
+            new.outputs, new.execution_count = [], None
+        out.cells.append(new)
+        if key is not None:
+            out.cells.extend(extras.get(key, []))
+    return out, notes
+
+
+def _editable(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader")
+    if isinstance(meta, dict):
+        return bool(meta.get("solution")) and not meta.get("locked", False)
+    return True
+
+
+def code_to_run(nb: nbformat.NotebookNode) -> list[dict]:
+    """The code cells the sandbox runs: everything but the autograder test cells."""
+    return [{"id": _grade_id(c) or c.get("id", ""), "source": c.source}
+            for c in nb.cells if c.cell_type == "code" and not is_test(c)]

@@ -23,7 +23,7 @@ from .student import GiveUp, Student, StudentFailure
 
 class GraderPlugin:
     def __init__(self, sandbox, reference: Any, params: dict, seed: int):
-        self.sandbox, self.reference, self.params, self.seed = sandbox, reference, params, seed
+        self._sandbox, self._reference, self._params, self._seed = sandbox, reference, params, seed
         self.checks: dict[str, list[Check]] = {}
         self.current_module = ""
         self.give_up = GiveUp()
@@ -32,20 +32,20 @@ class GraderPlugin:
     # -- fixtures ---------------------------------------------------------------
     @pytest.fixture
     def student(self) -> Student:
-        return Student(self.sandbox, self.reference, give_up=self.give_up, scope=lambda: self.current_module)
+        return Student(self._sandbox, self._reference, give_up=self.give_up, scope=lambda: self.current_module)
 
     @pytest.fixture
     def reference(self) -> Any:
-        return self.reference
+        return self._reference
 
     @pytest.fixture
     def params(self) -> dict:
-        return self.params
+        return self._params
 
     @pytest.fixture
     def rng(self, request) -> np.random.Generator:
         salt = zlib.crc32(request.node.nodeid.split("::", 1)[-1].encode())
-        return np.random.default_rng([self.seed & (2**64 - 1), self.seed >> 64, salt])
+        return np.random.default_rng([self._seed & (2**64 - 1), self._seed >> 64, salt])
 
     # -- hooks ------------------------------------------------------------------
     def pytest_runtest_setup(self, item) -> None:

@@ -24,6 +24,13 @@ from ..results import Check
 from .plugin import GraderPlugin
 
 
+# pytest plugins a grading run has no use for; unraisableexception alone costs a
+# full gc.collect() twice per run
+_UNUSED_PLUGINS = ("cacheprovider", "stepwise", "unraisableexception", "threadexception", "junitxml",
+                   "doctest", "pastebin", "legacypath", "faulthandler", "logging", "warnings", "tmpdir",
+                   "monkeypatch", "recwarn", "setuponly", "setupplan", "lsof")
+
+
 class GraderSuite:
     def __init__(self, course: Course, assignment: str):
         self.directory = course.graders_dir(assignment)
@@ -44,9 +51,9 @@ class GraderSuite:
         paths = [str(self.modules[g]) for g in grade_ids if g in self.modules]
         if not paths:
             return {}
-        args = paths + ["-q", "--no-header", "-p", "no:cacheprovider", "-p", "no:stepwise",
+        args = paths + ["-q", "--no-header"] + [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + [
                         "--rootdir", str(self.directory), "-o", "addopts=", "-o", "python_files=test_*.py",
-                        "--capture=sys", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+                        "--capture=sys"]
         sink = io.StringIO()
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             pytest.main(args, plugins=[plugin])

@@ -43,8 +43,6 @@ def cmd_answer_key(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from nbgrader.api import Gradebook
-
     from . import gradebook, report
     from .autograde import Options, check_sandbox, grade_many
     from .template import AssignmentSource
@@ -75,7 +73,7 @@ def cmd_autograde(args) -> int:
         raise GradekitError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
     progress = report.Progress(len(students))
     results = []
-    with Gradebook(course.db_url) as gb:
+    with gradebook.open_gradebook(course) as gb:
         def on_result(result):
             gradebook.record(gb, result)
             results.append(result)

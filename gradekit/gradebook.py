@@ -8,6 +8,11 @@ the coordinating process writes to it, one submission per transaction.
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+from pathlib import Path
+
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.utils import parse_utc
 
@@ -16,8 +21,21 @@ from .errors import CourseError, StudentError
 from .results import SubmissionResult
 
 
+def open_gradebook(course: Course) -> Gradebook:
+    """nbgrader's Gradebook for this course.
+
+    nbgrader runs the ``alembic`` command to set up a new database; put this
+    Python's scripts first on PATH so that it is found when gradekit was
+    started without the virtualenv activated.
+    """
+    scripts = str(Path(sys.executable).parent)
+    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
+    return Gradebook(course.db_url)
+
+
 def students(course: Course) -> list[str]:
-    with Gradebook(course.db_url) as gb:
+    with open_gradebook(course) as gb:
         return sorted(s.id for s in gb.students)
 
 
@@ -31,7 +49,7 @@ def check_students(course: Course, wanted: list[str]) -> list[str]:
 
 
 def check_assignment_registered(course: Course, assignment: str) -> None:
-    with Gradebook(course.db_url) as gb:
+    with open_gradebook(course) as gb:
         try:
             gb.find_assignment(assignment)
         except MissingEntry:
@@ -43,22 +61,29 @@ def record(gb: Gradebook, result: SubmissionResult) -> None:
     """Write one submission's scores in one transaction."""
     db = gb.db
     try:
-        timestamp = parse_utc(result.timestamp) if result.timestamp else None
-        kwargs = {"timestamp": timestamp} if timestamp else {}
-        gb.update_or_create_submission(result.assignment, result.student, **kwargs)
-        for nb in result.notebooks:
-            for cell in nb.cells:
-                try:
-                    grade = gb.find_grade(cell.grade_id, nb.name, result.assignment, result.student)
-                except MissingEntry:
-                    continue
-                if cell.manual:
-                    grade.auto_score = None
-                    grade.needs_manual_grade = grade.manual_score is None
-                else:
-                    grade.auto_score = cell.score
-                    grade.needs_manual_grade = False
+        with warnings.catch_warnings():
+            # nbgrader's own update_or_create_submission trips SQLAlchemy autoflush warnings
+            warnings.simplefilter("ignore")
+            _record(gb, result)
         db.commit()
     except Exception:
         db.rollback()
         raise
+
+
+def _record(gb: Gradebook, result: SubmissionResult) -> None:
+    timestamp = parse_utc(result.timestamp) if result.timestamp else None
+    kwargs = {"timestamp": timestamp} if timestamp else {}
+    gb.update_or_create_submission(result.assignment, result.student, **kwargs)
+    for nb in result.notebooks:
+        for cell in nb.cells:
+            try:
+                grade = gb.find_grade(cell.grade_id, nb.name, result.assignment, result.student)
+            except MissingEntry:
+                continue
+            if cell.manual:
+                grade.auto_score = None
+                grade.needs_manual_grade = grade.manual_score is None
+            else:
+                grade.auto_score = cell.score
+                grade.needs_manual_grade = False

@@ -62,9 +62,9 @@ class Stripper:
 
 def register(course: Course, variant: Variant, stripper: Stripper) -> None:
     """Record the assignment, its notebooks and grade cells in nbgrader's gradebook."""
-    from nbgrader.api import Gradebook
+    from .gradebook import open_gradebook
 
-    with Gradebook(course.db_url) as gb:
+    with open_gradebook(course) as gb:
         gb.update_or_create_assignment(variant.assignment)
     save = SaveCells()
     for name, nb in variant.notebooks.items():

@@ -34,7 +34,8 @@ class Progress:
             self._bar.update(self._task, advance=1, rate=f"{rate:.1f}/s")
         else:
             left = (self.total - self.done) / rate
-            status = f"error: {result.error}" if result.error else f"{result.score:g}/{result.possible:g}"
+            note = note_of(result)
+            status = f"{result.score:g}/{result.possible:g}" + (f" ({note[:80]})" if note else "")
             print(f"[{self.done}/{self.total}] {result.student}: {status} "
                   f"({rate:.1f}/s, {left:.0f}s left)", flush=True)
 
@@ -55,18 +56,32 @@ def summary(results: Iterable[SubmissionResult], title: str = "grades") -> None:
             for c in nb.cells:
                 if c.grade_id not in cells:
                     cells.append(c.grade_id)
-    table = Table(title=title)
+    table = Table(title=title, title_justify="left")
     table.add_column("student")
     for gid in cells:
         table.add_column(gid.removeprefix("test_"), justify="right")
     table.add_column("total", justify="right")
-    table.add_column("note")
+    table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=48)
     for r in results:
         row = [r.student]
         for gid in cells:
             c = r.cell(gid)
             row.append("-" if c is None else ("manual" if c.score is None else f"{c.score:g}"))
-        notes = [r.error] if r.error else [nb.error for nb in r.notebooks if nb.error]
-        row += [f"{r.score:g}/{r.possible:g}", "; ".join(n for n in notes if n)[:60]]
+        row += [f"{r.score:g}/{r.possible:g}", note_of(r)]
         table.add_row(*row)
     Console(width=max(160, 12 * len(cells) + 60)).print(table)
+
+
+def note_of(result: SubmissionResult) -> str:
+    """The one-line reason a submission lost everything, if it did."""
+    if result.error:
+        return result.error
+    for nb in result.notebooks:
+        if nb.error:
+            return f"{nb.name}: {nb.error}"
+        failed = [run for run in nb.runs if not run.ok]
+        if failed and len(failed) == len(nb.runs):
+            return f"{nb.name}: no cell ran: {failed[0].error}"
+        if failed:
+            return f"{nb.name}: {len(failed)} cell(s) raised, first: {failed[0].error}"
+    return ""

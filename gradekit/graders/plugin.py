@@ -25,14 +25,13 @@ class GraderPlugin:
     def __init__(self, sandbox, reference: Any, params: dict, seed: int):
         self._sandbox, self._reference, self._params, self._seed = sandbox, reference, params, seed
         self.checks: dict[str, list[Check]] = {}
-        self.current_module = ""
         self.give_up = GiveUp()
         self.collect_errors: list[str] = []
 
     # -- fixtures ---------------------------------------------------------------
     @pytest.fixture
     def student(self) -> Student:
-        return Student(self._sandbox, self._reference, give_up=self.give_up, scope=lambda: self.current_module)
+        return Student(self._sandbox, self._reference, give_up=self.give_up)
 
     @pytest.fixture
     def reference(self) -> Any:
@@ -48,9 +47,6 @@ class GraderPlugin:
         return np.random.default_rng([self._seed & (2**64 - 1), self._seed >> 64, salt])
 
     # -- hooks ------------------------------------------------------------------
-    def pytest_runtest_setup(self, item) -> None:
-        self.current_module = module_of(item.nodeid)
-
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
@@ -61,7 +57,7 @@ class GraderPlugin:
                 message = feedback_message(call.excinfo.value)
             weight = float(getattr(item.get_closest_marker("weight"), "args", [1.0])[0]) \
                 if item.get_closest_marker("weight") else 1.0
-            name = item.name
+            name = item.name.removeprefix("test_").replace("_", " ")
             doc = getattr(getattr(item, "function", None), "__doc__", None)
             if doc:
                 name = doc.strip().splitlines()[0]

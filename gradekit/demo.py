@@ -1,0 +1,181 @@
+"""``gradekit demo``: a simulated class run through the whole pipeline.
+
+A temporary course directory gets the repo's course (config, source, hidden
+graders, reference), a roster of students in nbgrader's gradebook, and one
+submission per student:
+
+* correct answers, some written differently (loops, einsum, lists, float32);
+* partly wrong answers: one classic mistake each (from the course's
+  collection of known wrong implementations);
+* untouched releases;
+* broken and hostile files: truncated JSON, an empty file, the wrong notebook
+  name, nbformat 3, code that patches ``np.allclose``, exits the process,
+  or loops forever.
+
+Then it grades the class, writes the feedback, and exports the gradebook with
+``nbgrader export``, as an instructor would.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from .course import Course
+from .errors import CourseError
+
+ASSIGNMENT = "self_attention"
+COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
+
+HOSTILE = {
+    "patches_allclose": (
+        "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n"),
+    "exits_on_import": "import os\nos._exit(0)\n",
+}
+
+
+def repo_root() -> Path:
+    here = Path(__file__).resolve().parent.parent
+    if not (here / "source" / ASSIGNMENT).is_dir():
+        raise CourseError(f"the demo needs the course files next to the package ({here}/source/{ASSIGNMENT})")
+    return here
+
+
+def parse_snippets(path: Path) -> tuple[list[str], dict[str, str]]:
+    """A known (wrong or right) implementation: ``# breaks: a b`` then ``# %% <grade_id>`` sections."""
+    lines = path.read_text().splitlines(keepends=True)
+    breaks = lines[0].split(":", 1)[1].replace(",", " ").split() if lines and lines[0].startswith("# breaks:") else []
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in lines[1:]:
+        if line.startswith("# %%"):
+            current = line[4:].strip()
+            sections[current] = []
+        elif current is not None:
+            sections[current].append(line)
+    return breaks, {k: "".join(v).rstrip() + "\n" for k, v in sections.items()}
+
+
+def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.NotebookNode:
+    """Replace solution cells' sources by grade_id."""
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in sources:
+            cell.source = sources[gid]
+    return nb
+
+
+def build_course(target: Path, students: list[str]) -> Course:
+    root = repo_root()
+    target.mkdir(parents=True, exist_ok=True)
+    for part in COURSE_PARTS:
+        src = root / part
+        if src.is_dir():
+            shutil.copytree(src, target / part, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+        else:
+            shutil.copy2(src, target / part)
+    course = Course.load(target)
+    from .gradebook import open_gradebook
+
+    with open_gradebook(course) as gb:
+        for i, student in enumerate(students):
+            gb.update_or_create_student(student, first_name=f"Student{i + 1}", last_name="Demo")
+    return course
+
+
+def simulate(course: Course, students: list[str]) -> dict[str, str]:
+    """Write one submission per student; return what each one did."""
+    from .release import answer_key, atomic_write
+
+    snippets_dir = repo_root() / "tests" / "course" / "implementations"
+    known = sorted(snippets_dir.glob("*.py"))
+    right = [p for p in known if not parse_snippets(p)[0]]
+    wrong = [p for p in known if parse_snippets(p)[0]]
+    broken = ["untouched", "untouched", "truncated", "empty", "wrong_name", "nbformat3",
+              "patches_allclose", "exits_on_import", "endless_loop"]
+    plan: dict[str, str] = {}
+    n = len(students)
+    n_broken = min(len(broken), max(0, n // 3))
+    n_wrong = min(len(wrong), max(0, (n - n_broken) // 2))
+    kinds = (["key"] * (n - n_broken - n_wrong)) + [f"wrong:{p.stem}" for p in wrong[:n_wrong]] + broken[:n_broken]
+    for i, (student, kind) in enumerate(zip(students, kinds)):
+        folder = course.submitted_dir(student, ASSIGNMENT)
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(folder / "timestamp.txt", f"2026-11-2{i % 9} 10:{i % 60:02d}:00.000000 UTC")
+        key_dir = Path(tempfile.mkdtemp(prefix="key-"))
+        key_path = answer_key(course, ASSIGNMENT, student, key_dir)[0]
+        nb = nbformat.read(str(key_path), as_version=4)
+        shutil.rmtree(key_dir, ignore_errors=True)
+        target = folder / f"{ASSIGNMENT}.ipynb"
+        if kind == "key" and right and i % 3 == 1:
+            style = right[i % len(right)]
+            fill(nb, parse_snippets(style)[1])
+            kind = f"correct:{style.stem}"
+        elif kind.startswith("wrong:"):
+            fill(nb, parse_snippets(snippets_dir / f"{kind[6:]}.py")[1])
+        elif kind == "untouched":
+            nb = nbformat.read(str(course.release_dir(student, ASSIGNMENT) / f"{ASSIGNMENT}.ipynb"), as_version=4)
+        elif kind in HOSTILE:
+            nb.cells.insert(1, nbformat.v4.new_code_cell(HOSTILE[kind]))
+        elif kind == "endless_loop":
+            fill(nb, {"softmax": "def softmax(x, axis=-1):\n    while True:\n        pass\n"})
+        text = nbformat.writes(nb)
+        if kind == "truncated":
+            text = text[: len(text) // 2]
+        elif kind == "empty":
+            text = ""
+        elif kind == "nbformat3":
+            text = json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []})
+        elif kind == "wrong_name":
+            target = folder / "my_homework.ipynb"
+        atomic_write(target, text)
+        plan[student] = "correct (answer key)" if kind == "key" else kind
+    return plan
+
+
+def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True) -> int:
+    from .cli import main as cli
+
+    target = Path(keep).resolve() if keep else Path(tempfile.mkdtemp(prefix="gradekit-demo-"))
+    ids = [f"s{i:03d}" for i in range(1, students + 1)]
+    print(f"demo course: {target}")
+    course = build_course(target, ids)
+    started = time.monotonic()
+    if cli(["--course", str(target), "generate", ASSIGNMENT]) != 0:
+        return 1
+    print(f"generate: {time.monotonic() - started:.1f} s for {len(ids)} students (each has their own numbers)")
+    plan = simulate(course, ids)
+    print("\nthe simulated class:")
+    for student, kind in plan.items():
+        print(f"  {student}: {kind}")
+    print()
+    started = time.monotonic()
+    args = ["--course", str(target), "autograde", ASSIGNMENT] + ([] if sandboxed else ["--no-sandbox"])
+    if cli(args) != 0:
+        return 1
+    elapsed = time.monotonic() - started
+    print(f"autograde: {elapsed:.1f} s for {len(ids)} submissions ({elapsed / len(ids):.2f} s each)")
+    if cli(["--course", str(target), "feedback", ASSIGNMENT]) != 0:
+        return 1
+    export = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "export"], cwd=target,
+                            capture_output=True, text=True)
+    if export.returncode == 0 and (target / "grades.csv").exists():
+        lines = (target / "grades.csv").read_text().splitlines()
+        print(f"\nnbgrader export -> {target / 'grades.csv'} ({len(lines) - 1} rows); first rows:")
+        for line in lines[:4]:
+            print("  " + line)
+    else:
+        print(f"nbgrader export failed: {export.stderr.strip()[-300:]}")
+    first_wrong = next((s for s, k in plan.items() if k.startswith("wrong:")), ids[0])
+    print(f"\nfeedback pages: {target / 'feedback'}/<student>/{ASSIGNMENT}/{ASSIGNMENT}.html")
+    print(f"  e.g. {course.feedback_dir(first_wrong, ASSIGNMENT) / (ASSIGNMENT + '.html')}  ({plan[first_wrong]})")
+    if not keep:
+        print("(run `gradekit demo --keep DIR` to keep the demo course for a closer look)")
+    return 0

@@ -1,0 +1,303 @@
+"""Shared fixtures: temporary course directories built from the repository's course.
+
+Two kinds of course:
+
+* ``course_factory`` / ``course`` -- a fresh course per test (own gradebook,
+  own release/), for tests that change the course or need a clean slate.
+  These must not be graded *in this process* (see below); grading them
+  through ``autograde(..., jobs=2)`` is fine because that runs in worker
+  processes.
+* ``shared_course`` -- one course for the whole session, the only one graded
+  in-process. gradekit's grader runs the hidden tests with ``pytest.main`` in
+  the calling process, and pytest keeps the imported ``test_*.py`` modules in
+  ``sys.modules``: a second course graded in the same process fails with
+  "import file mismatch" (see test_autograde_two_courses_in_one_process).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+VENV_BIN = Path(sys.executable).parent
+ASSIGNMENT = "self_attention"
+NOTEBOOK = "self_attention"
+SECRET = "gradekit-test-suite-secret"
+STUDENTS = ("alice", "bob", "carol", "dave", "erin", "frank")
+COURSE_FILES = ("nbgrader_config.py", "source", "autograder", "solutions")
+IMPLEMENTATIONS = Path(__file__).resolve().parent / "course" / "implementations"
+
+
+def _ignore(directory, names):
+    return [n for n in names if n in ("__pycache__", ".pytest_cache", ".hypothesis")]
+
+
+_EMPTY_GRADEBOOK: Path | None = None
+
+
+def _empty_gradebook() -> Path:
+    """An empty nbgrader gradebook, made once per session."""
+    global _EMPTY_GRADEBOOK
+    if _EMPTY_GRADEBOOK is None:
+        import tempfile
+
+        from nbgrader.api import Gradebook
+
+        path = Path(tempfile.mkdtemp(prefix="gradekit-tests-")) / "gradebook.db"
+        env_path = os.environ.get("PATH", "")
+        os.environ["PATH"] = f"{VENV_BIN}:{env_path}"
+        try:
+            with Gradebook(f"sqlite:///{path}"):
+                pass
+        finally:
+            os.environ["PATH"] = env_path
+        _EMPTY_GRADEBOOK = path
+    return _EMPTY_GRADEBOOK
+
+
+class CourseDir:
+    """A temporary course directory and the helpers the tests use on it."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    # -- set-up ------------------------------------------------------------------
+    @classmethod
+    def create(cls, root: Path, students=STUDENTS) -> "CourseDir":
+        root.mkdir(parents=True, exist_ok=True)
+        for name in COURSE_FILES:
+            src = REPO / name
+            if src.is_dir():
+                shutil.copytree(src, root / name, ignore=_ignore)
+            else:
+                shutil.copy2(src, root / name)
+        # a new gradebook costs seconds (nbgrader runs `alembic` to stamp it): copy an empty one
+        shutil.copy2(_empty_gradebook(), root / "gradebook.db")
+        course = cls(root)
+        course.add_students(*students)
+        return course
+
+    @property
+    def course(self):
+        from gradekit.course import Course
+
+        return Course.load(self.root)
+
+    @property
+    def db_url(self) -> str:
+        return self.course.db_url
+
+    def gradebook(self):
+        from nbgrader.api import Gradebook
+
+        return Gradebook(self.db_url)
+
+    def add_students(self, *students: str) -> None:
+        with self.gradebook() as gb:
+            for student in students:
+                gb.update_or_create_student(student)
+
+    def students(self) -> list[str]:
+        with self.gradebook() as gb:
+            return sorted(s.id for s in gb.students)
+
+    # -- the CLI in-process ------------------------------------------------------
+    def cli(self, *args: str) -> int:
+        from gradekit.cli import main
+
+        return main(["--course", str(self.root), *args])
+
+    def generate(self, *students: str) -> None:
+        args = ["generate", ASSIGNMENT]
+        for s in students:
+            args += ["--student", s]
+        assert self.cli(*args) == 0
+
+    def release_path(self, student: str) -> Path:
+        return self.root / "release" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+
+    def release(self, student: str) -> nbformat.NotebookNode:
+        path = self.release_path(student)
+        if not path.exists():
+            self.generate(student)
+        return nbformat.read(str(path), as_version=4)
+
+    def answer_key(self, student: str) -> nbformat.NotebookNode:
+        out = self.root / "keys" / student
+        path = out / f"{NOTEBOOK}.ipynb"
+        if not path.exists():
+            assert self.cli("answer-key", ASSIGNMENT, "--student", student, "--out", str(out)) == 0
+        return nbformat.read(str(path), as_version=4)
+
+    # -- submissions -------------------------------------------------------------
+    def submission_path(self, student: str) -> Path:
+        return self.root / "submitted" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+
+    def submit(self, student: str, content) -> Path:
+        """Write a submission: a notebook, or raw str/bytes for broken files."""
+        path = self.submission_path(student)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content)
+        else:
+            path.write_text(nbformat.writes(content))
+        return path
+
+    # -- grading -----------------------------------------------------------------
+    def grade(self, student: str, sandboxed: bool = True):
+        """Grade one student in this process (only on ``shared_course``)."""
+        from gradekit.autograde import Grader, Options
+
+        return Grader(self.course, ASSIGNMENT, Options(sandboxed=sandboxed)).grade(student)
+
+    def autograde(self, *students: str, jobs: int = 1) -> int:
+        args = ["autograde", ASSIGNMENT, "--jobs", str(jobs)]
+        for s in students:
+            args += ["--student", s]
+        return self.cli(*args)
+
+    def results(self, students=None) -> dict:
+        from gradekit.autograde import iter_results
+
+        students = list(students) if students is not None else self.students()
+        return {r.student: r for r in iter_results(self.course, ASSIGNMENT, students)}
+
+    def results_json(self, student: str) -> dict:
+        return json.loads((self.root / "autograded" / student / ASSIGNMENT / "results.json").read_text())
+
+    def run(self, *argv: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
+        """A command in the course directory with the venv's bin first on PATH."""
+        env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
+        proc = subprocess.run(list(argv), cwd=self.root, env=env, capture_output=True, text=True,
+                              timeout=600, **kw)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"{argv} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        return proc
+
+
+# -- notebook helpers -------------------------------------------------------------
+
+def nbgrader_meta(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader")
+    return meta if isinstance(meta, dict) else {}
+
+
+def grade_id(cell) -> str | None:
+    return nbgrader_meta(cell).get("grade_id")
+
+
+def is_solution(cell) -> bool:
+    return bool(nbgrader_meta(cell).get("solution"))
+
+
+def is_test(cell) -> bool:
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def cell_by_id(nb, gid: str):
+    for cell in nb.cells:
+        if grade_id(cell) == gid:
+            return cell
+    raise KeyError(gid)
+
+
+def tests_by_exercise(nb) -> dict[str, list[str]]:
+    """Each solution cell's grade_id -> the test cells that follow it (before the next solution)."""
+    out: dict[str, list[str]] = {}
+    owner = None
+    for cell in nb.cells:
+        if is_solution(cell):
+            owner = grade_id(cell)
+            out.setdefault(owner, [])
+        elif is_test(cell) and owner is not None:
+            out[owner].append(grade_id(cell))
+    return out
+
+
+def with_solutions(key: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.NotebookNode:
+    """A copy of ``key`` with the sources of these solution cells replaced."""
+    nb = nbformat.from_dict(json.loads(json.dumps(key)))
+    seen = set()
+    for cell in nb.cells:
+        gid = grade_id(cell)
+        if gid in sources:
+            assert is_solution(cell), f"{gid} is not a solution cell"
+            cell.source = sources[gid]
+            seen.add(gid)
+    missing = set(sources) - seen
+    assert not missing, f"no solution cell(s) {missing} in the notebook"
+    return nb
+
+
+def parse_implementation(path: Path) -> tuple[list[str], dict[str, str]]:
+    """``# breaks: a, b`` then ``# %% <grade_id>`` sections -> (breaks, sources)."""
+    lines = path.read_text().splitlines(keepends=True)
+    first = lines[0].strip()
+    assert first.startswith("# breaks:"), f"{path.name}: first line must be '# breaks: ...'"
+    breaks = [b for b in first[len("# breaks:"):].replace(",", " ").split() if b]
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in lines[1:]:
+        if line.startswith("# %%"):
+            current = line[len("# %%"):].strip()
+            assert current not in sections, f"{path.name}: two sections for {current}"
+            sections[current] = []
+        elif current is not None:
+            sections[current].append(line)
+    return breaks, {k: "".join(v).rstrip() + "\n" for k, v in sections.items()}
+
+
+def implementation_files() -> list[Path]:
+    return sorted(IMPLEMENTATIONS.glob("*.py"))
+
+
+# -- fixtures ---------------------------------------------------------------------
+
+@pytest.fixture(scope="session", autouse=True)
+def _course_secret():
+    """Every course in the session uses the same secret unless a test changes it."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GRADEKIT_SECRET", SECRET)
+    # nbgrader's Gradebook shells out to `alembic` when it creates a database:
+    # the venv's bin must be on PATH, as in an activated venv
+    mp.setenv("PATH", f"{VENV_BIN}:{os.environ.get('PATH', '')}")
+    yield SECRET
+    mp.undo()
+
+
+@pytest.fixture
+def course_factory(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRADEKIT_SECRET", SECRET)
+    count = 0
+
+    def make(students=STUDENTS, name: str | None = None) -> CourseDir:
+        nonlocal count
+        count += 1
+        return CourseDir.create(tmp_path / (name or f"course{count}"), students)
+
+    return make
+
+
+@pytest.fixture
+def course(course_factory) -> CourseDir:
+    """A fresh course with the students in the gradebook and nothing generated."""
+    return course_factory()
+
+
+@pytest.fixture(scope="session")
+def shared_course(tmp_path_factory) -> CourseDir:
+    """One course for the session, generated for every student; the only one graded in-process."""
+    course = CourseDir.create(tmp_path_factory.mktemp("shared") / "course")
+    course.generate()
+    return course

@@ -17,3 +17,20 @@ The package reads as the data flow of one assignment::
 """
 
 __version__ = "0.1.0"
+
+
+def _skip_slow_optional_imports() -> None:
+    """Keep jsonschema from importing rfc3987_syntax, which builds a lark grammar on import.
+
+    nbformat imports jsonschema, and jsonschema's format checker imports
+    rfc3987_syntax when it is installed (it arrives with jupyter-events): 1.4 s
+    for every process that reads a notebook. Only the "iri" formats use it, and
+    notebooks do not. A ``None`` entry in sys.modules makes that optional
+    import fail fast, so jsonschema simply skips those two formats.
+    """
+    import sys
+
+    sys.modules.setdefault("rfc3987_syntax", None)
+
+
+_skip_slow_optional_imports()

@@ -45,6 +45,7 @@ class Options:
     sandboxed: bool = True
     limits: Limits = Limits()
     jobs: int = 0                 # 0: one per core
+    force: bool = False           # regrade even when nothing changed since the last grading
 
 
 def check_sandbox(options: Options) -> None:
@@ -62,6 +63,7 @@ class Grader:
         self.suite = GraderSuite(course, assignment)
         self.stripper = Stripper()
         self.secret = course.secret()
+        self.version = assignment_version(course, assignment)
 
     @property
     def assignment(self) -> str:
@@ -72,7 +74,7 @@ class Grader:
         variant = build_variant(self.course, self.source, student, self.secret)
         folder = self.course.submitted_dir(student, self.assignment)
         result = SubmissionResult(student, self.assignment, timestamp=_timestamp(folder),
-                                  fingerprint=_fingerprint(folder))
+                                  fingerprint=fingerprint(folder, self.version, variant.seed))
         if not folder.is_dir():
             result.error = "no submission"
         else:
@@ -170,8 +172,22 @@ def _timestamp(folder: Path) -> str | None:
         return None
 
 
-def _fingerprint(folder: Path) -> str:
-    digest = hashlib.sha256()
+def assignment_version(course: Course, assignment: str) -> str:
+    """A hash of everything grading depends on besides the submission itself."""
+    from . import __version__
+
+    digest = hashlib.sha256(__version__.encode())
+    for base in (course.source_dir(assignment), course.graders_dir(assignment), course.solutions_dir(assignment)):
+        for path in sorted(base.rglob("*")) if base.is_dir() else []:
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(course.root)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def fingerprint(folder: Path, version: str, seed: int) -> str:
+    """Submission files + assignment version + the student's seed: equal means nothing changed."""
+    digest = hashlib.sha256(f"{version}/{seed}".encode())
     if folder.is_dir():
         for path in sorted(folder.glob("*.ipynb")):
             digest.update(path.name.encode())
@@ -203,10 +219,47 @@ def _grade_in_worker(student: str) -> dict:
         return SubmissionResult(student, _GRADER.assignment, error=str(exc)).to_dict()
 
 
+def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str, SubmissionResult]:
+    """Earlier results whose submission, graders and variant are all unchanged."""
+    from .template import AssignmentSource
+    from .variant import student_seed
+
+    version = assignment_version(course, assignment)
+    secret = course.secret()
+    AssignmentSource.load(course, assignment)
+    out = {}
+    for student in students:
+        path = course.autograded_dir(student, assignment) / RESULTS_FILE
+        if not path.is_file():
+            continue
+        try:
+            old = SubmissionResult.from_dict(json.loads(path.read_text()))
+        except (ValueError, TypeError, KeyError):
+            continue  # half-written or from another version: grade again
+        seed = student_seed(secret, course.course_id, assignment, student)
+        if old.fingerprint == fingerprint(course.submitted_dir(student, assignment), version, seed):
+            out[student] = old
+    return out
+
+
 def grade_many(course: Course, assignment: str, students: list[str], options: Options,
                on_result: Callable[[SubmissionResult], None]) -> None:
-    """Grade students in parallel worker processes; call ``on_result`` as each finishes."""
+    """Grade students in parallel worker processes; call ``on_result`` as each finishes.
+
+    Students whose submission, graders and variant have not changed since
+    their last grading are not graded again: their stored result is reported.
+    So a run killed half-way and started again ends where an uninterrupted
+    run would, without redoing the work.
+    """
     check_sandbox(options)
+    if not options.force:
+        done = unchanged(course, assignment, students)
+        for student in students:
+            if student in done:
+                on_result(done[student])
+        students = [s for s in students if s not in done]
+        if not students:
+            return
     jobs = options.jobs or os.cpu_count() or 1
     jobs = max(1, min(jobs, len(students)))
     if jobs == 1:
@@ -217,6 +270,9 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
     import multiprocessing
 
     ctx = multiprocessing.get_context("forkserver")
+    # the fork server imports these once; every grading worker forks from it warm
+    ctx.set_forkserver_preload(["gradekit.autograde", "gradekit.graders.plugin", "numpy", "pytest",
+                                "nbgrader.preprocessors", "hypothesis"])
     with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker,
                              initargs=(str(course.root), assignment, options)) as pool:
         futures = {pool.submit(_grade_in_worker, s): s for s in students}

@@ -49,7 +49,7 @@ def cmd_autograde(args) -> int:
 
     course = _course(args)
     AssignmentSource.load(course, args.assignment)  # unknown assignment: one clear line
-    options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs)
+    options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force)
     check_sandbox(options)
     if args.no_sandbox:
         print("WARNING: --no-sandbox: student code runs UNCONFINED, with your rights, "
@@ -73,7 +73,7 @@ def cmd_autograde(args) -> int:
         raise GradekitError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
     progress = report.Progress(len(students))
     results = []
-    with gradebook.open_gradebook(course) as gb:
+    with course.lock("autograde"), gradebook.open_gradebook(course) as gb:
         def on_result(result):
             gradebook.record(gb, result)
             results.append(result)
@@ -129,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--student", action="append", default=[])
     p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
     p.add_argument("--no-sandbox", action="store_true", help="run student code without bubblewrap (unsafe)")
+    p.add_argument("--force", action="store_true", help="regrade submissions that have not changed")
     p.set_defaults(run=cmd_autograde)
 
     p = sub.add_parser("feedback", help="write feedback/<student>/<assignment>/*.html")

@@ -8,11 +8,14 @@ generated ``release/``, ``submitted/``, ``autograded/`` and ``feedback/``.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from .errors import CourseError
 
@@ -81,6 +84,31 @@ class Course:
     def assignments(self) -> list[str]:
         base = self.root / "source"
         return sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+
+    # -- one grading run at a time ----------------------------------------------
+    @contextlib.contextmanager
+    def lock(self, name: str) -> Iterator[None]:
+        """An exclusive lock on this course for ``name``; a second run fails at once."""
+        path = self.root / ".gradekit" / f"{name}.lock"
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        with open(path, "a+") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = fh.read().strip() or "another process"
+                raise CourseError(f"another `gradekit {name}` is running on this course ({holder}); "
+                                  "wait for it to finish") from None
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"pid {os.getpid()}")
+            fh.flush()
+            try:
+                yield
+            finally:
+                fh.seek(0)
+                fh.truncate()
+                fcntl.flock(fh, fcntl.LOCK_UN)
 
     # -- the secret ----------------------------------------------------------
     def secret(self) -> bytes:

@@ -212,7 +212,7 @@ def cell_by_id(nb, gid: str):
     raise KeyError(gid)
 
 
-def tests_by_exercise(nb) -> dict[str, list[str]]:
+def exercise_tests(nb) -> dict[str, list[str]]:
     """Each solution cell's grade_id -> the test cells that follow it (before the next solution)."""
     out: dict[str, list[str]] = {}
     owner = None

@@ -2,7 +2,6 @@
 c = get_config()  # noqa: F821
 
 c.CourseDirectory.course_id = "transformers101"
-c.CourseDirectory.root = "."
 # The gradebook. SQLite by default; a PostgreSQL URL works too, e.g.
 #   c.CourseDirectory.db_url = "postgresql://user@/gradebook?host=/run/postgresql"
 c.CourseDirectory.db_url = "sqlite:///gradebook.db"

@@ -64,6 +64,10 @@ class Grader:
         self.stripper = Stripper()
         self.secret = course.secret()
         self.version = assignment_version(course, assignment)
+        self.sandbox = Sandbox(options.limits, sandboxed=options.sandboxed, slot=slot)
+
+    def close(self) -> None:
+        self.sandbox.shutdown()
 
     @property
     def assignment(self) -> str:
@@ -108,11 +112,14 @@ class Grader:
             nb_result.cells = _zero_cells(release, nb_result.error)
             return nb_result, _annotate(copy.deepcopy(release), nb_result)
         graded, notes = sanitize(submitted, release)
-        with Sandbox(self.options.limits, sandboxed=self.options.sandboxed, slot=self.slot) as sandbox:
+        sandbox = self.sandbox
+        try:
             runs = sandbox.run_cells(code_to_run(graded))
             nb_result.runs = [CellRun(str(r.get("id", ""))[:100], bool(r.get("ok")), _short(r.get("error")))
                               for r in runs]
             checks = self.suite.run(sandbox, test_ids, variant.params, variant.seed)
+        finally:
+            sandbox.finish()
         for cell in release.cells:
             if not is_graded(cell):
                 continue
@@ -264,8 +271,11 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
     jobs = max(1, min(jobs, len(students)))
     if jobs == 1:
         grader = Grader(course, assignment, options, slot=0)
-        for student in students:
-            on_result(_safe(lambda: grader.grade(student), student, assignment))
+        try:
+            for student in students:
+                on_result(_safe(lambda: grader.grade(student), student, assignment))
+        finally:
+            grader.close()
         return
     import multiprocessing
 

@@ -149,5 +149,5 @@ def launch(limits: Limits, slot: int, sandboxed: bool = True) -> Launch:
              "--chdir", "/tmp"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
-    argv += ["--", python, "-I", "-B", "/opt/gradekit/worker.py"]
+    argv += ["--", python, "-I", "-B", "/opt/gradekit/worker.py", "--contained"]
     return Launch(argv, (), _preexec(limits, procs), env)

@@ -1,10 +1,10 @@
 """The trusted side of the sandbox: start a worker, run cells, call functions.
 
-A :class:`Sandbox` owns one worker process. Every request has a wall-clock
-deadline; a worker that misses it, dies, or breaks the protocol is killed with
-its whole process group (and, under bwrap, its pid namespace). The next
-request starts a fresh worker and re-runs the submission's cells, so a hang or
-crash inside one function costs only the call that caused it.
+A :class:`Sandbox` owns one warm zygote in bubblewrap and forks a child from it
+per submission. Every request has a wall-clock deadline; a child that misses
+it, dies, or breaks the protocol is killed, and the zygote kills whatever it
+left behind. The next request forks a fresh child and re-runs the submission's
+cells, so a hang or crash inside one function costs only the call that caused it.
 
 Everything the worker sends is decoded by :mod:`protocol` (arrays with
 ``allow_pickle=False``, numeric dtypes only) and is otherwise untrusted.
@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+import socket
 import subprocess
 import time
 from typing import Any, Callable, Mapping
@@ -90,32 +91,60 @@ class RemoteMethod:
 
 
 class Sandbox:
-    """One worker process, restarted on demand, that holds a submission's namespace."""
+    """A warm zygote in bubblewrap, and the child that holds the current submission.
+
+    ``run_cells`` starts a fresh child (a fork of the zygote: numpy and IPython
+    are already imported) on a socket of its own. A child that hangs, dies or
+    breaks the protocol is killed; the next request forks a new one and runs
+    the cells again. If the zygote itself stops answering, the whole sandbox
+    is killed and started anew.
+    """
 
     def __init__(self, limits: Limits | None = None, *, sandboxed: bool = True, slot: int = 0):
         self.limits = limits or Limits()
         self.sandboxed = sandboxed
         self.slot = slot
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen | None = None     # the zygote (bwrap and all below it)
+        self.control: socket.socket | None = None
+        self.child: socket.socket | None = None        # the current submission's channel
         self.cells: list[dict] = []
         self.cell_results: list[dict] | None = None
         self.generation = 0
         self.restarts = 0
 
-    # -- process lifetime ----------------------------------------------------
-    def _start(self) -> None:
+    # -- the zygote ---------------------------------------------------------------
+    def _start_zygote(self) -> None:
         spec = launch(self.limits, self.slot, self.sandboxed)
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            self.proc = subprocess.Popen(spec.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            self.proc = subprocess.Popen(spec.argv, stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
                                          stderr=subprocess.DEVNULL, pass_fds=spec.pass_fds,
                                          preexec_fn=spec.preexec, start_new_session=True,
                                          env=spec.env, close_fds=True)
         finally:
+            theirs.close()
             spec.close_fds()
-        self.generation += 1
+        self.control = mine
+        reply = self._read_control(self.limits.run_seconds)
+        if reply.get("op") != "ready":
+            self.shutdown()
+            raise SandboxCrashed("SandboxError", "the sandbox did not start")
 
-    def kill(self) -> None:
+    def _read_control(self, timeout: float) -> dict:
+        try:
+            header, _ = P.read_frame(_Reader(self.control.fileno(), time.monotonic() + timeout))
+            return header
+        except (TimeoutError, EOFError, OSError, P.ProtocolError):
+            self.shutdown()
+            raise SandboxCrashed("SandboxError", "the sandbox stopped answering") from None
+
+    def shutdown(self) -> None:
+        """Kill the zygote, its children and everything they started."""
+        self._close_child()
         proc, self.proc = self.proc, None
+        if self.control is not None:
+            self.control.close()
+            self.control = None
         if proc is None:
             return
         try:
@@ -126,52 +155,87 @@ class Sandbox:
             proc.kill()
         except ProcessLookupError:
             pass
-        for stream in (proc.stdin, proc.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
         proc.wait()
 
-    close = kill
+    close = shutdown
 
     def __enter__(self) -> "Sandbox":
         return self
 
     def __exit__(self, *exc) -> None:
-        self.kill()
+        self.shutdown()
+
+    # -- the child ------------------------------------------------------------------
+    def _spawn(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            self.shutdown()
+            self._start_zygote()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            socket.send_fds(self.control, [b"spawn"], [theirs.fileno()])
+        except OSError:
+            mine.close()
+            self.shutdown()
+            raise SandboxCrashed("SandboxError", "the sandbox stopped answering") from None
+        finally:
+            theirs.close()
+        self.child = mine
+        self.generation += 1
+
+    def _close_child(self, kill: bool = False) -> int | None:
+        """End the current child; wait until the zygote has cleaned up after it."""
+        child, self.child = self.child, None
+        self.cell_results = None
+        if child is None:
+            return None
+        if kill and self.control is not None:
+            try:
+                self.control.sendall(b"kill")
+            except OSError:
+                pass
+        child.close()
+        if self.control is None:
+            return None
+        reply = self._read_control(5.0)
+        if reply.get("op") != "idle":
+            self.shutdown()
+            return None
+        status = reply.get("status")
+        return status if isinstance(status, int) else None
+
+    def kill(self) -> None:
+        """Kill the current child (if any); the zygote stays."""
+        self._close_child(kill=True)
 
     # -- requests -------------------------------------------------------------
     def _exchange(self, header: dict, values: dict, timeout: float,
                   callbacks: Mapping[str, Callable] | None = None) -> tuple[dict, Any]:
-        if self.proc is None:
+        if self.child is None:
             self._ensure_cells()
-        proc = self.proc
-        deadline = time.monotonic() + timeout
-        reader = _Reader(proc.stdout.fileno(), deadline)
+        channel = _SocketIO(self.child)
+        reader = _Reader(self.child.fileno(), time.monotonic() + timeout)
         try:
-            P.send(proc.stdin, header, values)
+            P.send(channel, header, values)
             while True:
                 reply, blobs = P.read_frame(reader)
                 if reply.get("op") == "callback":
-                    self._answer_callback(reply, blobs, callbacks or {})
+                    self._answer_callback(channel, reply, blobs, callbacks or {})
                     continue
                 value = P.decode(reply.get("value"), blobs, self._wrap) if "value" in reply else None
                 return reply, value
         except TimeoutError:
-            self.kill()
+            self._close_child(kill=True)
             raise SandboxTimeout("Timeout", f"no answer within {timeout:g} s (endless loop?)") from None
-        except (EOFError, BrokenPipeError, ConnectionError):
-            code = proc.poll()
-            self.kill()
+        except (EOFError, OSError):
+            code = self._close_child(kill=True)
             raise SandboxCrashed("Crashed", _exit_reason(code)) from None
         except P.ProtocolError as exc:
-            self.kill()
+            self._close_child(kill=True)
             raise SandboxCrashed("ProtocolError", str(exc)) from None
 
-    def _answer_callback(self, request: dict, blobs: list[bytes], callbacks: Mapping[str, Callable]) -> None:
+    def _answer_callback(self, channel, request: dict, blobs: list[bytes],
+                         callbacks: Mapping[str, Callable]) -> None:
         name = request.get("name")
-        proc = self.proc
         try:
             if name not in callbacks:
                 raise LookupError(f"no reference helper {name!r}")
@@ -182,11 +246,11 @@ class Sandbox:
             if any(isinstance(a, P.Handle) for a in list(args) + list(kwargs.values())):
                 raise P.ProtocolError("objects cannot be passed to reference helpers")
             value = callbacks[name](*args, **kwargs)
-            P.send(proc.stdin, {"ok": True}, {"value": value})
+            P.send(channel, {"ok": True}, {"value": value})
         except P.ProtocolError:
             raise
         except Exception as exc:
-            P.send(proc.stdin, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+            P.send(channel, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
 
     def _wrap(self, handle: P.Handle) -> RemoteObject:
         return RemoteObject(self, handle, self.generation)
@@ -213,32 +277,36 @@ class Sandbox:
 
     # -- the API the graders use -----------------------------------------------
     def run_cells(self, cells: list[dict]) -> list[dict]:
-        """Run the submission's code cells (``{"id", "source"}``) in a fresh worker."""
-        self.kill()
+        """Run a submission's code cells (``{"id", "source"}``) in a fresh child."""
+        self._close_child(kill=True)
         self.cells = list(cells)
-        self.cell_results = None
         return self._ensure_cells()
 
     def _ensure_cells(self) -> list[dict]:
-        if self.proc is not None and self.cell_results is not None:
+        if self.child is not None and self.cell_results is not None:
             return self.cell_results
-        self.kill()
+        if self.child is not None:
+            self._close_child(kill=True)
         if self.generation:
             self.restarts += 1
-        self._start()
+        self._spawn()
         try:
             reply, _ = self._exchange({"op": "run", "cells": self.cells}, {}, self.limits.run_seconds)
+            cells = reply.get("cells")
+            if not isinstance(cells, list):
+                raise SandboxCrashed("ProtocolError", "bad reply to run")
         except StudentCodeError as exc:
-            self.cell_results = [{"id": c.get("id"), "ok": False, "error": str(exc), "output": ""}
-                                 for c in self.cells]
-            # keep a fresh worker with nothing run, so calls report missing names
-            self._start()
-            return self.cell_results
-        cells = reply.get("cells")
-        if not isinstance(cells, list):
-            raise SandboxCrashed("ProtocolError", "bad reply to run")
+            results = [{"id": c.get("id"), "ok": False, "error": str(exc), "output": ""} for c in self.cells]
+            # keep a fresh child with nothing run, so calls report missing names
+            self._spawn()
+            self.cell_results = results
+            return results
         self.cell_results = [c for c in cells if isinstance(c, dict)]
         return self.cell_results
+
+    def finish(self) -> None:
+        """Done with this submission: end its child, keep the zygote warm."""
+        self._close_child(kill=True)
 
     def has(self, name: str) -> str:
         reply, _ = self._exchange({"op": "has", "name": name}, {}, self.limits.call_seconds)
@@ -268,6 +336,19 @@ class Sandbox:
         reply, value = self._exchange(header, {}, self.limits.call_seconds)
         self._check(reply)
         return value
+
+
+class _SocketIO:
+    """Frame writes on a socket (sendall), for protocol.send."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+
+    def write(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def flush(self) -> None:
+        pass
 
 
 def _exit_reason(code: int | None) -> str:

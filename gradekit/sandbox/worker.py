@@ -1,18 +1,20 @@
 """The untrusted side: runs a submission's cells and answers calls, inside the sandbox.
 
-Started as ``python -I worker.py`` inside bubblewrap (or, with --no-sandbox, as
-a plain child process). It talks to the trusted grader over its original
-stdin/stdout using :mod:`protocol`; the student's own prints go elsewhere so
-they can never be mistaken for a frame. Everything here runs in the same
-process as the student's code, so nothing here is trusted: the grader treats
-every answer as hostile input.
+Started as ``python -I worker.py --contained`` inside bubblewrap (or, with
+--no-sandbox, as a plain child process), it imports numpy and IPython once and
+then forks a child per submission (see :func:`main`). Each child talks to the
+trusted grader over a socket of its own using :mod:`protocol`; the student's
+prints go elsewhere so they can never be mistaken for a frame. A child runs
+the student's code, so nothing it sends is trusted: the grader treats every
+answer as hostile input.
 
-Requests (``op``):
+Requests to a child (``op``):
     run      {"cells": [{"id", "source"}]}     -> {"cells": [{"id", "ok", "error", "output"}]}
     has      {"name"}                         -> {"kind": "function"|"class"|"value"|"missing"}
     call     {"target", "attr"?, "args", "kwargs", "reference"?: [names]}
     getattr  {"target", "attr"}
     len      {"target"}
+    exit     {}                               -> the child exits
 While a ``call`` runs, the worker may send ``{"op": "callback", "name", "args",
 "kwargs"}`` for a name listed in ``reference``; the grader answers with the
 reference implementation's result.
@@ -55,32 +57,141 @@ class CappedWriter:
         return text
 
 
-def _channel():
-    """Keep private copies of stdin/stdout for the protocol; point 0/1/2 elsewhere."""
-    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    proto_out = os.fdopen(os.dup(1), "wb")
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    out = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(out, 1)
-    os.dup2(out, 2)
-    return proto_in, proto_out
+def _quiet_std_streams():
+    """Point fds 0/1/2 at /dev/null: the student's prints can never look like a frame."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+class SocketChannel:
+    """Blocking frame I/O on a connected unix socket."""
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def read(self, n):
+        return self.sock.recv(n)
+
+    def write(self, data):
+        self.sock.sendall(data)
+
+    def flush(self):
+        pass
 
 
 def main():
-    proto_in, proto_out = _channel()
+    """The zygote: import once, then fork one child per submission.
+
+    The grader talks to the zygote over a control socket (fd 0). For each
+    submission it sends ``spawn`` with a fresh socket (SCM_RIGHTS); the zygote
+    forks a child that serves that socket only -- it closes the control
+    socket before any student code runs -- and waits for it while listening
+    for ``kill``. When the child is gone the zygote kills whatever it left
+    behind (``kill(-1)`` inside the sandbox's pid namespace), wipes /tmp and
+    answers ``idle``. So nothing of one submission survives into the next,
+    and a student's processes never hold the control channel.
+    """
+    import select
+    import shutil
+    import socket
+
+    contained = "--contained" in sys.argv
+    control = socket.socket(fileno=os.dup(0))
+    _quiet_std_streams()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import protocol as P
 
-    writer = CappedWriter()
-    sys.stdout = sys.stderr = writer
     os.environ.setdefault("MPLBACKEND", "Agg")
-    import numpy  # noqa: F401  (imported before student code, as a notebook kernel would have it ready)
+    import numpy  # noqa: F401  (ready before student code, as in a notebook kernel)
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance(colors="nocolor", history_length=0, cache_size=0)
     shell.history_manager.enabled = False
+    if contained:
+        # children run as the same uid: make the zygote impossible for them to ptrace
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+    channel = SocketChannel(control)
+    P.write_frame(channel, {"op": "ready"})
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+        except OSError:
+            return
+        if not data:
+            return
+        if not fds:
+            continue
+        work = os.path.join("/tmp", "work")
+        os.makedirs(work, exist_ok=True)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                control.close()
+                os.setsid()
+                os.chdir(work)
+                serve(SocketChannel(socket.socket(fileno=fds[0])), shell, P)
+            finally:
+                os._exit(0)
+        os.close(fds[0])
+        pidfd = os.pidfd_open(pid)
+        killed = False
+        while True:
+            ready, _, _ = select.select([control, pidfd], [], [])
+            if pidfd in ready:
+                break
+            msg = control.recv(1 << 16)
+            if not msg:
+                os.kill(pid, signal.SIGKILL)
+                return
+            if b"kill" in msg and not killed:
+                killed = True
+                os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        os.close(pidfd)
+        if contained:
+            try:
+                os.kill(-1, signal.SIGKILL)  # everything in this pid namespace but init and us
+            except ProcessLookupError:
+                pass  # nothing was left behind
+        else:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for entry in os.listdir("/tmp") if contained else [work]:
+            path = os.path.join("/tmp", entry) if contained else entry
+            _wipe(path, shutil)
+        code = os.waitstatus_to_exitcode(status)
+        P.write_frame(channel, {"op": "idle", "status": code})
+
+
+def _wipe(path, shutil):
+    def unlock(func, target, _exc):
+        try:
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+            func(target)
+        except OSError:
+            pass
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, onerror=unlock)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def serve(channel, shell, P):
+    """Run one submission: answer requests on ``channel`` until it closes."""
+    proto_in = proto_out = channel
+    writer = CappedWriter()
+    sys.stdout = sys.stderr = writer
     ns = shell.user_ns
     table = {}
 
@@ -126,9 +237,11 @@ def main():
     while True:
         try:
             header, blobs = P.read_frame(proto_in)
-        except EOFError:
+        except (EOFError, OSError):
             return
         op = header.get("op")
+        if op == "exit":
+            return
         try:
             if op == "run":
                 results = []

@@ -117,7 +117,8 @@ class Grader:
             runs = sandbox.run_cells(code_to_run(graded))
             nb_result.runs = [CellRun(str(r.get("id", ""))[:100], bool(r.get("ok")), _short(r.get("error")))
                               for r in runs]
-            checks = self.suite.run(sandbox, test_ids, variant.params, variant.seed)
+            checks = self.suite.run(sandbox, test_ids, variant.params, variant.seed,
+                                    self.options.limits.grading_seconds)
         finally:
             sandbox.finish()
         for cell in release.cells:

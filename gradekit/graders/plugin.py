@@ -22,10 +22,10 @@ from .student import GiveUp, Student, StudentFailure
 
 
 class GraderPlugin:
-    def __init__(self, sandbox, reference: Any, params: dict, seed: int):
+    def __init__(self, sandbox, reference: Any, params: dict, seed: int, budget: float | None = None):
         self._sandbox, self._reference, self._params, self._seed = sandbox, reference, params, seed
         self.checks: dict[str, list[Check]] = {}
-        self.give_up = GiveUp()
+        self.give_up = GiveUp(budget)
         self.collect_errors: list[str] = []
 
     # -- fixtures ---------------------------------------------------------------

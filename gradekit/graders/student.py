@@ -10,6 +10,7 @@ it.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Mapping
 
 from ..sandbox.client import Sandbox, SandboxTimeout, StudentCodeError
@@ -26,8 +27,10 @@ class GiveUp:
     not one per hidden test) without touching the other exercises.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, budget: float | None = None) -> None:
         self.reasons: dict[str, str] = {}
+        self.deadline = time.monotonic() + budget if budget else None
+        self.budget = budget
 
 
 class Student:
@@ -59,6 +62,9 @@ class Student:
     def _guard(self, action: Callable[[], Any], name: str) -> Any:
         if name in self._give_up.reasons:
             raise StudentFailure(f"not run: {self._give_up.reasons[name]}")
+        if self._give_up.deadline is not None and time.monotonic() > self._give_up.deadline:
+            raise StudentFailure(f"not run: this notebook used up its grading time "
+                                 f"({self._give_up.budget:g} s) on earlier checks")
         try:
             return action()
         except SandboxTimeout as exc:

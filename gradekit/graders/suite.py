@@ -45,9 +45,14 @@ class GraderSuite:
             raise TemplateError(f"{notebook}: no grader file for test cell(s) "
                                 f"{', '.join(missing)} in {self.directory}")
 
-    def run(self, sandbox, grade_ids: list[str], params: dict, seed: int) -> dict[str, list[Check]]:
-        """Run the graders of these test cells; return their checks by cell."""
-        plugin = GraderPlugin(sandbox, self.reference, params, seed)
+    def run(self, sandbox, grade_ids: list[str], params: dict, seed: int,
+            budget: float | None = None) -> dict[str, list[Check]]:
+        """Run the graders of these test cells; return their checks by cell.
+
+        ``budget`` bounds the wall-clock seconds of all calls into the student's
+        code: once spent, the remaining checks fail at once.
+        """
+        plugin = GraderPlugin(sandbox, self.reference, params, seed, budget)
         paths = [str(self.modules[g]) for g in grade_ids if g in self.modules]
         if not paths:
             return {}

@@ -36,8 +36,9 @@ class Limits:
     file_mb: int = 16
     tmpfs_mb: int = 64
     open_files: int = 256
-    run_seconds: float = 30.0     # wall clock for running all of a notebook's cells
+    run_seconds: float = 20.0     # wall clock for running all of a notebook's cells
     call_seconds: float = 10.0    # wall clock for one call into the student's code
+    grading_seconds: float = 120.0  # wall clock for all the graders' calls on one notebook
 
 
 def bwrap_path() -> str | None:

@@ -24,6 +24,9 @@ from . import protocol as P
 from .bwrap import Limits, launch
 
 
+MAX_BAD_CELLS = 3   # cells that hang or crash and are skipped before a notebook is given up
+
+
 class StudentCodeError(Exception):
     """The student's code raised, hung, crashed or answered outside the protocol."""
 
@@ -108,6 +111,7 @@ class Sandbox:
         self.control: socket.socket | None = None
         self.child: socket.socket | None = None        # the current submission's channel
         self.cells: list[dict] = []
+        self.bad_cells: dict[int, str] = {}
         self.cell_results: list[dict] | None = None
         self.generation = 0
         self.restarts = 0
@@ -209,7 +213,8 @@ class Sandbox:
 
     # -- requests -------------------------------------------------------------
     def _exchange(self, header: dict, values: dict, timeout: float,
-                  callbacks: Mapping[str, Callable] | None = None) -> tuple[dict, Any]:
+                  callbacks: Mapping[str, Callable] | None = None,
+                  progress: Callable[[int], None] | None = None) -> tuple[dict, Any]:
         if self.child is None:
             self._ensure_cells()
         channel = _SocketIO(self.child)
@@ -220,6 +225,10 @@ class Sandbox:
                 reply, blobs = P.read_frame(reader)
                 if reply.get("op") == "callback":
                     self._answer_callback(channel, reply, blobs, callbacks or {})
+                    continue
+                if reply.get("op") == "progress":
+                    if progress is not None and isinstance(reply.get("index"), int):
+                        progress(reply["index"])
                     continue
                 value = P.decode(reply.get("value"), blobs, self._wrap) if "value" in reply else None
                 return reply, value
@@ -280,28 +289,51 @@ class Sandbox:
         """Run a submission's code cells (``{"id", "source"}``) in a fresh child."""
         self._close_child(kill=True)
         self.cells = list(cells)
+        self.bad_cells = {}
         return self._ensure_cells()
 
     def _ensure_cells(self) -> list[dict]:
+        """Run the cells in a fresh child, skipping any cell that hangs or kills the process.
+
+        The worker announces each cell before running it, so when a run times
+        out or the process dies the culprit is known: that cell is marked as
+        failed and the others are run again without it (a few times at most).
+        One endless loop at the top of a notebook then costs only what that
+        cell defines.
+        """
         if self.child is not None and self.cell_results is not None:
             return self.cell_results
         if self.child is not None:
             self._close_child(kill=True)
         if self.generation:
             self.restarts += 1
-        self._spawn()
-        try:
-            reply, _ = self._exchange({"op": "run", "cells": self.cells}, {}, self.limits.run_seconds)
-            cells = reply.get("cells")
-            if not isinstance(cells, list):
-                raise SandboxCrashed("ProtocolError", "bad reply to run")
-        except StudentCodeError as exc:
-            results = [{"id": c.get("id"), "ok": False, "error": str(exc), "output": ""} for c in self.cells]
-            # keep a fresh child with nothing run, so calls report missing names
+        for _attempt in range(MAX_BAD_CELLS + 1):
             self._spawn()
-            self.cell_results = results
-            return results
-        self.cell_results = [c for c in cells if isinstance(c, dict)]
+            keep = [i for i in range(len(self.cells)) if i not in self.bad_cells]
+            started: list[int] = []
+            try:
+                reply, _ = self._exchange({"op": "run", "cells": [self.cells[i] for i in keep]}, {},
+                                          self.limits.run_seconds, progress=started.append)
+                cells = reply.get("cells")
+                if not isinstance(cells, list) or len(cells) != len(keep):
+                    raise SandboxCrashed("ProtocolError", "bad reply to run")
+            except StudentCodeError as exc:
+                if not started or started[-1] >= len(keep):
+                    break
+                culprit = keep[started[-1]]
+                self.bad_cells[culprit] = f"{exc} -- this cell was skipped and the others run without it"
+                continue
+            by_index = dict(zip(keep, cells))
+            self.cell_results = [by_index[i] if isinstance(by_index.get(i), dict) else
+                                 {"id": c.get("id"), "ok": False, "error": self.bad_cells.get(i, "no result"),
+                                  "output": ""}
+                                 for i, c in enumerate(self.cells)]
+            return self.cell_results
+        # nothing could be run: a fresh child with nothing defined, so calls report missing names
+        self._spawn()
+        self.cell_results = [{"id": c.get("id"), "ok": False, "output": "",
+                              "error": self.bad_cells.get(i, "not run: the notebook kept crashing")}
+                             for i, c in enumerate(self.cells)]
         return self.cell_results
 
     def finish(self) -> None:

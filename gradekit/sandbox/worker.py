@@ -245,7 +245,8 @@ def serve(channel, shell, P):
         try:
             if op == "run":
                 results = []
-                for cell in header.get("cells", []):
+                for index, cell in enumerate(header.get("cells", [])):
+                    P.write_frame(proto_out, {"op": "progress", "index": index})
                     try:
                         res = shell.run_cell(cell.get("source", ""), store_history=False)
                         err = res.error_before_exec or res.error_in_exec

@@ -1,7 +1,7 @@
 """The ``student`` fixture: the student's namespace, seen through the sandbox.
 
 ``student.softmax(x, axis=0)`` runs the student's function in the sandbox and
-returns plain arrays and numbers. ``student.with_reference("softmax", ...)``
+returns plain arrays and numbers; ``student["answer"]`` reads a variable. ``student.with_reference("softmax", ...)``
 runs calls with those names of the student's namespace replaced by the
 reference implementations (answered by the trusted side over the protocol),
 so that a bug in one exercise is not charged again on the exercises built on
@@ -44,6 +44,12 @@ class Student:
             if not callable(getattr(self._reference, name, None)):
                 raise LookupError(f"the reference has no {name!r}")
         return Student(self._sandbox, self._reference, tuple(names), self._give_up)
+
+    def __getitem__(self, name: str) -> Any:
+        """A variable the student set, e.g. ``student["tq2_factor"]``; None when unset."""
+        if self._guard(lambda: self._sandbox.has(name), name) == "missing":
+            return None
+        return self._guard(lambda: self._sandbox.get(name), name)
 
     def __contains__(self, name: str) -> bool:
         return self._guard(lambda: self._sandbox.has(name), name) != "missing"

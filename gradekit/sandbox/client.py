@@ -346,6 +346,13 @@ class Sandbox:
         kind = reply.get("kind")
         return kind if kind in ("function", "class", "value", "missing") else "missing"
 
+    def get(self, name: str) -> Any:
+        """The value of a variable in the student's namespace (plain data only)."""
+        self._ensure_cells()
+        reply, value = self._exchange({"op": "get", "name": name}, {}, self.limits.call_seconds)
+        self._check(reply)
+        return value
+
     def call(self, target: str | RemoteObject, args: tuple = (), kwargs: Mapping | None = None, *,
              attr: str | None = None, reference: Mapping[str, Callable] | None = None) -> Any:
         self._ensure_cells()

@@ -11,6 +11,7 @@ answer as hostile input.
 Requests to a child (``op``):
     run      {"cells": [{"id", "source"}]}     -> {"cells": [{"id", "ok", "error", "output"}]}
     has      {"name"}                         -> {"kind": "function"|"class"|"value"|"missing"}
+    get      {"name"}                         -> {"value"}: a variable the student set
     call     {"target", "attr"?, "args", "kwargs", "reference"?: [names]}
     getattr  {"target", "attr"}
     len      {"target"}
@@ -268,6 +269,11 @@ def serve(channel, shell, P):
                 else:
                     kind = "value"
                 reply({"ok": True, "kind": kind})
+            elif op == "get":
+                name = header.get("name")
+                if not isinstance(name, str) or name not in ns:
+                    raise NameError(f"name '{name}' is not defined")
+                reply({"ok": True}, {"value": ns[name]})
             elif op in ("call", "getattr", "len"):
                 target = target_of(header.get("target"))
                 if op == "len":

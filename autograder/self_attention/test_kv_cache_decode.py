@@ -79,7 +79,7 @@ def test_cache_holds_t_entries_after_t_steps(student, reference, rng):
 
 
 def test_attends_over_what_the_cache_holds(student, reference, rng):
-    """A cache filled by hand (say, from an earlier prompt): decode_step must use its contents."""
+    """decode_step attends over what the cache already holds (filled by hand, as from a prompt)"""
     sa = student.with_reference(*HELPERS)
     d_model, d_k, d_v = 5, 3, 4
     W_q, W_k, W_v = rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))

@@ -78,8 +78,7 @@ def test_square_score_table_rows_and_columns(student, reference, rng):
 
 
 def test_laws_sum_to_one_and_shift_invariance(student, reference, rng):
-    """Random shapes and axes: slices along the axis sum to 1, and adding a constant
-    to a slice does not change it."""
+    """random shapes and axes: each slice sums to 1 and adding a constant to it changes nothing"""
     salt = int(rng.integers(2**32))
 
     @settings(max_examples=8, derandomize=True, database=None, deadline=None,

@@ -46,6 +46,7 @@ class Options:
     limits: Limits = Limits()
     jobs: int = 0                 # 0: one per core
     force: bool = False           # regrade even when nothing changed since the last grading
+    scheduler: str | None = None  # a Dask scheduler address: grade on that cluster
 
 
 def check_sandbox(options: Options) -> None:
@@ -268,6 +269,11 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
         students = [s for s in students if s not in done]
         if not students:
             return
+    if options.scheduler:
+        from .cluster import grade_on_cluster
+
+        grade_on_cluster(options.scheduler, course, assignment, students, options, on_result)
+        return
     jobs = options.jobs or os.cpu_count() or 1
     jobs = max(1, min(jobs, len(students)))
     if jobs == 1:

@@ -49,7 +49,8 @@ def cmd_autograde(args) -> int:
 
     course = _course(args)
     AssignmentSource.load(course, args.assignment)  # unknown assignment: one clear line
-    options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force)
+    options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force,
+                      scheduler=args.scheduler)
     check_sandbox(options)
     if args.no_sandbox:
         print("WARNING: --no-sandbox: student code runs UNCONFINED, with your rights, "
@@ -130,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
     p.add_argument("--no-sandbox", action="store_true", help="run student code without bubblewrap (unsafe)")
     p.add_argument("--force", action="store_true", help="regrade submissions that have not changed")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="grade on this Dask distributed cluster (workers must see the course directory)")
     p.set_defaults(run=cmd_autograde)
 
     p = sub.add_parser("feedback", help="write feedback/<student>/<assignment>/*.html")

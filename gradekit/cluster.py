@@ -1,0 +1,66 @@
+"""Grading on a Dask distributed cluster (``--scheduler tcp://HOST:PORT``).
+
+Each submission is one task. The workers see the course directory on a shared
+filesystem at the same path and grade in the same sandbox as a local run; the
+task returns the result as plain JSON data and the coordinator alone writes
+the gradebook. A worker that dies mid-task loses nothing: the scheduler hands
+its tasks to another worker, and a submission graded twice gives the same
+result (grading is deterministic and the files are written atomically).
+
+Run workers with one thread each (``dask worker ADDR --nthreads 1 --nworkers N``):
+pytest's grading run is not thread-safe, so threads of one worker process take
+turns.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from .course import Course
+from .errors import GradekitError
+from .results import SubmissionResult
+
+_GRADERS: dict = {}
+_LOCK = threading.Lock()
+
+
+def grade_remote(root: str, assignment: str, options, student: str) -> dict:
+    """The task run on a Dask worker: grade one student with this process's warm Grader."""
+    from .autograde import Grader
+    from .errors import SubmissionError
+
+    with _LOCK:
+        key = (root, assignment, options)
+        grader = _GRADERS.get(key)
+        if grader is None:
+            import os
+
+            grader = _GRADERS[key] = Grader(Course.load(root), assignment, options, slot=os.getpid() % 64)
+        try:
+            return grader.grade(student).to_dict()
+        except SubmissionError as exc:
+            return SubmissionResult(student, assignment, error=str(exc)).to_dict()
+
+
+def grade_on_cluster(address: str, course: Course, assignment: str, students: list[str], options,
+                     on_result: Callable[[SubmissionResult], None]) -> None:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:  # pragma: no cover - dask is a dependency
+        raise GradekitError("dask.distributed is not installed") from None
+    try:
+        client = Client(address, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        raise GradekitError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    with client:
+        futures = {client.submit(grade_remote, str(course.root), assignment, options, student,
+                                 key=f"gradekit-{assignment}-{student}", pure=False, retries=2): student
+                   for student in students}
+        for future in as_completed(futures):
+            student = futures[future]
+            try:
+                on_result(SubmissionResult.from_dict(future.result()))
+            except Exception as exc:  # the task failed for good: a zero with the reason
+                on_result(SubmissionResult(student, assignment,
+                                           error=f"grading failed on the cluster: {type(exc).__name__}: {exc}"))

@@ -9,13 +9,18 @@ STAMP   := $(VENV)/.installed-stamp
 
 setup: $(STAMP)
 
+# bubblewrap: the sandbox for student code; postgresql: the server the
+# shared-gradebook tests start on loopback (the tests skip without it)
 system-deps:
-	@if ! command -v bwrap >/dev/null 2>&1; then \
+	@missing=""; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing bubblewrap (the sandbox for student code)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else \
-	    echo "bubblewrap is missing: run 'sudo apt-get install bubblewrap' (or grade with --no-sandbox)"; \
+	    echo "missing system packages:$$missing (sudo apt-get install$$missing)"; \
 	  fi; \
 	fi
 

@@ -37,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -51,6 +52,15 @@ BIN = Path(sys.executable).parent
 # the venv's scripts first: nbgrader's Gradebook runs `alembic` from PATH to set up a new database
 os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
 ENV = {**os.environ, "PYTHONWARNINGS": "ignore"}
+
+
+def say(message: str) -> None:
+    """Progress, on stderr: not part of the results."""
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def load() -> str:
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
 
 
 def student_ids(n: int) -> list[str]:
@@ -97,7 +107,7 @@ def timed(cmd: list[str], cwd: Path, log: Path) -> dict:
                     peak["self"], peak["tree"] = max(peak["self"], rss), max(peak["tree"], tree)
                 except psutil.Error:
                     return
-                done.wait(0.05)
+                done.wait(0.1)
 
         watcher = threading.Thread(target=watch, daemon=True)
         watcher.start()
@@ -126,6 +136,7 @@ def gradekit_course(root: Path, n: int) -> dict:
         shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
     course = Course.load(root)
     students = student_ids(n)
+    say(f"gradekit course with {n} students: generate, submissions")
     with Gradebook(course.db_url) as gb:
         for student in students:
             gb.update_or_create_student(student)
@@ -145,6 +156,7 @@ def gradekit_autograde(root: Path, n: int, jobs: int) -> dict:
     cmd = [str(BIN / "gradekit"), "--course", str(root), "autograde", ASSIGNMENT]
     if jobs:
         cmd += ["--jobs", str(jobs)]
+    say(f"timing gradekit autograde on {n} submissions")
     run = timed(cmd, root, root / "autograde.log")
     inner = []
     for student in student_ids(n):
@@ -182,7 +194,9 @@ def nbgrader_run(root: Path, gk_root: Path, n: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         key = nbformat.read(answer_key(course, ASSIGNMENT, first, Path(tmp))[0], as_version=4)
     students = student_ids(n)
+    say(f"nbgrader course with {n} students: generate_assignment, submissions")
     nbr.build_course(root, students, [kind_of(i) for i in range(n)], key, params, ENV)
+    say(f"timing nbgrader autograde on {n} submissions")
     run = timed([str(BIN / "nbgrader"), "autograde", ASSIGNMENT], root, root / "autograde.log")
     run["scores"] = nbr.scores(root, students)
     return run
@@ -256,7 +270,7 @@ def sizes(args, work: Path, out: list[str]) -> None:
         rows.append([n, f"{gen['seconds']:.2f}", f"{gk['seconds']:.2f}", f"{gk['seconds'] / n:.3f}",
                      f"{gk['in_worker']:.3f}" if gk["in_worker"] is not None else "n/a",
                      mb(gk["rss_self"]), mb(gk["rss_tree"])])
-        print(f"  ... {n} students: autograde {gk['seconds']:.1f} s", flush=True)
+        say(f"{n} students: generate {gen['seconds']:.1f} s, autograde {gk['seconds']:.1f} s, {load()}")
         shutil.rmtree(root / "autograded", ignore_errors=True)
     out.append("gradekit alone, one fresh course per class size" + (f", --jobs {args.jobs}" if args.jobs else ""))
     table(["N", "generate s", "autograde s", "s/submission", "in-worker s/sub", "coordinator peak RSS",
@@ -281,7 +295,8 @@ def main(argv=None) -> int:
         cores = os.cpu_count()
     out = [f"gradekit benchmark, {time.strftime('%Y-%m-%d %H:%M:%S')}, git {git_head()}",
            f"machine: {cores} core(s) usable (os.cpu_count() = {os.cpu_count()}), python {sys.version.split()[0]}",
-           f"submission mix: {mix(args.n if not args.sizes else max(args.sizes))}", ""]
+           f"submission mix: {mix(args.n if not args.sizes else max(args.sizes))}",
+           f"at start: {load()} (other work on the machine skews the timings)", ""]
     work = Path(args.keep).resolve() if args.keep else Path(tempfile.mkdtemp(prefix="gradekit-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     print("\n".join(out), flush=True)
@@ -291,22 +306,26 @@ def main(argv=None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+    out.append(f"\nat the end: {load()}")
     print("\n".join(out[head:]))
     (HERE / "out").mkdir(exist_ok=True)
-    (HERE / "out" / "latest.txt").write_text("\n".join(out) + "\n")
+    text = "\n".join(out) + "\n"
+    (HERE / "out" / "latest.txt").write_text(text)
+    # the last run of each mode, so a --sizes run does not hide the comparison
+    (HERE / "out" / f"latest-{'sizes' if args.sizes else 'compare'}.txt").write_text(text)
     return 0
 
 
 def mix(n: int) -> str:
-    counts: dict[str, int] = {}
-    for i in range(n):
-        counts[kind_of(i)] = counts.get(kind_of(i), 0) + 1
+    counts = Counter(kind_of(i) for i in range(n))
     return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + f" (of {n})"
 
 
 def git_head() -> str:
-    run = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    return run.stdout.strip() or "?"
+    """The commit, and whether what the bench copies (the working tree) differs from it."""
+    git = lambda *a: subprocess.run(["git", *a], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    dirty = git("status", "--porcelain", "--", "gradekit", "source", "autograder", "solutions")
+    return (git("rev-parse", "--short", "HEAD") or "?") + (" + uncommitted changes" if dirty else "")
 
 
 if __name__ == "__main__":

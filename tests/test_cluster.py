@@ -1,0 +1,115 @@
+"""Grading on a real Dask cluster: a scheduler and two workers on loopback.
+
+The grades must be identical to a local run, and a worker killed in the middle
+of a task must lose nothing: its submissions are graded again elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from gradekit.autograde import Options, grade_many
+from gradekit.demo import build_course, fill
+from gradekit.release import answer_key, generate
+
+BIN = Path(sys.executable).parent
+STUDENTS = ["c1", "c2", "c3", "c4"]
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def cluster():
+    port = _port()
+    env = dict(os.environ, PATH=f"{BIN}:{os.environ.get('PATH', '')}")
+    procs = [subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=env, start_new_session=True)]
+    address = f"tcp://127.0.0.1:{port}"
+    workers = []
+    for _ in range(2):
+        workers.append(subprocess.Popen([str(BIN / "dask"), "worker", address, "--nthreads", "1",
+                                         "--no-dashboard", "--no-nanny"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        env=env, start_new_session=True))
+    procs += workers
+    from distributed import Client
+
+    with Client(address, timeout="30s") as client:
+        client.wait_for_workers(2, timeout=60)
+    try:
+        yield address, workers
+    finally:
+        for proc in procs:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+
+
+@pytest.fixture
+def course(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRADEKIT_SECRET", "cluster-test")
+    course = build_course(tmp_path / "course", STUDENTS)
+    generate(course, "self_attention", STUDENTS)
+    for i, student in enumerate(STUDENTS):
+        nb = nbformat.read(str(answer_key(course, "self_attention", student, tmp_path / f"key-{student}")[0]),
+                           as_version=4)
+        if i == 1:  # one wrong answer, so the comparison is not all full marks
+            fill(nb, {"softmax": "import numpy as np\ndef softmax(x, axis=-1):\n"
+                                 "    e = np.exp(x)\n    return e / e.sum(axis=axis, keepdims=True)\n"})
+        # a slow cell: the kill below lands while tasks are running
+        nb.cells.insert(1, nbformat.v4.new_code_cell("import time\ntime.sleep(1.5)\n"))
+        folder = course.submitted_dir(student, "self_attention")
+        folder.mkdir(parents=True)
+        nbformat.write(nb, str(folder / "self_attention.ipynb"))
+    return course
+
+
+def _scores(results):
+    return {r.student: [(c.grade_id, c.score) for nb in r.notebooks for c in nb.cells] for r in results}
+
+
+def test_cluster_grades_equal_local_and_survive_a_dead_worker(course, cluster):
+    address, workers = cluster
+    local = []
+    grade_many(course, "self_attention", STUDENTS, Options(jobs=1, force=True), local.append)
+
+    remote = []
+    killer = threading.Timer(2.5, lambda: os.killpg(workers[0].pid, signal.SIGKILL))
+    killer.start()
+    try:
+        grade_many(course, "self_attention", STUDENTS, Options(scheduler=address, force=True), remote.append)
+    finally:
+        killer.cancel()
+    assert workers[0].poll() is not None, "the worker was meant to be killed during the run"
+    assert sorted(r.student for r in remote) == sorted(STUDENTS)
+    assert all(r.error is None for r in remote), [r.error for r in remote]
+    assert _scores(remote) == _scores(local)
+    assert _scores(local)["c2"] != _scores(local)["c1"]
+
+
+def test_unreachable_scheduler_is_one_clear_error(course):
+    from gradekit.errors import GradekitError
+
+    port = _port()
+    started = time.monotonic()
+    with pytest.raises(GradekitError, match="cannot reach the Dask scheduler"):
+        grade_many(course, "self_attention", STUDENTS, Options(scheduler=f"tcp://127.0.0.1:{port}", force=True),
+                   lambda r: None)
+    assert time.monotonic() - started < 60

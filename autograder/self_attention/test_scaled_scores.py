@@ -61,6 +61,7 @@ def test_random_shapes(student, reference, rng):
     def run(n_q, n_k, d_k, seed):
         r = np.random.default_rng([salt, seed])
         Q, K = r.normal(size=(n_q, d_k)) * 2, r.normal(size=(n_k, d_k))
-        _check(student, reference, Q, K, f"{n_q} queries and {n_k} keys of width d_k={d_k}")
+        _check(student, reference, Q, K, f"{n_q} quer{'y' if n_q == 1 else 'ies'} and "
+               f"{n_k} key{'' if n_k == 1 else 's'} of width d_k={d_k}")
 
     run()

@@ -184,10 +184,6 @@ def decode_step(x_t, W_q, W_k, W_v, cache):
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: an exception raised inside a method or property of the student's object (RemoteObject "
-    "getattr/method call) reaches the grader as a bare StudentCodeError, bypassing Student._guard, so the "
-    "feedback says 'the grader could not check this: StudentCodeError' instead of the student's error"))
 def test_error_inside_a_student_method_is_explained(shared_course):
     student = STUDENTS[4]
     shared_course.submit(student, with_solutions(shared_course.answer_key(student), {"kv_cache": METHOD_RAISES}))

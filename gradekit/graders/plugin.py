@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from ..results import Check
+from ..sandbox.client import StudentCodeError
 from .student import GiveUp, Student, StudentFailure
 
 
@@ -81,6 +82,11 @@ def feedback_message(exc: BaseException) -> str:
     """What a student may see of a failure: the assertion's own message, never its operands."""
     if isinstance(exc, StudentFailure):
         return str(exc)
+    if isinstance(exc, StudentCodeError):  # raised through an object of the student's (a method, a property)
+        where = f" ({exc.where[-1]})" if exc.where else ""
+        if exc.kind == "Lost":
+            return "your object was lost when your code had to be restarted after an earlier failure"
+        return f"your code raised {exc.kind}: {exc.message}{where}"
     if isinstance(exc, AssertionError):
         text = str(exc)
         # pytest's assertion rewriting appends "assert <expr>" with values: drop it

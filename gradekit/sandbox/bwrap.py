@@ -147,6 +147,9 @@ def launch(limits: Limits, slot: int, sandboxed: bool = True) -> Launch:
     else:
         python = str(base / "bin" / python_name)
     argv += ["--ro-bind", str(WORKER_DIR), "/opt/gradekit",
+             # the root and /dev are tmpfs mounts bwrap made: read-only once set up, so
+             # nothing can be written outside the size-limited /tmp
+             "--remount-ro", "/dev", "--remount-ro", "/",
              "--chdir", "/tmp"]
     for key, value in env.items():
         argv += ["--setenv", key, value]

@@ -76,6 +76,7 @@ class Grader:
 
     def grade(self, student: str) -> SubmissionResult:
         started = time.monotonic()
+        student_before = self.sandbox.student_seconds
         variant = build_variant(self.course, self.source, student, self.secret)
         folder = self.course.submitted_dir(student, self.assignment)
         result = SubmissionResult(student, self.assignment, timestamp=_timestamp(folder),
@@ -98,6 +99,7 @@ class Grader:
             graded_nbs[name] = graded
         write_notebooks(out_dir, graded_nbs)
         result.seconds = time.monotonic() - started
+        result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict(), indent=1))
         return result
 

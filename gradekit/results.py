@@ -67,6 +67,7 @@ class SubmissionResult:
     error: str | None = None        # why nothing could be graded (zero with a reason)
     timestamp: str | None = None
     seconds: float = 0.0
+    student_seconds: float = 0.0    # of which the student's code ran (cells and graders' calls), per the worker
     fingerprint: str = ""           # hash of the submitted files: regrading unchanged work is a no-op
 
     @property

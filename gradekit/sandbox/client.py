@@ -115,6 +115,7 @@ class Sandbox:
         self.cell_results: list[dict] | None = None
         self.generation = 0
         self.restarts = 0
+        self.student_seconds = 0.0   # as the worker reports it: the time spent in the student's code
 
     # -- the zygote ---------------------------------------------------------------
     def _start_zygote(self) -> None:
@@ -231,6 +232,9 @@ class Sandbox:
                         progress(reply["index"])
                     continue
                 value = P.decode(reply.get("value"), blobs, self._wrap) if "value" in reply else None
+                seconds = reply.get("seconds")
+                if isinstance(seconds, (int, float)) and 0 <= seconds <= timeout:
+                    self.student_seconds += seconds
                 return reply, value
         except TimeoutError:
             self._close_child(kill=True)

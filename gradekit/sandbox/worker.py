@@ -24,6 +24,7 @@ reference implementation's result.
 import os
 import signal
 import sys
+import time
 import traceback
 
 MAX_OUTPUT = 20_000
@@ -243,6 +244,7 @@ def serve(channel, shell, P):
         op = header.get("op")
         if op == "exit":
             return
+        started = time.perf_counter()
         try:
             if op == "run":
                 results = []
@@ -257,7 +259,7 @@ def serve(channel, shell, P):
                         entry = {"id": cell.get("id"), "ok": False, "error": f"{type(exc).__name__}: {str(exc)[:500]}"}
                     entry["output"] = writer.take()
                     results.append(entry)
-                reply({"ok": True, "cells": results})
+                reply({"ok": True, "cells": results, "seconds": time.perf_counter() - started})
             elif op == "has":
                 name = header.get("name")
                 if name not in ns:
@@ -299,7 +301,7 @@ def serve(channel, shell, P):
                         else:
                             ns.pop(n, None)
                 writer.take()
-                reply({"ok": True}, {"value": value})
+                reply({"ok": True, "seconds": time.perf_counter() - started}, {"value": value})
             else:
                 reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}})
         except P.ProtocolError as exc:

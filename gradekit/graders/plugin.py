@@ -23,11 +23,16 @@ from .student import GiveUp, Student, StudentFailure
 
 
 class GraderPlugin:
-    def __init__(self, sandbox, reference: Any, params: dict, seed: int, budget: float | None = None):
-        self._sandbox, self._reference, self._params, self._seed = sandbox, reference, params, seed
+    def __init__(self, reference: Any):
+        self._reference = reference
+        self.collect_errors: list[str] = []
+        self.bind(None, {}, 0)
+
+    def bind(self, sandbox, params: dict, seed: int, budget: float | None = None) -> None:
+        """Point the fixtures at the next submission; forget the last one's checks."""
+        self._sandbox, self._params, self._seed = sandbox, params, seed
         self.checks: dict[str, list[Check]] = {}
         self.give_up = GiveUp(budget)
-        self.collect_errors: list[str] = []
 
     # -- fixtures ---------------------------------------------------------------
     @pytest.fixture

@@ -16,17 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ..course import Course
 from ..errors import TemplateError
 from ..results import Check
-from .plugin import GraderPlugin
+from .plugin import GraderPlugin, module_of
 
 
 # pytest plugins a grading run has no use for; unraisableexception alone costs a
 # full gc.collect() twice per run
-_UNUSED_PLUGINS = ("cacheprovider", "stepwise", "unraisableexception", "threadexception", "junitxml",
+_UNUSED_PLUGINS = ("terminal", "capture", "cacheprovider", "stepwise", "unraisableexception", "threadexception", "junitxml",
                    "doctest", "pastebin", "legacypath", "faulthandler", "logging", "warnings", "tmpdir",
                    "monkeypatch", "recwarn", "setuponly", "setupplan", "lsof")
 
@@ -38,6 +36,7 @@ class GraderSuite:
             raise TemplateError(f"no hidden graders: {self.directory} does not exist")
         self.modules = {p.stem: p for p in sorted(self.directory.glob("test_*.py"))}
         self.reference = _load_reference(course.solutions_dir(assignment) / "reference.py")
+        self._session = None
 
     def check_covers(self, grade_ids: list[str], notebook: str) -> None:
         missing = [g for g in grade_ids if g not in self.modules]
@@ -52,19 +51,40 @@ class GraderSuite:
         ``budget`` bounds the wall-clock seconds of all calls into the student's
         code: once spent, the remaining checks fail at once.
         """
-        plugin = GraderPlugin(sandbox, self.reference, params, seed, budget)
-        paths = [str(self.modules[g]) for g in grade_ids if g in self.modules]
-        if not paths:
-            return {}
-        args = paths + ["-q", "--no-header"] + [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + [
-                        "--rootdir", str(self.directory), "-o", "addopts=", "-o", "python_files=test_*.py",
-                        "--capture=sys"]
-        sink = io.StringIO()
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            pytest.main(args, plugins=[plugin])
-        if plugin.collect_errors:
-            raise TemplateError("the hidden graders do not load: " + plugin.collect_errors[0])
-        return plugin.checks
+        session = self._session or self._start_session()
+        wanted = set(grade_ids)
+        items = [item for item in session.items if module_of(item.nodeid) in wanted]
+        self._plugin.bind(sandbox, params, seed, budget)
+        hook = self._config.hook
+        for index, item in enumerate(items):
+            nextitem = items[index + 1] if index + 1 < len(items) else None
+            hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        return self._plugin.checks
+
+    def _start_session(self):
+        """Configure pytest and collect the graders once; each run replays the items.
+
+        This is what ``pytest.main`` does up to the test loop (see _pytest.main.wrap_session),
+        kept open so that a class of a thousand pays for configuration and
+        collection once, not a thousand times.
+        """
+        from _pytest.config import _prepareconfig
+        from _pytest.main import Session
+
+        self._plugin = GraderPlugin(self.reference)
+        args = [str(self.directory)] + \
+            [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + \
+            ["--rootdir", str(self.directory), "-o", "addopts=", "-o", "python_files=test_*.py"]
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            config = _prepareconfig(args, plugins=[self._plugin])
+            config._do_configure()
+            session = Session.from_config(config)
+            config.hook.pytest_sessionstart(session=session)
+            config.hook.pytest_collection(session=session)
+        if self._plugin.collect_errors:
+            raise TemplateError("the hidden graders do not load: " + self._plugin.collect_errors[0])
+        self._config, self._session = config, session
+        return session
 
 
 def _load_reference(path: Path) -> Any:

@@ -177,7 +177,8 @@ class CourseDir:
 
     def run(self, *argv: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
         """A command in the course directory with the venv's bin first on PATH."""
-        env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
+        env = kw.pop("env", None) or dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
+                                          GRADEKIT_SECRET=SECRET)
         proc = subprocess.run(list(argv), cwd=self.root, env=env, capture_output=True, text=True,
                               timeout=600, **kw)
         if check and proc.returncode != 0:

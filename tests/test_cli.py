@@ -1,0 +1,285 @@
+"""gradekit.cli: user mistakes, and the pipeline as an instructor runs it with nbgrader alongside."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import re
+import shutil
+import sys
+import textwrap
+
+import nbformat
+import pytest
+
+from conftest import ASSIGNMENT, NOTEBOOK, SECRET, STUDENTS, VENV_BIN, CourseDir, with_solutions
+
+GRADEKIT = str(VENV_BIN / "gradekit")
+NBGRADER = str(VENV_BIN / "nbgrader")
+
+WRONG_AXIS = textwrap.dedent('''
+    def softmax(x, axis=-1):
+        x = np.asarray(x, dtype=float)
+        e = np.exp(x - np.max(x, axis=0, keepdims=True))
+        return e / np.sum(e, axis=0, keepdims=True)
+''')
+
+
+def _one_line_error(capsys, code: int) -> str:
+    assert code == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("gradekit: ")
+    assert "Traceback" not in captured.err and "Traceback" not in captured.out
+    return err
+
+
+# -- user mistakes ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ["generate", "nope"],
+    ["autograde", "nope"],
+    ["answer-key", "nope", "--student", "alice", "--out", "key"],
+])
+def test_unknown_assignment(course, capsys, args):
+    err = _one_line_error(capsys, course.cli(*args))
+    assert "unknown assignment 'nope'" in err and ASSIGNMENT in err  # names the known ones
+
+
+@pytest.mark.parametrize("args", [
+    ["generate", ASSIGNMENT, "--student", "ghost"],
+    ["answer-key", ASSIGNMENT, "--student", "ghost", "--out", "key"],
+    ["autograde", ASSIGNMENT, "--student", "ghost"],
+    ["feedback", ASSIGNMENT, "--student", "ghost"],
+])
+def test_unknown_student(course, capsys, args):
+    course.generate("alice")
+    capsys.readouterr()
+    err = _one_line_error(capsys, course.cli(*args))
+    assert "'ghost'" in err and "nbgrader db student add ghost" in err
+
+
+def test_invalid_student_id(course, capsys):
+    course.add_students("..")
+    err = _one_line_error(capsys, course.cli("answer-key", ASSIGNMENT, "--student", "..", "--out", "key"))
+    assert "invalid student id" in err
+
+
+def test_missing_submission(course, capsys):
+    course.generate()
+    capsys.readouterr()
+    err = _one_line_error(capsys, course.cli("autograde", ASSIGNMENT, "--student", "alice"))
+    assert "no submission for alice" in err
+
+
+def test_nothing_to_grade(course, capsys):
+    course.generate()
+    capsys.readouterr()
+    err = _one_line_error(capsys, course.cli("autograde", ASSIGNMENT))
+    assert "nothing to grade" in err
+
+
+def test_autograde_before_generate(course, capsys):
+    course.submit("alice", course.answer_key("alice"))
+    capsys.readouterr()
+    err = _one_line_error(capsys, course.cli("autograde", ASSIGNMENT))
+    assert "gradekit generate" in err
+
+
+def test_feedback_before_autograde(course, capsys):
+    course.generate()
+    capsys.readouterr()
+    err = _one_line_error(capsys, course.cli("feedback", ASSIGNMENT))
+    assert "autograde" in err
+
+
+@pytest.mark.parametrize("command", [["generate", ASSIGNMENT], ["autograde", ASSIGNMENT],
+                                     ["feedback", ASSIGNMENT]])
+def test_not_a_course_dir(tmp_path, capsys, command):
+    from gradekit.cli import main
+
+    err = _one_line_error(capsys, main(["--course", str(tmp_path), *command]))
+    assert "not a course directory" in err and str(tmp_path) in err
+
+
+def test_broken_config(course, capsys):
+    (course.root / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.course_id = \n")
+    err = _one_line_error(capsys, course.cli("generate", ASSIGNMENT))
+    assert "nbgrader_config.py" in err
+
+
+def test_mistakes_through_the_installed_command(tmp_path, course):
+    """The real entry point: exit status 2, one line on stderr, no traceback."""
+    for args, cwd, needle in [(["autograde", ASSIGNMENT], tmp_path, "not a course directory"),
+                              (["autograde", "nope"], course.root, "unknown assignment"),
+                              (["answer-key", ASSIGNMENT, "--student", "ghost", "--out", "k"], course.root, "ghost")]:
+        proc = CourseDir(cwd).run(GRADEKIT, *args, check=False)
+        assert proc.returncode == 2, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and needle in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def test_fresh_course_without_venv_on_path(course):
+    """nbgrader runs `alembic` to make a new gradebook: .venv/bin/gradekit must work un-activated."""
+    (course.root / "gradebook.db").unlink()
+    proc = course.run(GRADEKIT, "generate", ASSIGNMENT, check=False,
+                      env={"PATH": "/usr/bin:/bin", "GRADEKIT_SECRET": SECRET, "HOME": str(course.root)})
+    assert "Traceback" not in proc.stderr, proc.stderr[-500:]
+    assert proc.returncode == 0 and (course.root / "gradebook.db").is_file()
+
+
+# -- the pipeline with nbgrader alongside ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    """A course graded by the installed command: key, blank, one bug, a broken file, no submission."""
+    course = CourseDir.create(tmp_path_factory.mktemp("cli") / "course")
+    course.run(GRADEKIT, "generate", ASSIGNMENT)
+    alice, bob, carol, dave = STUDENTS[:4]
+    course.submit(alice, course.answer_key(alice))
+    course.submit(bob, course.release(bob))
+    course.submit(carol, with_solutions(course.answer_key(carol), {"softmax": WRONG_AXIS}))
+    course.submit(dave, b"")
+    (course.submission_path(alice).parent / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+    graded = course.run(GRADEKIT, "autograde", ASSIGNMENT, "--jobs", "2")
+    feedback = course.run(GRADEKIT, "feedback", ASSIGNMENT)
+    return course, graded, feedback
+
+
+def test_autograde_output(pipeline):
+    course, graded, _ = pipeline
+    for student in STUDENTS[:4]:
+        assert student in graded.stdout
+    assert "20/20" in graded.stdout
+    assert STUDENTS[4] not in graded.stdout  # erin submitted nothing
+    assert "Traceback" not in graded.stderr
+
+
+def test_gradebook_scores(pipeline):
+    course, _, _ = pipeline
+    alice, bob, carol, dave = STUDENTS[:4]
+    with course.gradebook() as gb:
+        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in (alice, bob, carol, dave)}
+        assert scores[alice] == 20 and scores[bob] == 0 and scores[dave] == 0
+        assert 0 < scores[carol] < 20
+        nb = gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, carol)
+        by_cell = {g.name: g.score for g in nb.grades}
+        assert by_cell["test_softmax"] < 2 and by_cell["test_project_qkv"] == 2
+        assert gb.find_submission(ASSIGNMENT, alice).timestamp.year == 2026
+        with pytest.raises(Exception):
+            gb.find_submission(ASSIGNMENT, STUDENTS[4])
+
+
+def test_nbgrader_export_shows_the_grades(pipeline):
+    course, _, _ = pipeline
+    course.run(NBGRADER, "export")
+    rows = list(csv.DictReader(io.StringIO((course.root / "grades.csv").read_text())))
+    by_student = {r["student_id"]: r for r in rows if r["assignment"] == ASSIGNMENT}
+    alice, bob, carol, dave = STUDENTS[:4]
+    assert float(by_student[alice]["score"]) == 20
+    assert float(by_student[alice]["max_score"]) == 20
+    assert float(by_student[bob]["score"]) == 0
+    assert 0 < float(by_student[carol]["score"]) < 20
+    assert float(by_student[dave]["score"]) == 0
+    assert float(by_student[STUDENTS[4]]["score"]) == 0  # no submission: nbgrader's zero
+
+
+def test_nbgrader_db_student_list(pipeline):
+    course, _, _ = pipeline
+    proc = course.run(NBGRADER, "db", "student", "list")
+    for student in STUDENTS:
+        assert student in proc.stdout
+
+
+def test_feedback_pages(pipeline):
+    course, _, feedback = pipeline
+    assert "feedback page" in feedback.stdout
+    for student in STUDENTS[:4]:
+        page = course.root / "feedback" / student / ASSIGNMENT / f"{NOTEBOOK}.html"
+        assert page.is_file(), student
+        text = page.read_text()
+        assert student in text and "Score" in text
+    assert not (course.root / "feedback" / STUDENTS[4]).exists()
+
+
+def test_feedback_shows_failed_checks_and_no_expected_values(pipeline):
+    from gradekit.template import AssignmentSource
+    from gradekit.variant import build_variant
+
+    course, _, _ = pipeline
+    for student in STUDENTS[1:3]:
+        page = (course.root / "feedback" / student / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
+        result = course.results_json(student)
+        failed = [k["message"] for c in result["notebooks"][0]["cells"] for k in c["checks"] if not k["passed"]]
+        assert failed
+        unescaped = html.unescape(page)
+        for message in failed:
+            assert message in unescaped, message
+        # no expected values: not the student's reference numbers, not array reprs
+        variant = build_variant(course.course, AssignmentSource.load(course.course, ASSIGNMENT), student)
+        for name in ("hand_weights", "hand_output", "hand_scores"):
+            for row in variant.params[name]:
+                for value in row:
+                    assert repr(value) not in unescaped and f"{value:.6f}" not in unescaped, (name, value)
+        assert "array([" not in unescaped
+        assert not re.search(r"\d\.\d{7,}", unescaped)
+        assert "assert " not in unescaped
+
+
+def test_feedback_for_carol_names_the_mistake(pipeline):
+    course, _, _ = pipeline
+    page = html.unescape((course.root / "feedback" / STUDENTS[2] / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
+    softmax_section = page[page.index('id="test_softmax"'):page.index('id="test_softmax_stability"')]
+    assert "axis" in softmax_section
+    assert "np.max(x, axis=0" in softmax_section  # her own code is shown
+
+
+def test_feedback_for_a_broken_file(pipeline):
+    course, _, _ = pipeline
+    page = html.unescape((course.root / "feedback" / STUDENTS[3] / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
+    assert "Not graded" in page and "empty" in page
+
+
+def test_autograded_notebook_shows_hidden_test_results(pipeline):
+    course, _, _ = pipeline
+    nb = nbformat.read(str(course.root / "autograded" / STUDENTS[2] / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+                       as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_softmax")
+    text = "".join(o.get("text", "") for o in cell.outputs)
+    assert "Hidden tests:" in text and "[FAIL]" in text
+
+
+def test_regrading_is_stable(pipeline):
+    course, _, _ = pipeline
+    before = {s: course.results_json(s)["notebooks"][0]["cells"] for s in STUDENTS[:3]}
+    course.run(GRADEKIT, "autograde", ASSIGNMENT, "--jobs", "2")
+    after = {s: course.results_json(s)["notebooks"][0]["cells"] for s in STUDENTS[:3]}
+    assert {s: [c["score"] for c in cells] for s, cells in before.items()} == \
+        {s: [c["score"] for c in cells] for s, cells in after.items()}
+
+
+AUTOGRADE_TWO_COURSES = textwrap.dedent('''
+    import sys
+    from gradekit.autograde import Grader, Options
+    from gradekit.course import Course
+    for root in sys.argv[1:]:
+        result = Grader(Course.load(root), "self_attention", Options()).grade("alice")
+        print(root, result.score)
+''')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: GraderSuite.run calls pytest.main in the grading process; pytest leaves the graders' test_*.py "
+    "modules in sys.modules, so a second course (or assignment with a same-named grader module) graded in "
+    "the same process fails with 'import file mismatch' (TemplateError: the hidden graders do not load). "
+    "_load_reference likewise caches the reference by assignment name only"))
+def test_autograde_two_courses_in_one_process(course_factory):
+    one, two = course_factory(name="one"), course_factory(name="two")
+    for c in (one, two):
+        c.generate("alice")
+        c.submit("alice", c.answer_key("alice"))
+    proc = one.run(sys.executable, "-c", AUTOGRADE_TWO_COURSES, str(one.root), str(two.root), check=False)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert proc.stdout.split() == [str(one.root), "20.0", str(two.root), "20.0"]

@@ -103,6 +103,41 @@ def cmd_feedback(args) -> int:
     return 0
 
 
+def cmd_release(args) -> int:
+    from . import gradebook
+    from .release import generate
+
+    course = _course(args)
+    students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
+    generate(course, args.assignment, students)
+    if args.zip:
+        from .lms import write_release_zips
+
+        write_release_zips(course, args.assignment, students, Path(args.zip))
+        print(f"{args.assignment}: one notebook and one zip per student for {len(students)} student(s) "
+              f"in {args.zip} (index.csv lists them)")
+        return 0
+    from .exchange import release
+
+    done = {}
+    for student in students if args.student else [None]:
+        done.update(release(course, args.assignment, force=args.force, student=student).protection)
+    kinds = {k: sum(1 for v in done.values() if v == k) for k in sorted(set(done.values()))}
+    print(f"{args.assignment}: released {len(done)} personal variant(s) to the nbgrader exchange "
+          f"({', '.join(f'{n} {k}' for k, n in kinds.items())})")
+    return 0
+
+
+def cmd_collect(args) -> int:
+    from .lms import collect_zip
+
+    report = collect_zip(_course(args), args.assignment, Path(args.archive),
+                         Path(args.roster) if args.roster else None, args.match, args.timezone)
+    for line in report.lines():
+        print(line)
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -139,6 +174,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment")
     p.add_argument("--student", action="append", default=[])
     p.set_defaults(run=cmd_feedback)
+
+    p = sub.add_parser("release", help="each student's own variant into nbgrader's exchange (or --zip DIR)")
+    p.add_argument("assignment")
+    p.add_argument("--student", action="append", default=[], help="only these students (repeatable)")
+    p.add_argument("--force", action="store_true", help="replace what is already in the exchange")
+    p.add_argument("--zip", metavar="DIR", help="write DIR/<student>/*.ipynb and DIR/<assignment>_<student>.zip instead")
+    p.set_defaults(run=cmd_release)
+
+    p = sub.add_parser("collect", help="import an LMS bulk download (Canvas, Moodle zip) into submitted/")
+    p.add_argument("assignment")
+    p.add_argument("archive", metavar="SUBMISSIONS.zip")
+    p.add_argument("--roster", metavar="CSV", help="a CSV with an id column and the --match column "
+                   "(default: the gradebook's students)")
+    p.add_argument("--match", default="id", choices=["id", "email", "lms_user_id"],
+                   help="the roster column the file names carry (default: id)")
+    p.add_argument("--timezone", default="UTC", help="time zone of the zip's file dates (default: UTC)")
+    p.set_defaults(run=cmd_collect)
 
     p = sub.add_parser("demo", help="run a simulated class through the whole pipeline")
     p.add_argument("--keep", metavar="DIR", help="build the demo course here and keep it")

@@ -31,7 +31,9 @@ def open_gradebook(course: Course) -> Gradebook:
     scripts = str(Path(sys.executable).parent)
     if scripts not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
-    return Gradebook(course.db_url)
+    gb = Gradebook(course.db_url)
+    gb.gradekit_root = course.root  # where record() finds the late-penalty config
+    return gb
 
 
 def students(course: Course) -> list[str]:
@@ -65,6 +67,7 @@ def record(gb: Gradebook, result: SubmissionResult) -> None:
             # nbgrader's own update_or_create_submission trips SQLAlchemy autoflush warnings
             warnings.simplefilter("ignore")
             _record(gb, result)
+            _late_penalties(gb, result)
         db.commit()
     except Exception:
         db.rollback()
@@ -87,3 +90,46 @@ def _record(gb: Gradebook, result: SubmissionResult) -> None:
             else:
                 grade.auto_score = cell.score
                 grade.needs_manual_grade = False
+
+
+_LATE: dict = {}
+
+
+def _late_penalties(gb: Gradebook, result: SubmissionResult) -> None:
+    """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it.
+
+    The plugin is the course's (``c.AssignLatePenalties.plugin_class``,
+    ``c.LateSubmissionPlugin.penalty_method`` in nbgrader_config.py); the
+    lateness is nbgrader's (submission timestamp vs. the assignment's due date
+    plus the student's extension).
+    """
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    root = getattr(gb, "gradekit_root", None)
+    try:
+        key = (root, Path(root, "nbgrader_config.py").stat().st_mtime_ns) if root else None
+    except OSError:
+        key = None
+    if key not in _LATE:
+        from traitlets.config.loader import PyFileConfigLoader
+
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config() if key else None
+        _LATE[key] = AssignLatePenalties(config=config) if config is not None else AssignLatePenalties()
+        _LATE[key].init_plugin()
+    assigner = _LATE[key]
+    gb.db.flush()
+    try:
+        seconds_late = gb.find_submission(result.assignment, result.student).total_seconds_late
+    except MissingEntry:
+        return
+    for nb in result.notebooks:
+        try:
+            notebook = gb.find_submission_notebook(nb.name, result.assignment, result.student)
+        except MissingEntry:
+            continue
+        notebook.late_submission_penalty = None
+        if seconds_late > 0:
+            gb.db.expire(notebook, ["score"])  # the grades just written
+            penalty = assigner.plugin_inst.late_submission_penalty(result.student, notebook.score, seconds_late)
+            if penalty is not None:
+                notebook.late_submission_penalty = assigner._check_late_penalty(notebook, penalty)

@@ -71,6 +71,7 @@ class GraderSuite:
         from _pytest.config import _prepareconfig
         from _pytest.main import Session
 
+        _hypothesis_profile()
         self._plugin = GraderPlugin(self.reference)
         args = [str(self.directory)] + \
             [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + \
@@ -85,6 +86,23 @@ class GraderSuite:
             raise TemplateError("the hidden graders do not load: " + self._plugin.collect_errors[0])
         self._config, self._session = config, session
         return session
+
+
+def _hypothesis_profile() -> None:
+    """Deterministic, and no shrinking: a failing example is reported as found.
+
+    Shrinking makes many more calls into the student's (already wrong) code to
+    find a smaller example nobody sees. Graders' own ``@settings`` still win
+    for the fields they set.
+    """
+    try:
+        from hypothesis import HealthCheck, Phase, settings
+    except ImportError:  # pragma: no cover - hypothesis is a dependency
+        return
+    settings.register_profile("gradekit", derandomize=True, database=None, deadline=None,
+                              phases=[Phase.explicit, Phase.reuse, Phase.generate],
+                              suppress_health_check=list(HealthCheck), print_blob=False)
+    settings.load_profile("gradekit")
 
 
 def _load_reference(path: Path) -> Any:

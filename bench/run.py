@@ -2,8 +2,9 @@
 
 What is measured (wall-clock, on this machine, in one run):
 
-* gradekit: a temporary copy of this course (nbgrader_config.py, source/,
-  autograder/, solutions/) with N students; `gradekit generate`, then each
+* gradekit (the package installed in the venv, i.e. this working tree, and
+  a temporary copy of this course's nbgrader_config.py, source/,
+  autograder/ and solutions/) with N students; `gradekit generate`, then each
   student's submission is built from their own answer key; the timed part is
   the whole `gradekit autograde self_attention` command as a subprocess,
   start-up, worker pool, sandboxes, hidden pytest graders and gradebook
@@ -41,6 +42,7 @@ from collections import Counter
 from pathlib import Path
 
 import nbformat
+import psutil
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -77,48 +79,41 @@ def kind_of(i: int) -> str:
 # -- running and timing a command --------------------------------------------------------------
 
 def timed(cmd: list[str], cwd: Path, log: Path) -> dict:
-    """Run cmd to completion; wall seconds and peak RSS of the process itself and of its whole tree."""
-    try:
-        import psutil
-    except ImportError:
-        psutil = None
+    """Run cmd to completion: wall seconds, and the peak RSS of the process itself and of its
+    whole tree (sampled every 0.1 s with psutil, which comes with dask.distributed)."""
     peak = {"self": 0, "tree": 0}
+    done = threading.Event()
+
+    def watch(pid: int) -> None:
+        try:
+            me = psutil.Process(pid)
+            while not done.is_set():
+                rss = me.memory_info().rss
+                tree = rss + sum(_rss(child) for child in me.children(recursive=True))
+                peak["self"], peak["tree"] = max(peak["self"], rss), max(peak["tree"], tree)
+                done.wait(0.1)
+        except psutil.Error:  # the process has ended
+            pass
+
     with open(log, "w") as out:
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=ENV, stdout=out, stderr=subprocess.STDOUT)
-        done = threading.Event()
-
-        def watch():
-            if psutil is None:
-                return
-            try:
-                me = psutil.Process(proc.pid)
-            except psutil.Error:
-                return
-            while not done.is_set():
-                try:
-                    rss = me.memory_info().rss
-                    tree = rss
-                    for child in me.children(recursive=True):
-                        try:
-                            tree += child.memory_info().rss
-                        except psutil.Error:
-                            pass
-                    peak["self"], peak["tree"] = max(peak["self"], rss), max(peak["tree"], tree)
-                except psutil.Error:
-                    return
-                done.wait(0.1)
-
-        watcher = threading.Thread(target=watch, daemon=True)
+        watcher = threading.Thread(target=watch, args=(proc.pid,), daemon=True)
         watcher.start()
         rc = proc.wait()
         seconds = time.perf_counter() - started
         done.set()
         watcher.join()
     if rc != 0:
-        tail = log.read_text()[-3000:]
-        raise RuntimeError(f"{' '.join(cmd)} exited with {rc} (log: {log}):\n{tail}")
+        raise RuntimeError(f"{' '.join(cmd)} exited with {rc} (log: {log}):\n{log.read_text()[-3000:]}")
     return {"seconds": seconds, "rss_self": peak["self"] or None, "rss_tree": peak["tree"] or None}
+
+
+def _rss(process) -> int:
+    try:
+        return process.memory_info().rss
+    except psutil.Error:
+        return 0
 
 
 # -- the gradekit course -------------------------------------------------------------------------

@@ -2,9 +2,9 @@
 
 What is measured (wall-clock, on this machine, in one run):
 
-* gradekit (the package installed in the venv, i.e. this working tree, and
-  a temporary copy of this course's nbgrader_config.py, source/,
-  autograder/ and solutions/) with N students; `gradekit generate`, then each
+* gradekit: the package installed in the venv (editable: this working tree)
+  on a temporary copy of this course (nbgrader_config.py, source/,
+  autograder/, solutions/) with N students; `gradekit generate`, then each
   student's submission is built from their own answer key; the timed part is
   the whole `gradekit autograde self_attention` command as a subprocess,
   start-up, worker pool, sandboxes, hidden pytest graders and gradebook

@@ -5,3 +5,27 @@ c.CourseDirectory.course_id = "transformers101"
 # The gradebook. SQLite by default; a PostgreSQL URL works too, e.g.
 #   c.CourseDirectory.db_url = "postgresql://user@/gradebook?host=/run/postgresql"
 c.CourseDirectory.db_url = "sqlite:///gradebook.db"
+
+# The nbgrader exchange with one notebook per student (see gradekit/exchange.py).
+# `gradekit release self_attention` puts each student's own variant in
+# <Exchange.root>/<course_id>/outbound/self_attention/<student>/ (readable only by
+# that student's Unix account); with these lines the stock nbgrader commands --
+# fetch_assignment, list, submit, release_feedback, fetch_feedback -- hand each
+# student only their own notebook and feedback. Students need the same lines
+# (and gradekit installed) in their nbgrader_config.py. `nbgrader collect` is
+# nbgrader's own.
+c.ExchangeFactory.release_assignment = "gradekit.exchange.GradekitReleaseAssignment"
+c.ExchangeFactory.fetch_assignment = "gradekit.exchange.GradekitFetchAssignment"
+c.ExchangeFactory.submit = "gradekit.exchange.GradekitSubmit"
+c.ExchangeFactory.list = "gradekit.exchange.GradekitList"
+c.ExchangeFactory.release_feedback = "gradekit.exchange.GradekitReleaseFeedback"
+c.ExchangeFactory.fetch_feedback = "gradekit.exchange.GradekitFetchFeedback"
+# Where the exchange lives (nbgrader's default: /usr/local/share/nbgrader/exchange).
+# c.Exchange.root = "/srv/nbgrader/exchange"
+
+# Late submissions. Set a due date with
+#   nbgrader db assignment add self_attention --duedate="2026-12-01 23:59:00 UTC"
+# and `gradekit autograde` records nbgrader's late penalty (nbgrader export's
+# late_submission_penalty column): 'none' (nbgrader's default) or 'zero'; or
+# your own LateSubmissionPlugin subclass via c.AssignLatePenalties.plugin_class.
+# c.LateSubmissionPlugin.penalty_method = "zero"

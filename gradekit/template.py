@@ -13,7 +13,6 @@ Filters available in templates:
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import json
 from dataclasses import dataclass, field
@@ -86,6 +85,7 @@ class AssignmentSource:
 
     def _compile(self) -> None:
         env = _environment()
+        self._frozen = {name: json.dumps(nb) for name, nb in self.notebooks.items()}
         for name, nb in self.notebooks.items():
             for index, cell in enumerate(nb.cells):
                 try:
@@ -106,7 +106,8 @@ class AssignmentSource:
         """Every notebook with every cell rendered for these params."""
         out = {}
         for name, nb in self.notebooks.items():
-            rendered = copy.deepcopy(nb)
+            # a JSON round trip is several times faster than copy.deepcopy of NotebookNodes
+            rendered = nbformat.from_dict(json.loads(self._frozen[name]))
             for index, cell in enumerate(rendered.cells):
                 try:
                     cell.source = self._compiled[(name, index)].render(**params)

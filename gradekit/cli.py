@@ -73,17 +73,17 @@ def cmd_autograde(args) -> int:
     if not students:
         raise GradekitError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
     progress = report.Progress(len(students))
-    results = []
+    summary = report.Summary()
     with course.lock("autograde"), gradebook.open_gradebook(course) as gb:
         def on_result(result):
             gradebook.record(gb, result)
-            results.append(result)
+            summary.add(result)
             progress.advance(result)
         try:
             grade_many(course, args.assignment, students, options, on_result)
         finally:
             progress.close()
-    report.summary(results, title=f"{args.assignment}: {len(results)} submission(s)")
+    summary.print(f"{args.assignment}: {len(summary.rows)} submission(s)")
     return 0
 
 

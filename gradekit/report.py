@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Iterable
 
 from .results import SubmissionResult
 
@@ -44,32 +43,74 @@ class Progress:
             self._bar.stop()
 
 
-def summary(results: Iterable[SubmissionResult], title: str = "grades") -> None:
-    """Print a table: one row per student, one column per graded cell."""
-    from rich.console import Console
-    from rich.table import Table
+class Summary:
+    """The end-of-run table, built from compact rows: a class of 50,000 costs kilobytes, not notebooks.
 
-    results = sorted(results, key=lambda r: r.student)
-    cells: list[str] = []
-    for r in results:
-        for nb in r.notebooks:
-            for c in nb.cells:
-                if c.grade_id not in cells:
-                    cells.append(c.grade_id)
-    table = Table(title=title, title_justify="left")
-    table.add_column("student")
-    for gid in cells:
-        table.add_column(gid.removeprefix("test_"), justify="right")
-    table.add_column("total", justify="right")
-    table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=48)
-    for r in results:
-        row = [r.student]
-        for gid in cells:
-            c = r.cell(gid)
-            row.append("-" if c is None else ("manual" if c.score is None else f"{c.score:g}"))
-        row += [f"{r.score:g}/{r.possible:g}", note_of(r)]
-        table.add_row(*row)
-    Console(width=max(160, 12 * len(cells) + 60)).print(table)
+    Up to ``per_student`` students: one row each, one column per graded cell.
+    Above that: one row per cell (mean, full marks, zero), then the students
+    whose submission could not be graded, with the reason.
+    """
+
+    def __init__(self, per_student: int = 60):
+        self.per_student = per_student
+        self.cells: list[str] = []
+        self.rows: list[tuple[str, tuple, float, float, str]] = []
+
+    def add(self, result: SubmissionResult) -> None:
+        scores = []
+        for nb in result.notebooks:
+            for cell in nb.cells:
+                if cell.grade_id not in self.cells:
+                    self.cells.append(cell.grade_id)
+                scores.append((cell.grade_id, cell.score, cell.points))
+        self.rows.append((result.student, tuple(scores), result.score, result.possible, note_of(result)))
+
+    def print(self, title: str) -> None:
+        from rich.console import Console
+
+        console = Console(width=max(120, 12 * len(self.cells) + 60))
+        console.print(self._per_student(title) if len(self.rows) <= self.per_student else self._per_cell(title))
+        if len(self.rows) > self.per_student:
+            failed = [(s, n) for s, _, _, _, n in sorted(self.rows) if n]
+            for student, note in failed[:50]:
+                console.print(f"  {student}: {note}")
+            if len(failed) > 50:
+                console.print(f"  ... and {len(failed) - 50} more with a note (see autograded/*/*/results.json)")
+
+    def _per_student(self, title: str):
+        from rich.table import Table
+
+        table = Table(title=title, title_justify="left")
+        table.add_column("student")
+        for gid in self.cells:
+            table.add_column(gid.removeprefix("test_"), justify="right")
+        table.add_column("total", justify="right")
+        table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=48)
+        for student, scores, score, possible, note in sorted(self.rows):
+            by_gid = {gid: value for gid, value, _ in scores}
+            cells = ["-" if gid not in by_gid else ("manual" if by_gid[gid] is None else f"{by_gid[gid]:g}")
+                     for gid in self.cells]
+            table.add_row(student, *cells, f"{score:g}/{possible:g}", note)
+        return table
+
+    def _per_cell(self, title: str):
+        from rich.table import Table
+
+        table = Table(title=f"{title} (per cell)", title_justify="left")
+        for column in ("cell", "points", "mean", "full marks", "zero", "manual"):
+            table.add_column(column, justify="left" if column == "cell" else "right")
+        n = len(self.rows)
+        for gid in self.cells:
+            values = [(v, p) for _, scores, _, _, _ in self.rows for g, v, p in scores if g == gid]
+            graded = [v for v, _ in values if v is not None]
+            points = values[0][1] if values else 0
+            table.add_row(gid, f"{points:g}", f"{sum(graded) / len(graded):.2f}" if graded else "-",
+                          f"{sum(1 for v in graded if v >= points)}/{n}", f"{sum(1 for v in graded if v == 0)}/{n}",
+                          f"{sum(1 for v, _ in values if v is None)}")
+        total = sum(r[2] for r in self.rows)
+        possible = max((r[3] for r in self.rows), default=0)
+        table.add_row("total", f"{possible:g}", f"{total / n:.2f}" if n else "-", "", "", "")
+        return table
 
 
 def note_of(result: SubmissionResult) -> str:
@@ -78,7 +119,7 @@ def note_of(result: SubmissionResult) -> str:
         return result.error
     for nb in result.notebooks:
         if nb.error:
-            return f"{nb.name}: {nb.error}"
+            return nb.error if nb.error.startswith(nb.name) else f"{nb.name}: {nb.error}"
         failed = [run for run in nb.runs if not run.ok]
         if failed and len(failed) == len(nb.runs):
             return f"{nb.name}: no cell ran: {failed[0].error}"

@@ -4,14 +4,14 @@ Two kinds of course:
 
 * ``course_factory`` / ``course`` -- a fresh course per test (own gradebook,
   own release/), for tests that change the course or need a clean slate.
-  These must not be graded *in this process* (see below); grading them
-  through ``autograde(..., jobs=2)`` is fine because that runs in worker
-  processes.
-* ``shared_course`` -- one course for the whole session, the only one graded
-  in-process. gradekit's grader runs the hidden tests with ``pytest.main`` in
-  the calling process, and pytest keeps the imported ``test_*.py`` modules in
-  ``sys.modules``: a second course graded in the same process fails with
-  "import file mismatch" (see test_autograde_two_courses_in_one_process).
+* ``shared_course`` -- one course for the whole session.
+
+``CourseDir.grade`` grades one student with gradekit's ``Grader`` in a
+helper process (spawned once, one per course), never in the pytest process:
+the grader runs the hidden tests with ``pytest.main`` in the calling process,
+and pytest keeps the imported ``test_*.py`` modules in ``sys.modules``, so a
+second course graded in the same process fails with "import file mismatch"
+(see test_autograde_two_courses_in_one_process).
 """
 
 from __future__ import annotations
@@ -41,6 +41,30 @@ def _ignore(directory, names):
 
 
 _EMPTY_GRADEBOOK: Path | None = None
+_POOLS: dict = {}
+_WORKER_GRADERS: dict = {}
+
+
+def _grading_pool(root: Path):
+    """One spawned process per course that grades it (Grader objects stay warm there)."""
+    if root not in _POOLS:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        _POOLS[root] = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    return _POOLS[root]
+
+
+def _grade_in_worker(root: str, student: str, sandboxed: bool, secret: str) -> dict:
+    from gradekit.autograde import Grader, Options
+    from gradekit.course import Course
+
+    os.environ["GRADEKIT_SECRET"] = secret
+    os.environ["PATH"] = f"{VENV_BIN}:{os.environ.get('PATH', '')}"
+    key = (root, sandboxed)
+    if key not in _WORKER_GRADERS:
+        _WORKER_GRADERS[key] = Grader(Course.load(root), ASSIGNMENT, Options(sandboxed=sandboxed))
+    return _WORKER_GRADERS[key].grade(student).to_dict()
 
 
 def _empty_gradebook() -> Path:
@@ -155,10 +179,12 @@ class CourseDir:
 
     # -- grading -----------------------------------------------------------------
     def grade(self, student: str, sandboxed: bool = True):
-        """Grade one student in this process (only on ``shared_course``)."""
-        from gradekit.autograde import Grader, Options
+        """Grade one student with gradekit's Grader, in this course's own grading process."""
+        from gradekit.results import SubmissionResult
 
-        return Grader(self.course, ASSIGNMENT, Options(sandboxed=sandboxed)).grade(student)
+        pool = _grading_pool(self.root)
+        return SubmissionResult.from_dict(pool.submit(_grade_in_worker, str(self.root), student,
+                                                      sandboxed, SECRET).result(timeout=600))
 
     def autograde(self, *students: str, jobs: int = 1) -> int:
         args = ["autograde", ASSIGNMENT, "--jobs", str(jobs)]
@@ -274,6 +300,9 @@ def _course_secret():
     # the venv's bin must be on PATH, as in an activated venv
     mp.setenv("PATH", f"{VENV_BIN}:{os.environ.get('PATH', '')}")
     yield SECRET
+    for pool in _POOLS.values():
+        pool.shutdown(wait=True, cancel_futures=True)
+    _POOLS.clear()
     mp.undo()
 
 

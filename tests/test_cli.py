@@ -270,11 +270,6 @@ AUTOGRADE_TWO_COURSES = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: GraderSuite.run calls pytest.main in the grading process; pytest leaves the graders' test_*.py "
-    "modules in sys.modules, so a second course (or assignment with a same-named grader module) graded in "
-    "the same process fails with 'import file mismatch' (TemplateError: the hidden graders do not load). "
-    "_load_reference likewise caches the reference by assignment name only"))
 def test_autograde_two_courses_in_one_process(course_factory):
     one, two = course_factory(name="one"), course_factory(name="two")
     for c in (one, two):

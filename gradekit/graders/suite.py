@@ -10,6 +10,7 @@ process only; the sandbox never sees them.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import io
 import sys
@@ -68,6 +69,9 @@ class GraderSuite:
         kept open so that a class of a thousand pays for configuration and
         collection once, not a thousand times.
         """
+        # --import-mode=importlib with the filesystem root as rootdir gives every grader
+        # module a name made from its full path: two courses (or assignments) with a
+        # test_softmax.py each can be graded in one process without clashing
         from _pytest.config import _prepareconfig
         from _pytest.main import Session
 
@@ -75,7 +79,7 @@ class GraderSuite:
         self._plugin = GraderPlugin(self.reference)
         args = [str(self.directory)] + \
             [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + \
-            ["--rootdir", str(self.directory), "-o", "addopts=", "-o", "python_files=test_*.py"]
+            ["--rootdir", "/", "--import-mode=importlib", "-o", "addopts=", "-o", "python_files=test_*.py"]
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             config = _prepareconfig(args, plugins=[self._plugin])
             config._do_configure()
@@ -108,7 +112,7 @@ def _hypothesis_profile() -> None:
 def _load_reference(path: Path) -> Any:
     if not path.is_file():
         return None
-    name = "gradekit_reference_" + path.parent.name
+    name = "gradekit_reference_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)

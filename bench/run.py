@@ -247,7 +247,8 @@ def compare(args, work: Path, out: list[str]) -> None:
                      f"{ratio:.2f}x"])
         tools["nbgrader"] = nb["scores"]
     out.append("")
-    table(["tool", "N", "total s", "s/submission", "nbgrader s/sub / gradekit s/sub"], rows, out)
+    header = ["tool", "N", "total s", "s/submission", "nbgrader s/sub / gradekit s/sub"]
+    table(header if len(rows) > 1 else header[:-1], [r if len(rows) > 1 else r[:-1] for r in rows], out)
     out.append("")
     if gk["in_worker"] is not None:
         out.append(f"gradekit in-worker time per submission (mean of results.json 'seconds', "

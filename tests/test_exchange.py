@@ -1,0 +1,218 @@
+"""Each student's own variant through nbgrader's exchange, with the stock nbgrader commands.
+
+The course's nbgrader_config.py selects gradekit's exchange classes. Three
+students are simulated in one Unix account: each has a home and a working
+directory of their own and runs nbgrader with ``--student=<id>``.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import stat
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import ASSIGNMENT, NOTEBOOK, VENV_BIN
+
+STUDENTS3 = ("alice", "bob", "carol")
+NBGRADER = str(VENV_BIN / "nbgrader")
+
+
+class Student:
+    def __init__(self, student_id: str, home: Path, config: str):
+        self.id, self.home = student_id, home
+        home.mkdir(parents=True)
+        # what a student's nbgrader_config.py holds: course id, exchange root, gradekit's classes
+        (home / "nbgrader_config.py").write_text(config)
+
+    @property
+    def folder(self) -> Path:
+        return self.home / ASSIGNMENT
+
+    def nbgrader(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        env = dict(os.environ, HOME=str(self.home), PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}")
+        env.pop("GRADEKIT_SECRET", None)  # students never have the course secret
+        env.pop("JUPYTER_DATA_DIR", None)
+        proc = subprocess.run([NBGRADER, *args, f"--student={self.id}"], cwd=self.home, env=env,
+                              capture_output=True, text=True, timeout=300)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"{self.id}: nbgrader {args} failed:\n{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def feedback_pages(self) -> list[Path]:
+        return sorted((self.folder / "feedback").glob("*/*.html"))
+
+
+def parallel(fn, items):
+    with ThreadPoolExecutor(len(items)) as pool:
+        return list(pool.map(fn, items))
+
+
+@pytest.fixture
+def exchange_course(course_factory, tmp_path):
+    course = course_factory(students=STUDENTS3 + ("dave",))
+    root = tmp_path / "exchange"
+    with open(course.root / "nbgrader_config.py", "a") as fh:
+        fh.write(f'\nc.Exchange.root = "{root}"\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
+    student_config = "\n".join(line for line in (course.root / "nbgrader_config.py").read_text().splitlines()
+                               if "db_url" not in line) + "\n"
+    students = {s: Student(s, tmp_path / "homes" / s, student_config) for s in STUDENTS3}
+    return course, root, students
+
+
+def test_exchange_round_trip(exchange_course):
+    course, root, students = exchange_course
+    outbound = root / "transformers101" / "outbound" / ASSIGNMENT
+
+    # -- the instructor releases: one folder per student, nobody can list them
+    assert course.cli("release", ASSIGNMENT) == 0
+    assert sorted(p.name for p in outbound.iterdir()) == ["alice", "bob", "carol", "dave"]
+    assert stat.S_IMODE(outbound.stat().st_mode) == 0o711
+    for folder in outbound.iterdir():  # no Unix user of that name: only the releasing account may read
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        for f in folder.iterdir():
+            assert stat.S_IMODE(f.stat().st_mode) == 0o600
+    assert course.cli("release", ASSIGNMENT) == 2  # already released: --force to overwrite
+    assert course.cli("release", ASSIGNMENT, "--force") == 0
+
+    # -- `nbgrader list` shows the assignment as released, with the student's own notebook
+    listed = students["alice"].nbgrader("list").stderr
+    assert re.search(r"transformers101 self_attention\s*$", listed, re.M), listed
+
+    # -- each student fetches: their own variant, nobody else's
+    # (zoe was not on the class list when it was released: she gets a clear refusal, nobody's notebook)
+    zoe = Student("zoe", students["alice"].home.parent / "zoe", (students["alice"].home / "nbgrader_config.py").read_text())
+    procs = parallel(lambda s: s.nbgrader("fetch_assignment", ASSIGNMENT, check=s is not zoe),
+                     [*students.values(), zoe])
+    assert procs[-1].returncode != 0 and "no notebook for 'zoe'" in procs[-1].stderr
+    assert not zoe.folder.exists()
+    fetched = {}
+    for sid, student in students.items():
+        files = sorted(p.name for p in student.folder.iterdir())
+        assert files == [f"{NOTEBOOK}.ipynb"]
+        path = student.folder / f"{NOTEBOOK}.ipynb"
+        fetched[sid] = path.read_bytes()
+        assert fetched[sid] == course.release_path(sid).read_bytes()
+        assert stat.S_IMODE(path.stat().st_mode) & 0o600 == 0o600  # theirs to edit
+    assert len(set(fetched.values())) == 3
+    assert "already downloaded" in students["alice"].nbgrader("list").stderr
+
+
+    # -- the student's own check: nbgrader validate fails on the untouched notebook, passes on the key
+    alice = students["alice"]
+    (alice.home / "untouched.ipynb").write_bytes(fetched["alice"])
+    alice_key = course.answer_key("alice")
+    nbformat.write(alice_key, str(alice.folder / f"{NOTEBOOK}.ipynb"))
+    untouched, solved = parallel(lambda path: alice.nbgrader("validate", str(path)),
+                                 [alice.home / "untouched.ipynb", alice.folder / f"{NOTEBOOK}.ipynb"])
+    assert "VALIDATION FAILED" in untouched.stdout + untouched.stderr
+    assert "Success! Your notebook passes all the tests." in solved.stdout + solved.stderr
+    (alice.home / "untouched.ipynb").unlink()
+
+    # -- submit: alice her key; bob a friend's (alice's) solved notebook; carol the untouched one
+    nbformat.write(alice_key, str(students["bob"].folder / f"{NOTEBOOK}.ipynb"))
+    parallel(lambda s: s.nbgrader("submit", ASSIGNMENT), list(students.values()))
+    assert course.run(NBGRADER, "collect", ASSIGNMENT).returncode == 0
+    first = (course.root / "submitted" / "carol" / ASSIGNMENT / "timestamp.txt").read_text()
+    due = max((course.root / "submitted" / s / ASSIGNMENT / "timestamp.txt").read_text() for s in STUDENTS3)
+
+    # the due date passes (just after the last of these); carol resubmits her solved notebook, late
+    assert course.run(NBGRADER, "db", "assignment", "add", ASSIGNMENT, f"--duedate={due}").returncode == 0
+    nbformat.write(course.answer_key("carol"), str(students["carol"].folder / f"{NOTEBOOK}.ipynb"))
+    students["carol"].nbgrader("submit", ASSIGNMENT)
+    inbound = sorted(p.name for p in (root / "transformers101" / "inbound").iterdir())
+    assert [n.split("+")[0] for n in inbound].count("carol") == 2
+    course.run(NBGRADER, "collect", "--update", ASSIGNMENT)
+    second = (course.root / "submitted" / "carol" / ASSIGNMENT / "timestamp.txt").read_text()
+    assert second > first  # the latest submission counts
+
+    # -- grade what nbgrader collect put in submitted/, write and export the grades
+    assert course.autograde(jobs=2) == 0
+    results = course.results(STUDENTS3)
+    assert results["alice"].score == results["alice"].possible > 0
+    assert results["carol"].score == results["carol"].possible  # her second (solved) submission
+    assert results["carol"].timestamp == second.strip()
+    # bob's notebook came from alice: graded against bob's own variant, not alice's
+    graded_bob = nbformat.read(str(course.root / "autograded" / "bob" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"), 4)
+    bob_release, alice_release = course.release("bob"), course.release("alice")
+    locked = [c for c in bob_release.cells if c.metadata.get("nbgrader", {}).get("locked")
+              and not c.metadata["nbgrader"].get("grade")]
+    assert locked
+    graded_sources = [c.source for c in graded_bob.cells]
+    assert all(c.source in graded_sources for c in locked)
+    assert any(c.source not in [a.source for a in alice_release.cells] for c in locked)
+
+    course.run(NBGRADER, "export")
+    rows = {r["student_id"]: r for r in csv.DictReader(open(course.root / "grades.csv"))}
+    assert float(rows["alice"]["late_submission_penalty"]) == 0.0
+    assert float(rows["carol"]["late_submission_penalty"]) == float(rows["carol"]["raw_score"]) > 0  # 'zero'
+    assert float(rows["carol"]["score"]) == 0.0
+
+    # -- feedback through the exchange: each student fetches only their own page
+    assert course.cli("feedback", ASSIGNMENT) == 0
+    course.run(NBGRADER, "release_feedback", ASSIGNMENT)
+    pages = sorted((root / "transformers101" / "feedback").glob("*.html"))
+    assert len(pages) == 3
+    parallel(lambda s: s.nbgrader("fetch_feedback", ASSIGNMENT), list(students.values()))
+    for sid, student in students.items():
+        got = student.feedback_pages()
+        assert len(got) == 1, (sid, got)
+        text = got[0].read_text()
+        assert f"Student: <b>{sid}</b>" in text
+        assert all(f"Student: <b>{other}</b>" not in text for other in STUDENTS3 if other != sid)
+    # carol's page is for her second submission (the folder is named by its timestamp)
+    assert students["carol"].feedback_pages()[0].parent.name == second.strip()
+
+
+def test_release_feedback_skips_a_resubmission_collected_after_grading(course_factory, tmp_path):
+    """Feedback graded from an older submission is not filed under a newer one's secret."""
+    from gradekit.exchange import GradekitReleaseFeedback, run_step
+
+    course = course_factory(students=("alice",))
+    course.generate()
+    folder = course.root / "submitted" / "alice" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    (folder / "timestamp.txt").write_text("2026-01-01 10:00:00.000000 UTC")
+    (folder / "submission_secret.txt").write_text("s" * 128)
+    course.submit("alice", course.answer_key("alice"))
+    assert course.autograde(jobs=2) == 0
+    assert course.cli("feedback", ASSIGNMENT) == 0
+    (tmp_path / "exchange").mkdir()  # nbgrader: the exchange root must exist
+    exchange = {"Exchange.root": str(tmp_path / "exchange")}
+    step = run_step(GradekitReleaseFeedback, course.root, ASSIGNMENT, **exchange)
+    assert step.released_for == {"alice": [NOTEBOOK]}
+    (folder / "timestamp.txt").write_text("2026-01-02 10:00:00.000000 UTC")  # collected, not regraded
+    step = run_step(GradekitReleaseFeedback, course.root, ASSIGNMENT, **exchange)
+    assert step.released_for == {}
+
+
+def test_release_one_student_and_errors(exchange_course):
+    course, root, students = exchange_course
+    # nothing generated: release generates the variants itself
+    assert course.cli("release", ASSIGNMENT, "--student", "dave") == 0
+    outbound = root / "transformers101" / "outbound" / ASSIGNMENT
+    assert [p.name for p in outbound.iterdir()] == ["dave"]
+    assert course.cli("release", ASSIGNMENT, "--student", "alice") == 0
+    assert sorted(p.name for p in outbound.iterdir()) == ["alice", "dave"]
+    assert course.cli("release", ASSIGNMENT, "--student", "alice") == 2  # already there
+    assert course.cli("release", ASSIGNMENT, "--student", "nobody") == 2  # not in the gradebook
+    assert course.cli("release", "no_such_assignment") == 2
+
+
+def test_demo_round_trip(course_factory, capsys):
+    from gradekit.exchange import demo_round_trip
+
+    course = course_factory(students=STUDENTS3)
+    course.generate()
+    assert demo_round_trip(course.root) == 0
+    out = capsys.readouterr().out
+    for sid in STUDENTS3:
+        assert f"{sid}: fetched {NOTEBOOK}.ipynb" in out and "their own variant" in out
+    assert "NOT their variant" not in out
+    assert sorted(p.name for p in (course.root / "exchange_demo_submitted").iterdir()) == list(STUDENTS3)

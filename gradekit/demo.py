@@ -176,6 +176,9 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
     first_wrong = next((s for s, k in plan.items() if k.startswith("wrong:")), ids[0])
     print(f"\nfeedback pages: {target / 'feedback'}/<student>/{ASSIGNMENT}/{ASSIGNMENT}.html")
     print(f"  e.g. {course.feedback_dir(first_wrong, ASSIGNMENT) / (ASSIGNMENT + '.html')}  ({plan[first_wrong]})")
+    from .exchange import demo_round_trip
+
+    demo_round_trip(target, ASSIGNMENT, ids[:3])  # the same class through nbgrader's exchange
     if not keep:
         print("(run `gradekit demo --keep DIR` to keep the demo course for a closer look)")
     return 0

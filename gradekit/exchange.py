@@ -403,6 +403,8 @@ def demo_round_trip(course_dir, assignment: str = "self_attention", students: li
         students = gradebook_students(course)[:3]
     work = Path(tempfile.mkdtemp(prefix="gradekit-exchange-"))
     common = {"Exchange.root": str(work / "exchange")}
+    (work / "exchange").mkdir()
+    (work / "exchange").chmod(0o777)  # what nbgrader's release makes of it
     print(f"\nexchange round trip (nbgrader exchange in {work / 'exchange'}):")
     try:
         step = run_step(GradekitReleaseAssignment, course.root, assignment, **common)
@@ -418,8 +420,9 @@ def demo_round_trip(course_dir, assignment: str = "self_attention", students: li
             print(f"  {student}: fetched {', '.join(p.name for p in got)} (sha256 {digest}, "
                   f"{'their own variant' if same else 'NOT their variant'})")
             run_step(GradekitSubmit, course.root, assignment, **me)
-        step = run_step(ExchangeCollect, course.root, assignment, **common,
-                        **{"CourseDirectory.submitted_directory": "exchange_demo_submitted"})
+        step = run_step(ExchangeCollect, course.root, assignment, **common,  # simulated students: one Unix user
+                        **{"CourseDirectory.submitted_directory": "exchange_demo_submitted",
+                           "ExchangeCollect.check_owner": False})
         collected = sorted(p.parent.name for p in (course.root / "exchange_demo_submitted").glob(f"*/{assignment}"))
         print(f"  nbgrader collect: {', '.join(collected)} -> exchange_demo_submitted/<student>/{assignment}/")
         return 0

@@ -58,14 +58,14 @@ def check_sandbox(options: Options) -> None:
 class Grader:
     """Everything needed to grade one assignment, built once per process."""
 
-    def __init__(self, course: Course, assignment: str, options: Options, slot: int = 0):
-        self.course, self.options, self.slot = course, options, slot
+    def __init__(self, course: Course, assignment: str, options: Options):
+        self.course, self.options = course, options
         self.source = AssignmentSource.load(course, assignment)
         self.suite = GraderSuite(course, assignment)
         self.stripper = Stripper()
         self.secret = course.secret()
         self.version = assignment_version(course, assignment)
-        self.sandbox = Sandbox(options.limits, sandboxed=options.sandboxed, slot=slot)
+        self.sandbox = Sandbox(options.limits, sandboxed=options.sandboxed)
 
     def close(self) -> None:
         self.sandbox.shutdown()
@@ -218,8 +218,7 @@ _GRADER: Grader | None = None
 
 def _init_worker(root: str, assignment: str, options: Options) -> None:
     global _GRADER
-    slot = os.getpid() % 64
-    _GRADER = Grader(Course.load(root), assignment, options, slot)
+    _GRADER = Grader(Course.load(root), assignment, options)
 
 
 def _grade_in_worker(student: str) -> dict:
@@ -279,7 +278,7 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
     jobs = options.jobs or os.cpu_count() or 1
     jobs = max(1, min(jobs, len(students)))
     if jobs == 1:
-        grader = Grader(course, assignment, options, slot=0)
+        grader = Grader(course, assignment, options)
         try:
             for student in students:
                 on_result(_safe(lambda: grader.grade(student), student, assignment))

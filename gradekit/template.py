@@ -2,7 +2,8 @@
 
 ``source/<assignment>/`` holds one or more ``*.ipynb`` whose cell sources are
 jinja2 templates (StrictUndefined), and ``params.py`` with
-``generate(rng: numpy.random.Generator) -> dict``. The params must be
+``generate(rng: numpy.random.Generator) -> dict`` (plus, optionally,
+``params_<name>.py`` generators with streams of their own). The params must be
 JSON-serialisable so a variant can always be rebuilt exactly.
 
 Filters available in templates:
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -60,7 +62,7 @@ class AssignmentSource:
     name: str
     directory: Path
     notebooks: dict[str, nbformat.NotebookNode]
-    generate: Callable[[np.random.Generator], dict]
+    generators: dict[str, Callable[[np.random.Generator], dict]]
     _compiled: dict[tuple[str, int], jinja2.Template] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -78,8 +80,9 @@ class AssignmentSource:
                 notebooks[path.stem] = nbformat.read(str(path), as_version=4)
             except Exception as exc:
                 raise TemplateError(f"{path}: not a readable notebook ({exc})") from None
-        generate = _load_generator(directory / "params.py")
-        source = cls(assignment, directory, notebooks, generate)
+        generators = {path.stem: _load_generator(path)
+                      for path in sorted(directory.glob("params*.py"))}
+        source = cls(assignment, directory, notebooks, generators)
         source._compile()
         return source
 
@@ -94,13 +97,27 @@ class AssignmentSource:
                     raise TemplateError(f"{name}.ipynb cell {index}: template syntax: {exc}") from None
 
     def params(self, seed: int) -> dict:
-        """Run the generator for one seed; check the result is JSON."""
-        rng = np.random.default_rng(seed)
-        params = self.generate(rng)
+        """Run the generators for one seed; check the result is JSON.
+
+        ``params.py`` draws from ``default_rng(seed)``; every other
+        ``params_<name>.py`` from a stream of its own, ``default_rng([seed, crc32(name)])``,
+        so adding a notebook (and its generator) never changes the numbers an
+        existing notebook gives a student.
+        """
+        params: dict = {}
+        for name, generate in self.generators.items():
+            rng = np.random.default_rng(seed if name == "params" else [seed, zlib.crc32(name.encode())])
+            part = generate(rng)
+            if not isinstance(part, dict):
+                raise TemplateError(f"{self.name}/{name}.py: generate() must return a dict")
+            clash = set(part) & set(params)
+            if clash:
+                raise TemplateError(f"{self.name}/{name}.py: params {sorted(clash)} are set by another generator")
+            params.update(part)
         try:
             return json.loads(json.dumps(params, allow_nan=False))
         except (TypeError, ValueError) as exc:
-            raise TemplateError(f"{self.name}/params.py: generate() must return plain JSON data ({exc})") from None
+            raise TemplateError(f"{self.name}: generate() must return plain JSON data ({exc})") from None
 
     def render(self, params: dict) -> dict[str, nbformat.NotebookNode]:
         """Every notebook with every cell rendered for these params."""
@@ -118,8 +135,6 @@ class AssignmentSource:
 
 
 def _load_generator(path: Path) -> Callable[[np.random.Generator], dict]:
-    if not path.is_file():
-        return lambda rng: {}
     spec = importlib.util.spec_from_file_location(f"gradekit_params_{abs(hash(str(path)))}", path)
     module = importlib.util.module_from_spec(spec)
     try:

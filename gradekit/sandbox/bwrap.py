@@ -15,10 +15,12 @@ runs as uid 65534 with no capabilities and may not make user namespaces.
 
 from __future__ import annotations
 
+import itertools
 import os
 import resource
 import shutil
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,8 +65,10 @@ def sandbox_env() -> dict[str, str]:
 class Launch:
     """The argv, the fds to pass and the pre-exec hook for one sandbox process."""
 
-    def __init__(self, argv: list[str], pass_fds: tuple[int, ...], preexec, env: dict[str, str]):
+    def __init__(self, argv: list[str], pass_fds: tuple[int, ...], preexec, env: dict[str, str],
+                 cgroup: Path | None = None):
         self.argv, self.pass_fds, self.preexec, self.env = argv, pass_fds, preexec, env
+        self.cgroup = cgroup
 
     def close_fds(self) -> None:
         for fd in self.pass_fds:
@@ -77,22 +81,49 @@ class Launch:
 PIDS_CGROUP = Path("/sys/fs/cgroup/pids")
 
 
-def pids_cgroup(slot: int, limit: int) -> Path | None:
-    """A pids cgroup (v1) of the sandbox's own, where the grader may make one (root).
+_GROUPS = itertools.count()
+
+
+def pids_cgroup(limit: int) -> Path | None:
+    """A pids cgroup (v1) of one sandbox's own, where the grader may make one (root).
 
     The kernel does not apply RLIMIT_NPROC to root's uid, and under bwrap the
     sandboxed uid maps to the grader's; a pids cgroup caps the process count of
-    the whole sandbox, forks and detached children included.
+    the whole sandbox, forks and detached children included. Each sandbox gets
+    a group of its own (named by grader pid and a counter), so no two sandboxes
+    share a budget; :func:`remove_cgroup` deletes it when the sandbox is gone,
+    and empty groups left by killed graders are swept here.
     """
     if os.geteuid() != 0 or not os.access(PIDS_CGROUP, os.W_OK):
         return None
-    group = PIDS_CGROUP / "gradekit" / f"slot{slot}"
+    base = PIDS_CGROUP / "gradekit"
+    for stale in base.iterdir() if base.is_dir() else []:
+        owner = stale.name.split("-", 1)[0]
+        if stale.is_dir() and owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            try:
+                stale.rmdir()  # the grader that made it is gone; fails (EBUSY) if processes remain
+            except OSError:
+                pass
+    group = base / f"{os.getpid()}-{next(_GROUPS)}"
     try:
         group.mkdir(parents=True, exist_ok=True)
         (group / "pids.max").write_text(str(limit))
     except OSError:
         return None
     return group / "cgroup.procs"
+
+
+def remove_cgroup(procs: Path | None) -> None:
+    if procs is None:
+        return
+    for _ in range(50):
+        try:
+            procs.parent.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)  # the killed processes are still being reaped
 
 
 def _preexec(limits: Limits, procs: Path | None):
@@ -113,16 +144,16 @@ def _preexec(limits: Limits, procs: Path | None):
     return apply
 
 
-def launch(limits: Limits, slot: int, sandboxed: bool = True) -> Launch:
+def launch(limits: Limits, sandboxed: bool = True) -> Launch:
     """Build the command that starts a worker, in bwrap unless ``sandboxed`` is False."""
     env = sandbox_env()
     venv = Path(sys.prefix)
     base = Path(sys.base_prefix)
     python_name = Path(sys.executable).name
-    procs = pids_cgroup(slot, limits.processes)
+    procs = pids_cgroup(limits.processes)
     if not sandboxed:
         argv = [sys.executable, "-I", "-B", str(WORKER_DIR / "worker.py")]
-        return Launch(argv, (), _preexec(limits, procs), env)
+        return Launch(argv, (), _preexec(limits, procs), env, procs)
 
     argv = [bwrap_path() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
             "--unshare-user", "--hostname", "sandbox", "--clearenv", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
@@ -138,7 +169,12 @@ def launch(limits: Limits, slot: int, sandboxed: bool = True) -> Launch:
     for etc in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
                 "nsswitch.conf", "passwd", "group"):
         argv += ["--ro-bind-try", f"/etc/{etc}", f"/etc/{etc}"]
-    argv += ["--proc", "/proc", "--dev", "/dev",
+    argv += ["--proc", "/proc",
+             # as root, the sandbox's uid maps to host uid 0, and the kernel lets host uid 0 write
+             # sysctls (/proc/sys/kernel/core_pattern: code run as root on the host) without any
+             # capability: bwrap leaves /proc/sys writable, so cover it (and sysrq) read-only
+             "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+             "--dev", "/dev",
              "--size", str(limits.tmpfs_mb << 20), "--tmpfs", "/tmp",
              "--ro-bind", str(base), str(base)]
     if venv != base:
@@ -154,4 +190,4 @@ def launch(limits: Limits, slot: int, sandboxed: bool = True) -> Launch:
     for key, value in env.items():
         argv += ["--setenv", key, value]
     argv += ["--", python, "-I", "-B", "/opt/gradekit/worker.py", "--contained"]
-    return Launch(argv, (), _preexec(limits, procs), env)
+    return Launch(argv, (), _preexec(limits, procs), env, procs)

@@ -21,7 +21,7 @@ import time
 from typing import Any, Callable, Mapping
 
 from . import protocol as P
-from .bwrap import Limits, launch
+from .bwrap import Limits, launch, remove_cgroup
 
 
 MAX_BAD_CELLS = 3   # cells that hang or crash and are skipped before a notebook is given up
@@ -103,10 +103,10 @@ class Sandbox:
     is killed and started anew.
     """
 
-    def __init__(self, limits: Limits | None = None, *, sandboxed: bool = True, slot: int = 0):
+    def __init__(self, limits: Limits | None = None, *, sandboxed: bool = True):
         self.limits = limits or Limits()
         self.sandboxed = sandboxed
-        self.slot = slot
+        self.cgroup = None
         self.proc: subprocess.Popen | None = None     # the zygote (bwrap and all below it)
         self.control: socket.socket | None = None
         self.child: socket.socket | None = None        # the current submission's channel
@@ -119,7 +119,8 @@ class Sandbox:
 
     # -- the zygote ---------------------------------------------------------------
     def _start_zygote(self) -> None:
-        spec = launch(self.limits, self.slot, self.sandboxed)
+        spec = launch(self.limits, self.sandboxed)
+        self.cgroup = spec.cgroup
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.proc = subprocess.Popen(spec.argv, stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
@@ -161,6 +162,8 @@ class Sandbox:
         except ProcessLookupError:
             pass
         proc.wait()
+        remove_cgroup(self.cgroup)
+        self.cgroup = None
 
     close = shutdown
 

@@ -111,11 +111,21 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
             by_gid[gid] = cell
         elif cell.get("id"):
             by_id[cell["id"]] = cell
+    # a cell that lost its nbgrader metadata (a front end that drops it, a re-saved copy) is
+    # still recognised by its cell id, unless a cell carrying that grade_id was submitted too
+    gid_of_id = {c["id"]: _grade_id(c) for c in release.cells if _grade_id(c) and c.get("id")}
+    claimed = {_grade_id(c) for c in submitted.cells}
     answers: dict[str, str] = {}
     extras: dict[str | None, list] = {None: []}
     anchor: str | None = None
     for cell in submitted.cells:
         gid = _grade_id(cell)
+        if gid is None and "nbgrader" not in cell.get("metadata", {}) and \
+                gid_of_id.get(cell.get("id")) not in claimed | {None}:
+            gid = gid_of_id[cell["id"]]
+            if not any("lost their nbgrader metadata" in n for n in notes):
+                notes.append("cells that lost their nbgrader metadata were matched by cell id "
+                             f"(first: {gid}); the metadata was restored")
         key = gid if gid in by_gid else (("id:" + cell.get("id", "")) if cell.get("id") in by_id else None)
         if key is not None and key not in answers and key not in extras:
             original = by_gid.get(gid) if gid in by_gid else by_id[cell["id"]]

@@ -66,6 +66,7 @@ class Grader:
         self.secret = course.secret()
         self.version = assignment_version(course, assignment)
         self.sandbox = Sandbox(options.limits, sandboxed=options.sandboxed)
+        self.sandbox.prestart()  # boots in the background while the graders are collected
 
     def close(self) -> None:
         self.sandbox.shutdown()
@@ -285,12 +286,9 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
         finally:
             grader.close()
         return
-    import multiprocessing
+    from .pool import warm_fork_server
 
-    ctx = multiprocessing.get_context("forkserver")
-    # the fork server imports these once; every grading worker forks from it warm
-    ctx.set_forkserver_preload(["gradekit.autograde", "gradekit.graders.plugin", "numpy", "pytest",
-                                "nbgrader.preprocessors", "hypothesis"])
+    ctx = warm_fork_server()
     with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker,
                              initargs=(str(course.root), assignment, options)) as pool:
         futures = {pool.submit(_grade_in_worker, s): s for s in students}

@@ -43,6 +43,10 @@ def cmd_answer_key(args) -> int:
 
 
 def cmd_autograde(args) -> int:
+    if not args.scheduler and args.jobs != 1:
+        from .pool import warm_fork_server
+
+        warm_fork_server()  # first: its imports overlap with ours below
     from . import gradebook, report
     from .autograde import Options, check_sandbox, grade_many
     from .template import AssignmentSource

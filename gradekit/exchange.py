@@ -169,7 +169,16 @@ class GradekitFetchAssignment(ExchangeFetchAssignment):
     """Fetch outbound/<assignment>/<me>/ -- my own variant, nobody else's."""
 
     def init_src(self):
-        super().init_src()  # course id, access, outbound/<assignment> exists
+        # nbgrader's checks, except that outbound/<assignment>/ need not be readable (it is 0711)
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        if not self.authenticator.has_access(self.coursedir.student_id, self.coursedir.course_id):
+            self.fail("You do not have access to this course.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.outbound_path = os.path.join(self.course_path, "outbound")
+        self.src_path = os.path.join(self.outbound_path, self.coursedir.assignment_id)
+        if not os.path.isdir(self.src_path):
+            self._assignment_not_found(self.src_path, os.path.join(self.outbound_path, "*"))
         self.student = student_of(self.coursedir)
         own = os.path.join(self.src_path, self.student)
         if not os.path.isdir(own):
@@ -188,7 +197,13 @@ class GradekitSubmit(ExchangeSubmit):
     """nbgrader's submit; the expected notebooks are the student's own released ones."""
 
     def init_release(self):
-        super().init_release()  # outbound/<assignment> exists
+        # nbgrader's checks, except that outbound/<assignment>/ need not be readable (it is 0711)
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.release_path = os.path.join(self.root, self.coursedir.course_id, "outbound",
+                                         self.coursedir.assignment_id)
+        if not os.path.isdir(self.release_path):
+            self.fail(f"Assignment not found: {self.release_path}")
         own = os.path.join(self.release_path, student_of(self.coursedir))
         if not check_mode(own, read=True, execute=True):
             self.fail(f"No released notebook of {self.coursedir.assignment_id!r} for "

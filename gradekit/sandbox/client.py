@@ -107,6 +107,7 @@ class Sandbox:
         self.limits = limits or Limits()
         self.sandboxed = sandboxed
         self.cgroup = None
+        self.booting = False
         self.proc: subprocess.Popen | None = None     # the zygote (bwrap and all below it)
         self.control: socket.socket | None = None
         self.child: socket.socket | None = None        # the current submission's channel
@@ -118,7 +119,12 @@ class Sandbox:
         self.student_seconds = 0.0   # as the worker reports it: the time spent in the student's code
 
     # -- the zygote ---------------------------------------------------------------
-    def _start_zygote(self) -> None:
+    def prestart(self) -> None:
+        """Launch the zygote without waiting for it; the first request waits."""
+        if self.proc is None:
+            self._start_zygote(wait=False)
+
+    def _start_zygote(self, wait: bool = True) -> None:
         spec = launch(self.limits, self.sandboxed)
         self.cgroup = spec.cgroup
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -131,6 +137,12 @@ class Sandbox:
             theirs.close()
             spec.close_fds()
         self.control = mine
+        self.booting = True
+        if wait:
+            self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        self.booting = False
         reply = self._read_control(self.limits.run_seconds)
         if reply.get("op") != "ready":
             self.shutdown()
@@ -178,6 +190,8 @@ class Sandbox:
         if self.proc is None or self.proc.poll() is not None:
             self.shutdown()
             self._start_zygote()
+        elif self.booting:
+            self._wait_ready()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             socket.send_fds(self.control, [b"spawn"], [theirs.fileno()])

@@ -430,8 +430,9 @@ def demo_round_trip(course_dir, assignment: str = "self_attention", students: li
             (work / student).mkdir()
             run_step(GradekitFetchAssignment, course.root, assignment, **me)
             got = sorted((work / student / assignment).glob("*.ipynb"))
-            digest = hashlib.sha256(got[0].read_bytes()).hexdigest()[:12] if got else "-"
-            same = got and got[0].read_bytes() == (course.release_dir(student, assignment) / got[0].name).read_bytes()
+            digest = hashlib.sha256(b"".join(p.read_bytes() for p in got)).hexdigest()[:12]
+            same = bool(got) and all(p.read_bytes() == (course.release_dir(student, assignment) / p.name).read_bytes()
+                                     for p in got)
             print(f"  {student}: fetched {', '.join(p.name for p in got)} (sha256 {digest}, "
                   f"{'their own variant' if same else 'NOT their variant'})")
             run_step(GradekitSubmit, course.root, assignment, **me)

@@ -127,8 +127,10 @@ def gradekit_course(root: Path, n: int) -> dict:
 
     root.mkdir(parents=True)
     shutil.copy(REPO / "nbgrader_config.py", root)
+    # the six exercises only, as in the nbgrader rendition: the thought-question quiz stays out
     for folder in ("source", "autograder", "solutions"):
-        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / folder, root / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "quiz.ipynb", "params_quiz.py"))
     course = Course.load(root)
     students = student_ids(n)
     say(f"gradekit course with {n} students: generate, submissions")
@@ -139,7 +141,8 @@ def gradekit_course(root: Path, n: int) -> dict:
                      root / "generate.log")
     with tempfile.TemporaryDirectory() as tmp:
         for i, student in enumerate(students):
-            key = nbformat.read(answer_key(course, ASSIGNMENT, student, Path(tmp) / student)[0], as_version=4)
+            answer_key(course, ASSIGNMENT, student, Path(tmp) / student)
+            key = nbformat.read(Path(tmp) / student / f"{nbr.NOTEBOOK}.ipynb", as_version=4)
             release = nbformat.read(course.release_dir(student, ASSIGNMENT) / f"{nbr.NOTEBOOK}.ipynb", as_version=4)
             out = course.submitted_dir(student, ASSIGNMENT)
             out.mkdir(parents=True)
@@ -187,7 +190,8 @@ def nbgrader_run(root: Path, gk_root: Path, n: int) -> dict:
     first = student_ids(1)[0]
     params = build_variant(course, AssignmentSource.load(course, ASSIGNMENT), first).params
     with tempfile.TemporaryDirectory() as tmp:
-        key = nbformat.read(answer_key(course, ASSIGNMENT, first, Path(tmp))[0], as_version=4)
+        answer_key(course, ASSIGNMENT, first, Path(tmp))
+        key = nbformat.read(Path(tmp) / f"{nbr.NOTEBOOK}.ipynb", as_version=4)
     students = student_ids(n)
     say(f"nbgrader course with {n} students: generate_assignment, submissions")
     nbr.build_course(root, students, [kind_of(i) for i in range(n)], key, params, ENV)

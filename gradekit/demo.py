@@ -105,14 +105,18 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
     n_broken = min(len(broken), max(0, n // 3))
     n_wrong = min(len(wrong), max(0, (n - n_broken) // 2))
     kinds = (["key"] * (n - n_broken - n_wrong)) + [f"wrong:{p.stem}" for p in wrong[:n_wrong]] + broken[:n_broken]
+    previous_key = None
     for i, (student, kind) in enumerate(zip(students, kinds)):
         folder = course.submitted_dir(student, ASSIGNMENT)
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write(folder / "timestamp.txt", f"2026-11-2{i % 9} 10:{i % 60:02d}:00.000000 UTC")
         key_dir = Path(tempfile.mkdtemp(prefix="key-"))
-        key_path = answer_key(course, ASSIGNMENT, student, key_dir)[0]
-        nb = nbformat.read(str(key_path), as_version=4)
-        shutil.rmtree(key_dir, ignore_errors=True)
+        answer_key(course, ASSIGNMENT, student, key_dir)
+        nb = nbformat.read(str(key_dir / f"{ASSIGNMENT}.ipynb"), as_version=4)
+        quiz_note = _quiz(course, student, kind, key_dir, folder, previous_key)
+        if previous_key is not None:
+            shutil.rmtree(previous_key, ignore_errors=True)
+        previous_key = key_dir
         target = folder / f"{ASSIGNMENT}.ipynb"
         if kind == "key" and right and i % 3 == 1:
             style = right[i % len(right)]
@@ -136,8 +140,37 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
         elif kind == "wrong_name":
             target = folder / "my_homework.ipynb"
         atomic_write(target, text)
-        plan[student] = "correct (answer key)" if kind == "key" else kind
+        plan[student] = ("correct (answer key)" if kind == "key" else kind) + quiz_note
+    if previous_key is not None:
+        shutil.rmtree(previous_key, ignore_errors=True)
     return plan
+
+
+def _quiz(course: Course, student: str, kind: str, key_dir: Path, folder: Path, previous_key) -> str:
+    """The quiz notebook a simulated student hands in; returns how it is described."""
+    quiz = key_dir / "quiz.ipynb"
+    if not quiz.exists():
+        return ""
+    if kind in ("key",) or kind.startswith("correct"):
+        shutil.copy(quiz, folder / "quiz.ipynb")
+        return "; quiz: answer key"
+    if kind == "untouched":
+        shutil.copy(course.release_dir(student, ASSIGNMENT) / "quiz.ipynb", folder / "quiz.ipynb")
+        return "; quiz: untouched"
+    if kind.startswith("wrong:") and previous_key is not None and hash(kind) % 2:
+        shutil.copy(Path(previous_key) / "quiz.ipynb", folder / "quiz.ipynb")
+        return "; quiz: copied a neighbour's answers"
+    if kind.startswith("wrong:"):
+        nb = nbformat.read(str(quiz), as_version=4)
+        for cell in nb.cells:  # two classic slips: the lecture's weights, and n2/n1 not squared
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if gid == "tq1":
+                cell.source += "\ntq1_weights = [0.670, 0.330]\n"
+            elif gid == "tq5":
+                cell.source += "\ntq5_factor = tq5_factor ** 0.5\n"
+        nbformat.write(nb, str(folder / "quiz.ipynb"))
+        return "; quiz: lecture's weights, n2/n1 not squared"
+    return ""
 
 
 def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True) -> int:

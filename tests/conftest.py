@@ -36,8 +36,15 @@ COURSE_FILES = ("nbgrader_config.py", "source", "autograder", "solutions")
 IMPLEMENTATIONS = Path(__file__).resolve().parent / "course" / "implementations"
 
 
+QUIZ_FILES = ("quiz.ipynb", "params_quiz.py")  # the thought-question notebook (tests/test_quiz.py)
+
+
 def _ignore(directory, names):
     return [n for n in names if n in ("__pycache__", ".pytest_cache", ".hypothesis")]
+
+
+def _ignore_quiz(directory, names):
+    return _ignore(directory, names) + [n for n in names if n in QUIZ_FILES]
 
 
 _EMPTY_GRADEBOOK: Path | None = None
@@ -95,12 +102,13 @@ class CourseDir:
 
     # -- set-up ------------------------------------------------------------------
     @classmethod
-    def create(cls, root: Path, students=STUDENTS) -> "CourseDir":
+    def create(cls, root: Path, students=STUDENTS, quiz: bool = False) -> "CourseDir":
+        """A course with the exercise notebook only, unless ``quiz`` (then both notebooks)."""
         root.mkdir(parents=True, exist_ok=True)
         for name in COURSE_FILES:
             src = REPO / name
             if src.is_dir():
-                shutil.copytree(src, root / name, ignore=_ignore)
+                shutil.copytree(src, root / name, ignore=_ignore if quiz else _ignore_quiz)
             else:
                 shutil.copy2(src, root / name)
         # a new gradebook costs seconds (nbgrader runs `alembic` to stamp it): copy an empty one
@@ -311,10 +319,10 @@ def course_factory(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADEKIT_SECRET", SECRET)
     count = 0
 
-    def make(students=STUDENTS, name: str | None = None) -> CourseDir:
+    def make(students=STUDENTS, name: str | None = None, quiz: bool = False) -> CourseDir:
         nonlocal count
         count += 1
-        return CourseDir.create(tmp_path / (name or f"course{count}"), students)
+        return CourseDir.create(tmp_path / (name or f"course{count}"), students, quiz=quiz)
 
     return make
 

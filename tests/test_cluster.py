@@ -7,6 +7,7 @@ of a task must lose nothing: its submissions are graded again elsewhere.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -68,8 +69,8 @@ def course(tmp_path, monkeypatch):
     course = build_course(tmp_path / "course", STUDENTS)
     generate(course, "self_attention", STUDENTS)
     for i, student in enumerate(STUDENTS):
-        nb = nbformat.read(str(answer_key(course, "self_attention", student, tmp_path / f"key-{student}")[0]),
-                           as_version=4)
+        answer_key(course, "self_attention", student, tmp_path / f"key-{student}")
+        nb = nbformat.read(str(tmp_path / f"key-{student}" / "self_attention.ipynb"), as_version=4)
         if i == 1:  # one wrong answer, so the comparison is not all full marks
             fill(nb, {"softmax": "import numpy as np\ndef softmax(x, axis=-1):\n"
                                  "    e = np.exp(x)\n    return e / e.sum(axis=axis, keepdims=True)\n"})
@@ -78,6 +79,7 @@ def course(tmp_path, monkeypatch):
         folder = course.submitted_dir(student, "self_attention")
         folder.mkdir(parents=True)
         nbformat.write(nb, str(folder / "self_attention.ipynb"))
+        shutil.copy(tmp_path / f"key-{student}" / "quiz.ipynb", folder)
     return course
 
 

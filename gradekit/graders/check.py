@@ -56,7 +56,7 @@ def array(got: Any, expected: Any, *, what: str, rtol: float = DEFAULT_RTOL,
     feedback names it.
     """
     if got is None:
-        raise Mismatch(f"{what}: returned None -- did you forget a `return`?")
+        raise Mismatch(f"{what}: got None -- no answer given, or a function without a `return`")
     exp = np.asarray(expected, dtype=np.float64)
     arr = to_array(got, what)
     if arr.shape != exp.shape:

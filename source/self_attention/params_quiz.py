@@ -1,0 +1,175 @@
+"""Per-student numbers and option orders for the thought-question quiz (quiz.ipynb).
+
+Drawn from a stream of its own (see gradekit.template), so the exercise
+notebook's numbers do not depend on this file. Every value is plain JSON.
+The right answers are computed here too, rounded to three decimals as the
+lecture rounds: they fill the answer key, and the hidden graders recompute
+them independently from the same inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+LETTERS = "ABCD"
+
+# The concept checks: the right answer and the real misconceptions as
+# distractors, each with the one line of feedback that names it.
+QUESTIONS = [
+    {
+        "id": "mc_scaling",
+        "question": "Why are the scores divided by $\\sqrt{d_k}$ before the softmax?",
+        "correct": "With zero-mean, unit-variance components, q·k has variance d_k; dividing by √d_k brings "
+                   "its spread back to about 1, so the softmax does not saturate and its gradients do not vanish.",
+        "wrong": {
+            "It turns the scores into weights that are positive and add up to 1.":
+                "that is what the softmax does, not the scaling",
+            "It makes the matrix product Q Kᵀ cheaper to compute.":
+                "the scaling costs one division per score and saves nothing",
+            "It stops the values V from influencing the weights.":
+                "V never enters the weights: only Q and K do",
+        },
+    },
+    {
+        "id": "mc_weights",
+        "question": "A trained model puts a large attention weight from token *i* on token *j*. What does that tell you?",
+        "correct": "That the scaled dot product of q_i and k_j was large compared with i's other scores: "
+                   "a clue worth looking at, not proof of what the model reasons about.",
+        "wrong": {
+            "That the model is focusing on token j the way a person pays attention.":
+                "misconception: self-attention is a weighted sum, it does not model human attention",
+            "That token j caused the model's prediction, so the weights explain its reasoning.":
+                "misconception: attention weights are not an explanation of the model's reasoning",
+            "That token j is the most important word of the sentence for every layer and head.":
+                "misconception: one weight in one head of one layer says nothing about the others",
+        },
+    },
+    {
+        "id": "mc_global",
+        "question": "From which tokens can one self-attention layer let token *i* draw information directly?",
+        "correct": "From every token of the sequence, however far away, in a single step.",
+        "wrong": {
+            "Only from its neighbours inside a small window.":
+                "misconception: self-attention is global, not local (windows are a later efficiency trick)",
+            "Only from the previous token, passed along one position per step as in an RNN.":
+                "misconception: that is how an RNN moves information; attention connects any two positions at once",
+            "Only from tokens whose embeddings are identical to its own.":
+                "the weights are graded by similarity, and every token gets some weight",
+        },
+    },
+    {
+        "id": "mc_order",
+        "question": "You shuffle the input tokens of a self-attention layer that has no position encoding. "
+                    "What happens to its outputs?",
+        "correct": "They are shuffled the same way and each token's output is unchanged, so the layer cannot "
+                   "tell word order apart: that is why position encodings are added.",
+        "wrong": {
+            "They come out in the original order: attention sorts the tokens back.":
+                "nothing in the scores depends on positions, so nothing can sort them back",
+            "Every output changes, because the dot products depend on where the tokens stand.":
+                "the score of i and j depends only on the two vectors, not on their positions",
+            "Nothing needs to change: self-attention already knows the order from the dot products.":
+                "misconception: without position encodings self-attention treats the input as a set",
+        },
+    },
+    {
+        "id": "mc_cost",
+        "question": "For a sequence of *n* tokens of width *d*, what do computing and storing the score table cost?",
+        "correct": "O(n²·d) time and O(n²) memory.",
+        "wrong": {
+            "O(n·d) time and O(n) memory, like an RNN.":
+                "every pair of tokens gets a score: that is n² scores, not n",
+            "O(n³) time, because every score needs all n tokens.":
+                "one score is one dot product of length d, so n² scores cost n²·d",
+            "O(n²) time but O(1) memory, because the scores are thrown away at once.":
+                "the whole n × n table is needed by the softmax and the weighted sum",
+        },
+    },
+    {
+        "id": "mc_projections",
+        "question": "Why does self-attention project X with three different matrices $W_q$, $W_k$, $W_v$ "
+                    "instead of comparing and mixing the raw vectors?",
+        "correct": "What a token looks for, how it can be found and what it contributes are different roles; "
+                   "separate projections let the model learn each one on its own.",
+        "wrong": {
+            "Three smaller matrices make the layer three times faster.":
+                "three projections cost more than none; they are there for what they let the model learn",
+            "The three matrices are always equal; they are written separately only for clarity.":
+                "they are trained separately and differ: that is the point",
+            "W_v is what makes each row of weights add up to 1.":
+                "the softmax makes the weights add up to 1; W_v only shapes the content",
+        },
+    },
+]
+
+
+def _softmax(s: np.ndarray) -> np.ndarray:
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+def _two_tokens(rng: np.random.Generator) -> tuple[list[float], list[float]]:
+    while True:
+        x1, x2 = (rng.integers(-15, 16, size=2) / 10 for _ in range(2))
+        if np.any(x1 == 0) or np.any(x2 == 0):
+            continue
+        if abs(x1[0] * x2[1] - x1[1] * x2[0]) < 0.4:
+            continue  # nearly parallel: the weights would say little
+        s1, s2 = np.array([x1 @ x1, x1 @ x2]) / np.sqrt(2), np.array([x2 @ x1, x2 @ x2]) / np.sqrt(2)
+        if abs(s1[0] - s1[1]) < 0.3 or abs(s2[0] - s2[1]) < 0.3:
+            continue
+        if np.allclose(np.sort(np.abs(x1)), [0.0, 1.0]):
+            continue
+        return [float(v) for v in x1], [float(v) for v in x2]
+
+
+def _r(values) -> list[float] | float:
+    arr = np.round(np.asarray(values, dtype=float), 3)
+    return arr.tolist() if arr.ndim else float(arr)
+
+
+def generate(rng: np.random.Generator) -> dict:
+    x1, x2 = _two_tokens(rng)
+    while True:
+        c = float(rng.integers(5, 36)) / 10
+        if c not in (1.0, 2.0):
+            break
+    X = np.array([x1, x2])
+    w1 = _softmax(X[0] @ X.T / np.sqrt(2))
+    w2 = _softmax(X[1] @ X.T / np.sqrt(2))
+    out1, out2 = c * (w1 @ X), c * (w2 @ X)
+
+    a = int(rng.choice([2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]))
+    m = int(rng.choice([4, 9, 16, 25, 36, 49, 64, 81, 100]))
+    b = a * m
+
+    x4 = np.round(rng.uniform(-1, 1, size=3), 1)
+    W4 = np.round(rng.uniform(-1, 1, size=(3, 2)), 1)
+    while np.abs(x4).min() == 0 or np.abs(x4 @ W4).min() < 0.05:
+        x4 = np.round(rng.uniform(-1, 1, size=3), 1)
+
+    n1 = int(rng.choice([500, 800, 1000, 1500, 2000]))
+    k = int(rng.integers(2, 9))
+    n_mem = int(rng.integers(3, 97)) * 1024
+
+    mc = []
+    for q in QUESTIONS:
+        options = [q["correct"], *q["wrong"]]
+        order = [options[i] for i in rng.permutation(len(options))]
+        mc.append({"id": q["id"], "question": q["question"], "options": order,
+                   "answer": LETTERS[order.index(q["correct"])], "why": dict(q["wrong"])})
+
+    return {
+        "q1_x1": x1, "q1_x2": x2, "q1_c": c,
+        "q2_a": a, "q2_b": b,
+        "q4_x": x4.tolist(), "q4_Wv": W4.tolist(),
+        "q5_n1": n1, "q5_n2": n1 * k, "q5_n": n_mem,
+        "mc": mc,
+        "key": {
+            "tq1_weights": _r(w1), "tq1_output": _r(out1), "tq1_weights_change": "no",
+            "tq2_factor": _r(np.sqrt(m)), "tq2_variance": b,
+            "tq3_output": _r(out2),
+            "tq4_weight": 1.0, "tq4_output": _r(x4 @ W4),
+            "tq5_factor": k * k, "tq5_mib": _r(2 * n_mem ** 2 / 2 ** 20),
+        },
+    }

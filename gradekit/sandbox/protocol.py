@@ -25,6 +25,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import struct
 
 import numpy as np
@@ -117,9 +118,7 @@ def encode(value, blobs: list[bytes], keep=None, _depth: int = 0):
             raise ProtocolError(f"arrays of dtype {arr.dtype} cannot cross")
         if arr.nbytes > MAX_BLOBS:
             raise ProtocolError("array too large")
-        buf = io.BytesIO()
-        np.save(buf, arr, allow_pickle=False)
-        blobs.append(buf.getvalue())
+        blobs.append(npy_bytes(arr))
         return {"$nd": len(blobs) - 1}
     if type(value) in (list, tuple):
         if len(value) > MAX_ITEMS:
@@ -151,10 +150,7 @@ def decode(tree, blobs: list[bytes], resolve=None, _depth: int = 0):
         index = tree["$nd"]
         if not isinstance(index, int) or not 0 <= index < len(blobs):
             raise ProtocolError("bad array reference")
-        try:
-            arr = np.load(io.BytesIO(blobs[index]), allow_pickle=False)
-        except Exception as exc:
-            raise ProtocolError(f"bad array: {exc}") from None
+        arr = npy_array(blobs[index])
         if type(arr) is not np.ndarray or arr.dtype.kind not in NUMERIC_KINDS or arr.dtype.hasobject:
             raise ProtocolError("array of a forbidden dtype")
         return arr
@@ -179,6 +175,49 @@ def decode(tree, blobs: list[bytes], resolve=None, _depth: int = 0):
         handle = Handle(tree["$obj"], str(tree.get("type", "object"))[:100])
         return resolve(handle) if resolve is not None else handle
     raise ProtocolError("unknown value tag")
+
+
+# -- .npy, the fast way ----------------------------------------------------------
+# np.save/np.load parse the .npy header with ast.literal_eval: a quarter of a
+# millisecond per array, and a grading run moves hundreds. The format is simple
+# enough to write and read directly for the plain, C-ordered numeric arrays that
+# cross here; anything else falls back to numpy's own reader (allow_pickle=False).
+
+_NPY_MAGIC = b"\x93NUMPY\x01\x00"
+_NPY_HEADER = re.compile(rb"\{'descr': '([<>|][biuf][0-9]{1,2})', 'fortran_order': False, "
+                         rb"'shape': \(((?:[0-9]+, ?)*(?:[0-9]+)?)\), \} *\n")
+
+
+def npy_bytes(arr: np.ndarray) -> bytes:
+    """A C-contiguous numeric array as .npy (format 1.0) bytes."""
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")
+    shape = repr(tuple(int(n) for n in arr.shape))
+    text = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (arr.dtype.str, shape)
+    pad = 64 - (len(_NPY_MAGIC) + 2 + len(text) + 1) % 64
+    header = (text + " " * (pad % 64) + "\n").encode("latin1")
+    return _NPY_MAGIC + struct.pack("<H", len(header)) + header + arr.tobytes()
+
+
+def npy_array(blob: bytes) -> np.ndarray:
+    """Read .npy bytes: numeric dtypes only, never pickles."""
+    if blob[:8] == _NPY_MAGIC and len(blob) >= 10:
+        (size,) = struct.unpack("<H", blob[8:10])
+        match = _NPY_HEADER.fullmatch(blob[10:10 + size])
+        if match:
+            dtype = np.dtype(match.group(1).decode())
+            shape = tuple(int(n) for n in match.group(2).replace(b" ", b"").split(b",") if n)
+            count = 1
+            for n in shape:
+                count *= n
+            data = blob[10 + size:]
+            if len(data) != count * dtype.itemsize:
+                raise ProtocolError("array data does not match its header")
+            return np.frombuffer(data, dtype=dtype, count=count).reshape(shape).copy()
+    try:
+        return np.load(io.BytesIO(blob), allow_pickle=False)
+    except Exception as exc:
+        raise ProtocolError(f"bad array: {exc}") from None
 
 
 def send(fh, header: dict, values: dict | None = None, keep=None) -> None:

@@ -18,9 +18,13 @@ What is measured (wall-clock, on this machine, in one run):
   one with a wrong function, every tenth one the untouched release notebook.
 * gradekit's in-worker time: the mean of the "seconds" field of
   autograded/<student>/self_attention/results.json, the time Grader.grade()
-  takes for one student inside a worker (sandbox start, student code, graders).
-  The time student code and grader calls alone take is not measurable from
-  outside yet; this is the closest figure gradekit records.
+  takes for one student inside a worker (child sandbox, student code, graders).
+* the floor: the mean of "student_seconds" in the same files, the time the
+  student's cells and the graders' calls into them take as the sandboxed
+  worker measures it: what grading could not go below.
+* steady-state throughput (``--throughput N``, default 300): both tools run
+  a small class (10) and a large one; (T(large) - T(small)) / (large - small)
+  is the cost of one more submission with the start-up left out.
 
 `--sizes 10,100,1000` times gradekit alone at several class sizes, plus
 `gradekit generate` and the peak RSS of the coordinating process.
@@ -150,18 +154,24 @@ def gradekit_course(root: Path, n: int) -> dict:
     return generate
 
 
-def gradekit_autograde(root: Path, n: int, jobs: int) -> dict:
-    cmd = [str(BIN / "gradekit"), "--course", str(root), "autograde", ASSIGNMENT]
+def gradekit_autograde(root: Path, n: int, jobs: int, only: list[str] | None = None) -> dict:
+    """Time `gradekit autograde` (all students, or ``only`` these) with --force, as a subprocess."""
+    cmd = [str(BIN / "gradekit"), "--course", str(root), "autograde", ASSIGNMENT, "--force"]
     if jobs:
         cmd += ["--jobs", str(jobs)]
+    for student in only or []:
+        cmd += ["--student", student]
     say(f"timing gradekit autograde on {n} submissions")
     run = timed(cmd, root, root / "autograde.log")
-    inner = []
-    for student in student_ids(n):
+    inner, floor = [], []
+    for student in only or student_ids(n):
         path = root / "autograded" / student / ASSIGNMENT / "results.json"
         if path.is_file():
-            inner.append(json.loads(path.read_text()).get("seconds", 0.0))
+            data = json.loads(path.read_text())
+            inner.append(data.get("seconds", 0.0))
+            floor.append(data.get("student_seconds", 0.0))
     run["in_worker"] = sum(inner) / len(inner) if inner else None
+    run["floor"] = sum(floor) / len(floor) if floor else None
     run["graded"] = len(inner)
     return run
 
@@ -259,6 +269,46 @@ def compare(args, work: Path, out: list[str]) -> None:
                    f"Grader.grade() inside a worker): {gk['in_worker']:.3f} s")
     out.append(f"gradekit peak RSS: coordinator {mb(gk['rss_self'])}, whole process tree {mb(gk['rss_tree'])}")
     score_check(n, tools, out)
+    if args.throughput:
+        throughput(args, work, gk_root, out, None if args.skip_nbgrader else (nb["seconds"], n))
+
+
+def throughput(args, work: Path, gk_root: Path, out: list[str], nb_full) -> None:
+    """Steady-state cost per submission: (T(big) - T(small)) / (big - small), start-up excluded.
+
+    A command's fixed start-up (imports, worker pool, sandboxes, pytest
+    collection) is paid once per run; what a class of thousands costs is the
+    marginal time per submission, measured here for both tools from two runs
+    of different size.
+    """
+    small, big = 10, args.throughput
+    root = work / "gradekit-throughput"
+    gradekit_course(root, big)
+    gk_small = gradekit_autograde(root, small, args.jobs, only=student_ids(small))
+    gk_big = gradekit_autograde(root, big, args.jobs)
+    gk_marginal = (gk_big["seconds"] - gk_small["seconds"]) / (big - small)
+    cores = len(os.sched_getaffinity(0))
+    out.append(f"\nsteady-state throughput (marginal seconds per submission between runs of {small} and N):")
+    rows = [["gradekit autograde", big, f"{gk_small['seconds']:.2f}", f"{gk_big['seconds']:.2f}",
+             f"{gk_marginal:.4f}", ""]]
+    if nb_full is not None:
+        nb_root = work / "nbgrader-course"
+        shutil.rmtree(nb_root / "autograded", ignore_errors=True)
+        say(f"timing nbgrader autograde on {small} submissions")
+        nb_small = timed([str(BIN / "nbgrader"), "autograde", ASSIGNMENT,
+                          f"--CourseDirectory.student_id={student_ids(1)[0][:-1]}?"], nb_root,
+                         nb_root / "autograde-small.log")
+        nb_seconds, nb_n = nb_full
+        nb_marginal = (nb_seconds - nb_small["seconds"]) / (nb_n - small)
+        rows.append(["nbgrader autograde", nb_n, f"{nb_small['seconds']:.2f}", f"{nb_seconds:.2f}",
+                     f"{nb_marginal:.4f}", f"{nb_marginal / gk_marginal:.1f}x"])
+    table(["tool", "N", f"T({small}) s", "T(N) s", "s/submission", "nbgrader / gradekit"], rows, out)
+    floor = gk_big["floor"]
+    if floor:
+        out.append(f"the floor: the student's code and the graders' calls into it, measured inside the "
+                   f"sandbox worker: {floor:.4f} s per submission; gradekit spends {gk_marginal * cores:.4f} "
+                   f"core-seconds per submission ({cores} cores x {gk_marginal:.4f} s), "
+                   f"{gk_marginal * cores / floor:.1f}x the floor")
 
 
 def sizes(args, work: Path, out: list[str]) -> None:
@@ -285,6 +335,8 @@ def main(argv=None) -> int:
                         help="gradekit alone at these class sizes, e.g. 10,100,1000")
     parser.add_argument("--jobs", type=int, default=0, help="gradekit --jobs (default: its own, one per core)")
     parser.add_argument("--keep", metavar="DIR", help="build the courses here and keep them")
+    parser.add_argument("--throughput", type=int, default=300, metavar="N",
+                        help="also measure steady-state throughput with a class of N (default 300; 0: skip)")
     args = parser.parse_args(argv)
     if not (BIN / "gradekit").exists() or not (BIN / "nbgrader").exists():
         print(f"bench: run with the venv's python (.venv/bin/python); no gradekit/nbgrader in {BIN}", file=sys.stderr)

@@ -55,12 +55,18 @@ class GraderSuite:
         session = self._session or self._start_session()
         wanted = set(grade_ids)
         items = [item for item in session.items if module_of(item.nodeid) in wanted]
-        self._plugin.bind(sandbox, params, seed, budget)
+        plugin = self._plugin
+        plugin.bind(sandbox, params, seed, budget)
         hook = self._config.hook
-        for index, item in enumerate(items):
-            nextitem = items[index + 1] if index + 1 < len(items) else None
-            hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-        return self._plugin.checks
+        direct = [plugin.direct_arguments(item) is not None for item in items]
+        protocol = [item for item, is_direct in zip(items, direct) if not is_direct]
+        following = dict(zip(protocol, protocol[1:] + [None]))  # pytest's teardown needs the next item
+        for item, is_direct in zip(items, direct):
+            if is_direct:
+                plugin.run_direct(item, plugin.direct_arguments(item))
+            else:
+                hook.pytest_runtest_protocol(item=item, nextitem=following[item])
+        return plugin.checks
 
     def _start_session(self):
         """Configure pytest and collect the graders once; each run replays the items.

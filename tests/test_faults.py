@@ -1,0 +1,234 @@
+"""Faults: `gradekit autograde` killed at any moment and started again ends where an
+uninterrupted run ends; results files are never half-written; regrading unchanged work
+changes nothing; a second autograde on the same course refuses to run (issue #4).
+
+The runs are the installed command in subprocesses, on a class of eight, and the gradebook
+is read with nbgrader's own API.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import (ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, implementation_files,
+                      parse_implementation, with_solutions)
+from gradekit.sandbox.bwrap import bwrap_path
+from test_adversarial import Tracker
+
+pytestmark = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")
+
+GRADEKIT = str(VENV_BIN / "gradekit")
+CLASS = ("f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8")
+IMPLEMENTATIONS = {"f2": "correct_einsum", "f3": "softmax_wrong_axis", "f4": "kv_flat_keys",
+                   "f5": "attention_sqrt_dmodel", "f6": "correct_loops"}
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
+
+
+def _start(course: CourseDir, *extra: str, tracker: Tracker | None = None) -> subprocess.Popen:
+    return subprocess.Popen([GRADEKIT, "autograde", ASSIGNMENT, "--jobs", "2", *extra], cwd=course.root,
+                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=tracker.join if tracker else None)
+
+
+def _run(course: CourseDir, *extra: str, timeout: float = 300) -> tuple[subprocess.CompletedProcess, float]:
+    tracker = Tracker(f"faults-{course.root.name}")
+    started = time.monotonic()
+    try:
+        proc = subprocess.run([GRADEKIT, "autograde", ASSIGNMENT, "--jobs", "2", *extra], cwd=course.root,
+                              env=_env(), capture_output=True, text=True, timeout=timeout,
+                              preexec_fn=tracker.join)
+        seconds = time.monotonic() - started
+        _assert_nothing_left(tracker)
+    finally:
+        tracker.close()
+    return proc, seconds
+
+
+def _assert_nothing_left(tracker: Tracker, patience: float = 30.0) -> None:
+    deadline = time.monotonic() + patience
+    while tracker.alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not tracker.alive(), f"still running {patience:g} s after the run ended: {tracker.alive()}"
+
+
+def _results(course: CourseDir) -> dict[str, Path]:
+    return {p.parents[1].name: p for p in (course.root / "autograded").glob(f"*/{ASSIGNMENT}/results.json")}
+
+
+def _assert_results_valid(course: CourseDir) -> None:
+    for student, path in _results(course).items():
+        data = json.loads(path.read_text())            # never half-written
+        assert data["student"] == student and data["notebooks"], path
+
+
+def gradebook_state(course: CourseDir) -> dict:
+    """Every grade's auto_score, and each submission's total, through nbgrader's API."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    out = {}
+    with Gradebook(course.db_url) as gb:
+        for student in CLASS:
+            try:
+                nb = gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, student)
+            except MissingEntry:
+                out[student] = None
+                continue
+            out[student] = {g.name: g.auto_score for g in nb.grades}
+            out[student]["(total)"] = gb.find_submission(ASSIGNMENT, student).score
+    return out
+
+
+def _slow(nb):
+    """An added cell that takes a while, so that a kill can land in the middle of a run."""
+    nb.cells.insert(1, nbformat.v4.new_code_cell("import time\ntime.sleep(2)\n"))
+    return nb
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory):
+    """A class of eight (key, other correct routes, three classic bugs, a blank, a broken file), and a copy."""
+    base = tmp_path_factory.mktemp("faults")
+    course = CourseDir.create(base / "course", CLASS)
+    course.run(GRADEKIT, "generate", ASSIGNMENT)
+    course.submit("f1", _slow(course.answer_key("f1")))
+    for student, name in IMPLEMENTATIONS.items():
+        _, sources = parse_implementation(next(p for p in implementation_files() if p.stem == name))
+        course.submit(student, _slow(with_solutions(course.answer_key(student), sources)))
+    course.submit("f7", _slow(course.release("f7")))
+    text = nbformat.writes(course.answer_key("f8"))
+    course.submit("f8", text[: len(text) // 2])
+    shutil.rmtree(course.root / "keys")
+    copy = CourseDir(base / "copy")
+    shutil.copytree(course.root, copy.root)
+    proc, seconds = _run(copy)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    reference = gradebook_state(copy)
+    assert all(reference[s] is not None for s in CLASS)
+    return course, reference, seconds
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def _wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture(scope="module")
+def interrupted(klass):
+    """The same class, SIGKILLed three times at different moments, then run to the end."""
+    course, reference, _ = klass
+    kills = []
+
+    def graded() -> int:
+        return len(_results(course))
+
+    # 1: one second in, before anything is graded
+    # 2: as soon as the first new result file appears
+    # 3: again at the first result that run writes
+    for name, wait in (("after 1 s", lambda n: time.sleep(1) or True),
+                       ("first new result", lambda n: _wait_for(lambda: graded() > n, 120)),
+                       ("a result of the second rerun", lambda n: _wait_for(lambda: graded() > n, 120))):
+        tracker = Tracker(f"faults-kill-{len(kills)}")
+        try:
+            before = graded()
+            proc = _start(course, tracker=tracker)
+            assert wait(before), f"{name}: nothing happened"
+            finished = proc.poll() is not None
+            _kill(proc)
+            at_kill = graded()
+            # what outlived the killed coordinator (see the xfail); not waited for long: those
+            # orphans go on grading what was queued, and the next run is meant to do that
+            _wait_for(lambda: not tracker.alive(), 3)
+            leftovers = tracker.alive()
+            kills.append((name, before, at_kill, finished, leftovers))
+            _assert_results_valid(course)
+        finally:
+            tracker.close()                  # kill what is left before the next run
+        _assert_results_valid(course)
+    proc, seconds = _run(course)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return course, reference, kills, proc
+
+
+def test_killed_runs_end_where_an_uninterrupted_run_ends(interrupted):
+    course, reference, kills, _ = interrupted
+    assert [k[3] for k in kills] == [False, False, False], kills   # each was really killed mid-run
+    assert kills[-1][2] < len(CLASS), kills                         # and the last one before the end
+    assert gradebook_state(course) == reference
+    _assert_results_valid(course)
+    assert set(_results(course)) == set(CLASS)
+
+
+def test_results_files_are_written_whole(interrupted):
+    """Only whole results.json files; a temporary file a kill cut short is never mistaken for one."""
+    course, _, _, _ = interrupted
+    _assert_results_valid(course)
+    for path in (course.root / "autograded").rglob("*"):
+        if path.is_file() and path.name.endswith(".tmp"):
+            assert path.name.startswith(".")   # atomic_write's temporaries only
+
+
+def test_regrading_unchanged_work_changes_nothing_and_is_fast(interrupted, klass):
+    course, reference, _, _ = interrupted
+    _, _, first_seconds = klass
+    before = {s: (p.stat().st_mtime_ns, p.read_text()) for s, p in _results(course).items()}
+    proc, seconds = _run(course)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert gradebook_state(course) == reference
+    after = {s: (p.stat().st_mtime_ns, p.read_text()) for s, p in _results(course).items()}
+    assert after == before            # nothing was graded again
+    assert seconds < first_seconds / 2, (seconds, first_seconds)
+
+
+def test_a_second_autograde_refuses_while_one_runs(interrupted):
+    course, reference, _, _ = interrupted
+    tracker = Tracker("faults-concurrent")
+    try:
+        first = _start(course, "--force", tracker=tracker)
+        lock = course.root / ".gradekit" / "autograde.lock"
+        assert _wait_for(lambda: lock.exists() and lock.read_text().startswith("pid"), 60), "the first never locked"
+        second = subprocess.run([GRADEKIT, "autograde", ASSIGNMENT], cwd=course.root, env=_env(),
+                                capture_output=True, text=True, timeout=120)
+        assert first.poll() is None, "the first run ended before the second started: the test proves nothing"
+        assert second.returncode != 0
+        lines = second.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in second.stderr, second.stderr
+        assert "another `gradekit autograde` is running" in lines[0], lines[0]
+        out, err = first.communicate(timeout=300)
+        assert first.returncode == 0, err[-2000:]
+        _assert_nothing_left(tracker)
+    finally:
+        tracker.close()
+    assert gradebook_state(course) == reference
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: when the `gradekit autograde` coordinator is SIGKILLed, its multiprocessing fork server, "
+    "resource tracker and ProcessPoolExecutor workers are not told: the workers block forever on the "
+    "call queue, each keeping its warm sandbox (bwrap + worker.py zygote) alive; they were still "
+    "there 60 s later in a manual check. Every kill leaks ~2 graders + 2 sandboxes until reboot "
+    "(a worker could watch the coordinator's pid, e.g. a pidfd, and exit; bwrap --die-with-parent "
+    "then ends its sandbox)"))
+def test_a_killed_run_leaves_nothing_running(interrupted):
+    _, _, kills, _ = interrupted
+    assert [(k[0], k[4]) for k in kills] == [(k[0], {}) for k in kills]

@@ -77,12 +77,13 @@ def record(gb: Gradebook, result: SubmissionResult) -> None:
 def _record(gb: Gradebook, result: SubmissionResult) -> None:
     timestamp = parse_utc(result.timestamp) if result.timestamp else None
     kwargs = {"timestamp": timestamp} if timestamp else {}
-    gb.update_or_create_submission(result.assignment, result.student, **kwargs)
+    submission = gb.update_or_create_submission(result.assignment, result.student, **kwargs)
+    # one query per notebook for all its grades, not one four-way join per cell
+    grades = {(nb.name, grade.name): grade for nb in submission.notebooks for grade in nb.grades}
     for nb in result.notebooks:
         for cell in nb.cells:
-            try:
-                grade = gb.find_grade(cell.grade_id, nb.name, result.assignment, result.student)
-            except MissingEntry:
+            grade = grades.get((nb.name, cell.grade_id))
+            if grade is None:
                 continue
             if cell.manual:
                 grade.auto_score = None

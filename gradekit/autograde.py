@@ -217,9 +217,32 @@ def fingerprint(folder: Path, version: str, seed: int) -> str:
 _GRADER: Grader | None = None
 
 
-def _init_worker(root: str, assignment: str, options: Options) -> None:
+def _init_worker(root: str, assignment: str, options: Options, coordinator: int) -> None:
     global _GRADER
+    _exit_with(coordinator)
     _GRADER = Grader(Course.load(root), assignment, options)
+
+
+def _exit_with(pid: int) -> None:
+    """End this worker when the coordinator ends, however it ends (SIGKILL included).
+
+    A killed coordinator cannot tell its pool; without this, the workers would
+    wait on their queue for ever, each keeping a warm sandbox. When the worker
+    goes, bubblewrap (--die-with-parent) takes the sandbox with it.
+    """
+    import select
+    import threading
+
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return
+
+    def watch() -> None:
+        select.select([pidfd], [], [])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gradekit-coordinator-watch", daemon=True).start()
 
 
 def _grade_in_worker(student: str) -> dict:
@@ -290,7 +313,7 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
 
     ctx = warm_fork_server()
     with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker,
-                             initargs=(str(course.root), assignment, options)) as pool:
+                             initargs=(str(course.root), assignment, options, os.getpid())) as pool:
         futures = {pool.submit(_grade_in_worker, s): s for s in students}
         for future in as_completed(futures):
             student = futures[future]

@@ -151,6 +151,12 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
         new = copy.deepcopy(cell)
         if key in answers:
             new.source = answers[key]
+        elif gid and _editable(cell) and new.cell_type == "code":
+            # an answer cell the submission does not have (deleted, or its id changed): put it
+            # back for the record but do not run it -- its stub would override whatever the
+            # student's own cells defined
+            new.metadata["gradekit"] = {"not_submitted": True}
+            notes.append(f"answer cell {gid} was not in the submission; its stub is shown but not run")
         if new.cell_type == "code":
             new.outputs, new.execution_count = [], None
         out.cells.append(new)
@@ -169,4 +175,5 @@ def _editable(cell) -> bool:
 def code_to_run(nb: nbformat.NotebookNode) -> list[dict]:
     """The code cells the sandbox runs: everything but the autograder test cells."""
     return [{"id": _grade_id(c) or c.get("id", ""), "source": c.source}
-            for c in nb.cells if c.cell_type == "code" and not is_test(c)]
+            for c in nb.cells if c.cell_type == "code" and not is_test(c)
+            and not c.get("metadata", {}).get("gradekit", {}).get("not_submitted")]

@@ -222,13 +222,6 @@ def test_a_second_autograde_refuses_while_one_runs(interrupted):
     assert gradebook_state(course) == reference
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: when the `gradekit autograde` coordinator is SIGKILLed, its multiprocessing fork server, "
-    "resource tracker and ProcessPoolExecutor workers are not told: the workers block forever on the "
-    "call queue, each keeping its warm sandbox (bwrap + worker.py zygote) alive; they were still "
-    "there 60 s later in a manual check. Every kill leaks ~2 graders + 2 sandboxes until reboot "
-    "(a worker could watch the coordinator's pid, e.g. a pidfd, and exit; bwrap --die-with-parent "
-    "then ends its sandbox)"))
 def test_a_killed_run_leaves_nothing_running(interrupted):
     _, _, kills, _ = interrupted
     assert [(k[0], k[4]) for k in kills] == [(k[0], {}) for k in kills]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Mapping
 
-from ..sandbox.client import Sandbox, SandboxTimeout, StudentCodeError
+from ..sandbox.client import RemoteObject, Sandbox, SandboxTimeout, StudentCodeError
 
 
 class StudentFailure(AssertionError):
@@ -59,13 +59,27 @@ class Student:
             raise AttributeError(name)
 
         def call(*args, **kwargs):
-            helpers: Mapping[str, Callable] = {h: getattr(self._reference, h) for h in self._helpers}
-            return self._guard(lambda: self._sandbox.call(name, args, kwargs, reference=helpers), name)
+            return self._call(name, name, args, kwargs)
 
         call.__name__ = name
         return call
 
+    def _call(self, key: str, target, args: tuple, kwargs: dict, attr: str | None = None) -> Any:
+        helpers: Mapping[str, Callable] = {h: getattr(self._reference, h) for h in self._helpers}
+        args, kwargs = _unwrap(args), _unwrap(kwargs)
+        return self._guard(lambda: self._sandbox.call(target, args, kwargs, attr=attr, reference=helpers), key)
+
     def _guard(self, action: Callable[[], Any], name: str) -> Any:
+        return self._wrap(self._guarded(action, name))
+
+    def _wrap(self, value: Any) -> Any:
+        if isinstance(value, RemoteObject):
+            return StudentObject(self, value)
+        if type(value) in (list, tuple):
+            return type(value)(self._wrap(v) for v in value)
+        return value
+
+    def _guarded(self, action: Callable[[], Any], name: str) -> Any:
         if name in self._give_up.reasons:
             raise StudentFailure(f"not run: {self._give_up.reasons[name]}")
         if self._give_up.deadline is not None and time.monotonic() > self._give_up.deadline:
@@ -87,3 +101,47 @@ def describe(name: str, exc: StudentCodeError) -> str:
         return f"`{name}` is not implemented yet (NotImplementedError)"
     where = f" ({exc.where[-1]})" if exc.where else ""
     return f"calling `{name}` raised {exc.kind}: {exc.message}{where}"
+
+
+class StudentObject:
+    """An object of the student's (e.g. their KVCache), with its calls guarded like functions.
+
+    Attribute reads, method calls and ``len()`` go through the same checks as
+    ``student.f(...)``: errors become feedback, and a method that timed out
+    once is not called again (keyed by class and method name).
+    """
+
+    def __init__(self, student: Student, remote: RemoteObject):
+        object.__setattr__(self, "_student", student)
+        object.__setattr__(self, "_remote", remote)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        key = f"{self._remote._handle.type}.{name}"
+        student, remote = self._student, self._remote
+        value = student._guarded(lambda: remote._sandbox.getattr(remote, name), key)
+        if isinstance(value, RemoteObject):  # a method: calling it is a guarded call
+            def method(*args, **kwargs):
+                return student._call(key, remote, args, kwargs, attr=name)
+
+            method.__name__ = name
+            return method
+        return student._wrap(value)
+
+    def __len__(self) -> int:
+        remote = self._remote
+        return self._student._guarded(lambda: len(remote), f"len({remote._handle.type})")
+
+    def __repr__(self) -> str:
+        return repr(self._remote)
+
+
+def _unwrap(value: Any) -> Any:
+    if isinstance(value, StudentObject):
+        return value._remote
+    if type(value) in (list, tuple):
+        return type(value)(_unwrap(v) for v in value)
+    if type(value) is dict:
+        return {k: _unwrap(v) for k, v in value.items()}
+    return value

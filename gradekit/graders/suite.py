@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import importlib.util
 import io
+import tempfile
 import sys
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,10 @@ def _hypothesis_profile() -> None:
         from hypothesis import HealthCheck, Phase, settings
     except ImportError:  # pragma: no cover - hypothesis is a dependency
         return
+    # hypothesis keeps files under .hypothesis/ in the working directory: not in the course
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(tempfile.mkdtemp(prefix="gradekit-hypothesis-"))
     settings.register_profile("gradekit", derandomize=True, database=None, deadline=None,
                               phases=[Phase.explicit, Phase.reuse, Phase.generate],
                               suppress_health_check=list(HealthCheck), print_blob=False)

@@ -189,5 +189,10 @@ def launch(limits: Limits, sandboxed: bool = True) -> Launch:
              "--chdir", "/tmp"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
-    argv += ["--", python, "-I", "-B", "/opt/gradekit/worker.py", "--contained"]
-    return Launch(argv, (), _preexec(limits, procs), env, procs)
+    # the options go to bwrap through a file descriptor (--args), not its command line:
+    # bwrap is pid 1 in the sandbox, and its /proc/1/cmdline would show the host paths
+    fd = os.memfd_create("gradekit-bwrap-args")
+    os.write(fd, b"".join(arg.encode() + b"\0" for arg in argv[1:]))
+    os.lseek(fd, 0, os.SEEK_SET)
+    command = [python, "-I", "-B", "/opt/gradekit/worker.py", "--contained"]
+    return Launch([argv[0], "--args", str(fd), *command], (fd,), _preexec(limits, procs), env, procs)

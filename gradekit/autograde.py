@@ -101,7 +101,7 @@ class Grader:
         write_notebooks(out_dir, graded_nbs)
         result.seconds = time.monotonic() - started
         result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
-        atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict(), indent=1))
+        atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
         return result
 
     def _grade_notebook(self, name: str, release, path: Path, variant) -> tuple[NotebookResult, nbformat.NotebookNode]:

@@ -133,7 +133,11 @@ def main():
             continue
         work = os.path.join("/tmp", "work")
         os.makedirs(work, exist_ok=True)
-        pid = os.fork()
+        pid = _fork(contained)
+        if pid is None:  # the process limit is exhausted even after a clean-up: report, carry on
+            os.close(fds[0])
+            P.write_frame(channel, {"op": "idle", "status": -1})
+            continue
         if pid == 0:
             try:
                 control.close()
@@ -159,10 +163,7 @@ def main():
         _, status = os.waitpid(pid, 0)
         os.close(pidfd)
         if contained:
-            try:
-                os.kill(-1, signal.SIGKILL)  # everything in this pid namespace but init and us
-            except ProcessLookupError:
-                pass  # nothing was left behind
+            _kill_everything_else()
         else:
             try:
                 os.killpg(pid, signal.SIGKILL)
@@ -173,6 +174,32 @@ def main():
             _wipe(path, shutil)
         code = os.waitstatus_to_exitcode(status)
         P.write_frame(channel, {"op": "idle", "status": code})
+
+
+def _kill_everything_else():
+    """SIGKILL every process in this pid namespace but its init and this one, until none is left.
+
+    One kill(-1) can miss children forked while it runs (a fork loop), so repeat
+    until the kernel finds nothing to signal.
+    """
+    for _ in range(200):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        time.sleep(0.005)
+
+
+def _fork(contained):
+    """fork(), after clearing leftovers if the process limit is in the way; None if it stays full."""
+    for attempt in range(5):
+        try:
+            return os.fork()
+        except BlockingIOError:  # EAGAIN: the pids limit
+            if contained:
+                _kill_everything_else()
+            time.sleep(0.05 * (attempt + 1))
+    return None
 
 
 def _wipe(path, shutil):

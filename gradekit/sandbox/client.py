@@ -187,6 +187,14 @@ class Sandbox:
 
     # -- the child ------------------------------------------------------------------
     def _spawn(self) -> None:
+        """A fresh child for the current submission; a zygote that fails is replaced once."""
+        try:
+            self._spawn_once()
+        except SandboxCrashed:
+            self.shutdown()
+            self._spawn_once()
+
+    def _spawn_once(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             self.shutdown()
             self._start_zygote()

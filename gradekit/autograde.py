@@ -186,14 +186,21 @@ def _timestamp(folder: Path) -> str | None:
 
 def assignment_version(course: Course, assignment: str) -> str:
     """A hash of everything grading depends on besides the submission itself."""
-    from . import __version__
-
-    digest = hashlib.sha256(__version__.encode())
+    digest = hashlib.sha256(_code_version().encode())
     for base in (course.source_dir(assignment), course.graders_dir(assignment), course.solutions_dir(assignment)):
         for path in sorted(base.rglob("*")) if base.is_dir() else []:
             if path.is_file() and "__pycache__" not in path.parts:
                 digest.update(str(path.relative_to(course.root)).encode())
                 digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _code_version() -> str:
+    """A hash of gradekit's own source: a new gradekit regrades, as new graders do."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

@@ -116,6 +116,7 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
     gid_of_id = {c["id"]: _grade_id(c) for c in release.cells if _grade_id(c) and c.get("id")}
     claimed = {_grade_id(c) for c in submitted.cells}
     answers: dict[str, str] = {}
+    changed: list[str] = []
     extras: dict[str | None, list] = {None: []}
     anchor: str | None = None
     for cell in submitted.cells:
@@ -134,7 +135,7 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
                     notes.append(f"cell {key} was turned into {cell.cell_type}; graded as {original.cell_type}")
                 answers[key] = cell.source
             elif cell.source != original.source or cell.cell_type != original.cell_type:
-                notes.append(f"read-only cell {key} was changed; the original was restored")
+                changed.append(key)
             anchor = key
             extras[anchor] = []
             continue
@@ -143,6 +144,9 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
         elif gid is not None:
             notes.append(f"a second cell with grade_id {gid!r} is treated as an ordinary cell")
         extras.setdefault(anchor, []).append(_plain(cell))
+    if changed:
+        notes.insert(0, f"{len(changed)} read-only cell(s) differ from your own notebook (first: {changed[0]}); "
+                        "the originals were restored" + ("; is this someone else's notebook?" if len(changed) > 2 else ""))
     out = nbformat.v4.new_notebook(metadata=copy.deepcopy(release.metadata))
     out.cells = list(extras.get(None, []))
     for cell in release.cells:

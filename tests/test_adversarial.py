@@ -784,7 +784,7 @@ CHEATS = [
          reasons=(r"cannot cross", r"too large|over the limit", r"ProtocolError|UnsendableValue")),
     Case("cheat-forge", _cheat_forge, like="advwrong", reasons=(r"ProtocolError|bad array",)),
     Case("cheat-fake", _cheat_fake, like="advwrong"),
-    Case("tamper-edit", _tamper_edit, like="advwrong", reasons=(r"read-only cell test_softmax was changed",)),
+    Case("tamper-edit", _tamper_edit, like="advwrong", reasons=(r"3 read-only cell\(s\) differ from your own notebook",)),
     Case("tamper-delete", _tamper_delete, like="advwrong"),
     Case("tamper-markdown", _tamper_markdown, like="advwrong", reasons=(r"test_softmax",)),
     Case("tamper-added", _tamper_added, like="advwrong", reasons=(r"test_bonus.*counts for nothing",)),

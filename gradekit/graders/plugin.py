@@ -103,6 +103,8 @@ class GraderPlugin:
         doc = getattr(getattr(item, "function", None), "__doc__", None)
         if doc:
             name = doc.strip().splitlines()[0]
+            if hasattr(item, "callspec"):
+                name += f" ({item.callspec.id})"
         self.checks.setdefault(module_of(item.nodeid), []).append(
             Check(name=name, passed=outcome == "passed", message=message, weight=weight))
 

@@ -78,8 +78,7 @@ def _record(gb: Gradebook, result: SubmissionResult) -> None:
     timestamp = parse_utc(result.timestamp) if result.timestamp else None
     kwargs = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(result.assignment, result.student, **kwargs)
-    # one query per notebook for all its grades, not one four-way join per cell
-    grades = {(nb.name, grade.name): grade for nb in submission.notebooks for grade in nb.grades}
+    grades = _grades_of(gb, submission)
     for nb in result.notebooks:
         for cell in nb.cells:
             grade = grades.get((nb.name, cell.grade_id))
@@ -91,6 +90,23 @@ def _record(gb: Gradebook, result: SubmissionResult) -> None:
             else:
                 grade.auto_score = cell.score
                 grade.needs_manual_grade = False
+
+
+def _grades_of(gb: Gradebook, submission) -> dict:
+    """All grades of a submission by (notebook, cell) name, in one query.
+
+    nbgrader's own accessors load each grade's cell and notebook lazily:
+    a dozen queries a submission, most of the coordinator's work.
+    """
+    from nbgrader.api import BaseCell, Grade, Notebook, SubmittedNotebook
+
+    rows = (gb.db.query(Notebook.name, BaseCell.name, Grade)
+            .join(BaseCell, Grade.cell_id == BaseCell.id)
+            .join(Notebook, BaseCell.notebook_id == Notebook.id)
+            .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+            .filter(SubmittedNotebook.assignment_id == submission.id)
+            .all())
+    return {(notebook, cell): grade for notebook, cell, grade in rows}
 
 
 _LATE: dict = {}
@@ -120,8 +136,15 @@ def _late_penalties(gb: Gradebook, result: SubmissionResult) -> None:
     assigner = _LATE[key]
     gb.db.flush()
     try:
-        seconds_late = gb.find_submission(result.assignment, result.student).total_seconds_late
+        submission = gb.find_submission(result.assignment, result.student)
     except MissingEntry:
+        return
+    seconds_late = submission.total_seconds_late
+    if not seconds_late:  # on time (or no due date): no penalty on any notebook, in one statement
+        from nbgrader.api import SubmittedNotebook
+
+        gb.db.query(SubmittedNotebook).filter(SubmittedNotebook.assignment_id == submission.id).update(
+            {SubmittedNotebook.late_submission_penalty: None}, synchronize_session=False)
         return
     for nb in result.notebooks:
         try:

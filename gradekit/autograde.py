@@ -113,7 +113,7 @@ class Grader:
             submitted = read_notebook(path)
         except SubmissionError as exc:
             nb_result.error = str(exc) if path.exists() else f"{path.name} was not submitted"
-            nb_result.cells = _zero_cells(release, nb_result.error)
+            nb_result.cells = _zero_cells(release)
             return nb_result, _annotate(copy.deepcopy(release), nb_result)
         graded, notes = sanitize(submitted, release)
         sandbox = self.sandbox
@@ -137,19 +137,13 @@ class Grader:
             total = sum(c.weight for c in found)
             score = points * sum(c.weight for c in found if c.passed) / total if total else 0.0
             nb_result.cells.append(CellResult(gid, points, round(score, 6), found))
-        if notes:
-            nb_result.error = None
         return nb_result, _annotate(graded, nb_result, notes)
 
 
-def _zero_cells(release, reason: str) -> list[CellResult]:
-    out = []
-    for cell in release.cells:
-        if is_graded(cell):
-            meta = cell.metadata.nbgrader
-            out.append(CellResult(meta["grade_id"], float(meta.get("points", 0)), 0.0,
-                                  [], manual=False))
-    return out
+def _zero_cells(release) -> list[CellResult]:
+    """Every graded cell at zero: for a notebook that could not be read (nothing to grade by hand either)."""
+    return [CellResult(c.metadata.nbgrader["grade_id"], float(c.metadata.nbgrader.get("points", 0)), 0.0)
+            for c in release.cells if is_graded(c)]
 
 
 def _annotate(nb, result: NotebookResult, notes: Iterable[str] = ()) -> nbformat.NotebookNode:

@@ -256,12 +256,10 @@ def _grade_in_worker(student: str) -> dict:
 
 def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str, SubmissionResult]:
     """Earlier results whose submission, graders and variant are all unchanged."""
-    from .template import AssignmentSource
     from .variant import student_seed
 
     version = assignment_version(course, assignment)
     secret = course.secret()
-    AssignmentSource.load(course, assignment)
     out = {}
     for student in students:
         path = course.autograded_dir(student, assignment) / RESULTS_FILE

@@ -113,7 +113,7 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
         key_dir = Path(tempfile.mkdtemp(prefix="key-"))
         answer_key(course, ASSIGNMENT, student, key_dir)
         nb = nbformat.read(str(key_dir / f"{ASSIGNMENT}.ipynb"), as_version=4)
-        quiz_note = _quiz(course, student, kind, key_dir, folder, previous_key)
+        quiz_note = _quiz(course, student, kind, key_dir, folder, previous_key, copies=i % 2 == 1)
         if previous_key is not None:
             shutil.rmtree(previous_key, ignore_errors=True)
         previous_key = key_dir
@@ -146,7 +146,8 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
     return plan
 
 
-def _quiz(course: Course, student: str, kind: str, key_dir: Path, folder: Path, previous_key) -> str:
+def _quiz(course: Course, student: str, kind: str, key_dir: Path, folder: Path, previous_key,
+          copies: bool) -> str:
     """The quiz notebook a simulated student hands in; returns how it is described."""
     quiz = key_dir / "quiz.ipynb"
     if not quiz.exists():
@@ -157,7 +158,7 @@ def _quiz(course: Course, student: str, kind: str, key_dir: Path, folder: Path, 
     if kind == "untouched":
         shutil.copy(course.release_dir(student, ASSIGNMENT) / "quiz.ipynb", folder / "quiz.ipynb")
         return "; quiz: untouched"
-    if kind.startswith("wrong:") and previous_key is not None and hash(kind) % 2:
+    if kind.startswith("wrong:") and previous_key is not None and copies:
         shutil.copy(Path(previous_key) / "quiz.ipynb", folder / "quiz.ipynb")
         return "; quiz: copied a neighbour's answers"
     if kind.startswith("wrong:"):

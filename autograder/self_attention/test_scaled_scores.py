@@ -1,7 +1,6 @@
 """Hidden tests for the cell `test_scaled_scores`: scaled_scores(Q, K) = Q K^T / sqrt(d_k)."""
 
 import numpy as np
-from hypothesis import Phase, given, settings, strategies as st
 
 from gradekit.graders import check
 
@@ -52,16 +51,27 @@ def test_your_hand_example(student, reference, params):
     _check(student, reference, H, H, "your hand example (Q = K = [x1; x2], d_k=2)")
 
 
-def test_random_shapes(student, reference, rng):
-    salt = int(rng.integers(2**32))
+def _shape_cases(count=8):
+    """(n_q, n_k, d_k), the same for every student; each student's values are their own.
 
-    @settings(max_examples=8, derandomize=True, database=None, deadline=None,
-              phases=(Phase.explicit, Phase.generate))
-    @given(n_q=st.integers(1, 6), n_k=st.integers(1, 6), d_k=st.integers(2, 7), seed=st.integers(0, 2**16))
-    def run(n_q, n_k, d_k, seed):
-        r = np.random.default_rng([salt, seed])
-        Q, K = r.normal(size=(n_q, d_k)) * 2, r.normal(size=(n_k, d_k))
+    The corners come first (one query and one key, six of each at width 7,
+    and the lopsided pairs), then sizes drawn with a fixed seed.
+    """
+    cases = [(1, 1, 2), (6, 6, 7), (1, 6, 7), (6, 1, 2)]
+    draw = np.random.default_rng(20261129)
+    while len(cases) < count:
+        case = (int(draw.integers(1, 7)), int(draw.integers(1, 7)), int(draw.integers(2, 8)))
+        if case not in cases:
+            cases.append(case)
+    return cases
+
+
+SHAPE_CASES = _shape_cases()
+
+
+def test_random_shapes(student, reference, rng):
+    """random numbers of queries and keys and key widths"""
+    for n_q, n_k, d_k in SHAPE_CASES:
+        Q, K = rng.normal(size=(n_q, d_k)) * 2, rng.normal(size=(n_k, d_k))
         _check(student, reference, Q, K, f"{n_q} quer{'y' if n_q == 1 else 'ies'} and "
                f"{n_k} key{'' if n_k == 1 else 's'} of width d_k={d_k}")
-
-    run()

@@ -13,7 +13,6 @@ Everything the worker sends is decoded by :mod:`protocol` (arrays with
 from __future__ import annotations
 
 import os
-import select
 import signal
 import socket
 import subprocess
@@ -41,22 +40,6 @@ class SandboxTimeout(StudentCodeError):
 
 class SandboxCrashed(StudentCodeError):
     pass
-
-
-class _Reader:
-    """File-like reads from a pipe that fail once a deadline has passed."""
-
-    def __init__(self, fd: int, deadline: float):
-        self.fd, self.deadline = fd, deadline
-
-    def read(self, n: int) -> bytes:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        ready, _, _ = select.select([self.fd], [], [], left)
-        if not ready:
-            raise TimeoutError
-        return os.read(self.fd, min(n, 1 << 20))
 
 
 class RemoteObject:
@@ -110,7 +93,9 @@ class Sandbox:
         self.booting = False
         self.proc: subprocess.Popen | None = None     # the zygote (bwrap and all below it)
         self.control: socket.socket | None = None
-        self.child: socket.socket | None = None        # the current submission's channel
+        self.control_channel: P.Channel | None = None
+        self.child: socket.socket | None = None        # the current submission's socket
+        self.channel: P.Channel | None = None          # ... and its frames
         self.cells: list[dict] = []
         self.bad_cells: dict[int, str] = {}
         self.cell_results: list[dict] | None = None
@@ -137,6 +122,7 @@ class Sandbox:
             theirs.close()
             spec.close_fds()
         self.control = mine
+        self.control_channel = P.Channel(mine)
         self.booting = True
         if wait:
             self._wait_ready()
@@ -150,7 +136,8 @@ class Sandbox:
 
     def _read_control(self, timeout: float) -> dict:
         try:
-            header, _ = P.read_frame(_Reader(self.control.fileno(), time.monotonic() + timeout))
+            self.control_channel.deadline = time.monotonic() + timeout
+            header, _ = P.read_frame(self.control_channel)
             return header
         except (TimeoutError, EOFError, OSError, P.ProtocolError):
             self.shutdown()
@@ -162,7 +149,7 @@ class Sandbox:
         proc, self.proc = self.proc, None
         if self.control is not None:
             self.control.close()
-            self.control = None
+            self.control = self.control_channel = None
         if proc is None:
             return
         try:
@@ -209,12 +196,12 @@ class Sandbox:
             raise SandboxCrashed("SandboxError", "the sandbox stopped answering") from None
         finally:
             theirs.close()
-        self.child = mine
+        self.child, self.channel = mine, P.Channel(mine)
         self.generation += 1
 
     def _close_child(self, kill: bool = False) -> int | None:
         """End the current child; wait until the zygote has cleaned up after it."""
-        child, self.child = self.child, None
+        child, self.child, self.channel = self.child, None, None
         self.cell_results = None
         if child is None:
             return None
@@ -243,12 +230,12 @@ class Sandbox:
                   progress: Callable[[int], None] | None = None) -> tuple[dict, Any]:
         if self.child is None:
             self._ensure_cells()
-        channel = _SocketIO(self.child)
-        reader = _Reader(self.child.fileno(), time.monotonic() + timeout)
+        channel = self.channel
+        channel.deadline = time.monotonic() + timeout
         try:
             P.send(channel, header, values)
             while True:
-                reply, blobs = P.read_frame(reader)
+                reply, blobs = P.read_frame(channel)
                 if reply.get("op") == "callback":
                     self._answer_callback(channel, reply, blobs, callbacks or {})
                     continue
@@ -404,19 +391,6 @@ class Sandbox:
         reply, value = self._exchange(header, {}, self.limits.call_seconds)
         self._check(reply)
         return value
-
-
-class _SocketIO:
-    """Frame writes on a socket (sendall), for protocol.send."""
-
-    def __init__(self, sock: socket.socket):
-        self.sock = sock
-
-    def write(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def flush(self) -> None:
-        pass
 
 
 def _exit_reason(code: int | None) -> str:

@@ -26,7 +26,9 @@ import io
 import json
 import math
 import re
+import select
 import struct
+import time
 
 import numpy as np
 
@@ -54,12 +56,54 @@ class Handle:
 
 # -- frames -----------------------------------------------------------------
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+_DECODER = json.JSONDecoder()
+
+
 def write_frame(fh, header: dict, blobs: list[bytes] = ()) -> None:
     header = dict(header)
     header["blobs"] = [len(b) for b in blobs]
-    data = json.dumps(header, separators=(",", ":")).encode()
-    fh.write(struct.pack(">I", len(data)) + data + b"".join(blobs))
+    data = _ENCODER.encode(header).encode()
+    fh.write(b"".join((struct.pack(">I", len(data)), data, *blobs)))
     fh.flush()
+
+
+class Channel:
+    """Frame I/O on a connected socket, with buffered reads.
+
+    The other side writes a frame with one ``sendall``, so it usually arrives
+    whole: reading it costs one ``recv`` (plus one ``select`` when a deadline
+    is set) instead of one per field. Unread bytes stay in the buffer for the
+    next frame, so keep one Channel per socket for the socket's lifetime.
+    ``deadline`` (a ``time.monotonic()`` value, or None to block) bounds every
+    wait; a read past it raises TimeoutError.
+    """
+
+    CHUNK = 1 << 16
+
+    def __init__(self, sock) -> None:
+        self.sock = sock
+        self.deadline: float | None = None
+        self._buf = b""
+        self._pos = 0
+
+    def read(self, n: int) -> bytes:
+        if self._pos >= len(self._buf):
+            if self.deadline is not None:
+                left = self.deadline - time.monotonic()
+                if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+                    raise TimeoutError
+            self._buf = self.sock.recv(min(max(n, self.CHUNK), 1 << 20))
+            self._pos = 0
+        chunk = self._buf[self._pos:self._pos + n] if self._pos or len(self._buf) > n else self._buf
+        self._pos += len(chunk)
+        return chunk
+
+    def write(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def flush(self) -> None:
+        pass
 
 
 def read_exact(fh, n: int) -> bytes:
@@ -78,7 +122,7 @@ def read_frame(fh) -> tuple[dict, list[bytes]]:
     if size > MAX_HEADER:
         raise ProtocolError(f"header of {size} bytes is over the limit")
     try:
-        header = json.loads(read_exact(fh, size))
+        header = _DECODER.decode(read_exact(fh, size).decode())
     except ValueError as exc:
         raise ProtocolError(f"header is not JSON: {exc}") from None
     if not isinstance(header, dict):

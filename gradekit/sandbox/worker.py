@@ -67,22 +67,6 @@ def _quiet_std_streams():
     os.close(null)
 
 
-class SocketChannel:
-    """Blocking frame I/O on a connected unix socket."""
-
-    def __init__(self, sock):
-        self.sock = sock
-
-    def read(self, n):
-        return self.sock.recv(n)
-
-    def write(self, data):
-        self.sock.sendall(data)
-
-    def flush(self):
-        pass
-
-
 def main():
     """The zygote: import once, then fork one child per submission.
 
@@ -120,7 +104,7 @@ def main():
         import ctypes
 
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
-    channel = SocketChannel(control)
+    channel = P.Channel(control)
     P.write_frame(channel, {"op": "ready"})
     while True:
         try:
@@ -143,7 +127,7 @@ def main():
                 control.close()
                 os.setsid()
                 os.chdir(work)
-                serve(SocketChannel(socket.socket(fileno=fds[0])), shell, P)
+                serve(P.Channel(socket.socket(fileno=fds[0])), shell, P)
             finally:
                 os._exit(0)
         os.close(fds[0])

@@ -66,15 +66,15 @@ def record(gb: Gradebook, result: SubmissionResult) -> None:
         with warnings.catch_warnings():
             # nbgrader's own update_or_create_submission trips SQLAlchemy autoflush warnings
             warnings.simplefilter("ignore")
-            _record(gb, result)
-            _late_penalties(gb, result)
+            submission = _record(gb, result)
+            _late_penalties(gb, result, submission)
         db.commit()
     except Exception:
         db.rollback()
         raise
 
 
-def _record(gb: Gradebook, result: SubmissionResult) -> None:
+def _record(gb: Gradebook, result: SubmissionResult):
     timestamp = parse_utc(result.timestamp) if result.timestamp else None
     kwargs = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(result.assignment, result.student, **kwargs)
@@ -90,6 +90,7 @@ def _record(gb: Gradebook, result: SubmissionResult) -> None:
             else:
                 grade.auto_score = cell.score
                 grade.needs_manual_grade = False
+    return submission
 
 
 def _grades_of(gb: Gradebook, submission) -> dict:
@@ -112,7 +113,7 @@ def _grades_of(gb: Gradebook, submission) -> dict:
 _LATE: dict = {}
 
 
-def _late_penalties(gb: Gradebook, result: SubmissionResult) -> None:
+def _late_penalties(gb: Gradebook, result: SubmissionResult, submission) -> None:
     """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it.
 
     The plugin is the course's (``c.AssignLatePenalties.plugin_class``,
@@ -135,10 +136,6 @@ def _late_penalties(gb: Gradebook, result: SubmissionResult) -> None:
         _LATE[key].init_plugin()
     assigner = _LATE[key]
     gb.db.flush()
-    try:
-        submission = gb.find_submission(result.assignment, result.student)
-    except MissingEntry:
-        return
     seconds_late = submission.total_seconds_late
     if not seconds_late:  # on time (or no due date): no penalty on any notebook, in one statement
         from nbgrader.api import SubmittedNotebook

@@ -29,6 +29,8 @@ class GraderPlugin:
     def __init__(self, reference: Any):
         self._reference = reference
         self.collect_errors: list[str] = []
+        self._plans: dict = {}   # item -> (argument names, parametrize values), or () when pytest must run it
+        self._labels: dict = {}  # item -> (cell, name, weight)
         self.bind(None, {}, 0)
 
     def bind(self, sandbox, params: dict, seed: int, budget: float | None = None) -> None:
@@ -69,20 +71,23 @@ class GraderPlugin:
         Anything else -- other fixtures, skip/xfail marks, classes with
         set-up -- goes through pytest's full protocol.
         """
-        if not isinstance(item, pytest.Function) or type(item.obj).__name__ == "method":
+        plan = self._plan(item)
+        if not plan:
             return None
-        if any(mark.name not in ("weight", "parametrize") for mark in item.iter_markers()):
-            return None
-        given = dict(item.callspec.params) if hasattr(item, "callspec") else {}
-        # "request" enters the closure through the rng fixture; a test asking for it goes to pytest
-        if not set(item.fixturenames) <= {*FIXTURES, "request", *given} or \
-                "request" in item._fixtureinfo.argnames:
-            return None
+        given = plan[1]
         values = {"student": lambda: Student(self._sandbox, self._reference, give_up=self.give_up),
                   "reference": lambda: self._reference, "params": lambda: self._params,
                   "rng": lambda: self._rng_for(item.nodeid)}
-        return {name: given[name] if name in given else values[name]()
-                for name in item._fixtureinfo.argnames}
+        return {name: given[name] if name in given else values[name]() for name in plan[0]}
+
+    def is_direct(self, item) -> bool:
+        return bool(self._plan(item))
+
+    def _plan(self, item) -> tuple:
+        plan = self._plans.get(item)
+        if plan is None:
+            plan = self._plans[item] = _direct_plan(item)
+        return plan
 
     def run_direct(self, item, arguments: dict) -> None:
         try:
@@ -97,15 +102,11 @@ class GraderPlugin:
     def _record(self, item, outcome: str, message: str) -> None:
         if outcome == "skipped":
             return
-        marker = item.get_closest_marker("weight")
-        weight = float(marker.args[0]) if marker and marker.args else 1.0
-        name = item.name.removeprefix("test_").replace("_", " ")
-        doc = getattr(getattr(item, "function", None), "__doc__", None)
-        if doc:
-            name = doc.strip().splitlines()[0]
-            if hasattr(item, "callspec"):
-                name += f" ({item.callspec.id})"
-        self.checks.setdefault(module_of(item.nodeid), []).append(
+        label = self._labels.get(item)
+        if label is None:
+            label = self._labels[item] = _label(item)
+        cell, name, weight = label
+        self.checks.setdefault(cell, []).append(
             Check(name=name, passed=outcome == "passed", message=message, weight=weight))
 
     # -- hooks ------------------------------------------------------------------
@@ -136,6 +137,33 @@ class GraderPlugin:
 
     def pytest_configure(self, config) -> None:
         config.addinivalue_line("markers", "weight(w): the share of the cell's points this test carries")
+
+
+def _label(item) -> tuple[str, str, float]:
+    """A test's cell (its module), its name for the feedback (the docstring's first line) and its weight."""
+    marker = item.get_closest_marker("weight")
+    weight = float(marker.args[0]) if marker and marker.args else 1.0
+    name = item.name.removeprefix("test_").replace("_", " ")
+    doc = getattr(getattr(item, "function", None), "__doc__", None)
+    if doc:
+        name = doc.strip().splitlines()[0]
+        if hasattr(item, "callspec"):
+            name += f" ({item.callspec.id})"
+    return module_of(item.nodeid), name, weight
+
+
+def _direct_plan(item) -> tuple:
+    """What calling ``item`` directly takes: its argument names and parametrize values; () if it can't be."""
+    if not isinstance(item, pytest.Function) or type(item.obj).__name__ == "method":
+        return ()
+    if any(mark.name not in ("weight", "parametrize") for mark in item.iter_markers()):
+        return ()
+    given = dict(item.callspec.params) if hasattr(item, "callspec") else {}
+    # "request" enters the closure through the rng fixture; a test asking for it goes to pytest
+    if not set(item.fixturenames) <= {*FIXTURES, "request", *given} or \
+            "request" in item._fixtureinfo.argnames:
+        return ()
+    return (tuple(item._fixtureinfo.argnames), given)
 
 
 def module_of(nodeid: str) -> str:

@@ -59,7 +59,7 @@ class GraderSuite:
         plugin = self._plugin
         plugin.bind(sandbox, params, seed, budget)
         hook = self._config.hook
-        direct = [plugin.direct_arguments(item) is not None for item in items]
+        direct = [plugin.is_direct(item) for item in items]
         protocol = [item for item, is_direct in zip(items, direct) if not is_direct]
         following = dict(zip(protocol, protocol[1:] + [None]))  # pytest's teardown needs the next item
         for item, is_direct in zip(items, direct):

@@ -141,80 +141,88 @@ def encode(value, blobs: list[bytes], keep=None, _depth: int = 0):
     """Turn a value into a JSON tree plus blobs. ``keep(obj) -> id`` stores anything else."""
     if _depth > MAX_DEPTH:
         raise ProtocolError("value nested too deeply")
-    if value is None or isinstance(value, (bool, str)):
-        if isinstance(value, str) and len(value) > MAX_STR:
-            raise ProtocolError("string too long")
-        return value
-    if isinstance(value, int) and type(value) is int:
+    kind = type(value)
+    # the exact built-in types first: nearly everything that crosses is one of these
+    if kind is np.ndarray:
+        return _encode_array(value, blobs)
+    if kind is float:
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if kind is int:
         if abs(value) >= 2 ** 63:
             raise ProtocolError("integer too large")
         return value
-    if isinstance(value, float) and type(value) is float:
-        return value if math.isfinite(value) else {"$float": repr(value)}
+    if value is None or kind is bool:
+        return value
+    if kind is tuple or kind is list:
+        if len(value) > MAX_ITEMS:
+            raise ProtocolError("sequence too long")
+        return {"$tuple" if kind is tuple else "$list": [encode(v, blobs, keep, _depth + 1) for v in value]}
+    if kind is dict and all(type(k) is str for k in value):
+        return {"$dict": {k: encode(v, blobs, keep, _depth + 1) for k, v in value.items()}}
+    # then subclasses, numpy scalars and handles
+    if isinstance(value, str):
+        if len(value) > MAX_STR:
+            raise ProtocolError("string too long")
+        return value
     if isinstance(value, Handle):
         return {"$obj": value.id, "type": value.type}
     if isinstance(value, np.generic) and type(value).__module__ == "numpy":
         if value.dtype.kind in NUMERIC_KINDS:
             return encode(value.item(), blobs, keep, _depth + 1)
     if isinstance(value, np.ndarray):
-        arr = np.array(value, copy=True, subok=False)  # a plain ndarray, whatever subclass came in
-        if arr.dtype.kind not in NUMERIC_KINDS:
-            raise ProtocolError(f"arrays of dtype {arr.dtype} cannot cross")
-        if arr.nbytes > MAX_BLOBS:
-            raise ProtocolError("array too large")
-        blobs.append(npy_bytes(arr))
-        return {"$nd": len(blobs) - 1}
-    if type(value) in (list, tuple):
-        if len(value) > MAX_ITEMS:
-            raise ProtocolError("sequence too long")
-        key = "$tuple" if type(value) is tuple else "$list"
-        return {key: [encode(v, blobs, keep, _depth + 1) for v in value]}
-    if type(value) is dict and all(type(k) is str for k in value):
-        return {"$dict": {k: encode(v, blobs, keep, _depth + 1) for k, v in value.items()}}
+        return _encode_array(np.array(value, copy=True, subok=False), blobs)  # a plain ndarray, whatever came in
     if keep is not None:
         return {"$obj": keep(value), "type": type(value).__name__[:100]}
     raise ProtocolError(f"a {type(value).__name__} cannot cross the sandbox boundary")
+
+
+def _encode_array(arr: np.ndarray, blobs: list[bytes]) -> dict:
+    if arr.dtype.kind not in NUMERIC_KINDS:
+        raise ProtocolError(f"arrays of dtype {arr.dtype} cannot cross")
+    if arr.nbytes > MAX_BLOBS:
+        raise ProtocolError("array too large")
+    blobs.append(npy_bytes(arr))
+    return {"$nd": len(blobs) - 1}
 
 
 def decode(tree, blobs: list[bytes], resolve=None, _depth: int = 0):
     """Inverse of :func:`encode`; arrays are loaded with ``allow_pickle=False``."""
     if _depth > MAX_DEPTH:
         raise ProtocolError("value nested too deeply")
-    if tree is None or isinstance(tree, (bool, str)):
-        return tree
-    if isinstance(tree, int):
-        return tree
-    if isinstance(tree, float):
-        return tree
-    if isinstance(tree, list):
-        raise ProtocolError("bare JSON list")
-    if not isinstance(tree, dict) or len(tree) not in (1, 2):
+    kind = type(tree)
+    if kind is not dict:
+        if tree is None or kind in (bool, str, int, float):
+            return tree
+        if isinstance(tree, list):
+            raise ProtocolError("bare JSON list")
+        raise ProtocolError("malformed value")
+    if len(tree) not in (1, 2):
         raise ProtocolError("malformed value")
     if "$nd" in tree:
         index = tree["$nd"]
-        if not isinstance(index, int) or not 0 <= index < len(blobs):
+        if type(index) is not int or not 0 <= index < len(blobs):
             raise ProtocolError("bad array reference")
         arr = npy_array(blobs[index])
         if type(arr) is not np.ndarray or arr.dtype.kind not in NUMERIC_KINDS or arr.dtype.hasobject:
             raise ProtocolError("array of a forbidden dtype")
         return arr
+    items = tree.get("$tuple", tree.get("$list"))
+    if items is not None or "$tuple" in tree or "$list" in tree:
+        if type(items) is not list or len(items) > MAX_ITEMS:
+            raise ProtocolError("bad sequence")
+        out = [decode(v, blobs, resolve, _depth + 1) for v in items]
+        return tuple(out) if "$tuple" in tree else out
     if "$float" in tree:
         if tree["$float"] not in ("nan", "inf", "-inf"):
             raise ProtocolError("bad float")
         return float(tree["$float"])
-    if "$tuple" in tree or "$list" in tree:
-        items = tree.get("$tuple", tree.get("$list"))
-        if not isinstance(items, list) or len(items) > MAX_ITEMS:
-            raise ProtocolError("bad sequence")
-        out = [decode(v, blobs, resolve, _depth + 1) for v in items]
-        return tuple(out) if "$tuple" in tree else out
     if "$dict" in tree:
         items = tree["$dict"]
-        if not isinstance(items, dict):
+        if type(items) is not dict:
             raise ProtocolError("bad dict")
         return {str(k): decode(v, blobs, resolve, _depth + 1) for k, v in items.items()}
     if "$obj" in tree:
-        if not isinstance(tree["$obj"], int):
+        if type(tree["$obj"]) is not int:
             raise ProtocolError("bad handle")
         handle = Handle(tree["$obj"], str(tree.get("type", "object"))[:100])
         return resolve(handle) if resolve is not None else handle
@@ -232,28 +240,48 @@ _NPY_HEADER = re.compile(rb"\{'descr': '([<>|][biuf][0-9]{1,2})', 'fortran_order
                          rb"'shape': \(((?:[0-9]+, ?)*(?:[0-9]+)?)\), \} *\n")
 
 
+# the same few shapes cross again and again: their headers are made and parsed once
+_CACHE_SIZE = 4096
+_HEADER_OF: dict[tuple, bytes] = {}
+_LAYOUT_OF: dict[bytes, tuple] = {}
+
+
 def npy_bytes(arr: np.ndarray) -> bytes:
     """A C-contiguous numeric array as .npy (format 1.0) bytes."""
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")
-    shape = repr(tuple(int(n) for n in arr.shape))
-    text = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (arr.dtype.str, shape)
-    pad = 64 - (len(_NPY_MAGIC) + 2 + len(text) + 1) % 64
-    header = (text + " " * (pad % 64) + "\n").encode("latin1")
-    return _NPY_MAGIC + struct.pack("<H", len(header)) + header + arr.tobytes()
+    key = (arr.dtype.str, arr.shape)
+    prefix = _HEADER_OF.get(key)
+    if prefix is None:
+        shape = repr(tuple(int(n) for n in arr.shape))
+        text = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (arr.dtype.str, shape)
+        pad = 64 - (len(_NPY_MAGIC) + 2 + len(text) + 1) % 64
+        header = (text + " " * (pad % 64) + "\n").encode("latin1")
+        prefix = _NPY_MAGIC + struct.pack("<H", len(header)) + header
+        if len(_HEADER_OF) < _CACHE_SIZE:
+            _HEADER_OF[key] = prefix
+    return prefix + arr.tobytes()
 
 
 def npy_array(blob: bytes) -> np.ndarray:
     """Read .npy bytes: numeric dtypes only, never pickles."""
     if blob[:8] == _NPY_MAGIC and len(blob) >= 10:
         (size,) = struct.unpack("<H", blob[8:10])
-        match = _NPY_HEADER.fullmatch(blob[10:10 + size])
-        if match:
-            dtype = np.dtype(match.group(1).decode())
-            shape = tuple(int(n) for n in match.group(2).replace(b" ", b"").split(b",") if n)
-            count = 1
-            for n in shape:
-                count *= n
+        header = blob[10:10 + size]
+        layout = _LAYOUT_OF.get(header)
+        if layout is None:
+            match = _NPY_HEADER.fullmatch(header)
+            if match:
+                dtype = np.dtype(match.group(1).decode())
+                shape = tuple(int(n) for n in match.group(2).replace(b" ", b"").split(b",") if n)
+                count = 1
+                for n in shape:
+                    count *= n
+                layout = (dtype, shape, count)
+                if len(_LAYOUT_OF) < _CACHE_SIZE:
+                    _LAYOUT_OF[header] = layout
+        if layout is not None:
+            dtype, shape, count = layout
             data = blob[10 + size:]
             if len(data) != count * dtype.itemsize:
                 raise ProtocolError("array data does not match its header")

@@ -235,14 +235,22 @@ def pin_to_core(index: int) -> None:
     is a request, a wait and a reply, a few hundred per submission, and the
     two never run at once. On one core each hand-off is a cheap switch; across
     two it is a cross-core wake-up, which on a virtual machine costs tens of
-    microseconds on each side (socket ping-pong on the 2-core CI machine: 70 us
-    a round trip across cores, 6 us on one). The sandbox inherits the mask.
+    microseconds on each side (a socket ping-pong on our 2-core test machine:
+    70 us a round trip across cores, 6 us on one). The sandbox inherits the mask.
     """
+    cores = sorted(_affinity())
+    if len(cores) > 1:
+        try:
+            os.sched_setaffinity(0, {cores[index % len(cores)]})
+        except OSError:  # a restricted cpuset: run unpinned
+            pass
+
+
+def _affinity() -> set[int]:
     try:
-        cores = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cores[index % len(cores)]})
-    except (AttributeError, OSError):  # not Linux, or a restricted cpuset: run unpinned
-        pass
+        return os.sched_getaffinity(0)
+    except (AttributeError, OSError):  # not Linux
+        return set()
 
 
 def _exit_with(pid: int) -> None:
@@ -322,12 +330,16 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
     jobs = options.jobs or os.cpu_count() or 1
     jobs = max(1, min(jobs, len(students)))
     if jobs == 1:
+        before = _affinity()
+        pin_to_core(0)  # this process and its sandbox on one core, as in a worker
         grader = Grader(course, assignment, options)
         try:
             for student in students:
                 on_result(_safe(lambda: grader.grade(student), student, assignment))
         finally:
             grader.close()
+            if before:
+                os.sched_setaffinity(0, before)
         return
     from .pool import warm_fork_server
 

@@ -556,3 +556,34 @@ def test_patched_numpy_does_not_fool_the_graders(shared_course):
     assert result.cell("test_softmax_stability").score == 0
     # the other exercises are graded with the reference softmax where they use it
     assert result.cell("test_project_qkv").score == 2
+
+
+PIN_PROBE = textwrap.dedent('''
+    import json, os, sys
+    from gradekit.autograde import pin_to_core
+    from gradekit.sandbox.client import Sandbox
+
+    pin_to_core(int(sys.argv[1]))
+    with Sandbox() as sandbox:
+        sandbox.run_cells([{"id": "a", "source": "import os\\ndef cores():\\n    return sorted(os.sched_getaffinity(0))"}])
+        inside = sandbox.call("cores")
+    print(json.dumps({"grader": sorted(os.sched_getaffinity(0)), "sandbox": inside}))
+''')
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+def test_a_grader_and_its_sandbox_share_one_core_and_workers_spread():
+    """pin_to_core(i): the worker and the student's process on the same single core; i and i+1 differ."""
+    import json
+    import subprocess
+    import sys
+
+    seen = []
+    for index in (0, 1):
+        out = subprocess.run([sys.executable, "-c", PIN_PROBE, str(index)], capture_output=True, text=True,
+                             check=True, cwd=REPO)
+        cores = json.loads(out.stdout.strip().splitlines()[-1])
+        assert len(cores["grader"]) == 1
+        assert cores["sandbox"] == cores["grader"]
+        seen.append(cores["grader"][0])
+    assert seen[0] != seen[1]

@@ -349,7 +349,7 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
                              initargs=(str(course.root), assignment, options, os.getpid(), started)) as pool:
         futures = {pool.submit(_grade_in_worker, s): s for s in students}
         for future in as_completed(futures):
-            student = futures[future]
+            student = futures.pop(future)  # and with it the result: memory stays flat in a big class
             try:
                 on_result(SubmissionResult.from_dict(future.result()))
             except Exception as exc:  # a worker died: this student gets a zero with the reason

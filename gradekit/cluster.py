@@ -56,7 +56,7 @@ def grade_on_cluster(address: str, course: Course, assignment: str, students: li
                                  key=f"gradekit-{assignment}-{student}", pure=False, retries=2): student
                    for student in students}
         for future in as_completed(futures):
-            student = futures[future]
+            student = futures.pop(future)  # dropping the future releases its result on the cluster
             try:
                 on_result(SubmissionResult.from_dict(future.result()))
             except Exception as exc:  # the task failed for good: a zero with the reason

@@ -36,8 +36,10 @@ demo: setup
 test: setup
 	$(VENV)/bin/python -m pytest -q tests
 
+# side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory)
 bench: setup
 	$(VENV)/bin/python bench/run.py
+	$(VENV)/bin/python bench/run.py --sizes 10,100,1000
 
 clean:
 	rm -rf $(VENV) submitted autograded feedback gradebook.db

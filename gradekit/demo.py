@@ -30,6 +30,7 @@ import nbformat
 
 from .course import Course
 from .errors import CourseError
+from .sandbox.bwrap import Limits
 
 ASSIGNMENT = "self_attention"
 COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
@@ -174,6 +175,17 @@ def _quiz(course: Course, student: str, kind: str, key_dir: Path, folder: Path, 
     return ""
 
 
+def _slowest(course: Course, students: list[str]) -> tuple[str, float] | None:
+    """The student whose grading took longest, from their results.json."""
+    from .autograde import iter_results
+
+    times = [(r.seconds, r.student) for r in iter_results(course, ASSIGNMENT, students) if r.seconds]
+    if not times:
+        return None
+    seconds, student = max(times)
+    return student, seconds
+
+
 def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True) -> int:
     from .cli import main as cli
 
@@ -196,6 +208,12 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
         return 1
     elapsed = time.monotonic() - started
     print(f"autograde: {elapsed:.1f} s for {len(ids)} submissions ({elapsed / len(ids):.2f} s each)")
+    slowest = _slowest(course, ids)
+    if slowest:
+        student, seconds = slowest
+        limit = Limits().call_seconds
+        why = f": a call that does not return is stopped after {limit:g} s" if seconds >= limit else ""
+        print(f"  the slowest, {student} ({plan.get(student, '?')}), took {seconds:.1f} s of that{why}")
     if cli(["--course", str(target), "feedback", ASSIGNMENT]) != 0:
         return 1
     export = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "export"], cwd=target,

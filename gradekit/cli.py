@@ -99,8 +99,9 @@ def cmd_feedback(args) -> int:
     course = _course(args)
     students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
     count = 0
-    for result in iter_results(course, args.assignment, students):
-        count += len(write_feedback(course, result))
+    with gradebook.open_gradebook(course) as gb:
+        for result in iter_results(course, args.assignment, students):
+            count += len(write_feedback(course, gradebook.final_marks(gb, result)))
     if count == 0:
         raise GradekitError(f"no graded submissions of {args.assignment}: run `gradekit autograde` first")
     print(f"wrote {count} feedback page(s) in {course.root / 'feedback'}")

@@ -30,8 +30,10 @@ li{margin:.2rem 0} .note{background:#fff8e1;padding:.5rem 1rem;border-left:4px s
 </style></head><body>
 <h1>{{ r.assignment }} &mdash; {{ nb.name }}</h1>
 <p>Student: <b>{{ r.student }}</b>{% if r.timestamp %} &middot; submitted {{ r.timestamp }}{% endif %}</p>
-<p class="score">Score: <b>{{ "%g"|format(nb.score) }} / {{ "%g"|format(nb.possible) }}</b>
+<p class="score">Score: <b>{{ "%g"|format(nb.final) }} / {{ "%g"|format(nb.possible) }}</b>
 {% if manual %}<span class="manual">(plus {{ manual }} answer(s) waiting for a manual grade)</span>{% endif %}</p>
+{% if nb.late_penalty %}<p class="note">Submitted late: a penalty of {{ "%g"|format(nb.late_penalty) }} point(s)
+was taken off {{ "%g"|format(nb.score) }}.</p>{% endif %}
 {% if r.error or nb.error %}<p class="note"><b>Not graded:</b> {{ nb.error or r.error }}</p>{% endif %}
 {% for note in notes %}<p class="note">{{ note }}</p>{% endfor %}
 {% if failed_runs %}<section><h2>Problems running your cells</h2><ul>
@@ -40,7 +42,8 @@ li{margin:.2rem 0} .note{background:#fff8e1;padding:.5rem 1rem;border-left:4px s
 {% for cell in nb.cells %}
 <section id="{{ cell.grade_id }}">
 <h2>{{ cell.grade_id }} &mdash;
-{% if cell.manual %}<span class="manual">waiting for a manual grade ({{ "%g"|format(cell.points) }} points)</span>
+{% if cell.manual and cell.score is none %}<span class="manual">waiting for a manual grade ({{ "%g"|format(cell.points) }} points)</span>
+{% elif cell.by_hand %}<span class="manual">graded by your instructor, {{ "%g"|format(cell.score) }} / {{ "%g"|format(cell.points) }}</span>
 {% elif cell.passed %}<span class="pass">passed, {{ "%g"|format(cell.score) }} / {{ "%g"|format(cell.points) }}</span>
 {% else %}<span class="fail">{{ "%g"|format(cell.score or 0) }} / {{ "%g"|format(cell.points) }}</span>{% endif %}</h2>
 {% if code.get(cell.grade_id) %}<details><summary>your code</summary><pre>{{ code[cell.grade_id] }}</pre></details>{% endif %}
@@ -55,6 +58,8 @@ li{margin:.2rem 0} .note{background:#fff8e1;padding:.5rem 1rem;border-left:4px s
 
 
 def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
+    """One page per notebook; pass the result through :func:`gradebook.final_marks` first for
+    the instructor's manual grades and the late penalty."""
     paths = []
     out_dir = course.feedback_dir(result.student, result.assignment)
     graded_dir = course.autograded_dir(result.student, result.assignment)

@@ -60,7 +60,7 @@ def check_assignment_registered(course: Course, assignment: str) -> None:
 
 
 def record(gb: Gradebook, result: SubmissionResult) -> None:
-    """Write one submission's scores in one transaction."""
+    """Write one submission's scores in one transaction; ``result`` then carries its late penalties."""
     db = gb.db
     try:
         with warnings.catch_warnings():
@@ -110,6 +110,32 @@ def _grades_of(gb: Gradebook, submission) -> dict:
     return {(notebook, cell): grade for notebook, cell, grade in rows}
 
 
+def final_marks(gb: Gradebook, result: SubmissionResult) -> SubmissionResult:
+    """``result`` as the gradebook has it now: the instructor's grades and the late penalties.
+
+    Manual grades and overrides set in formgrader after autograding, and
+    nbgrader's late penalty, are the gradebook's; feedback built from the
+    autograder's result alone would miss them.
+    """
+    from nbgrader.api import Notebook, SubmittedNotebook
+
+    try:
+        submission = gb.find_submission(result.assignment, result.student)
+    except MissingEntry:
+        return result
+    grades = _grades_of(gb, submission)
+    penalties = dict(gb.db.query(Notebook.name, SubmittedNotebook.late_submission_penalty)
+                     .join(SubmittedNotebook, SubmittedNotebook.notebook_id == Notebook.id)
+                     .filter(SubmittedNotebook.assignment_id == submission.id).all())
+    for nb in result.notebooks:
+        nb.late_penalty = penalties.get(nb.name) or None
+        for cell in nb.cells:
+            grade = grades.get((nb.name, cell.grade_id))
+            if grade is not None and grade.manual_score is not None:
+                cell.score, cell.by_hand = float(grade.manual_score), True
+    return result
+
+
 _LATE: dict = {}
 
 
@@ -137,6 +163,8 @@ def _late_penalties(gb: Gradebook, result: SubmissionResult, submission) -> None
     assigner = _LATE[key]
     gb.db.flush()
     seconds_late = submission.total_seconds_late
+    for nb in result.notebooks:
+        nb.late_penalty = None
     if not seconds_late:  # on time (or no due date): no penalty on any notebook, in one statement
         from nbgrader.api import SubmittedNotebook
 
@@ -154,3 +182,4 @@ def _late_penalties(gb: Gradebook, result: SubmissionResult, submission) -> None
             penalty = assigner.plugin_inst.late_submission_penalty(result.student, notebook.score, seconds_late)
             if penalty is not None:
                 notebook.late_submission_penalty = assigner._check_late_penalty(notebook, penalty)
+                nb.late_penalty = notebook.late_submission_penalty or None

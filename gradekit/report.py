@@ -34,7 +34,7 @@ class Progress:
         else:
             left = (self.total - self.done) / rate
             note = note_of(result)
-            status = f"{result.score:g}/{result.possible:g}" + (f" ({note[:80]})" if note else "")
+            status = f"{result.final:g}/{result.possible:g}" + (f" ({note[:80]})" if note else "")
             print(f"[{self.done}/{self.total}] {result.student}: {status} "
                   f"({rate:.1f}/s, {left:.0f}s left)", flush=True)
 
@@ -63,7 +63,7 @@ class Summary:
                 if cell.grade_id not in self.cells:
                     self.cells.append(cell.grade_id)
                 scores.append((cell.grade_id, cell.score, cell.points))
-        self.rows.append((result.student, tuple(scores), result.score, result.possible, note_of(result)))
+        self.rows.append((result.student, tuple(scores), result.final, result.possible, note_of(result)))
 
     def print(self, title: str) -> None:
         from rich.console import Console
@@ -114,7 +114,13 @@ class Summary:
 
 
 def note_of(result: SubmissionResult) -> str:
-    """The one-line reason a submission lost everything, if it did."""
+    """The one-line reason a submission lost points wholesale (or a late penalty), if any."""
+    late = f"late penalty {result.late_penalty:g} (score {result.score:g} before it)" if result.late_penalty else ""
+    note = _lost_everything(result)
+    return "; ".join(part for part in (note, late) if part)
+
+
+def _lost_everything(result: SubmissionResult) -> str:
     if result.error:
         return result.error
     for nb in result.notebooks:

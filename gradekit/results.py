@@ -30,6 +30,7 @@ class CellResult:
     score: float | None            # None: needs a manual grade
     checks: list[Check] = field(default_factory=list)
     manual: bool = False
+    by_hand: bool = False          # the score is the instructor's (a manual grade, or an override in formgrader)
 
     @property
     def passed(self) -> bool:
@@ -49,10 +50,16 @@ class NotebookResult:
     cells: list[CellResult] = field(default_factory=list)
     runs: list[CellRun] = field(default_factory=list)
     error: str | None = None        # the notebook could not be graded at all
+    late_penalty: float | None = None   # points taken off for lateness (nbgrader's, from the gradebook)
 
     @property
     def score(self) -> float:
         return sum(c.score or 0.0 for c in self.cells)
+
+    @property
+    def final(self) -> float:
+        """The score after the late penalty: what ``nbgrader export`` reports."""
+        return max(self.score - (self.late_penalty or 0.0), 0.0)
 
     @property
     def possible(self) -> float:
@@ -78,6 +85,14 @@ class SubmissionResult:
     def possible(self) -> float:
         return sum(n.possible for n in self.notebooks)
 
+    @property
+    def late_penalty(self) -> float:
+        return sum(n.late_penalty or 0.0 for n in self.notebooks)
+
+    @property
+    def final(self) -> float:
+        return sum(n.final for n in self.notebooks)
+
     def cell(self, grade_id: str) -> CellResult | None:
         for nb in self.notebooks:
             for cell in nb.cells:
@@ -95,6 +110,6 @@ class SubmissionResult:
             cells = [CellResult(**{**c, "checks": [Check(**k) for k in c.get("checks", [])]})
                      for c in nb.get("cells", [])]
             runs = [CellRun(**r) for r in nb.get("runs", [])]
-            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error")))
+            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty")))
         rest = {k: v for k, v in data.items() if k != "notebooks"}
         return cls(notebooks=notebooks, **rest)

@@ -173,3 +173,10 @@ def test_manual_grade_round_trip_through_nbgrader(quiz_course):
         assert gb.find_grade("tq1_explain", QUIZ, ASSIGNMENT, student).manual_score == 1.5
     finally:
         gb.close()
+    # the feedback page shows the person's grade, and the one still to grade as waiting
+    assert quiz_course.cli("feedback", ASSIGNMENT, "--student", student) == 0
+    page = (quiz_course.root / "feedback" / student / ASSIGNMENT / f"{QUIZ}.html").read_text()
+    section = page.split('id="tq1_explain"', 1)[1].split("</section>", 1)[0]
+    assert "graded by your instructor, 1.5 / " in section
+    section = page.split('id="tq5_explain"', 1)[1].split("</section>", 1)[0]
+    assert "waiting for a manual grade" in section

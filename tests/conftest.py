@@ -276,21 +276,20 @@ def with_solutions(key: nbformat.NotebookNode, sources: dict[str, str]) -> nbfor
 
 
 def parse_implementation(path: Path) -> tuple[list[str], dict[str, str]]:
-    """``# breaks: a, b`` then ``# %% <grade_id>`` sections -> (breaks, sources)."""
-    lines = path.read_text().splitlines(keepends=True)
-    first = lines[0].strip()
+    """``# breaks: a, b`` then ``# %% <grade_id>`` sections -> (breaks, sources), as the demo reads them."""
+    from gradekit.demo import parse_snippets
+
+    first = path.read_text().split("\n", 1)[0].strip()
     assert first.startswith("# breaks:"), f"{path.name}: first line must be '# breaks: ...'"
-    breaks = [b for b in first[len("# breaks:"):].replace(",", " ").split() if b]
-    sections: dict[str, list[str]] = {}
-    current = None
-    for line in lines[1:]:
-        if line.startswith("# %%"):
-            current = line[len("# %%"):].strip()
-            assert current not in sections, f"{path.name}: two sections for {current}"
-            sections[current] = []
-        elif current is not None:
-            sections[current].append(line)
-    return breaks, {k: "".join(v).rstrip() + "\n" for k, v in sections.items()}
+    headers = [line for line in path.read_text().splitlines() if line.startswith("# %%")]
+    assert len(headers) == len(set(headers)), f"{path.name}: two sections for one cell"
+    return parse_snippets(path)
+
+
+def named_mistake(path: Path) -> str | None:
+    """The optional ``# names: <text>`` second line: what the feedback must say about this bug."""
+    lines = path.read_text().splitlines()
+    return lines[1][len("# names:"):].strip() if len(lines) > 1 and lines[1].startswith("# names:") else None
 
 
 def implementation_files() -> list[Path]:

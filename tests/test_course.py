@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import (ASSIGNMENT, NOTEBOOK, STUDENTS, CourseDir, exercise_tests, implementation_files,
-                      parse_implementation, with_solutions)
+                      parse_implementation, named_mistake, with_solutions)
 from gradekit.release import answer_key
 
 SEEDS_PER_IMPLEMENTATION = 3
@@ -156,6 +156,11 @@ def test_implementation(graded, path):
         # over all seeds, every test cell of the broken exercise(s) catches it at least once
         # (or the implementation is specific to one of them); never a cell elsewhere
         assert lost_anywhere <= expected
+    named = named_mistake(path)
+    if named:  # the feedback names the classic mistake, for every student
+        for student in impl_students[path.stem]:
+            messages = [m for gid in _lost(results[student]) for m in _failed_messages(results[student], gid)]
+            assert any(named in m for m in messages), (student, named, messages[:4])
 
 
 METHOD_RAISES = """

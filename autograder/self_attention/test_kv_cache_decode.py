@@ -42,7 +42,7 @@ def _decode_all(sa, reference, X, W_q, W_k, W_v, what):
     for t in range(n):
         got = sa.decode_step(X[t], W_q, W_k, W_v, cache)
         check.array(got, expected[t], what=f"decode_step for token {t + 1} of {what} (row {t + 1} of causal "
-                    "self-attention)", **TOL, mistakes=_step_mistakes(reference, X, W_q, W_k, W_v, t))
+                    "self-attention)", **TOL, mistakes=lambda: _step_mistakes(reference, X, W_q, W_k, W_v, t))
     return cache
 
 
@@ -93,7 +93,7 @@ def test_attends_over_what_the_cache_holds(student, reference, rng):
     got = sa.decode_step(x, W_q, W_k, W_v, cache)
     check.array(got, _attend(reference, q, K, V),
                 what="decode_step on a cache already holding 4 tokens (it should attend over all 5)", **TOL,
-                mistakes={
+                mistakes=lambda: {
                     "ignores the cache: the new token attends only to itself (output = its own value)": v_new,
                     "the new token does not attend to itself: append k, v to the cache before attending":
                         _attend(reference, q, K_old, V_old),

@@ -7,11 +7,17 @@ from gradekit.graders import check
 TOL = dict(rtol=1e-5, atol=1e-7)
 
 
-def _no_keepdims(x, axis):
-    """The value of exp(x) / sum(exp(x), axis) when the sum loses its axis and still broadcasts."""
-    e = np.exp(x - np.max(x))
+def _no_keepdims(x, axis, shift):
+    """exp(x - m) / sum(exp(x - m), axis) when the sum loses its axis and still broadcasts.
+
+    ``shift`` is where the maximum m was taken: over the whole array, or along
+    the axis with keepdims (then only the sum forgot it). The two differ once
+    the sum is broadcast along the wrong axis, so both are named.
+    """
+    m = np.max(x) if shift == "global" else np.max(x, axis=axis, keepdims=True)
     try:
         with np.errstate(all="ignore"):
+            e = np.exp(x - m)
             return e / np.sum(e, axis=axis)
     except ValueError:
         return None
@@ -31,16 +37,18 @@ def _mistakes(reference, x, axis):
             out[f"normalised along axis {other} instead of axis {axis}"] = reference.softmax(x, axis=other)
     if ndim > 1:
         out["normalised over the whole array at once instead of along one axis"] = reference.flat_softmax(x)
-    bad = _no_keepdims(x, axis)
-    if bad is not None and bad.shape == x.shape:
-        out["the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis"] = bad
+    for shift in ("global", "along the axis"):
+        bad = _no_keepdims(x, axis, shift)
+        if bad is not None and bad.shape == x.shape:
+            out[f"the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis"
+                f"{' (maximum taken along the axis)' if shift != 'global' else ''}"] = bad
     return out
 
 
 def _check(student, reference, x, axis, what):
     got = student.softmax(x, axis=axis)
     check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis}) on {what}", **TOL,
-                mistakes=_mistakes(reference, x, axis))
+                mistakes=lambda: _mistakes(reference, x, axis))
 
 
 def test_one_dimensional(student, reference, rng):
@@ -54,7 +62,7 @@ def test_default_axis_is_last(student, reference, rng):
     x = rng.normal(size=(3, 4, 5))
     got = student.softmax(x)
     check.array(got, reference.softmax(x, axis=-1), what="softmax(x) with the default axis on a 3×4×5 input",
-                **TOL, mistakes=_mistakes(reference, x, -1))
+                **TOL, mistakes=lambda: _mistakes(reference, x, -1))
 
 
 def test_every_axis_of_a_3d_input(student, reference, rng):
@@ -104,7 +112,7 @@ def test_laws_sum_to_one_and_shift_invariance(student, reference, rng):
         what = f"an input of shape {shape}"
         got = student.softmax(x, axis=axis)
         check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis}) on {what}", **TOL,
-                    mistakes=_mistakes(reference, x, axis))
+                    mistakes=lambda: _mistakes(reference, x, axis))
         # shift every slice along the axis by its own constant
         shift_shape = list(shape)
         shift_shape[axis] = 1

@@ -7,8 +7,7 @@ from gradekit.graders import check
 TOL = dict(rtol=1e-5, atol=1e-6)
 
 
-def _check(student, reference, w, V, what):
-    got = student.weighted_sum(w, V)
+def _mistakes(reference, w, V):
     mistakes = {
         "returned the transpose: rows of the result should be queries, columns the value features":
             (w @ V).T,
@@ -22,8 +21,13 @@ def _check(student, reference, w, V, what):
         mistakes["re-normalised the weights inside weighted_sum: use them as given"] = (w / sums) @ V
     mistakes["applied a softmax to the weights inside weighted_sum: they are already weights"] = \
         reference.softmax(w, axis=-1) @ V
-    mistakes = {k: v for k, v in mistakes.items() if v is not None}
-    check.array(got, reference.weighted_sum(w, V), what=f"weighted_sum on {what}", **TOL, mistakes=mistakes)
+    return {k: v for k, v in mistakes.items() if v is not None}
+
+
+def _check(student, reference, w, V, what):
+    got = student.weighted_sum(w, V)
+    check.array(got, reference.weighted_sum(w, V), what=f"weighted_sum on {what}", **TOL,
+                mistakes=lambda: _mistakes(reference, w, V))
 
 
 def test_more_keys_than_queries(student, reference, rng):

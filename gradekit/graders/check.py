@@ -15,11 +15,15 @@ hidden.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Union
 
 import numpy as np
 
 __all__ = ["Mismatch", "array", "scalar", "close", "choice", "to_array"]
+
+# the known wrong routes: a mapping, or a function returning one -- called only when the
+# value is wrong, for routes that cost something to compute (most students are right)
+Mistakes = Union[Mapping[str, Any], Callable[[], Mapping[str, Any]], None]
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
@@ -48,12 +52,14 @@ def to_array(value: Any, what: str) -> np.ndarray:
 
 
 def array(got: Any, expected: Any, *, what: str, rtol: float = DEFAULT_RTOL,
-          atol: float = DEFAULT_ATOL, mistakes: Mapping[str, Any] | None = None) -> None:
+          atol: float = DEFAULT_ATOL, mistakes: Mistakes = None) -> None:
     """Check that ``got`` equals ``expected`` elementwise within tolerance.
 
     ``mistakes`` maps a one-line description of a classic wrong route to the
     value that route would produce; if ``got`` matches one of them, the
-    feedback names it.
+    feedback names it. Pass a function returning that mapping (``mistakes=lambda:
+    {...}``) when the wrong values cost something to compute: it is called only
+    for a wrong answer.
     """
     if got is None:
         raise Mismatch(f"{what}: got None -- no answer given, or a function without a `return`")
@@ -83,7 +89,7 @@ def array(got: Any, expected: Any, *, what: str, rtol: float = DEFAULT_RTOL,
 
 
 def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
-           atol: float = DEFAULT_ATOL, mistakes: Mapping[str, Any] | None = None) -> None:
+           atol: float = DEFAULT_ATOL, mistakes: Mistakes = None) -> None:
     """Check one number; ``mistakes`` as in :func:`array`."""
     if got is None:
         raise Mismatch(f"{what}: no answer given")
@@ -111,13 +117,13 @@ def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = 
     return arr.shape == exp.shape and bool(np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True))
 
 
-def choice(got: Any, expected: Any, *, what: str, mistakes: Mapping[str, Any] | None = None) -> None:
+def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None) -> None:
     """Check a non-numeric answer (a yes/no, a chosen option's text)."""
     if got is None:
         raise Mismatch(f"{what}: no answer given")
     if _norm(got) == _norm(expected):
         return
-    for text, value in (mistakes or {}).items():
+    for text, value in _routes(mistakes).items():
         if _norm(got) == _norm(value):
             raise Mismatch(f"{what}: wrong answer -- {text}")
     raise Mismatch(f"{what}: wrong answer")
@@ -129,9 +135,12 @@ def _norm(value: Any) -> Any:
     return value
 
 
-def _matches_mistake(arr: np.ndarray, mistakes: Mapping[str, Any] | None,
-                     rtol: float, atol: float) -> str | None:
-    for text, value in (mistakes or {}).items():
+def _routes(mistakes: Mistakes) -> Mapping[str, Any]:
+    return (mistakes() if callable(mistakes) else mistakes) or {}
+
+
+def _matches_mistake(arr: np.ndarray, mistakes: Mistakes, rtol: float, atol: float) -> str | None:
+    for text, value in _routes(mistakes).items():
         if close(arr, value, rtol=max(rtol, 1e-6), atol=max(atol, 1e-8)):
             return text
     return None

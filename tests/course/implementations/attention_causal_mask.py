@@ -1,4 +1,5 @@
 # breaks: self_attention
+# names: used a causal mask
 # %% self_attention
 def self_attention(X, W_q, W_k, W_v):
     """Adds a causal mask: fine for a decoder, but not what plain self-attention does."""

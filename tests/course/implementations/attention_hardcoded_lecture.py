@@ -1,4 +1,5 @@
 # breaks: self_attention
+# names: hard-coded the lecture's
 # %% self_attention
 def self_attention(X, W_q, W_k, W_v):
     """Copies the lecture's 0.670 / 0.330 weights for two tokens."""

@@ -1,4 +1,5 @@
 # breaks: self_attention
+# names: no scaling
 # %% self_attention
 def self_attention(X, W_q, W_k, W_v):
     """Computes its own scores instead of calling scaled_scores, and forgets the scaling."""

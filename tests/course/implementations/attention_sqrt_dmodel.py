@@ -1,4 +1,5 @@
 # breaks: self_attention
+# names: scaled by sqrt(d_model)
 # %% self_attention
 def self_attention(X, W_q, W_k, W_v):
     """Scales by the width of the input tokens, sqrt(d_model), instead of sqrt(d_k)."""

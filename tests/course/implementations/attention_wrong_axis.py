@@ -1,4 +1,5 @@
 # breaks: self_attention
+# names: softmax along the wrong axis
 # %% self_attention
 def self_attention(X, W_q, W_k, W_v):
     """Normalises each column of the score table instead of each row."""

@@ -1,4 +1,5 @@
 # breaks: kv_cache
+# names: one flat array
 # %% kv_cache
 class KVCache:
     """Concatenates everything into flat 1-d arrays instead of (t, d) tables."""

@@ -1,4 +1,5 @@
 # breaks: kv_cache
+# names: no scaling
 # %% kv_cache
 class KVCache:
     """Keys and values of every token seen so far."""

@@ -1,4 +1,5 @@
 # breaks: project_qkv
+# names: Q and K swapped
 # %% project_qkv
 def project_qkv(X, W_q, W_k, W_v):
     """Returns the keys where the queries belong and vice versa."""

@@ -1,4 +1,5 @@
 # breaks: project_qkv
+# names: used W_k for the values
 # %% project_qkv
 def project_qkv(X, W_q, W_k, W_v):
     """Copy-paste slip: the values are projected with W_k."""

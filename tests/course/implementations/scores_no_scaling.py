@@ -1,4 +1,5 @@
 # breaks: scaled_scores
+# names: no scaling
 # %% scaled_scores
 def scaled_scores(Q, K):
     """Forgets the 1/sqrt(d_k)."""

@@ -1,4 +1,5 @@
 # breaks: scaled_scores
+# names: instead of sqrt(d_k), the key width
 # %% scaled_scores
 def scaled_scores(Q, K):
     """Takes the wrong entry of the shape: sqrt(number of queries) instead of sqrt(d_k)."""

@@ -1,4 +1,5 @@
 # breaks: scaled_scores
+# names: computed K Qᵀ
 # %% scaled_scores
 def scaled_scores(Q, K):
     """K Q^T: rows are keys, columns queries -- the transpose of the table."""

@@ -1,4 +1,5 @@
 # breaks: softmax
+# names: maximum of the whole array
 # %% softmax
 def softmax(x, axis=-1):
     """Subtracts the maximum of the whole array: rows far below it underflow to 0/0."""

@@ -1,4 +1,5 @@
 # breaks: softmax
+# names: is the `axis` argument ignored?
 # %% softmax
 def softmax(x, axis=-1):
     """Always normalises along the last axis; the axis argument is never used."""

@@ -1,4 +1,5 @@
 # breaks: softmax
+# names: keepdims
 # %% softmax
 def softmax(x, axis=-1):
     """Forgets keepdims: the sums broadcast against the wrong axis (or not at all)."""

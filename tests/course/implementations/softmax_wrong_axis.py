@@ -1,4 +1,5 @@
 # breaks: softmax
+# names: normalised along
 # %% softmax
 def softmax(x, axis=-1):
     """Normalises the columns (axis 0) whatever axis is asked for."""

@@ -1,4 +1,5 @@
 # breaks: weighted_sum
+# names: re-normalised the weights
 # %% weighted_sum
 def weighted_sum(weights, V):
     """Normalises the weights again before mixing -- not its job."""

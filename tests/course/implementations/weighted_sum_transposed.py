@@ -1,4 +1,5 @@
 # breaks: weighted_sum
+# names: transpose
 # %% weighted_sum
 def weighted_sum(weights, V):
     """Returns (weights @ V) transposed: d_v x n_q instead of n_q x d_v."""

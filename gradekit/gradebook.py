@@ -75,39 +75,43 @@ def record(gb: Gradebook, result: SubmissionResult) -> None:
 
 
 def _record(gb: Gradebook, result: SubmissionResult):
+    from nbgrader.api import Grade
+
     timestamp = parse_utc(result.timestamp) if result.timestamp else None
     kwargs = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(result.assignment, result.student, **kwargs)
     grades = _grades_of(gb, submission)
+    updates = []
     for nb in result.notebooks:
         for cell in nb.cells:
             grade = grades.get((nb.name, cell.grade_id))
             if grade is None:
                 continue
+            grade_id, manual_score = grade
             if cell.manual:
-                grade.auto_score = None
-                grade.needs_manual_grade = grade.manual_score is None
+                updates.append({"id": grade_id, "auto_score": None, "needs_manual_grade": manual_score is None})
             else:
-                grade.auto_score = cell.score
-                grade.needs_manual_grade = False
+                updates.append({"id": grade_id, "auto_score": cell.score, "needs_manual_grade": False})
+    if updates:  # by primary key, in one statement: no ORM objects to load and track
+        gb.db.bulk_update_mappings(Grade, updates)
     return submission
 
 
 def _grades_of(gb: Gradebook, submission) -> dict:
-    """All grades of a submission by (notebook, cell) name, in one query.
+    """(grade id, manual score) of each grade of a submission by (notebook, cell) name, in one query.
 
     nbgrader's own accessors load each grade's cell and notebook lazily:
     a dozen queries a submission, most of the coordinator's work.
     """
     from nbgrader.api import BaseCell, Grade, Notebook, SubmittedNotebook
 
-    rows = (gb.db.query(Notebook.name, BaseCell.name, Grade)
+    rows = (gb.db.query(Notebook.name, BaseCell.name, Grade.id, Grade.manual_score)
             .join(BaseCell, Grade.cell_id == BaseCell.id)
             .join(Notebook, BaseCell.notebook_id == Notebook.id)
             .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
             .filter(SubmittedNotebook.assignment_id == submission.id)
             .all())
-    return {(notebook, cell): grade for notebook, cell, grade in rows}
+    return {(notebook, cell): (grade_id, manual) for notebook, cell, grade_id, manual in rows}
 
 
 def final_marks(gb: Gradebook, result: SubmissionResult) -> SubmissionResult:
@@ -130,9 +134,9 @@ def final_marks(gb: Gradebook, result: SubmissionResult) -> SubmissionResult:
     for nb in result.notebooks:
         nb.late_penalty = penalties.get(nb.name) or None
         for cell in nb.cells:
-            grade = grades.get((nb.name, cell.grade_id))
-            if grade is not None and grade.manual_score is not None:
-                cell.score, cell.by_hand = float(grade.manual_score), True
+            _, manual_score = grades.get((nb.name, cell.grade_id), (None, None))
+            if manual_score is not None:
+                cell.score, cell.by_hand = float(manual_score), True
     return result
 
 

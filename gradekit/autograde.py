@@ -246,6 +246,42 @@ def pin_to_core(index: int) -> None:
             pass
 
 
+_CLAIMED: list[int] = []   # the lock files this process holds (see claim_core)
+
+
+def claim_core() -> int | None:
+    """Pin this thread (and the sandbox it starts) to a core no other gradekit process here has claimed.
+
+    For workers that are started apart and know no index of their own, such
+    as the processes of a Dask worker: each takes the first core whose lock
+    file it can lock (``flock``, released by the kernel when the process
+    ends). None, and no pinning, when every core is taken or there is only one.
+    """
+    import fcntl
+    import tempfile
+
+    if _CLAIMED:
+        return _CLAIMED[0]
+    cores = sorted(_affinity())
+    if len(cores) < 2:
+        return None
+    for core in cores:
+        path = Path(tempfile.gettempdir()) / f"gradekit-core-{os.getuid()}-{core}.lock"
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.sched_setaffinity(0, {core})
+        except OSError:
+            os.close(fd)
+            continue
+        _CLAIMED.append(core)  # the descriptor stays open, and locked, for the life of the process
+        return core
+    return None
+
+
 def _affinity() -> set[int]:
     try:
         return os.sched_getaffinity(0)

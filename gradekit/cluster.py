@@ -9,7 +9,9 @@ result (grading is deterministic and the files are written atomically).
 
 Run workers with one thread each (``dask worker ADDR --nthreads 1 --nworkers N``):
 pytest's grading run is not thread-safe, so threads of one worker process take
-turns.
+turns. Each worker process claims a core of its own on its machine for itself
+and its sandbox (:func:`gradekit.autograde.claim_core`), as a local run pins
+its workers.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ _LOCK = threading.Lock()
 
 def grade_remote(root: str, assignment: str, options, student: str) -> dict:
     """The task run on a Dask worker: grade one student with this process's warm Grader."""
-    from .autograde import Grader
+    from .autograde import Grader, claim_core
     from .errors import SubmissionError
 
     with _LOCK:
         key = (root, assignment, options)
         grader = _GRADERS.get(key)
         if grader is None:
+            claim_core()  # this worker and its sandbox on a core of their own, as in a local run
             grader = _GRADERS[key] = Grader(Course.load(root), assignment, options)
         try:
             return grader.grade(student).to_dict()

@@ -115,3 +115,30 @@ def test_unreachable_scheduler_is_one_clear_error(course):
         grade_many(course, "self_attention", STUDENTS, Options(scheduler=f"tcp://127.0.0.1:{port}", force=True),
                    lambda r: None)
     assert time.monotonic() - started < 60
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+def test_cluster_workers_each_claim_a_core_of_their_own(course, cluster):
+    """Two Dask workers on one machine: each pins itself (and its sandbox) to a different core."""
+    from distributed import Client
+
+    address, _ = cluster
+    results = []
+    grade_many(course, "self_attention", STUDENTS, Options(scheduler=address, force=True), results.append)
+    assert all(r.error is None for r in results)
+
+    def probe():
+        import os as _os
+
+        from gradekit.autograde import _CLAIMED, claim_core
+        before = list(_CLAIMED)  # claimed while grading (if this worker graded anything)
+        return before, claim_core(), sorted(_os.sched_getaffinity(0))
+
+    with Client(address, timeout="30s") as client:
+        # pinning is per thread: ask on the worker's task thread, where grading runs
+        seen = client.gather([client.submit(probe, pure=False, workers=[w])
+                              for w in client.scheduler_info()["workers"]])
+    assert any(before for before, _, _ in seen), seen            # grading claimed a core
+    cores = [core for _, core, _ in seen]
+    assert None not in cores and len(set(cores)) == 2, seen        # one each, never the same
+    assert all(mask == [core] for _, core, mask in seen), seen    # and the task thread runs there

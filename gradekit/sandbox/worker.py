@@ -185,6 +185,12 @@ def _skip_token_transforms_on_plain_python(shell):
     manager.do_token_transforms = do_token_transforms
 
 
+def _one_line(exc):
+    """``Type: message``, or just ``Type`` when the message is empty (``raise NotImplementedError()``)."""
+    text = str(exc)[:500]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def _kill_everything_else():
     """SIGKILL every process in this pid namespace but its init and this one, until none is left.
 
@@ -293,9 +299,9 @@ def serve(channel, shell, P):
                         res = shell.run_cell(cell.get("source", ""), store_history=False)
                         err = res.error_before_exec or res.error_in_exec
                         entry = {"id": cell.get("id"), "ok": err is None,
-                                 "error": None if err is None else f"{type(err).__name__}: {str(err)[:500]}"}
+                                 "error": None if err is None else _one_line(err)}
                     except BaseException as exc:  # SystemExit, KeyboardInterrupt raised oddly
-                        entry = {"id": cell.get("id"), "ok": False, "error": f"{type(exc).__name__}: {str(exc)[:500]}"}
+                        entry = {"id": cell.get("id"), "ok": False, "error": _one_line(exc)}
                     entry["output"] = writer.take()
                     results.append(entry)
                 reply({"ok": True, "cells": results, "seconds": time.perf_counter() - started})

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -377,19 +377,73 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
             if before:
                 os.sched_setaffinity(0, before)
         return
+    _grade_in_pool(course, assignment, students, options, on_result, jobs)
+
+
+def _grade_in_pool(course: Course, assignment: str, students: list[str], options: Options,
+                   on_result: Callable[[SubmissionResult], None], jobs: int) -> None:
+    """Grade in ``jobs`` worker processes, forked warm from the fork server.
+
+    If a worker process dies (the OOM killer, a crash in a library), the pool
+    breaks and every submission in flight fails with it. Those are graded
+    again, each alone in a fresh pool: the one that brings a worker down again
+    gets a zero with that reason, the others their grades, and the rest of the
+    class goes on.
+    """
     from .pool import warm_fork_server
 
     ctx = warm_fork_server()
-    started = ctx.Value("i", 0)
-    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker,
-                             initargs=(str(course.root), assignment, options, os.getpid(), started)) as pool:
-        futures = {pool.submit(_grade_in_worker, s): s for s in students}
-        for future in as_completed(futures):
-            student = futures.pop(future)  # and with it the result: memory stays flat in a big class
-            try:
-                on_result(SubmissionResult.from_dict(future.result()))
-            except Exception as exc:  # a worker died: this student gets a zero with the reason
-                on_result(SubmissionResult(student, assignment, error=f"grading failed: {type(exc).__name__}: {exc}"))
+    started = ctx.Value("i", 0)  # workers number themselves from it, to spread over the cores
+    init = (str(course.root), assignment, options, os.getpid(), started)
+    pending = iter(students)
+    while True:
+        lost = _run_pool(ctx, jobs, init, pending, assignment, on_result)
+        if not lost:
+            return
+        for student in lost:
+            if _run_pool(ctx, 1, init, iter([student]), assignment, on_result):
+                on_result(SubmissionResult(student, assignment, error=(
+                    "grading failed: the grading process died twice while grading this submission "
+                    "(out of memory, or a crash in a library)")))
+
+
+def _run_pool(ctx, jobs: int, init: tuple, students: Iterator[str], assignment: str,
+              on_result: Callable[[SubmissionResult], None]) -> list[str]:
+    """Grade what ``students`` yields in a fresh pool; return those in flight if a worker died.
+
+    At most ``4 * jobs`` submissions are in flight: enough to keep every
+    worker busy, few enough that the coordinator's memory stays flat however
+    large the class (each result is dropped once recorded).
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    lost: list[str] = []
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=init) as pool:
+        running: dict = {}
+        while True:
+            while not lost and len(running) < 4 * jobs:
+                student = next(students, None)
+                if student is None:
+                    break
+                try:
+                    running[pool.submit(_grade_in_worker, student)] = student
+                except BrokenProcessPool:
+                    lost.append(student)
+            if not running:
+                return lost
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                student = running.pop(future)
+                try:
+                    data = future.result()
+                except BrokenProcessPool:
+                    lost.append(student)
+                    continue
+                except Exception as exc:  # anything else: this student gets a zero with the reason
+                    on_result(SubmissionResult(student, assignment, error=f"grading failed: {type(exc).__name__}: {exc}"))
+                    continue
+                on_result(SubmissionResult.from_dict(data))
 
 
 def _safe(action, student: str, assignment: str) -> SubmissionResult:

@@ -225,3 +225,38 @@ def test_a_second_autograde_refuses_while_one_runs(interrupted):
 def test_a_killed_run_leaves_nothing_running(interrupted):
     _, _, kills, _ = interrupted
     assert [(k[0], k[4]) for k in kills] == [(k[0], {}) for k in kills]
+
+
+def test_a_dead_grading_process_costs_only_the_submission_that_killed_it(tmp_path):
+    """A worker process that dies (the OOM killer, a crash in a library) breaks the pool and fails
+    every submission in flight: those are graded again one at a time, and only the one that
+    brings a worker down again gets a zero, with the reason; the rest of the class keeps its grades."""
+    from nbgrader.api import Gradebook
+
+    students = ("d1", "d2", "d3", "d4", "d5", "d6")
+    course = CourseDir.create(tmp_path / "course", students)
+    # a stand-in for a crash: a hidden test that ends its own grading process when the notebook
+    # sets `crash_the_grader` (a real one would be a segfault or the OOM killer)
+    graders = course.root / "autograder" / ASSIGNMENT / "test_softmax.py"
+    graders.write_text(graders.read_text() + '''
+
+def test_zz_stand_in_for_a_crash(student):
+    if student["crash_the_grader"]:
+        import os
+        os._exit(3)
+''')
+    course.run(GRADEKIT, "generate", ASSIGNMENT)
+    for student in students:
+        key = course.answer_key(student)
+        if student == "d4":
+            softmax = next(c.source for c in key.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "softmax")
+            key = with_solutions(key, {"softmax": softmax + "\ncrash_the_grader = True\n"})
+        course.submit(student, key)
+    proc, _ = _run(course)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "grading process died twice" in proc.stdout
+    with Gradebook(course.db_url) as gb:
+        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in students}
+    assert scores == {s: 0.0 if s == "d4" else 20.0 for s in students}, scores
+    results = course.results([s for s in students if s != "d4"])
+    assert all(r.error is None and r.score == 20 for r in results.values()) and len(results) == 5

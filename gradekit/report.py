@@ -34,7 +34,9 @@ class Progress:
         else:
             left = (self.total - self.done) / rate
             note = note_of(result)
-            status = f"{result.final:g}/{result.possible:g}" + (f" ({note[:80]})" if note else "")
+            # a submission that could not be graded at all has no cells, hence nothing "possible"
+            score = f"{result.final:g}/{result.possible:g}" if result.possible else f"{result.final:g}"
+            status = score + (f" ({note[:80]})" if note else "")
             print(f"[{self.done}/{self.total}] {result.student}: {status} "
                   f"({rate:.1f}/s, {left:.0f}s left)", flush=True)
 
@@ -86,7 +88,9 @@ class Summary:
             table.add_column(gid.removeprefix("test_"), justify="right")
         table.add_column("total", justify="right")
         table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=48)
+        most = max((r[3] for r in self.rows), default=0)
         for student, scores, score, possible, note in sorted(self.rows):
+            possible = possible or most  # not graded at all: out of what the others were graded on
             by_gid = {gid: value for gid, value, _ in scores}
             cells = ["-" if gid not in by_gid else ("manual" if by_gid[gid] is None else f"{by_gid[gid]:g}")
                      for gid in self.cells]

@@ -31,3 +31,13 @@ def test_the_final_score_is_never_negative_and_survives_json():
 def test_a_reason_and_a_penalty_are_both_named():
     assert note_of(result(late_penalty=1.0, error="no submission")) == \
         "no submission; late penalty 1 (score 3 before it)"
+
+
+def test_a_submission_not_graded_at_all_counts_out_of_the_class_total(capsys):
+    summary = Summary()
+    summary.add(result())
+    summary.add(SubmissionResult("bob", "self_attention", [], error="grading failed: the grading process died twice"))
+    summary.print("self_attention")
+    out = capsys.readouterr().out
+    bob = next(line for line in out.splitlines() if "bob" in line)
+    assert "0/5" in bob and "grading failed" in bob

@@ -75,6 +75,13 @@ class Grader:
     def assignment(self) -> str:
         return self.source.name
 
+    def grade_or_zero(self, student: str) -> SubmissionResult:
+        """:meth:`grade`, or a zero with the reason when the submission cannot be graded at all."""
+        try:
+            return self.grade(student)
+        except SubmissionError as exc:
+            return SubmissionResult(student, self.assignment, error=str(exc))
+
     def grade(self, student: str) -> SubmissionResult:
         started = time.monotonic()
         student_before = self.sandbox.student_seconds
@@ -218,18 +225,15 @@ def fingerprint(folder: Path, version: str, seed: int) -> str:
 _GRADER: Grader | None = None
 
 
-def _init_worker(root: str, assignment: str, options: Options, coordinator: int, started) -> None:
+def _init_worker(root: str, assignment: str, options: Options, coordinator: int) -> None:
     global _GRADER
     _exit_with(coordinator)
-    with started.get_lock():
-        index = started.value
-        started.value += 1
-    pin_to_core(index)
+    claim_core()
     _GRADER = Grader(Course.load(root), assignment, options)
 
 
 def pin_to_core(index: int) -> None:
-    """Keep this worker, and the sandbox it is about to start, on one core of their own.
+    """Keep this process, and the sandbox it is about to start, on one core of their own.
 
     A grader and its sandbox take turns: every call into the student's code
     is a request, a wait and a reply, a few hundred per submission, and the
@@ -252,10 +256,11 @@ _CLAIMED: list[int] = []   # the lock files this process holds (see claim_core)
 def claim_core() -> int | None:
     """Pin this thread (and the sandbox it starts) to a core no other gradekit process here has claimed.
 
-    For workers that are started apart and know no index of their own, such
-    as the processes of a Dask worker: each takes the first core whose lock
-    file it can lock (``flock``, released by the kernel when the process
-    ends). None, and no pinning, when every core is taken or there is only one.
+    For workers that know no index of their own -- a pool's, a Dask
+    worker's processes -- and for several runs on one machine: each takes the
+    first core whose lock file it can lock (``flock``, released by the kernel
+    when the process ends); see :func:`pin_to_core` for why. None, and no
+    pinning, when every core is taken or there is only one.
     """
     import fcntl
     import tempfile
@@ -313,10 +318,7 @@ def _exit_with(pid: int) -> None:
 
 def _grade_in_worker(student: str) -> dict:
     assert _GRADER is not None
-    try:
-        return _GRADER.grade(student).to_dict()
-    except SubmissionError as exc:
-        return SubmissionResult(student, _GRADER.assignment, error=str(exc)).to_dict()
+    return _GRADER.grade_or_zero(student).to_dict()
 
 
 def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str, SubmissionResult]:
@@ -371,7 +373,7 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
         grader = Grader(course, assignment, options)
         try:
             for student in students:
-                on_result(_safe(lambda: grader.grade(student), student, assignment))
+                on_result(grader.grade_or_zero(student))
         finally:
             grader.close()
             if before:
@@ -393,8 +395,7 @@ def _grade_in_pool(course: Course, assignment: str, students: list[str], options
     from .pool import warm_fork_server
 
     ctx = warm_fork_server()
-    started = ctx.Value("i", 0)  # workers number themselves from it, to spread over the cores
-    init = (str(course.root), assignment, options, os.getpid(), started)
+    init = (str(course.root), assignment, options, os.getpid())
     pending = iter(students)
     while True:
         lost = _run_pool(ctx, jobs, init, pending, assignment, on_result)
@@ -444,13 +445,6 @@ def _run_pool(ctx, jobs: int, init: tuple, students: Iterator[str], assignment: 
                     on_result(SubmissionResult(student, assignment, error=f"grading failed: {type(exc).__name__}: {exc}"))
                     continue
                 on_result(SubmissionResult.from_dict(data))
-
-
-def _safe(action, student: str, assignment: str) -> SubmissionResult:
-    try:
-        return action()
-    except SubmissionError as exc:
-        return SubmissionResult(student, assignment, error=str(exc))
 
 
 def iter_results(course: Course, assignment: str, students: Iterable[str]) -> Iterator[SubmissionResult]:

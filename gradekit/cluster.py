@@ -30,7 +30,6 @@ _LOCK = threading.Lock()
 def grade_remote(root: str, assignment: str, options, student: str) -> dict:
     """The task run on a Dask worker: grade one student with this process's warm Grader."""
     from .autograde import Grader, claim_core
-    from .errors import SubmissionError
 
     with _LOCK:
         key = (root, assignment, options)
@@ -38,10 +37,7 @@ def grade_remote(root: str, assignment: str, options, student: str) -> dict:
         if grader is None:
             claim_core()  # this worker and its sandbox on a core of their own, as in a local run
             grader = _GRADERS[key] = Grader(Course.load(root), assignment, options)
-        try:
-            return grader.grade(student).to_dict()
-        except SubmissionError as exc:
-            return SubmissionResult(student, assignment, error=str(exc)).to_dict()
+        return grader.grade_or_zero(student).to_dict()
 
 
 def grade_on_cluster(address: str, course: Course, assignment: str, students: list[str], options,

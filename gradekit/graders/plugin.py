@@ -41,46 +41,38 @@ class GraderPlugin:
 
     # -- fixtures ---------------------------------------------------------------
     @pytest.fixture
-    def student(self) -> Student:
-        return Student(self._sandbox, self._reference, give_up=self.give_up)
+    def student(self, request) -> Student:
+        return self._fixture("student", request.node)
 
     @pytest.fixture
-    def reference(self) -> Any:
-        return self._reference
+    def reference(self, request) -> Any:
+        return self._fixture("reference", request.node)
 
     @pytest.fixture
-    def params(self) -> dict:
-        return self._params
+    def params(self, request) -> dict:
+        return self._fixture("params", request.node)
 
     @pytest.fixture
     def rng(self, request) -> np.random.Generator:
-        return self._rng_for(request.node.nodeid)
+        return self._fixture("rng", request.node)
+
+    def _fixture(self, name: str, item) -> Any:
+        """The value of fixture ``name`` for test ``item`` and the bound submission (one of FIXTURES)."""
+        if name == "student":
+            return Student(self._sandbox, self._reference, give_up=self.give_up)
+        if name == "reference":
+            return self._reference
+        if name == "params":
+            return self._params
+        return self._rng_for(item.nodeid)
 
     def _rng_for(self, nodeid: str) -> np.random.Generator:
         salt = zlib.crc32(nodeid.split("::", 1)[-1].encode())
         return np.random.default_rng([self._seed & (2**64 - 1), self._seed >> 64, salt])
 
     # -- the direct path ---------------------------------------------------------
-    def direct_arguments(self, item) -> dict | None:
-        """The arguments to call a plain grader test directly, or None when it needs pytest.
-
-        Most graders are plain functions of this plugin's fixtures and their
-        own parametrize values. Calling those directly skips pytest's per-test
-        setup/report/teardown machinery (about 1 ms a test, 45 tests a
-        notebook) with the same fixture values and the same recorded check.
-        Anything else -- other fixtures, skip/xfail marks, classes with
-        set-up -- goes through pytest's full protocol.
-        """
-        plan = self._plan(item)
-        if not plan:
-            return None
-        given = plan[1]
-        values = {"student": lambda: Student(self._sandbox, self._reference, give_up=self.give_up),
-                  "reference": lambda: self._reference, "params": lambda: self._params,
-                  "rng": lambda: self._rng_for(item.nodeid)}
-        return {name: given[name] if name in given else values[name]() for name in plan[0]}
-
     def is_direct(self, item) -> bool:
+        """Whether ``item`` can be called directly (see :meth:`run_direct`) rather than through pytest."""
         return bool(self._plan(item))
 
     def _plan(self, item) -> tuple:
@@ -89,7 +81,18 @@ class GraderPlugin:
             plan = self._plans[item] = _direct_plan(item)
         return plan
 
-    def run_direct(self, item, arguments: dict) -> None:
+    def run_direct(self, item) -> None:
+        """Call a plain grader test with this submission's fixture values and record its check.
+
+        Most graders are plain functions of this plugin's fixtures and their
+        own parametrize values. Calling those directly skips pytest's per-test
+        setup/report/teardown machinery (about 1 ms a test, 45 tests a
+        notebook) with the same fixture values and the same recorded check.
+        Anything else -- other fixtures, skip/xfail marks, classes with
+        set-up -- goes through pytest's full protocol.
+        """
+        names, given = self._plan(item)
+        arguments = {name: given[name] if name in given else self._fixture(name, item) for name in names}
         try:
             item.obj(**arguments)
         except pytest.skip.Exception:

@@ -64,7 +64,7 @@ class GraderSuite:
         following = dict(zip(protocol, protocol[1:] + [None]))  # pytest's teardown needs the next item
         for item, is_direct in zip(items, direct):
             if is_direct:
-                plugin.run_direct(item, plugin.direct_arguments(item))
+                plugin.run_direct(item)
             else:
                 hook.pytest_runtest_protocol(item=item, nextitem=following[item])
         return plugin.checks

@@ -286,6 +286,22 @@ def parse_implementation(path: Path) -> tuple[list[str], dict[str, str]]:
     return parse_snippets(path)
 
 
+def live_processes(pattern: bytes) -> dict[int, str]:
+    """Live (non-zombie) processes whose command line contains ``pattern``: pid -> command line."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if pattern in cmdline and state != "Z":
+            found[int(entry.name)] = cmdline.replace(b"\0", b" ").decode(errors="replace")
+    return found
+
+
 def named_mistake(path: Path) -> str | None:
     """The optional ``# names: <text>`` second line: what the feedback must say about this bug."""
     lines = path.read_text().splitlines()

@@ -38,7 +38,7 @@ import nbformat
 import pytest
 
 from conftest import (ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, cell_by_id, exercise_tests, grade_id,
-                      implementation_files, is_test, parse_implementation, with_solutions)
+                      implementation_files, is_test, live_processes, parse_implementation, with_solutions)
 from gradekit.sandbox.bwrap import bwrap_path
 
 pytestmark = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")
@@ -104,22 +104,6 @@ DRIVER = textwrap.dedent(r'''
 ''')
 
 
-def _processes(pattern: bytes) -> dict[int, str]:
-    """Live (non-zombie) processes whose command line contains ``pattern``."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if pattern in cmdline and state != "Z":
-            found[int(entry.name)] = cmdline.replace(b"\0", b" ").decode(errors="replace")
-    return found
-
-
 class Tracker:
     """A cgroup (v1 freezer hierarchy) for one batch: every process it starts, however detached, stays in it.
 
@@ -147,7 +131,7 @@ class Tracker:
     def _sandbox_processes() -> dict[int, str]:
         out = {}
         for pattern in (b"/opt/gradekit/worker.py", b"bwrap", MARK.encode() + b"-"):
-            out.update(_processes(pattern))
+            out.update(live_processes(pattern))
         return out
 
     def alive(self) -> dict[int, str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import REPO, STUDENTS, with_solutions
+from conftest import REPO, STUDENTS, live_processes, with_solutions
 from gradekit.graders import check
 from gradekit.sandbox.bwrap import Limits, bwrap_path
 from gradekit.sandbox.client import Sandbox, SandboxCrashed, SandboxTimeout, StudentCodeError
@@ -140,18 +140,7 @@ def sandbox():
 
 def _marker_processes(marker: str) -> list[int]:
     """Pids of live (non-zombie) processes whose command line contains the marker."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state != "Z":
-            found.append(int(entry.name))
-    return found
+    return list(live_processes(marker.encode()))
 
 
 def _wait_until_gone(marker: str, patience: float = 15.0) -> list[int]:

@@ -101,7 +101,7 @@ class Grader:
         out_dir = self.course.autograded_dir(student, self.assignment)
         graded_nbs = {}
         for name, full in variant.notebooks.items():
-            release = self.stripper.student_copy(full)
+            release = self.stripper.student_version(full)
             nb_result, graded = self._grade_notebook(name, release, folder / f"{name}.ipynb", variant)
             result.notebooks.append(nb_result)
             graded_nbs[name] = graded

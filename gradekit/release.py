@@ -14,7 +14,6 @@ and locks as the release, only the solution regions filled in.
 
 from __future__ import annotations
 
-import copy as _copy
 import json
 import os
 import tempfile
@@ -29,7 +28,11 @@ from .variant import Variant
 
 
 class Stripper:
-    """nbgrader's release preprocessors, built once and applied per notebook."""
+    """nbgrader's release preprocessors, built once and applied per notebook.
+
+    Each method strips the notebook it is given, in place, and returns it:
+    pass one nothing else still needs -- a Variant's, freshly rendered.
+    """
 
     def __init__(self) -> None:
         self.lock = LockCells()
@@ -44,19 +47,16 @@ class Stripper:
             nb, resources = step.preprocess(nb, resources)
         return nb
 
-    def student_copy(self, nb: nbformat.NotebookNode, copy: bool = True) -> nbformat.NotebookNode:
-        if copy:
-            nb = _copy.deepcopy(nb)
+    def student_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        """The notebook as released: solutions and hidden tests removed, cells locked."""
         nb = self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
         return self._run(nb, self.clear_hidden, self.checksums)
 
-    def registration_copy(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    def registration_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         """The notebook as SaveCells must see it: solutions cleared, hidden tests present."""
-        nb = _copy.deepcopy(nb)
         return self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
 
     def answer_key(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-        nb = _copy.deepcopy(nb)
         nb = self._run(nb, self.lock, self.clear_output, self.clear_hidden)
         # checksums as in the release, so the key lines up with it cell for cell
         return nb
@@ -71,7 +71,7 @@ def register(course: Course, variant: Variant, stripper: Stripper) -> None:
     save = SaveCells()
     for name, nb in variant.notebooks.items():
         resources = {"nbgrader": {"notebook": name, "assignment": variant.assignment, "db_url": course.db_url}}
-        save.preprocess(stripper.registration_copy(nb), resources)
+        save.preprocess(stripper.registration_version(nb), resources)
 
 
 def write_notebooks(directory: Path, notebooks: dict[str, nbformat.NotebookNode]) -> list[Path]:
@@ -150,7 +150,7 @@ def _release_students(course: Course, source, secret: bytes, students: list[str]
     written = []
     for student in students:
         variant = build_variant(course, source, student, secret)
-        released = {name: stripper.student_copy(nb, copy=False) for name, nb in variant.notebooks.items()}
+        released = {name: stripper.student_version(nb) for name, nb in variant.notebooks.items()}
         written += write_notebooks(course.release_dir(student, source.name), released)
     return written
 

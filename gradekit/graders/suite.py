@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import importlib.util
 import io
+import os
 import tempfile
 import sys
 from pathlib import Path
@@ -113,12 +114,25 @@ def _hypothesis_profile() -> None:
     # hypothesis keeps files under .hypothesis/ in the working directory: not in the course
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    set_hypothesis_home_dir(tempfile.mkdtemp(prefix="gradekit-hypothesis-"))
+    set_hypothesis_home_dir(_hypothesis_home())
     settings.register_profile("gradekit", derandomize=True, database=None, deadline=None,
                               phases=[Phase.explicit, Phase.reuse, Phase.generate],
                               suppress_health_check=list(HealthCheck), print_blob=False)
     settings.load_profile("gradekit")
     _cache_function_digests()
+
+
+def _hypothesis_home() -> str:
+    """One directory per user for hypothesis's caches, reused by every run (a fresh one per
+    worker left a directory behind each time); a private new one if that path is not ours."""
+    home = Path(tempfile.gettempdir()) / f"gradekit-hypothesis-{os.getuid()}"
+    try:
+        home.mkdir(mode=0o700, exist_ok=True)
+        if home.is_symlink() or home.stat().st_uid != os.getuid():
+            raise PermissionError(home)
+    except OSError:
+        return tempfile.mkdtemp(prefix="gradekit-hypothesis-")
+    return str(home)
 
 
 def _cache_function_digests() -> None:

@@ -232,5 +232,6 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
 
     demo_round_trip(target, ASSIGNMENT, ids[:3])  # the same class through nbgrader's exchange
     if not keep:
-        print("(run `gradekit demo --keep DIR` to keep the demo course for a closer look)")
+        print(f"(the demo course stays in {target} for a closer look: delete it when done, "
+              "or choose where it goes with `gradekit demo --keep DIR`)")
     return 0

@@ -16,6 +16,7 @@ second course graded in the same process fails with "import file mismatch"
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -83,6 +84,7 @@ def _empty_gradebook() -> Path:
         from nbgrader.api import Gradebook
 
         path = Path(tempfile.mkdtemp(prefix="gradekit-tests-")) / "gradebook.db"
+        atexit.register(shutil.rmtree, path.parent, True)  # one per session, gone with it
         env_path = os.environ.get("PATH", "")
         os.environ["PATH"] = f"{VENV_BIN}:{env_path}"
         try:

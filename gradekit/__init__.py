@@ -12,7 +12,8 @@ The package reads as the data flow of one assignment::
     results     -- typed results: one currency from graders to gradebook and feedback
     gradebook   -- write results into nbgrader's Gradebook
     feedback    -- per-student HTML
-    report      -- progress and summary tables
+    terminal    -- progress bar and summary table while grading
+    report      -- the class report (HTML, JSON, CSV)
     autograde   -- the pipeline that ties the stages together for a class
 """
 

@@ -143,7 +143,9 @@ class Grader:
             found = checks.get(gid, [])
             total = sum(c.weight for c in found)
             score = points * sum(c.weight for c in found if c.passed) / total if total else 0.0
-            nb_result.cells.append(CellResult(gid, points, round(score, 6), found))
+            cell_result = CellResult(gid, points, round(score, 6), found)
+            cell_result.diagnose()
+            nb_result.cells.append(cell_result)
         return nb_result, _annotate(graded, nb_result, notes)
 
 

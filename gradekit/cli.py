@@ -47,7 +47,7 @@ def cmd_autograde(args) -> int:
         from .pool import warm_fork_server
 
         warm_fork_server()  # first: its imports overlap with ours below
-    from . import gradebook, report
+    from . import gradebook, terminal
     from .autograde import Options, check_sandbox, grade_many
     from .template import AssignmentSource
 
@@ -76,8 +76,8 @@ def cmd_autograde(args) -> int:
         students = [s for s in students if s in known]
     if not students:
         raise GradekitError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
-    progress = report.Progress(len(students))
-    summary = report.Summary()
+    progress = terminal.Progress(len(students))
+    summary = terminal.Summary()
     with course.lock("autograde"), gradebook.open_gradebook(course) as gb:
         def on_result(result):
             gradebook.record(gb, result)

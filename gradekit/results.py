@@ -21,6 +21,7 @@ class Check:
     passed: bool
     message: str = ""
     weight: float = 1.0
+    mistake: str | None = None     # the known wrong route this failure was diagnosed as (its catalogue name)
 
 
 @dataclass
@@ -31,6 +32,12 @@ class CellResult:
     checks: list[Check] = field(default_factory=list)
     manual: bool = False
     by_hand: bool = False          # the score is the instructor's (a manual grade, or an override in formgrader)
+    diagnosis: list[str] = field(default_factory=list)  # the mistake(s) the evidence of all checks points to
+
+    def diagnose(self) -> None:
+        """One diagnosis for the cell from its checks' named mistakes (empty when none was named)."""
+        named = [c.mistake for c in self.checks if not c.passed and c.mistake]
+        self.diagnosis = sorted(set(named), key=named.index)
 
     @property
     def passed(self) -> bool:

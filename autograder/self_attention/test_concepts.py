@@ -23,5 +23,7 @@ def test_concept(student, params, qid):
         chosen = str(got).strip()  # the option's text typed out counts too
     if chosen == correct:
         return
-    reason = question["why"].get(chosen, "not one of the options")
-    raise check.Mismatch(f"{qid}: wrong answer -- {reason}")
+    reason = question["why"].get(chosen)
+    if reason is None:
+        raise check.Mismatch(f"{qid}: wrong answer -- not one of the options")
+    raise check.Mismatch(f"{qid}: wrong answer -- {reason}", mistake=reason)

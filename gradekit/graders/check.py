@@ -30,7 +30,15 @@ DEFAULT_ATOL = 1e-8
 
 
 class Mismatch(AssertionError):
-    """A student's value differs from the reference; the message is the feedback."""
+    """A student's value differs from the reference; the message is the feedback.
+
+    ``mistake`` is the catalogue name of the known wrong route the value
+    matched, if any: the class report counts students by it.
+    """
+
+    def __init__(self, message: str, mistake: str | None = None):
+        super().__init__(message)
+        self.mistake = mistake
 
 
 def to_array(value: Any, what: str) -> np.ndarray:
@@ -72,17 +80,17 @@ def array(got: Any, expected: Any, *, what: str, rtol: float = DEFAULT_RTOL,
         named = _matches_mistake(arr, mistakes, rtol, atol)
         if named:
             hint = f" -- this looks like: {named}"
-        raise Mismatch(f"{what}: shape {arr.shape}, expected shape {exp.shape}{hint}")
+        raise Mismatch(f"{what}: shape {arr.shape}, expected shape {exp.shape}{hint}", named)
     if not np.all(np.isfinite(arr)) and np.all(np.isfinite(exp)):
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         named = _matches_mistake(arr, mistakes, rtol, atol)
         extra = f" -- this looks like: {named}" if named else " (overflow? subtract the maximum before exp)"
-        raise Mismatch(f"{what}: {bad} of {arr.size} values are nan or inf{extra}")
+        raise Mismatch(f"{what}: {bad} of {arr.size} values are nan or inf{extra}", named)
     if np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True):
         return
     named = _matches_mistake(arr, mistakes, rtol, atol)
     if named:
-        raise Mismatch(f"{what}: wrong values -- this matches a known mistake: {named}")
+        raise Mismatch(f"{what}: wrong values -- this matches a known mistake: {named}", named)
     wrong = int(np.count_nonzero(~np.isclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True)))
     raise Mismatch(f"{what}: {wrong} of {arr.size} values differ from the reference "
                    f"(tolerance rtol={rtol:g}, atol={atol:g})")
@@ -103,7 +111,7 @@ def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
         return
     named = _matches_mistake(np.asarray(value), mistakes, rtol, atol)
     if named:
-        raise Mismatch(f"{what}: wrong value -- this matches a known mistake: {named}")
+        raise Mismatch(f"{what}: wrong value -- this matches a known mistake: {named}", named)
     raise Mismatch(f"{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})")
 
 
@@ -125,7 +133,7 @@ def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None) -> 
         return
     for text, value in _routes(mistakes).items():
         if _norm(got) == _norm(value):
-            raise Mismatch(f"{what}: wrong answer -- {text}")
+            raise Mismatch(f"{what}: wrong answer -- {text}", text)
     raise Mismatch(f"{what}: wrong answer")
 
 

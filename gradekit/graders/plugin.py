@@ -98,11 +98,11 @@ class GraderPlugin:
         except pytest.skip.Exception:
             return
         except Exception as exc:  # noqa: BLE001 - whatever a grader raises is a failed check
-            self._record(item, "failed", feedback_message(exc))
+            self._record(item, "failed", feedback_message(exc), getattr(exc, "mistake", None))
         else:
             self._record(item, "passed", "")
 
-    def _record(self, item, outcome: str, message: str) -> None:
+    def _record(self, item, outcome: str, message: str, mistake: str | None = None) -> None:
         if outcome == "skipped":
             return
         label = self._labels.get(item)
@@ -110,7 +110,7 @@ class GraderPlugin:
             label = self._labels[item] = _label(item)
         cell, name, weight = label
         self.checks.setdefault(cell, []).append(
-            Check(name=name, passed=outcome == "passed", message=message, weight=weight))
+            Check(name=name, passed=outcome == "passed", message=message, weight=weight, mistake=mistake))
 
     # -- hooks ------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -123,14 +123,16 @@ class GraderPlugin:
         assertion's message.
         """
         excinfo = call.excinfo
+        mistake = None
         if excinfo is None:
             outcome, message = "passed", ""
         elif excinfo.errisinstance(pytest.skip.Exception):
             outcome, message = "skipped", ""
         else:
             outcome, message = "failed", feedback_message(excinfo.value)
+            mistake = getattr(excinfo.value, "mistake", None)
         if call.when == "call" or (call.when == "setup" and outcome == "failed"):
-            self._record(item, outcome, message)
+            self._record(item, outcome, message, mistake)
         return pytest.TestReport(item.nodeid, item.location, {}, outcome, message or None, call.when,
                                  duration=call.duration, start=call.start, stop=call.stop)
 

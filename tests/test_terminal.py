@@ -1,6 +1,6 @@
 """gradekit.report and the final marks in results: what the instructor's summary shows."""
 
-from gradekit.report import Summary, note_of
+from gradekit.terminal import Summary, note_of
 from gradekit.results import CellResult, NotebookResult, SubmissionResult
 
 

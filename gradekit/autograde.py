@@ -167,6 +167,7 @@ def _annotate(nb, result: NotebookResult, notes: Iterable[str] = ()) -> nbformat
         lines = [f"Hidden tests: {res.score or 0:g} / {res.points:g} points"]
         if result.error:
             lines.append(f"  not graded: {result.error}")
+        lines += [f"  {note}" for note in res.notes()]
         for check in res.checks:
             mark = "PASS" if check.passed else "FAIL"
             lines.append(f"  [{mark}] {check.name}" + (f" -- {check.message}" if check.message else ""))

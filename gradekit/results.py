@@ -22,6 +22,18 @@ class Check:
     message: str = ""
     weight: float = 1.0
     mistake: str | None = None     # the known wrong route this failure was diagnosed as (its catalogue name)
+    candidates: list[str] = field(default_factory=list)    # the routes the wrong value matched on this input
+    ruled_out: list[str] = field(default_factory=list)     # the routes it was compared with and did not match
+    observations: list[str] = field(default_factory=list)  # what the property probes saw (unexplained values)
+
+
+@dataclass
+class Finding:
+    """What the evidence of a cell's checks says about one thing the checks looked at."""
+    routes: list[str]              # one: the mistake is named; several: consistent with any of them
+    checks: int                    # the failed checks whose values match it
+    failed: int                    # the failed checks that compared their value with the catalogue
+    about: str = ""                # the check's name, when the cell's checks looked at several things
 
 
 @dataclass
@@ -33,11 +45,21 @@ class CellResult:
     manual: bool = False
     by_hand: bool = False          # the score is the instructor's (a manual grade, or an override in formgrader)
     diagnosis: list[str] = field(default_factory=list)  # the mistake(s) the evidence of all checks points to
+    findings: list[Finding] = field(default_factory=list)  # every finding; diagnosis is the best-supported one
 
     def diagnose(self) -> None:
-        """One diagnosis for the cell from its checks' named mistakes (empty when none was named)."""
-        named = [c.mistake for c in self.checks if not c.passed and c.mistake]
-        self.diagnosis = sorted(set(named), key=named.index)
+        """Weigh the evidence of all the cell's checks (see gradekit.graders.diagnosis)."""
+        from .graders.diagnosis import weigh
+
+        self.findings = weigh(self.checks)
+        best = max(self.findings, key=lambda f: f.checks, default=None)
+        self.diagnosis = list(best.routes) if best else []
+
+    def notes(self) -> list[str]:
+        """The diagnosis in sentences for the student, one per finding."""
+        from .graders.diagnosis import sentences
+
+        return sentences(self.findings, self.checks)
 
     @property
     def passed(self) -> bool:
@@ -114,7 +136,8 @@ class SubmissionResult:
     def from_dict(cls, data: dict) -> "SubmissionResult":
         notebooks = []
         for nb in data.get("notebooks", []):
-            cells = [CellResult(**{**c, "checks": [Check(**k) for k in c.get("checks", [])]})
+            cells = [CellResult(**{**c, "checks": [Check(**k) for k in c.get("checks", [])],
+                                   "findings": [Finding(**f) for f in c.get("findings", [])]})
                      for c in nb.get("cells", [])]
             runs = [CellRun(**r) for r in nb.get("runs", [])]
             notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty")))

@@ -34,7 +34,7 @@ NOTEBOOK = "self_attention"
 SECRET = "gradekit-test-suite-secret"
 STUDENTS = ("alice", "bob", "carol", "dave", "erin", "frank")
 COURSE_FILES = ("nbgrader_config.py", "source", "autograder", "solutions")
-IMPLEMENTATIONS = Path(__file__).resolve().parent / "course" / "implementations"
+KNOWN = REPO / "autograder" / ASSIGNMENT   # mistakes/ and correct/: the course's known implementations
 
 
 QUIZ_FILES = ("quiz.ipynb", "params_quiz.py")  # the thought-question notebook (tests/test_quiz.py)
@@ -277,17 +277,6 @@ def with_solutions(key: nbformat.NotebookNode, sources: dict[str, str]) -> nbfor
     return nb
 
 
-def parse_implementation(path: Path) -> tuple[list[str], dict[str, str]]:
-    """``# breaks: a, b`` then ``# %% <grade_id>`` sections -> (breaks, sources), as the demo reads them."""
-    from gradekit.demo import parse_snippets
-
-    first = path.read_text().split("\n", 1)[0].strip()
-    assert first.startswith("# breaks:"), f"{path.name}: first line must be '# breaks: ...'"
-    headers = [line for line in path.read_text().splitlines() if line.startswith("# %%")]
-    assert len(headers) == len(set(headers)), f"{path.name}: two sections for one cell"
-    return parse_snippets(path)
-
-
 def live_processes(pattern: bytes) -> dict[int, str]:
     """Live (non-zombie) processes whose command line contains ``pattern``: pid -> command line."""
     found = {}
@@ -304,14 +293,18 @@ def live_processes(pattern: bytes) -> dict[int, str]:
     return found
 
 
-def named_mistake(path: Path) -> str | None:
-    """The optional ``# names: <text>`` second line: what the feedback must say about this bug."""
-    lines = path.read_text().splitlines()
-    return lines[1][len("# names:"):].strip() if len(lines) > 1 and lines[1].startswith("# names:") else None
+def known_implementations():
+    """The course's classic mistakes and alternative correct answers (gradekit.known)."""
+    from gradekit.known import load
+
+    return load(KNOWN)
 
 
-def implementation_files() -> list[Path]:
-    return sorted(IMPLEMENTATIONS.glob("*.py"))
+def known_sources(name: str) -> dict[str, str]:
+    """The solution-cell sources of one known implementation, e.g. ``correct/loops``."""
+    from gradekit.known import parse
+
+    return parse(KNOWN / f"{name}.py").sources
 
 
 # -- fixtures ---------------------------------------------------------------------

@@ -90,8 +90,8 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
     n = len(students)
     n_broken = min(len(broken), max(0, n // 3))
     n_wrong = min(len(wrong), max(0, (n - n_broken) // 2))
-    kinds = (["key"] * (n - n_broken - n_wrong)) + [f"wrong:{name}" for name in list(wrong)[:n_wrong]] + \
-        broken[:n_broken]
+    spread = [list(wrong)[i * len(wrong) // n_wrong] for i in range(n_wrong)]  # across the exercises
+    kinds = (["key"] * (n - n_broken - n_wrong)) + [f"wrong:{name}" for name in spread] + broken[:n_broken]
     previous_key = None
     for i, (student, kind) in enumerate(zip(students, kinds)):
         folder = course.submitted_dir(student, ASSIGNMENT)

@@ -30,6 +30,8 @@ from conftest import (ASSIGNMENT, NOTEBOOK, STUDENTS, CourseDir, exercise_tests,
                       with_solutions)
 from gradekit.release import answer_key
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 VARIANTS = 10
 KNOWN = known_implementations()
 MISTAKES = [k for k in KNOWN if not k.correct]

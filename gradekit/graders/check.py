@@ -36,6 +36,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 
+from ..errors import Mismatch
+
 __all__ = ["Mismatch", "FAILS", "array", "arrays", "scalar", "close", "choice", "to_array", "evidence"]
 
 # the known wrong routes: a mapping, or a function returning one -- called only when the
@@ -58,27 +60,6 @@ FAILS = _Fails()
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
-
-
-class Mismatch(AssertionError):
-    """A student's value differs from the reference; the message is the feedback.
-
-    ``candidates`` are the catalogue names of the known wrong routes the value
-    matched on this input (several when those routes coincide here);
-    ``ruled_out`` the routes it was compared with and did not match.
-    ``mistake`` is the one candidate when there is exactly one (what this
-    check alone points to; the cell's diagnosis weighs all checks).
-    ``observations`` are what the probes saw.
-    """
-
-    def __init__(self, message: str, mistake: str | None = None, *, candidates: Sequence[str] | None = None,
-                 ruled_out: Sequence[str] = (), observations: Sequence[str] = ()):
-        super().__init__(message)
-        self.candidates = list(candidates) if candidates is not None else ([mistake] if mistake else [])
-        self.ruled_out = list(ruled_out)
-        self.mistake = mistake if mistake is not None else \
-            (self.candidates[0] if len(self.candidates) == 1 else None)
-        self.observations = list(observations)
 
 
 def to_array(value: Any, what: str) -> np.ndarray:

@@ -2,8 +2,8 @@
 
 A grader compares what the student's code returned with the reference value::
 
-    check.array(got, expected, what="softmax(x, axis=0)",
-                mistakes={"normalised along the wrong axis": softmax(x, axis=1)})
+    check.array(got, expected, what="normalise(x, axis=0)",
+                mistakes={"normalised along the wrong axis": normalise(x, axis=1)})
 
 On a mismatch it raises :class:`Mismatch` (an ``AssertionError``) whose message
 says what was checked and how the result differed -- shape, non-finite values,
@@ -21,12 +21,13 @@ route whose value is :data:`FAILS` would raise on this input (a shape that
 does not fit): a student who got a value here is not on it.
 
 Several values returned together (a tuple) are compared as one check with
-:func:`arrays`: a route then predicts all of them, so "Q right, K wrong" tells
-"W_q used for both" from "Q and K swapped".
+:func:`arrays`: a route then predicts all of them, so "first part right,
+second wrong" tells a route that spoils only the second part from one that
+swaps the two.
 
-``probes`` describe a wrong value that matches no known route ("your output
-does not change when the weights change", see :mod:`gradekit.graders.probes`);
-their sentences are added to the message.
+``probes`` describe a wrong value that matches no known route ("Your output
+stayed the same when the grader changed the weights.", see
+:mod:`gradekit.graders.probes`); their sentences are added to the message.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ one sentence when it sees something, else None. Pass them to a check; they
 run only for a wrong value that matched no known route::
 
     check.array(got, expected, what=..., mistakes=lambda: {...}, probes=lambda: [
-        probes.unchanged_when(lambda: student.weighted_sum(other_weights, V), got,
+        probes.unchanged_when(lambda: student.mix(other_weights, values), got,
                               subject="Your output", changed="the weights"),
         probes.slices_not_summing_to_one(got_weights, subject="the rows of your weights"),
     ])

@@ -1,47 +1,121 @@
 """Per-student numbers for multi_head_attention.ipynb.
 
 ``generate(rng)`` is a pure function of the seeded generator and returns plain
-JSON data (lists, floats, ints): the grader rebuilds a student's variant from
-it, and the notebook's cells see every key as a jinja2 variable
-(``{{ x | array }}``).
+JSON data. The exercise matrices are rounded so that they print nicely; the
+values the visible checks compare against are kept at full precision. The
+thought questions' numbers are drawn here too, with their answers (which fill
+the answer key; the hidden graders recompute them from the inputs).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-M, N = 3, 5  # the shape of the student's x
+# The student's layer: every size differs from the others, so a product in the
+# wrong order, a wrong reshape or a scaling by the wrong width changes a shape
+# or a value.
+N_TOKENS = 5
+D_MODEL = 7
+N_HEADS = 2
+D_K = 4          # per head: the queries and keys are N_HEADS * D_K = 8 wide
+D_V = 3          # per head: the values are N_HEADS * D_V = 6 wide
+D_OUT = 4
+
+LETTERS = "ABCD"
+HEADS_QUESTION = {
+    "correct": "The score tables of all heads take as many multiply-adds as one head of width d_model; "
+               "the heads buy several separate patterns of attention, and each head keeps its own n × n table.",
+    "wrong": {
+        "The heads are n_heads times cheaper, because each head works on only d_model / n_heads columns.":
+            "each head is narrower, but there are n_heads of them: together they do the same work as one wide head",
+        "The heads are n_heads times dearer, because every head computes a full-width attention.":
+            "a head works on its own d_model / n_heads columns, not on all of d_model",
+        "The heads cost nothing extra at all, not even memory.":
+            "every head keeps its own n × n table of weights: n_heads tables instead of one",
+    },
+}
 
 
-def _rows(rng: np.random.Generator) -> np.ndarray:
-    """Rows with one-decimal values whose standard deviation is clearly not 1.
+def _softmax(s: np.ndarray) -> np.ndarray:
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
-    With a standard deviation of 1, dividing by the variance would give the
-    right answer, and the graders could not tell that mistake apart.
-    """
+
+def _matrix(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
+    return np.round(rng.uniform(-1.0, 1.0, size=(rows, cols)), 2)
+
+
+def _layer(rng: np.random.Generator):
+    """X and the four matrices, drawn until every head's weights clearly differ from uniform."""
     while True:
-        x = np.round(rng.uniform(-5.0, 5.0, size=(M, N)), 1)
-        std = x.std(axis=1)
-        if np.all(std > 0.5) and np.all(np.abs(std - 1.0) > 0.2):
-            return x
+        X = _matrix(rng, N_TOKENS, D_MODEL)
+        W_q, W_k = _matrix(rng, D_MODEL, N_HEADS * D_K), _matrix(rng, D_MODEL, N_HEADS * D_K)
+        W_v, W_o = _matrix(rng, D_MODEL, N_HEADS * D_V), _matrix(rng, N_HEADS * D_V, D_OUT)
+        Q = (X @ W_q).reshape(N_TOKENS, N_HEADS, D_K).transpose(1, 0, 2)
+        K = (X @ W_k).reshape(N_TOKENS, N_HEADS, D_K).transpose(1, 0, 2)
+        scores = Q @ K.transpose(0, 2, 1) / np.sqrt(D_K)
+        if all(s.std() > 0.2 for s in scores) and np.abs(W_q - W_k).max() > 0.3:
+            return X, W_q, W_k, W_v, W_o, Q, K
 
 
-def _values(rng: np.random.Generator) -> list[float]:
-    """Five one-decimal numbers whose mean, median and sum are far apart."""
-    while True:
-        values = np.round(rng.uniform(0.5, 9.5, size=5), 1)
-        mean, median, total = values.mean(), np.median(values), values.sum()
-        if abs(mean - median) > 0.1 and abs(mean - total) > 0.1:
-            return [float(v) for v in values]
+def _heads(X, W_q, W_k, W_v, W_o, causal: bool):
+    """The reference computation, written out here so params.py stands alone."""
+    split = lambda A: A.reshape(N_TOKENS, N_HEADS, -1).transpose(1, 0, 2)
+    Q, K, V = split(X @ W_q), split(X @ W_k), split(X @ W_v)
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(D_K)
+    if causal:
+        scores = np.where(np.tril(np.ones((N_TOKENS, N_TOKENS), dtype=bool)), scores, -np.inf)
+    weights = _softmax(scores)
+    merged = (weights @ V).transpose(1, 0, 2).reshape(N_TOKENS, N_HEADS * D_V)
+    return merged @ W_o, weights
+
+
+def _questions(rng: np.random.Generator) -> dict:
+    # 1: parameters of one layer
+    d_head = int(rng.choice([32, 64, 128]))
+    heads1 = int(rng.choice([4, 6, 8, 12, 16]))
+    d_model1 = heads1 * d_head
+    # 2: the FP16 KV cache
+    heads2 = int(rng.choice([8, 12, 16, 20, 32]))
+    d_head2 = int(rng.choice([64, 80, 96, 128]))
+    layers = int(rng.choice([12, 24, 28, 32, 40]))
+    context = int(rng.choice([2048, 4096, 8192, 16384, 32768]))
+    per_token = 2 * heads2 * d_head2 * 2
+    # 3: many heads or one wide head
+    heads3 = int(rng.choice([4, 8, 12, 16]))
+    d_model3 = heads3 * int(rng.choice([32, 64, 96]))
+    n3 = int(rng.choice([1024, 2048, 4096, 8192]))
+    options = [HEADS_QUESTION["correct"], *HEADS_QUESTION["wrong"]]
+    order = [options[i] for i in rng.permutation(len(options))]
+    return {
+        "tq1_d_model": d_model1, "tq1_heads": heads1,
+        "tq2_heads": heads2, "tq2_d_head": d_head2, "tq2_layers": layers, "tq2_context": context,
+        "tq3_heads": heads3, "tq3_d_model": d_model3, "tq3_n": n3,
+        "tq3_options": order, "tq3_why": dict(HEADS_QUESTION["wrong"]),
+        "key": {
+            "tq1_params": 4 * d_model1 ** 2,
+            "tq1_head_params": 3 * d_model1 * d_head,
+            "tq2_bytes": per_token,
+            "tq2_mib": context * layers * per_token / 2 ** 20,
+            "tq3_compute_ratio": 1,
+            "tq3_tables": heads3,
+            "tq3_choice": LETTERS[order.index(HEADS_QUESTION["correct"])],
+        },
+    }
 
 
 def generate(rng: np.random.Generator) -> dict:
-    x = _rows(rng)
-    values = _values(rng)
+    X, W_q, W_k, W_v, W_o, Q, K = _layer(rng)
+    q0, k0, v0 = (X @ W_q)[:, :D_K], (X @ W_k)[:, :D_K], (X @ W_v)[:, :D_V]
+    output, weights = _heads(X, W_q, W_k, W_v, W_o, causal=False)
+    causal_output, causal_weights = _heads(X, W_q, W_k, W_v, W_o, causal=True)
     return {
-        "m": M,
-        "n": N,
-        "x": x.tolist(),
-        "q1_values": values,
-        "q1_mean": round(float(np.mean(values)), 3),  # fills the answer key
+        "n": N_TOKENS, "d_model": D_MODEL, "n_heads": N_HEADS, "d_k": D_K, "d_v": D_V, "d_out": D_OUT,
+        "X": X.tolist(), "W_q": W_q.tolist(), "W_k": W_k.tolist(), "W_v": W_v.tolist(), "W_o": W_o.tolist(),
+        # head 0 on its own, for the visible checks of attention()
+        "head0_weights": _softmax(q0 @ k0.T / np.sqrt(D_K)).tolist(),
+        "head0_output": (_softmax(q0 @ k0.T / np.sqrt(D_K)) @ v0).tolist(),
+        "mha_output": output.tolist(), "mha_weights": weights.tolist(),
+        "causal_output": causal_output.tolist(), "causal_weights": causal_weights.tolist(),
+        **_questions(rng),
     }

@@ -14,11 +14,6 @@ TOL = dict(rtol=1e-5, atol=1e-7)
 HELPERS = ("causal_mask", "attention", "split_heads", "merge_heads", "multi_head_attention")
 
 
-def _layer(rng, n, d_model, h, d_k, d_v, d_out):
-    return (rng.normal(size=(n, d_model)), rng.normal(size=(d_model, h * d_k)), rng.normal(size=(d_model, h * d_k)),
-            rng.normal(size=(d_model, h * d_v)), rng.normal(size=(h * d_v, d_out)))
-
-
 def _attend(reference, q, K, V, W_o, scale=None, project=True):
     """q (h, 1, d_k) over K (h, t, d_k), V (h, t, d_v); merged, projected: (d_out,)."""
     out, _ = reference.attention_variant(q, K, V, scale=scale)
@@ -67,33 +62,30 @@ def _decode_all(student, reference, X, W_q, W_k, W_v, W_o, h, what):
 
 def test_matches_causal_attention_row_by_row(student, reference, rng):
     """every step equals the row of causal multi-head attention"""
-    layer = _layer(rng, 6, 5, 2, 3, 2, 4)
+    layer = reference.random_layer(rng, 6, 5, 2, 3, 2, 4)
     _decode_all(student, reference, *layer, 2, "6 tokens (d_model=5, 2 heads, d_k=3, d_v=2, d_out=4)")
 
 
 def test_several_head_counts(student, reference, rng):
     """1, 3 and 4 heads"""
     for h in (1, 3, 4):
-        layer = _layer(rng, 4, 6, h, 2, 3, 5)
+        layer = reference.random_layer(rng, 4, 6, h, 2, 3, 5)
         _decode_all(student, reference, *layer, h, f"4 tokens with {h} head(s) (d_model=6, d_k=2, d_v=3)")
 
 
 def test_your_notebook_layer(student, reference, params):
-    """your notebook's layer, and the cache it fills"""
+    """your notebook's layer"""
     X, W_q, W_k, W_v, W_o = (np.array(params[k]) for k in ("X", "W_q", "W_k", "W_v", "W_o"))
     h = params["n_heads"]
     cache = _decode_all(student, reference, X, W_q, W_k, W_v, W_o, h, "your notebook's X")
     n = len(cache)
     assert n == X.shape[0], f"after {X.shape[0]} decode steps the cache should hold {X.shape[0]} tokens, not {n}"
-    check.array(cache.keys, reference.split_heads(X @ W_k, h), what="cache.keys after decoding your X "
-                "(every head's keys of every token)", **TOL,
-                mistakes={"the cache holds the queries instead of the keys": reference.split_heads(X @ W_q, h)})
 
 
 def test_attends_over_what_the_cache_holds(student, reference, rng):
     """a cache filled by hand with 4 tokens, as from a prompt"""
     h, d_model, d_k, d_v, d_out = 3, 5, 2, 3, 4
-    _, W_q, W_k, W_v, W_o = _layer(rng, 1, d_model, h, d_k, d_v, d_out)
+    _, W_q, W_k, W_v, W_o = reference.random_layer(rng, 1, d_model, h, d_k, d_v, d_out)
     layer = student.with_reference(*HELPERS)
     cache = layer.KVCache()
     K_old, V_old = 2.0 * rng.normal(size=(h, 4, d_k)), rng.normal(size=(h, 4, d_v))
@@ -111,7 +103,7 @@ def test_attends_over_what_the_cache_holds(student, reference, rng):
     assert n == 5, f"a cache holding 4 tokens should hold 5 after one decode_step, not {n}"
 
 
-def test_large_inputs(student, reference, rng):
-    """large inputs: scores in the hundreds"""
-    X, W_q, W_k, W_v, W_o = _layer(rng, 5, 4, 2, 3, 2, 3)
-    _decode_all(student, reference, 6.0 * X, W_q, W_k, W_v, W_o, 2, "5 large tokens, 2 heads")
+def test_long_sequence(student, reference, rng):
+    """12 tokens, 4 heads"""
+    layer = reference.random_layer(rng, 12, 8, 4, 2, 3, 5)
+    _decode_all(student, reference, *layer, 4, "12 tokens with 4 heads (d_model=8, d_k=2, d_v=3, d_out=5)")

@@ -90,6 +90,6 @@ def test_two_caches_do_not_share_storage(student, rng):
     n = len(second)
     assert n == 0, ("a second cache should start empty, but it holds "
                     f"{n} token(s): keep the storage in the instance (self), not in the class")
-    cache, ks, vs = _fill(student, rng, 2, 2, 2, 2)
-    _check_contents(cache, ks, vs, "2 appends to a cache made after another one was filled")
+    cache, ks, vs = _fill(student, rng, 2, 2, 2, 4)  # t != n_heads: a mixed-up layout cannot pass for a right one
+    _check_contents(cache, ks, vs, "4 appends to a cache made after another one was filled")
     assert len(first) == 3, "filling one cache should not change another"

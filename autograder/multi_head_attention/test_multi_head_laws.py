@@ -21,12 +21,6 @@ TOL = dict(rtol=1e-5, atol=1e-7)
 HELPERS = ("causal_mask", "attention", "split_heads", "merge_heads")
 
 
-def _layer(rng, n, d_model, h, d_k, d_v, d_out):
-    X = rng.normal(size=(n, d_model))
-    return (X, rng.normal(size=(d_model, h * d_k)), rng.normal(size=(d_model, h * d_k)),
-            rng.normal(size=(d_model, h * d_v)), rng.normal(size=(h * d_v, d_out)))
-
-
 def _run(student, reference, X, W_q, W_k, W_v, W_o, h, causal, what):
     """The student's (output, weights), checked against the reference (known routes named)."""
     got = student.with_reference(*HELPERS).multi_head_attention(X, W_q, W_k, W_v, W_o, h, causal=causal)
@@ -46,7 +40,7 @@ def _run(student, reference, X, W_q, W_k, W_v, W_o, h, causal, what):
 def test_one_head_is_single_head_attention(student, reference, rng):
     """one head with W_o = I is single-head self-attention"""
     for causal in (False, True):
-        X, W_q, W_k, W_v, _ = _layer(rng, 6, 5, 1, 3, 4, 4)
+        X, W_q, W_k, W_v, _ = reference.random_layer(rng, 6, 5, 1, 3, 4, 4)
         got = student.with_reference(*HELPERS).multi_head_attention(X, W_q, W_k, W_v, np.eye(4), 1, causal=causal)
         assert isinstance(got, (tuple, list)) and len(got) == 2, \
             "multi_head_attention with one head: should return the tuple (output, weights)"
@@ -56,14 +50,15 @@ def test_one_head_is_single_head_attention(student, reference, rng):
         check.array(got[1], w[None], what=f"the weights of one head with W_o = I (should be those of {kind}"
                     "single-head self-attention, shape (1, n, n))", **TOL,
                     mistakes=lambda: {**{k: v[1] for k, v in routes().items()},
-                                      "with one head the weights should still have a head axis: shape (1, n, n)": w})
+                                      "returned the heads' weights averaged (or without the head axis): with one head the "
+                                      "weights still have the shape (1, n, n)": w})
         check.array(got[0], out, what=f"the output of one head with W_o = I (should be {kind}single-head "
                     "self-attention)", **TOL, mistakes=lambda: {k: v[0] for k, v in routes().items()})
 
 
 def test_reordering_tokens_reorders_outputs(student, reference, rng):
     """without the mask, reordering the tokens reorders the outputs the same way"""
-    X, W_q, W_k, W_v, W_o = _layer(rng, 6, 5, 2, 3, 2, 4)
+    X, W_q, W_k, W_v, W_o = reference.random_layer(rng, 6, 5, 2, 3, 2, 4)
     order = rng.permutation(6)
     out, w = _run(student, reference, X, W_q, W_k, W_v, W_o, 2, False, "6 tokens, 2 heads")
     out_p, w_p = _run(student, reference, X[order], W_q, W_k, W_v, W_o, 2, False, "the same 6 tokens reordered")
@@ -75,7 +70,7 @@ def test_reordering_tokens_reorders_outputs(student, reference, rng):
 
 def test_causal_output_ignores_later_tokens(student, reference, rng):
     """with the mask, a token's output does not depend on the tokens after it"""
-    X, W_q, W_k, W_v, W_o = _layer(rng, 7, 4, 3, 2, 2, 5)
+    X, W_q, W_k, W_v, W_o = reference.random_layer(rng, 7, 4, 3, 2, 2, 5)
     full, _ = _run(student, reference, X, W_q, W_k, W_v, W_o, 3, True, "7 tokens, 3 heads, causal")
     changed = X.copy()
     changed[4:] = rng.normal(size=(3, 4))
@@ -87,7 +82,7 @@ def test_causal_output_ignores_later_tokens(student, reference, rng):
 
 def test_heads_are_independent(student, reference, rng):
     """changing head 1's projections leaves head 0's weights alone"""
-    X, W_q, W_k, W_v, W_o = _layer(rng, 5, 6, 3, 2, 3, 4)
+    X, W_q, W_k, W_v, W_o = reference.random_layer(rng, 5, 6, 3, 2, 3, 4)
     _, w = _run(student, reference, X, W_q, W_k, W_v, W_o, 3, False, "5 tokens, 3 heads")
     W_q2, W_k2 = W_q.copy(), W_k.copy()
     W_q2[:, 2:4], W_k2[:, 2:4] = rng.normal(size=(6, 2)), rng.normal(size=(6, 2))

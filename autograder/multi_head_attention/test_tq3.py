@@ -10,8 +10,8 @@ def test_compute_ratio(student, params):
     """multiply-adds of the heads' score tables against one wide head"""
     h = params["tq3_heads"]
     check.scalar(student["tq3_compute_ratio"], 1.0, what="tq3_compute_ratio", rtol=RTOL, atol=0, mistakes={
-        "each head is narrower, but there are n_heads of them: together they do the work of one wide head": 1 / h,
-        "a head works on d_model / n_heads columns, not on all of d_model: the heads do not multiply the work": h,
+        "each head is narrower, but there are n_heads of them: together they do the same work as one wide head": 1 / h,
+        "a head works on its own d_model / n_heads columns, not on all of d_model": h,
     })
 
 

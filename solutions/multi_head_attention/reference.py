@@ -251,3 +251,19 @@ def mha_routes(X, W_q, W_k, W_v, W_o, n_heads, causal=False):
         is_causal = causal or kw.pop("causal_anyway", False)
         out[name] = mha_variant(X, W_q, W_k, W_v, W_o, n_heads, is_causal, **kw)
     return out
+
+
+def random_layer(rng, n, d_model, n_heads, d_k, d_v, d_out):
+    """A random X (n, d_model) and W_q, W_k, W_v, W_o for the graders.
+
+    The projections are scaled by 1/sqrt(d_model), as layers are initialised,
+    so the scores stay of order sqrt(d_k): a softmax that saturates would make
+    different wrong routes give the same (one-hot) weights.
+    """
+    scale = 1.0 / np.sqrt(d_model)
+    X = rng.normal(size=(n, d_model))
+    W_q = scale * rng.normal(size=(d_model, n_heads * d_k))
+    W_k = scale * rng.normal(size=(d_model, n_heads * d_k))
+    W_v = scale * rng.normal(size=(d_model, n_heads * d_v))
+    W_o = rng.normal(size=(n_heads * d_v, d_out)) / np.sqrt(n_heads * d_v)
+    return X, W_q, W_k, W_v, W_o

@@ -23,14 +23,17 @@ D_OUT = 4
 
 LETTERS = "ABCD"
 HEADS_QUESTION = {
-    "correct": "The score tables of all heads take as many multiply-adds as one head of width d_model; "
-               "the heads buy several separate patterns of attention, and each head keeps its own n × n table.",
+    "correct": "As many multiply-adds as one wide head, but n_heads score tables to keep: the heads buy "
+               "separate patterns, not speed.",
     "wrong": {
-        "The heads are n_heads times cheaper, because each head works on only d_model / n_heads columns.":
+        "n_heads times cheaper: each head is only d_model / n_heads wide, so the score tables of all the "
+        "heads cost that much less.":
             "each head is narrower, but there are n_heads of them: together they do the same work as one wide head",
-        "The heads are n_heads times dearer, because every head computes a full-width attention.":
+        "n_heads times dearer: every head computes a full-width score table over all d_model columns of "
+        "the queries and keys.":
             "a head works on its own d_model / n_heads columns, not on all of d_model",
-        "The heads cost nothing extra at all, not even memory.":
+        "No extra cost at all, neither in multiply-adds nor in memory, because all the heads share one "
+        "single score table.":
             "every head keeps its own n × n table of weights: n_heads tables instead of one",
     },
 }

@@ -64,5 +64,5 @@ tq2_mib = tq2_bytes * tq2_layers * tq2_context / 1024 / 1024
 # %% tq3
 tq3_compute_ratio = (tq3_heads * tq3_n ** 2 * (tq3_d_model / tq3_heads)) / (tq3_n ** 2 * tq3_d_model)
 tq3_tables = tq3_heads * tq3_n ** 2 / tq3_n ** 2
-tq3_choice = ("The score tables of all heads take as many multiply-adds as one head of width d_model; "
-              "the heads buy several separate patterns of attention, and each head keeps its own n × n table.")
+tq3_choice = ("As many multiply-adds as one wide head, but n_heads score tables to keep: the heads buy "
+              "separate patterns, not speed.")

@@ -191,4 +191,8 @@ def test_skeleton_ships_no_course_and_no_python_modules():
     from gradekit.scaffold import SKELETON
 
     files = [p for p in SKELETON.rglob("*") if p.is_file()]
-    assert files and all(p.name.endswith(".tmpl") for p in files)
+    assert files and all(p.name.endswith(".tmpl") for p in files)  # never imported or collected as tests
+    package = REPO / "gradekit"
+    for path in files + [package / "scaffold.py", package / "qaset.py"]:
+        text = path.read_text()
+        assert "self_attention" not in text and "multi_head_attention" not in text, path

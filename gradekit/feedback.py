@@ -14,9 +14,9 @@ import jinja2
 import nbformat
 
 from .course import Course
-from .release import atomic_write
+from .files import atomic_write
 from .results import SubmissionResult
-from .submission import is_graded, is_solution
+from .cells import is_graded, is_solution
 
 _PAGE = jinja2.Environment(autoescape=True).from_string("""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -17,8 +17,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .course import Course, check_id
-from .errors import CourseError
+from .course import Course
+from .errors import UsageError
+from .untrusted import check_id
 
 SKELETON = Path(__file__).resolve().parent / "skeleton"
 PARTS = ("source", "autograder", "solutions")
@@ -29,19 +30,19 @@ _JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".p
 def new_assignment(course: Course, name: str, template: str | None = None) -> list[Path]:
     """Write the new assignment's files into the course; return their paths.
 
-    Refuses (CourseError) when any of its folders exists already, and leaves
+    Refuses (UsageError) when any of its folders exists already, and leaves
     nothing behind when writing fails half-way.
     """
     check_id("assignment", name)
     targets = [course.root / part / name for part in PARTS]
     for target in targets:
         if target.exists() or target.is_symlink():
-            raise CourseError(f"assignment {name!r} exists already: {target} is there")
+            raise UsageError(f"assignment {name!r} exists already: {target} is there")
     if template is not None:
         check_id("assignment", template)
         if not (course.root / "source" / template).is_dir():
             known = ", ".join(course.assignments()) or "none"
-            raise CourseError(f"--from: unknown assignment {template!r} (known: {known})")
+            raise UsageError(f"--from: unknown assignment {template!r} (known: {known})")
     try:
         return _copy(course, template, name) if template else _from_skeleton(course, name)
     except BaseException:

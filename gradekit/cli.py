@@ -73,13 +73,14 @@ def cmd_autograde(args) -> int:
         raise UsageError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
     progress = terminal.Progress(len(students))
     summary = terminal.Summary()
-    with course.lock("autograde"), gradebook.open_gradebook(course) as gb:
+    with course.lock("autograde"), gradebook.Recorder(course, args.assignment) as recorder:
         def on_result(result):
-            gradebook.record(gb, result)
+            recorder.record(result)
             summary.add(result)
             progress.advance(result)
         try:
-            grade_many(course, args.assignment, students, options, on_result)
+            grade_many(course, args.assignment, students, options, on_result,
+                       on_start=lambda n: recorder.warm())
         except CourseFailure as exc:
             progress.close()
             raise type(exc)(f"{exc} -- the run stopped; {len(summary.rows)} submission(s) recorded before it, "

@@ -15,6 +15,8 @@ import pytest
 
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET, STUDENTS, VENV_BIN, CourseDir, with_solutions
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 GRADEKIT = str(VENV_BIN / "gradekit")
 NBGRADER = str(VENV_BIN / "nbgrader")
 

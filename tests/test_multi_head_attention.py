@@ -34,6 +34,8 @@ GRADERS = REPO / "autograder" / ASSIGNMENT
 MISTAKES = qaset.files(GRADERS, "mistakes")
 CORRECT = qaset.files(GRADERS, "correct")
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 
 def _students(path) -> list[str]:
     return [f"{path.stem}-{seed}" for seed in SEEDS]

@@ -76,6 +76,7 @@ def _cells(result) -> dict:
     return {c["grade_id"]: c for c in nb["cells"]}
 
 
+@pytest.mark.e2e
 def test_new_writes_the_layout(graded):
     course, _, _ = graded
     assert _tree(course.root / "source" / NEW) == [f"{NEW}.ipynb", "params.py"]
@@ -94,6 +95,7 @@ def test_new_writes_the_layout(graded):
     assert {f"{t}.py" for t in tests} == {p.name for p in (course.root / "autograder" / NEW).glob("test_*.py")}
 
 
+@pytest.mark.e2e
 def test_answer_key_gets_full_marks(graded):
     _, results, _ = graded
     result = results["key"]
@@ -101,6 +103,7 @@ def test_answer_key_gets_full_marks(graded):
     assert {g: c["score"] for g, c in _cells(result).items()} == {"test_standardize": 2, "test_q1": 1}
 
 
+@pytest.mark.e2e
 def test_untouched_release_gets_zero_without_grader_errors(graded):
     _, results, _ = graded
     cells = _cells(results["blank"])
@@ -110,6 +113,7 @@ def test_untouched_release_gets_zero_without_grader_errors(graded):
     assert any("not implemented" in m for m in messages)
 
 
+@pytest.mark.e2e
 def test_example_mistake_loses_points_and_is_named(graded):
     _, results, names = graded
     cells = _cells(results["mistake"])
@@ -120,6 +124,7 @@ def test_example_mistake_loses_points_and_is_named(graded):
     assert any(names in d for d in cells["test_standardize"]["diagnosis"])
 
 
+@pytest.mark.e2e
 def test_example_right_answer_keeps_full_marks(graded):
     _, results, _ = graded
     assert {g: c["score"] for g, c in _cells(results["right"]).items()} == {"test_standardize": 2, "test_q1": 1}

@@ -68,7 +68,6 @@ class SubmissionSession:
 
     # -- set-up, once ---------------------------------------------------------------
     def _prepare(self) -> None:
-        from ..grading.options import Options
         from ..release import ReleaseCache
         from ..sandbox.client import Sandbox
         from ..template import AssignmentSource
@@ -80,7 +79,7 @@ class SubmissionSession:
         self.variant = build_variant(self.course, source, self.student_id)
         self.releases = ReleaseCache(self.course, self.assignment).student_versions(self.variant)
         self.suite = GraderSuite(self.course, self.assignment)   # the reference; not collected here
-        self.limits = Options().limits or self.course.limits
+        self.limits = self.course.limits_for(self.assignment)
         self._sandbox = Sandbox(self.limits, sandboxed=self.sandboxed)
         self._fixtures = GraderFixtures(self.suite.reference)
         self.notebook_of = {}

@@ -42,7 +42,7 @@ class Pipeline:
 
     def __init__(self, course: Course, assignment: str, options: Options = Options()):
         self.course, self.options = course, options
-        self.limits = options.limits or course.limits
+        self.limits = options.limits or course.limits_for(assignment)
         self.source = AssignmentSource.load(course, assignment)
         self.sandbox = Sandbox(self.limits, sandboxed=options.sandboxed)
         self.sandbox.prestart()  # boots in the background while the graders are collected

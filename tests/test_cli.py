@@ -273,10 +273,10 @@ def test_regrading_is_stable(pipeline):
 
 AUTOGRADE_TWO_COURSES = textwrap.dedent('''
     import sys
-    from gradekit.grading import Options, Pipeline as Grader
+    from gradekit.grading import Options, Pipeline
     from gradekit.course import Course
     for root in sys.argv[1:]:
-        result = Grader(Course.load(root), "self_attention", Options()).grade("alice")
+        result = Pipeline(Course.load(root), "self_attention", Options()).grade("alice")
         print(root, result.score)
 ''')
 

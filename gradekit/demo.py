@@ -5,8 +5,8 @@ graders, reference), a roster of students in nbgrader's gradebook, and one
 submission per student:
 
 * correct answers, some written differently (loops, einsum, lists, float32);
-* partly wrong answers: one classic mistake each (the course's known
-  implementations, ``autograder/<assignment>/mistakes/``, see gradekit.known);
+* partly wrong answers: one classic mistake each (the course's QA set,
+  ``autograder/<assignment>/mistakes/``, see gradekit.qaset);
 * untouched releases;
 * broken and hostile files: truncated JSON, an empty file, the wrong notebook
   name, nbformat 3, code that patches ``np.allclose``, exits the process,
@@ -30,7 +30,7 @@ import nbformat
 
 from .course import Course
 from .errors import CourseError
-from .known import load as load_known
+from . import qaset
 
 ASSIGNMENT = "self_attention"
 COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
@@ -81,9 +81,9 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
     from .files import atomic_write
     from .release import answer_key
 
-    known = load_known(course.graders_dir(ASSIGNMENT))
-    right = [k for k in known if k.correct]
-    wrong = {k.name: k for k in known if not k.correct}
+    graders = course.graders_dir(ASSIGNMENT)
+    right = [(p.stem, qaset.parse(p)[2]) for p in qaset.files(graders, "correct")]
+    wrong = {p.stem: qaset.parse(p)[2] for p in qaset.files(graders, "mistakes")}
     broken = ["untouched", "untouched", "truncated", "empty", "wrong_name", "nbformat3",
               "patches_allclose", "exits_on_import", "endless_loop"]
     plan: dict[str, str] = {}
@@ -106,11 +106,11 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
         previous_key = key_dir
         target = folder / f"{ASSIGNMENT}.ipynb"
         if kind == "key" and right and i % 3 == 1:
-            style = right[i % len(right)]
-            fill(nb, style.sources)
-            kind = f"correct:{style.name}"
+            name, sources = right[i % len(right)]
+            fill(nb, sources)
+            kind = f"correct:{name}"
         elif kind.startswith("wrong:"):
-            fill(nb, wrong[kind[6:]].sources)
+            fill(nb, wrong[kind[6:]])
         elif kind == "untouched":
             nb = nbformat.read(str(course.release_dir(student, ASSIGNMENT) / f"{ASSIGNMENT}.ipynb"), as_version=4)
         elif kind in HOSTILE:

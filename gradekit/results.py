@@ -16,6 +16,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .diagnosis import Finding, sentences, weigh
+
 RESULTS_FILE = "results.json"   # autograded/<student>/<assignment>/results.json
 
 
@@ -32,15 +34,6 @@ class Check:
 
 
 @dataclass
-class Finding:
-    """What the evidence of a cell's checks says about one thing the checks looked at."""
-    routes: list[str]              # one: the mistake is named; several: consistent with any of them
-    checks: int                    # the failed checks whose values match it
-    failed: int                    # the failed checks that compared their value with the catalogue
-    about: str = ""                # the check's name, when the cell's checks looked at several things
-
-
-@dataclass
 class CellResult:
     grade_id: str
     points: float
@@ -53,17 +46,13 @@ class CellResult:
     answered: bool = True          # False: a free-text answer left as the stub
 
     def diagnose(self) -> None:
-        """Weigh the evidence of all the cell's checks (see gradekit.graders.diagnosis)."""
-        from .graders.diagnosis import weigh
-
+        """Weigh the evidence of all the cell's checks (see gradekit.diagnosis)."""
         self.findings = weigh(self.checks)
         best = max(self.findings, key=lambda f: f.checks, default=None)
         self.diagnosis = list(best.routes) if best else []
 
     def notes(self) -> list[str]:
         """The diagnosis in sentences for the student, one per finding."""
-        from .graders.diagnosis import sentences
-
         return sentences(self.findings, self.checks)
 
     @property

@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -300,18 +301,35 @@ def live_processes(pattern: bytes) -> dict[int, str]:
     return found
 
 
-def known_implementations():
-    """The course's classic mistakes and alternative correct answers (gradekit.known)."""
-    from gradekit.known import load
+@dataclass
+class Known:
+    """One file of the course's QA set (gradekit.qaset), for the tests."""
+    path: Path
+    names: str | None          # the phrase its feedback must contain; None: a right answer
+    breaks: list[str]          # the test cells it must break; []: those after its sections
+    sources: dict[str, str]    # solution-cell grade_id -> code
 
-    return load(KNOWN)
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    @property
+    def correct(self) -> bool:
+        return self.names is None
+
+
+def known_implementations() -> list[Known]:
+    """The course's classic mistakes, then its right answers written differently."""
+    from gradekit import qaset
+
+    return [Known(p, *qaset.parse(p)) for kind in qaset.KINDS for p in qaset.files(KNOWN, kind)]
 
 
 def known_sources(name: str) -> dict[str, str]:
-    """The solution-cell sources of one known implementation, e.g. ``correct/loops``."""
-    from gradekit.known import parse
+    """The solution-cell sources of one file of the QA set, e.g. ``correct/loops``."""
+    from gradekit import qaset
 
-    return parse(KNOWN / f"{name}.py").sources
+    return qaset.parse(KNOWN / f"{name}.py")[2]
 
 
 # -- fixtures ---------------------------------------------------------------------

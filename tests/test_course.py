@@ -5,7 +5,7 @@ One course is graded once for the module (``gradekit autograde --jobs 2``):
 * every student's answer key           -> full marks on every cell
 * every student's untouched release    -> zero on every cell, and no crash
 * the course's known implementations (autograder/self_attention/mistakes/ and
-  correct/, see gradekit.known), each on VARIANTS students: a classic mistake
+  correct/, see gradekit.qaset), each on VARIANTS students: a classic mistake
   loses points on the test cells following its sections' solution cells (or
   those of its ``# breaks:`` line) and nowhere else; its feedback names it
   (its ``# names:`` phrase), and no finding anywhere names something else; a
@@ -106,7 +106,7 @@ def _failed_messages(result, grade_id) -> list[str]:
 
 def _breaks(known, owners) -> set[str]:
     """The test cells a known implementation may lose points on."""
-    return set(known.breaks) if known.breaks else {t for cell in known.sources for t in owners[cell]}
+    return set(known.breaks) or {t for cell in known.sources for t in owners[cell]}
 
 
 def _verdicts(graded, known) -> list[tuple[str, bool, list[str]]]:
@@ -185,7 +185,7 @@ def test_the_known_set(graded):
     tests = {t for ts in owners.values() for t in ts}
     for known in KNOWN:
         assert set(known.sources) <= set(owners), (known.name, set(known.sources) - set(owners))
-        assert known.breaks is None or set(known.breaks) <= tests, (known.name, known.breaks)
+        assert set(known.breaks) <= tests, (known.name, known.breaks)
     # every mistake is graded on VARIANTS students of its own
     for known in MISTAKES:
         assert sum(known in group for group in plan.values()) == VARIANTS, known.name

@@ -1,5 +1,5 @@
 """Naming a mistake: the evidence of one check (check.evidence), the diagnosis weighed over a
-cell's checks (graders.diagnosis), the property probes, and the known-implementation files.
+cell's checks (gradekit.diagnosis), and the property probes.
 
 Synthetic values only: the course's own catalogue is checked end to end in test_course.py.
 """
@@ -9,10 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradekit.errors import CourseError
 from gradekit.graders import check, probes
-from gradekit.graders.diagnosis import weigh
-from gradekit.known import load, parse
+from gradekit.diagnosis import weigh
 from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
 
 
@@ -214,34 +212,3 @@ def test_the_equivariance_probe_permutes_rows_or_rows_and_columns():
     table = np.arange(9.0).reshape(3, 3)
     assert probes.not_equivariant(lambda: table[order][:, order], table, order, subject="w", items="t",
                                   table=True) is None
-
-
-# -- known implementations ------------------------------------------------------------
-
-def test_known_files(tmp_path):
-    (tmp_path / "mistakes").mkdir()
-    (tmp_path / "correct").mkdir()
-    (tmp_path / "mistakes" / "m.py").write_text(
-        "# names: forgot the scale\n# breaks: test_b test_c\n# a note\n# %% a\ndef f():\n    pass\n# %% b\nx = 1\n")
-    (tmp_path / "correct" / "c.py").write_text("# written with loops\n# %% a\ndef f():\n    return 1\n")
-    mistake, correct = load(tmp_path)
-    assert (mistake.names, mistake.breaks, list(mistake.sources)) == ("forgot the scale", ["test_b", "test_c"],
-                                                                     ["a", "b"])
-    assert mistake.sources["b"] == "x = 1\n" and not mistake.correct
-    assert correct.correct and correct.breaks is None and correct.name == "c"
-
-
-@pytest.mark.parametrize("text", ["# %% a\nx = 1\n# %% a\ny = 2\n", "# names: x\n", "x = 1\n# names: x\n# %% a\n",
-                                  "# names:\n# %% a\nx = 1\n"])
-def test_malformed_known_files_are_one_clear_error(tmp_path, text):
-    path = tmp_path / "bad.py"
-    path.write_text(text)
-    with pytest.raises(CourseError, match="bad.py"):
-        parse(path)
-
-
-def test_a_mistake_without_a_name_is_an_error(tmp_path):
-    (tmp_path / "mistakes").mkdir()
-    (tmp_path / "mistakes" / "m.py").write_text("# %% a\nx = 1\n")
-    with pytest.raises(CourseError, match="names"):
-        load(tmp_path)

@@ -27,14 +27,25 @@ is a *subject* and gets a finding of its own.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
 
-from ..results import Check, Finding
+if TYPE_CHECKING:
+    from .results import Check
 
 MAX_ALTERNATIVES = 3
 
 
-def weigh(checks: Iterable[Check]) -> list[Finding]:
+@dataclass
+class Finding:
+    """What the evidence of a cell's checks says about one thing the checks looked at."""
+    routes: list[str]              # one: the mistake is named; several: consistent with any of them
+    checks: int                    # the failed checks whose values match it
+    failed: int                    # the failed checks that compared their value with the catalogue
+    about: str = ""                # the check's name, when the cell's checks looked at several things
+
+
+def weigh(checks: Iterable["Check"]) -> list[Finding]:
     """The findings of one cell, one per subject with enough evidence; sets each check's ``mistake``
     to the route its subject was diagnosed as (None where nothing was named)."""
     checks = list(checks)
@@ -58,7 +69,7 @@ def weigh(checks: Iterable[Check]) -> list[Finding]:
     return findings
 
 
-def sentences(findings: list[Finding], checks: Iterable[Check] = ()) -> list[str]:
+def sentences(findings: list[Finding], checks: Iterable["Check"] = ()) -> list[str]:
     """The findings as sentences for the student: what is likely wrong, and how many checks say so.
 
     A finding that a check's own message already states (a chosen option's
@@ -88,7 +99,7 @@ def sentences(findings: list[Finding], checks: Iterable[Check] = ()) -> list[str
     return out
 
 
-def _said(finding: Finding, checks: list[Check]) -> bool:
+def _said(finding: Finding, checks: list["Check"]) -> bool:
     if len(finding.routes) != 1:
         return False
     route = finding.routes[0]
@@ -96,7 +107,7 @@ def _said(finding: Finding, checks: list[Check]) -> bool:
     return bool(backing) and all(route in c.message for c in backing)
 
 
-def _subjects(failed: list[Check]) -> list[list[Check]]:
+def _subjects(failed: list["Check"]) -> list[list["Check"]]:
     """Group checks that compared a route in common (connected components), in order."""
     parent = list(range(len(failed)))
 
@@ -113,13 +124,13 @@ def _subjects(failed: list[Check]) -> list[list[Check]]:
                 parent[find(i)] = find(owner[route])
             else:
                 owner[route] = i
-    groups: dict[int, list[Check]] = {}
+    groups: dict[int, list["Check"]] = {}
     for i, check in enumerate(failed):
         groups.setdefault(find(i), []).append(check)
     return list(groups.values())
 
 
-def _weigh_subject(group: list[Check]) -> Finding | None:
+def _weigh_subject(group: list["Check"]) -> Finding | None:
     support, against = Counter(), Counter()
     order: list[str] = []
     for check in group:
@@ -140,7 +151,7 @@ def _weigh_subject(group: list[Check]) -> Finding | None:
     return Finding(routes, checks, failed)
 
 
-def _separated(route: str, group: list[Check]) -> bool:
+def _separated(route: str, group: list["Check"]) -> bool:
     """Whether every route that coincided with ``route`` on some input was told apart from it on
     another: an input where the value matched ``route`` and ruled the other out."""
     matched = [c for c in group if route in c.candidates]

@@ -32,6 +32,12 @@ class Check:
     ruled_out: list[str] = field(default_factory=list)     # the routes it was compared with and did not match
     observations: list[str] = field(default_factory=list)  # what the property probes saw (unexplained values)
 
+    @property
+    def coinciding(self) -> list[str]:
+        """The routes this wrong value matched together: on this input they give the same numbers,
+        so it is no evidence for either."""
+        return self.candidates if len(self.candidates) > 1 else []
+
 
 @dataclass
 class CellResult:

@@ -132,6 +132,7 @@ def test_coincidences_resolved_on_different_inputs_still_name_the_route():
 
 def test_routes_that_coincide_on_every_input_are_both_given():
     a = _check("one", lambda: check.array([2.0], [1.0], what="a", mistakes={"A": [2.0], "B": [2.0], "C": [3.0]}))
+    assert a.coinciding == ["A", "B"]     # what gradekit check reports as "no evidence on those inputs"
     cell = _cell(a)
     assert cell.diagnosis == ["A", "B"]
     assert cell.notes() == ["Your values fit more than one known mistake: “A” or “B”."]

@@ -22,7 +22,7 @@ DIV_DK = "divided the cache scores by d_k instead of sqrt(d_k)"
 NO_SOFTMAX = "no softmax: the scaled scores themselves were used as weights"
 UNIFORM = "ignored the scores: every cached token got the same weight"
 KEYS_AS_VALUES = "mixed the cached keys instead of the cached values"
-LECTURE = "hard-coded the lecture's 0.330 / 0.670 weights"
+LECTURE = "hard-coded the lecture's weights (its hand example), not computed from the scores"
 
 
 def _attend(reference, q, K, V, scale=None, weights="softmax"):

@@ -32,7 +32,7 @@ WQ_FOR_V = "projected the values with W_q instead of W_v"
 WQ_FOR_BOTH = "one projection for both queries and keys: W_q was used for the keys too"
 WK_FOR_BOTH = "one projection for both queries and keys: W_k was used for the queries too"
 CAUSAL = "used a causal mask: plain self-attention lets every token see every other token"
-LECTURE = "hard-coded the lecture's 0.670 / 0.330 weights"
+LECTURE = "hard-coded the lecture's weights (its hand example), not computed from the scores"
 RETURN_ORDER = "returned (weights, output) instead of (output, weights)"
 UNMIXED = "returned the values V without mixing them with the weights"
 

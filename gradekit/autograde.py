@@ -35,16 +35,20 @@ def check_sandbox(options: Options) -> None:
 def preflight(course: Course, assignment: str) -> None:
     """Stop a broken course before any submission is graded.
 
-    The templates compile and render a variant (StrictUndefined), and every
-    Python file of the graders and the reference compiles; the error names
-    the file and line. (Graders that compile but fail to import are caught
-    when the grading processes collect them, still before any grade is recorded.)
+    The templates compile and render a variant (StrictUndefined) in every
+    language the course's students read (``languages.csv`` is checked too),
+    and every Python file of the graders and the reference compiles; the
+    error names the file and line. (Graders that compile but fail to import
+    are caught when the grading processes collect them, still before any
+    grade is recorded.)
     """
+    from .i18n.languages import default_language, student_languages
     from .template import AssignmentSource
     from .variant import build_variant
 
     source = AssignmentSource.load(course, assignment)
-    build_variant(course, source, "gradekit-preflight")
+    for language in sorted({default_language(course), *student_languages(course).values()}):
+        build_variant(course, source, "gradekit-preflight", language=language)
     files = sorted(course.graders_dir(assignment).glob("**/*.py")) if course.graders_dir(assignment).is_dir() else []
     files += [p for p in [course.solutions_dir(assignment) / "reference.py"] if p.is_file()]
     for path in files:

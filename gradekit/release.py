@@ -34,18 +34,31 @@ from .files import write_notebooks
 from .variant import Variant
 
 
+def stubs(language: str = "en") -> tuple[dict[str, str], str]:
+    """nbgrader's stubs for a cleared answer (code, free text), in ``language``."""
+    from .i18n import _, translator
+    from .i18n.text import render
+
+    say = translator(None, None, language)
+    code = render(_("YOUR CODE HERE"), say)
+    return {"python": f"# {code}\nraise NotImplementedError()"}, render(_("YOUR ANSWER HERE"), say)
+
+
 class Stripper:
     """nbgrader's release preprocessors, built once and applied per notebook.
 
     Each method strips the notebook it is given, in place, and returns it:
     pass one nothing else still needs -- a Variant's, freshly rendered.
+    The stubs that replace the answers are in ``language``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = "en") -> None:
         from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions, ComputeChecksums, LockCells
 
+        code_stub, text_stub = stubs(language)
+        self.language = language
         self.lock = LockCells()
-        self.clear_solutions = ClearSolutions()
+        self.clear_solutions = ClearSolutions(code_stub=code_stub, text_stub=text_stub)
         self.clear_output = ClearOutput()
         self.checksums = ComputeChecksums()
         self.clear_hidden = ClearHiddenTests()
@@ -145,23 +158,24 @@ class ReleaseCache:
 
     def __init__(self, course: Course, assignment: str):
         self.directory = course.root / ".gradekit" / "releases" / assignment
-        self._stripper: Stripper | None = None
+        self._strippers: dict[str, Stripper] = {}
 
     def student_versions(self, variant: Variant) -> dict[str, nbformat.NotebookNode]:
         """The variant's notebooks as released (solutions and hidden tests out, cells locked)."""
         out = {}
+        language = getattr(variant, "language", "en")
         for name, full in variant.notebooks.items():
             text = json.dumps(full, sort_keys=True, separators=(",", ":"))
-            key = hashlib.sha256(f"{_STRIPPER_VERSION}\0{text}".encode()).hexdigest()
+            key = hashlib.sha256(f"{_STRIPPER_VERSION}\0{language}\0{text}".encode()).hexdigest()
             path = self.directory / key[:2] / f"{key}.json.z"
             try:
                 out[name] = nbformat.from_dict(json.loads(zlib.decompress(path.read_bytes())))
                 continue
             except (OSError, ValueError, zlib.error):
                 pass
-            if self._stripper is None:
-                self._stripper = Stripper()
-            released = self._stripper.student_version(nbformat.from_dict(json.loads(text)))
+            if language not in self._strippers:
+                self._strippers[language] = Stripper(language)
+            released = self._strippers[language].student_version(nbformat.from_dict(json.loads(text)))
             self._store(path, released)
             out[name] = released
         return out
@@ -186,6 +200,6 @@ def answer_key(course: Course, assignment: str, student: str, out: Path) -> list
     from .variant import build_variant
 
     source = AssignmentSource.load(course, assignment)
-    stripper = Stripper()
     variant = build_variant(course, source, student)
+    stripper = Stripper(variant.language)
     return write_notebooks(out, {name: stripper.answer_key(nb) for name, nb in variant.notebooks.items()})

@@ -4,7 +4,9 @@
 
 The variant is a pure function of (secret, course, assignment, student): the
 grader rebuilds it from the student id under which a submission arrives and
-never reads anything inside the submitted notebook to do so.
+never reads anything inside the submitted notebook to do so. The student's
+language (``languages.csv``) picks the words the notebooks are rendered in;
+the seed and the params never depend on it.
 """
 
 from __future__ import annotations
@@ -37,10 +39,16 @@ class Variant:
     seed: int
     params: dict
     notebooks: dict[str, "nbformat.NotebookNode"]
+    language: str = "en"
 
 
-def build_variant(course: Course, source: "AssignmentSource", student: str, secret: bytes | None = None) -> Variant:
+def build_variant(course: Course, source: "AssignmentSource", student: str, secret: bytes | None = None,
+                  language: str | None = None) -> Variant:
+    """``student``'s variant, in ``language`` (default: the language the course sets for them)."""
+    from .i18n.languages import language_of
+
     check_id("student", student)
     seed = student_seed(secret if secret is not None else course.secret(), course.course_id, source.name, student)
     params = source.params(seed)
-    return Variant(source.name, student, seed, params, source.render(params))
+    language = language or language_of(course, student)
+    return Variant(source.name, student, seed, params, source.render(params, language), language)

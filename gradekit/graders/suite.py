@@ -50,11 +50,12 @@ class GraderSuite:
             self._start_session()
 
     def run(self, sandbox, grade_ids: list[str], params: dict, seed: int,
-            budget: float | None = None) -> dict[str, list[Check]]:
+            budget: float | None = None, say=None) -> dict[str, list[Check]]:
         """Run the graders of these test cells; return their checks by cell.
 
         ``budget`` bounds the wall-clock seconds of all calls into the student's
-        code: once spent, the remaining checks fail at once.
+        code: once spent, the remaining checks fail at once. ``say`` (a
+        :class:`gradekit.i18n.Say`) notes each check's texts in the student's language.
         """
         if not self.modules:
             return {}
@@ -62,7 +63,7 @@ class GraderSuite:
         wanted = set(grade_ids)
         items = [item for item in session.items if module_of(item.nodeid) in wanted]
         plugin = self._plugin
-        plugin.bind(sandbox, params, seed, budget)
+        plugin.bind(sandbox, params, seed, budget, say)
         hook = self._config.hook
         direct = [plugin.is_direct(item) for item in items]
         protocol = [item for item, is_direct in zip(items, direct) if not is_direct]

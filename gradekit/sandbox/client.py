@@ -20,6 +20,7 @@ import time
 from typing import Any, Callable, Mapping
 
 from ..errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
+from ..i18n.text import _
 from . import protocol as P
 from .bwrap import Limits, launch, remove_cgroup
 
@@ -240,7 +241,7 @@ class Sandbox:
                 return reply, value
         except TimeoutError:
             self._end_child(kill=True)
-            raise SandboxTimeout(f"no answer within {timeout:g} s (endless loop?)") from None
+            raise SandboxTimeout(_("no answer within {seconds:g} s (endless loop?)").format(seconds=timeout)) from None
         except (EOFError, OSError):
             code = self._end_child(kill=True)
             raise SandboxCrashed(CodeFailure.CRASHED, _exit_reason(code)) from None

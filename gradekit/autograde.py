@@ -42,7 +42,7 @@ def preflight(course: Course, assignment: str) -> None:
     are caught when the grading processes collect them, still before any
     grade is recorded.)
     """
-    from .i18n.languages import default_language, student_languages
+    from .i18n.languages_csv import default_language, student_languages
     from .template import AssignmentSource
     from .variant import build_variant
 

@@ -88,7 +88,7 @@ def fingerprint(folder: Path, version: str, seed: int, language: str = "en") -> 
 
 def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str, SubmissionResult]:
     """Earlier results whose submission, graders and variant are all unchanged."""
-    from .i18n.languages import language_of
+    from .i18n.languages_csv import language_of
     from .variant import student_seed
 
     version = assignment_version(course, assignment)

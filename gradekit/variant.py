@@ -45,7 +45,7 @@ class Variant:
 def build_variant(course: Course, source: "AssignmentSource", student: str, secret: bytes | None = None,
                   language: str | None = None) -> Variant:
     """``student``'s variant, in ``language`` (default: the language the course sets for them)."""
-    from .i18n.languages import language_of
+    from .i18n.languages_csv import language_of
 
     check_id("student", student)
     seed = student_seed(secret if secret is not None else course.secret(), course.course_id, source.name, student)

@@ -2,7 +2,7 @@
 
     text.py       _("..."), Text, Say (grading stores English, notes the translation), View (a page shows it)
     catalogs.py   the gettext catalogs: gradekit/locale/<lang>.po, source/<assignment>/locale/<lang>.po
-    languages.py  languages.csv: which student reads which language
+    languages_csv.py  languages.csv: which student reads which language
     extract.py    the message ids of gradekit and of an assignment (Babel), and updating a catalog
 
 A grader marks a text for translation with ``_``::
@@ -24,7 +24,7 @@ __all__ = ["_", "N_", "Text", "join", "Say", "View", "languages", "translator", 
 def __getattr__(name: str):
     # languages.py reads ids through gradekit.untrusted, which itself marks texts with _: import it late
     if name == "language_of":
-        from .languages import language_of
+        from .languages_csv import language_of
 
         return language_of
     raise AttributeError(name)

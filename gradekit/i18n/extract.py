@@ -149,11 +149,16 @@ def update(course_root: Path | None, assignment: str | None, language: str) -> t
     if path.exists():
         with open(path, "rb") as fh:
             catalog = read_po(fh, locale=language)
+        template.creation_date = catalog.creation_date   # no new date in the file when nothing changed
         catalog.update(template, update_header_comment=False)
     else:
         from babel.messages.catalog import Catalog
 
-        catalog = Catalog(locale=language, project=template.project, charset="utf-8")
+        catalog = Catalog(locale=language, project=template.project, charset="utf-8", fuzzy=False,
+                          header_comment=f"# {language} translations of {template.project}'s texts for students.\n"
+                                         "# Update with `gradekit translate`, compile with `make`.",
+                          copyright_holder=None, msgid_bugs_address=None, last_translator=None,
+                          language_team=None)
         catalog.update(template)
     catalog.obsolete.clear()
     out = io.BytesIO()

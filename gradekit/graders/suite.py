@@ -82,6 +82,9 @@ class GraderSuite:
         kept open so that a class of a thousand pays for configuration and
         collection once, not a thousand times.
         """
+        # --assert=plain: an assert's message reaches the feedback as the grader wrote it (a
+        # gradekit.i18n.Text stays translatable; pytest's rewriting would turn it into a string with
+        # the operands appended, which a student must not see anyway).
         # --import-mode=importlib with the filesystem root as rootdir gives every grader
         # module a name made from its full path: two courses (or assignments) with a
         # test_softmax.py each can be graded in one process without clashing
@@ -93,7 +96,7 @@ class GraderSuite:
         args = [str(self.directory)] + \
             [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + \
             ["--rootdir", "/", "--import-mode=importlib", "-o", "addopts=", "-o", "python_files=test_*.py",
-             "--capture=no"]
+             "--capture=no", "--assert=plain"]
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             config = _prepareconfig(args, plugins=[self._plugin])
             config._do_configure()

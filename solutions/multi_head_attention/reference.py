@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradekit.i18n import _
+
 # ---------------------------------------------------------------------------
 # the exercises
 

@@ -72,6 +72,10 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
         _result_rows(tasks, results, files, problems, report)
         _translation_rows(tasks, results, spoken, report)
         report.rows.extend(testwise_rows(variants))
+        for language in simulate.translations(qa, assignment):
+            from ..i18n import translator
+
+            report.rows.extend(testwise_rows(variants, language, translator(qa.root, assignment, language)))
         seconds = [r.seconds for r in results.values() if r.seconds]
         if seconds:
             report.rows.append(Row("time per submission", None,

@@ -29,3 +29,11 @@ c.ExchangeFactory.fetch_feedback = "gradekit.exchange.GradekitFetchFeedback"
 # late_submission_penalty column): 'none' (nbgrader's default) or 'zero'; or
 # your own LateSubmissionPlugin subclass via c.AssignLatePenalties.plugin_class.
 # c.LateSubmissionPlugin.penalty_method = "zero"
+
+# gradekit's own settings.
+# A free-text answer left as handed out ("YOUR ANSWER HERE") shows as "not answered"; with this,
+# it also scores 0 at once instead of waiting for a manual grade in formgrader.
+# c.Gradekit.zero_unanswered = True
+# Multiple-choice cells: the class report counts how often each option was chosen
+# (each wrong option is the misconception its grader names).
+c.Gradekit.choice_cells = ["test_concepts"]

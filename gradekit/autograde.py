@@ -33,7 +33,7 @@ from .release import Stripper, atomic_write, write_notebooks
 from .results import CellResult, CellRun, NotebookResult, SubmissionResult
 from .sandbox.bwrap import Limits, bwrap_path
 from .sandbox.client import Sandbox
-from .submission import code_to_run, is_graded, is_solution, is_test, read_notebook, sanitize
+from .submission import code_to_run, is_graded, is_solution, is_test, read_notebook, sanitize, unanswered
 from .template import AssignmentSource
 from .variant import build_variant
 
@@ -132,13 +132,16 @@ class Grader:
                                     self.options.limits.grading_seconds)
         finally:
             sandbox.finish()
+        blank = unanswered(graded, release)
         for cell in release.cells:
             if not is_graded(cell):
                 continue
             meta = cell.metadata.nbgrader
             gid, points = meta["grade_id"], float(meta.get("points", 0))
-            if is_solution(cell):  # a manually graded answer
-                nb_result.cells.append(CellResult(gid, points, None, manual=True))
+            if is_solution(cell):  # a manually graded answer; one left as handed out may score 0 at once
+                zero = gid in blank and self.course.zero_unanswered
+                nb_result.cells.append(CellResult(gid, points, 0.0 if zero else None, manual=True,
+                                                  unanswered=gid in blank))
                 continue
             found = checks.get(gid, [])
             total = sum(c.weight for c in found)
@@ -189,7 +192,7 @@ def _timestamp(folder: Path) -> str | None:
 
 def assignment_version(course: Course, assignment: str) -> str:
     """A hash of everything grading depends on besides the submission itself."""
-    digest = hashlib.sha256(_code_version().encode())
+    digest = hashlib.sha256(f"{_code_version()}/zero_unanswered={course.zero_unanswered}".encode())
     for base in (course.source_dir(assignment), course.graders_dir(assignment), course.solutions_dir(assignment)):
         for path in sorted(base.rglob("*")) if base.is_dir() else []:
             if path.is_file() and "__pycache__" not in path.parts:

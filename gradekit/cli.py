@@ -108,6 +108,22 @@ def cmd_feedback(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from .report import write_report
+
+    course = _course(args)
+    written = write_report(course, args.assignment)
+    counts = written.report["class"]
+    print(f"{args.assignment}: class report of {counts['graded']} graded submission(s) "
+          f"({counts['not_gradable']} not gradable, {counts['not_submitted']} not submitted)")
+    print(f"  {written.html}")
+    print(f"  {written.json.name} and {written.csv.name} beside it")
+    if written.missing_feedback:
+        print(f"  {written.missing_feedback} student(s) have no feedback page yet for the report to link to: "
+              f"run `gradekit feedback {args.assignment}`")
+    return 0
+
+
 def cmd_release(args) -> int:
     from . import gradebook
     from .release import generate
@@ -179,6 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment")
     p.add_argument("--student", action="append", default=[])
     p.set_defaults(run=cmd_feedback)
+
+    p = sub.add_parser("report", help="the class report: reports/<assignment>/index.html, report.json, report.csv")
+    p.add_argument("assignment")
+    p.set_defaults(run=cmd_report)
 
     p = sub.add_parser("release", help="each student's own variant into nbgrader's exchange (or --zip DIR)")
     p.add_argument("assignment")

@@ -38,6 +38,12 @@ class Course:
     root: Path
     course_id: str
     db_url: str
+    # c.Gradekit.zero_unanswered: a free-text answer left as handed out scores 0 at once
+    # instead of waiting for a manual grade (off by default, as in nbgrader)
+    zero_unanswered: bool = False
+    # c.Gradekit.choice_cells: grade ids of multiple-choice cells (one check per item, each wrong
+    # option a named mistake); the class report shows how often each option was chosen
+    choice_cells: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, root: str | os.PathLike = ".") -> "Course":
@@ -57,7 +63,15 @@ class Course:
         if db_url.startswith("sqlite:///") and not db_url.startswith("sqlite:////"):
             # nbgrader resolves relative sqlite paths against the course root
             db_url = f"sqlite:///{root / db_url[len('sqlite:///'):]}"
-        return cls(root=root, course_id=course_id, db_url=db_url)
+        gk = config.get("Gradekit", {})
+        zero = gk.get("zero_unanswered", False)
+        choice = gk.get("choice_cells", ())
+        if not isinstance(zero, bool):
+            raise CourseError(f"nbgrader_config.py: c.Gradekit.zero_unanswered must be True or False, not {zero!r}")
+        if not isinstance(choice, (list, tuple)) or not all(isinstance(c, str) for c in choice):
+            raise CourseError("nbgrader_config.py: c.Gradekit.choice_cells must be a list of grade ids")
+        return cls(root=root, course_id=course_id, db_url=db_url, zero_unanswered=zero,
+                   choice_cells=tuple(choice))
 
     # -- directories -------------------------------------------------------
     def source_dir(self, assignment: str) -> Path:

@@ -33,6 +33,7 @@ class CellResult:
     manual: bool = False
     by_hand: bool = False          # the score is the instructor's (a manual grade, or an override in formgrader)
     diagnosis: list[str] = field(default_factory=list)  # the mistake(s) the evidence of all checks points to
+    unanswered: bool = False       # a free-text answer left as handed out (its score: None, or 0 if the course says so)
 
     def diagnose(self) -> None:
         """One diagnosis for the cell from its checks' named mistakes (empty when none was named)."""

@@ -176,6 +176,23 @@ def _editable(cell) -> bool:
     return True
 
 
+def unanswered(graded: nbformat.NotebookNode, release: nbformat.NotebookNode) -> set[str]:
+    """Grade ids of the answer cells of ``graded`` left as handed out: blank, or the release's stub.
+
+    nbgrader hands a free-text answer out as "YOUR ANSWER HERE" (a code answer as its
+    stub); an answer still equal to that, whitespace aside, was not given.
+    """
+    stubs = {_grade_id(c): " ".join(c.source.split()) for c in release.cells if is_solution(c) and _grade_id(c)}
+    blank = set()
+    for cell in graded.cells:
+        gid = _grade_id(cell)
+        if gid in stubs:
+            answer = " ".join(cell.source.split())
+            if not answer or answer == stubs[gid] or answer == "YOUR ANSWER HERE":
+                blank.add(gid)
+    return blank
+
+
 def code_to_run(nb: nbformat.NotebookNode) -> list[dict]:
     """The code cells the sandbox runs: everything but the autograder test cells."""
     return [{"id": _grade_id(c) or c.get("id", ""), "source": c.source}

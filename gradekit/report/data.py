@@ -1,0 +1,191 @@
+"""What the class report is computed from, read once: results, the gradebook, the notebooks' notes.
+
+    ClassData
+    ├── layout      every graded cell of the assignment, in notebook order, with its exercise
+    ├── students    one Row per student in the gradebook: the final marks (the instructor's manual
+    │               grades, nbgrader's late penalty), lateness, the notes of restored tampering
+    └── integrity   reports/<assignment>/integrity.json, when the integrity check has written it
+
+Reading is the report's main cost for a large class: each results.json is
+parsed once, the gradebook is read in four queries for the whole class (not
+two per student), and a graded notebook is parsed only when it carries notes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import sections
+from ..autograde import RESULTS_FILE
+from ..course import Course
+from ..errors import CourseError
+from ..results import SubmissionResult
+from ..submission import is_graded, is_solution
+
+GRADED, NOT_GRADABLE, NOT_SUBMITTED = "graded", "not gradable", "not submitted"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One graded cell of the assignment, as its source notebook declares it."""
+
+    grade_id: str
+    notebook: str
+    points: float
+    manual: bool
+    exercise: sections.Heading
+    choice: bool = False       # a multiple-choice cell (c.Gradekit.choice_cells)
+
+    @property
+    def exercise_key(self) -> str:
+        return f"{self.notebook}/{self.exercise.full}"
+
+
+@dataclass
+class Row:
+    """One student: the final marks and what else the report says about them."""
+
+    student: str
+    status: str
+    result: SubmissionResult | None = None
+    reason: str = ""                     # why not gradable
+    seconds_late: float = 0.0
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (notebook, note) from grading
+
+    def cell(self, notebook: str, grade_id: str):
+        if self.result is None:
+            return None
+        for nb in self.result.notebooks:
+            if nb.name == notebook:
+                for cell in nb.cells:
+                    if cell.grade_id == grade_id:
+                        return cell
+        return None
+
+
+@dataclass
+class ClassData:
+    course: Course
+    assignment: str
+    notebooks: list[str]
+    layout: list[Cell]
+    students: list[Row]
+    duedate: object = None
+    integrity: list[dict] | None = None
+
+    @property
+    def graded(self) -> list[Row]:
+        return [r for r in self.students if r.status == GRADED]
+
+    def report_dir(self) -> Path:
+        return self.course.root / "reports" / self.assignment
+
+    def feedback_href(self, student: str, notebook: str, anchor: str | None = None) -> str:
+        """The link from reports/<assignment>/index.html to a student's feedback page."""
+        href = f"../../feedback/{student}/{self.assignment}/{notebook}.html"
+        return href + (f"#{anchor}" if anchor else "")
+
+
+def load(course: Course, assignment: str) -> ClassData:
+    from ..gradebook import class_marks, open_gradebook
+    from ..template import AssignmentSource
+
+    source = AssignmentSource.load(course, assignment)   # an unknown assignment: one clear line
+    layout = _layout(source.notebooks, set(course.choice_cells))
+    with open_gradebook(course) as gb:
+        marks = class_marks(gb, assignment)
+    rows = []
+    for student in marks.students:
+        folder = course.autograded_dir(student, assignment)
+        result = _read_result(folder / RESULTS_FILE)
+        if result is None:
+            rows.append(Row(student, NOT_SUBMITTED))
+            continue
+        marks.apply(result)
+        row = Row(student, GRADED, result, seconds_late=marks.seconds_late.get(student, 0.0))
+        reason = _not_gradable(result)
+        if reason:
+            row.status, row.reason = NOT_GRADABLE, reason
+        row.notes = _notes(folder, [nb.name for nb in result.notebooks])
+        rows.append(row)
+    data = ClassData(course, assignment, list(source.notebooks), layout, rows, marks.duedate)
+    data.integrity = _integrity(data.report_dir() / "integrity.json")
+    return data
+
+
+def _layout(notebooks: dict, choice: set[str]) -> list[Cell]:
+    cells = []
+    for name, nb in notebooks.items():
+        titles = sections.headings(nb)
+        for cell in nb.cells:
+            if not is_graded(cell):
+                continue
+            meta = cell.metadata.nbgrader
+            gid = str(meta["grade_id"])
+            cells.append(Cell(gid, name, float(meta.get("points", 0) or 0), is_solution(cell),
+                              titles.get(gid) or sections.Heading(gid, gid), gid in choice))
+    return cells
+
+
+def _read_result(path: Path) -> SubmissionResult | None:
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    try:
+        return SubmissionResult.from_dict(json.loads(text))
+    except (ValueError, TypeError, KeyError):
+        return SubmissionResult(path.parent.parent.name, path.parent.name,
+                                error=f"{path.name} is unreadable: grade again with `gradekit autograde --force`")
+
+
+def _not_gradable(result: SubmissionResult) -> str:
+    """Why nothing of this submission could be graded; "" when some of it was."""
+    if result.error:
+        return result.error
+    if result.notebooks and all(nb.error for nb in result.notebooks):
+        return "; ".join(nb.error for nb in result.notebooks)
+    return ""
+
+
+def _notes(folder: Path, notebooks: list[str]) -> list[tuple[str, str]]:
+    """What grading restored or noticed, from each graded notebook's metadata (gradekit.notes)."""
+    found = []
+    for name in notebooks:
+        try:
+            text = (folder / f"{name}.ipynb").read_text()
+        except OSError:
+            continue
+        if '"notes"' not in text:   # most notebooks have none: skip the parse
+            continue
+        try:
+            notes = json.loads(text).get("metadata", {}).get("gradekit", {}).get("notes", [])
+        except (ValueError, AttributeError):
+            continue
+        found.extend((name, str(note)) for note in notes if isinstance(note, str))
+    return found
+
+
+def _integrity(path: Path) -> list[dict] | None:
+    """The integrity check's pairs: [{"students": [a, b], "evidence": [...], "score": x}, ...]."""
+    if not path.is_file():
+        return None
+    try:
+        pairs = json.loads(path.read_text())
+    except ValueError as exc:
+        raise CourseError(f"{path} is not valid JSON ({exc})") from None
+    if isinstance(pairs, dict):
+        pairs = pairs.get("pairs", [])
+    if not isinstance(pairs, list):
+        raise CourseError(f"{path}: expected a list of pairs")
+    out = []
+    for pair in pairs:
+        if not isinstance(pair, dict) or not isinstance(pair.get("students"), list):
+            continue
+        evidence = pair.get("evidence", [])
+        out.append({"students": [str(s) for s in pair["students"]][:2],
+                    "evidence": [str(e) for e in (evidence if isinstance(evidence, list) else [evidence])],
+                    "score": pair.get("score")})
+    return sorted(out, key=lambda p: -(p["score"] if isinstance(p["score"], (int, float)) else 0))

@@ -77,7 +77,7 @@ def cmd_autograde(args) -> int:
     if not students:
         raise GradekitError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
     progress = terminal.Progress(len(students))
-    summary = terminal.Summary()
+    summary = terminal.Summary(wide=args.wide)
     with course.lock("autograde"), gradebook.open_gradebook(course) as gb:
         def on_result(result):
             gradebook.record(gb, result)
@@ -187,6 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
     p.add_argument("--no-sandbox", action="store_true", help="run student code without bubblewrap (unsafe)")
     p.add_argument("--force", action="store_true", help="regrade submissions that have not changed")
+    p.add_argument("--wide", action="store_true", help="the summary with one column per graded cell "
+                   "(default: one per notebook, to fit 100 columns)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="grade on this Dask distributed cluster (workers must see the course directory)")
     p.set_defaults(run=cmd_autograde)

@@ -41,10 +41,12 @@ def write_report(course: Course, assignment: str) -> Written:
     from ..release import atomic_write
     from . import data as data_mod, export, html, plots, stats
 
+    warming = plots.warm_up()
     data = data_mod.load(course, assignment)
     if not any(r.result is not None for r in data.students):
         raise GradekitError(f"no graded submissions of {assignment}: run `gradekit autograde {assignment}` first")
     report = stats.build(data)
+    warming.join()
     figures = plots.all_plots(report)
     columns = {key: title for key, (title, _) in stats.exercise_columns(data).items()}
     out = data.report_dir()

@@ -26,11 +26,16 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from dataclasses import dataclass, field
 
-from ..page import FONT_STACK, percent, points
+from ..page import percent, points
 
-_SVG_FONT = FONT_STACK.replace('"', "")      # no quotes inside an SVG attribute
+# vl-convert measures text with the font it is given: a generic family is found at once, a list of
+# named ones is searched for every label (0.25 s against 0.55 s a chart here). The page's style
+# sheet draws the SVG text with the page's own font stack (CSS beats SVG presentation attributes).
+_SVG_FONT = "sans-serif"
+LABEL = 70          # characters of a category label; longer ones are cut with "…" here, not by Vega
 _IDS = itertools.count(1)
 WIDTH, HEIGHT = 560, 170
 COLORS = {"right": "#1a7f37", "other": "#8c959f"}
@@ -51,6 +56,19 @@ class Plot:
     def marks(self) -> int:
         """How many marks the plot draws: one per row of its table."""
         return len(self.rows)
+
+
+def warm_up() -> threading.Thread:
+    """Start vl-convert's engine in a thread: its first chart costs ~0.7 s (more under load), which
+    overlaps with reading the class's results this way (the engine runs outside the GIL)."""
+    def start() -> None:
+        import vl_convert
+
+        vl_convert.vegalite_to_svg(_spec([{"x": 1}], {"type": "point"}, {"x": {"field": "x", "type": "quantitative"}}))
+
+    thread = threading.Thread(target=start, name="gradekit-vl-convert-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def render(plots: list[Plot]) -> list[Plot]:
@@ -75,7 +93,8 @@ def _spec(values: list[dict], mark: dict, encoding: dict, height: int = HEIGHT, 
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
         "width": width, "height": height, "data": {"values": values}, "mark": mark, "encoding": encoding,
         "config": {"font": _SVG_FONT, "view": {"stroke": None}, "background": "white",
-                   "axis": {"labelFontSize": 11, "titleFontSize": 11, "labelLimit": 260}},
+                   # labelLimit 0: Vega's own cutting measures each label many times (seconds a chart)
+                   "axis": {"labelFontSize": 11, "titleFontSize": 11, "labelLimit": 0}},
     }
 
 
@@ -112,7 +131,7 @@ def seconds_histogram(key: str, hist: list[dict]) -> Plot:
 
 def item_difficulty(items: list[dict]) -> Plot:
     shown = [i for i in items if i["mean_share"] is not None]
-    values = [{"item": f"{i['notebook']}: {i['grade_id']}", "mean": i["mean_share"]} for i in shown]
+    values = [{"item": _clip(f"{i['notebook']}: {i['grade_id']}", LABEL), "mean": i["mean_share"]} for i in shown]
     hardest = min(shown, key=lambda i: i["mean_share"]) if shown else None
     alt = ("Mean score of each of {n} graded cells as a share of its points; the hardest is {g} "
            "with {m}.").format(n=len(shown), g=hardest["grade_id"], m=percent(hardest["mean_share"])) \
@@ -145,12 +164,11 @@ def misconception_bars(misconceptions: list[dict], limit: int = 15) -> Plot:
     named = [(m["count"], m["mistake"], e["exercise"]) for e in misconceptions for m in e["mistakes"]]
     named.sort(key=lambda t: (-t[0], t[2], t[1]))
     named = named[:limit]
-    values = [{"mistake": _clip(f"{ex}: {mistake}", 90), "count": count} for count, mistake, ex in named]
+    values = [{"mistake": _clip(f"{ex}: {mistake}", LABEL), "count": count} for count, mistake, ex in named]
     alt = ("The {n} most common named mistakes by the number of students who made them; first: {m}, "
            "{c} students.").format(n=len(named), m=named[0][1], c=named[0][0]) if named else "No named mistakes."
     spec = _spec(values, {"type": "bar", "color": "#cf222e"},
-                 {"y": {"field": "mistake", "type": "nominal", "sort": None, "title": None,
-                        "axis": {"labelLimit": 380}},
+                 {"y": {"field": "mistake", "type": "nominal", "sort": None, "title": None},
                   "x": {"field": "count", "type": "quantitative", "title": "students", "axis": {"tickMinStep": 1}}},
                  height=max(40, 20 * len(values)), width=380)
     rows = [[ex, mistake, count] for count, mistake, ex in named]
@@ -169,7 +187,7 @@ def concept_options(checks: list[dict]) -> Plot:
                 label = f"wrong option {rank}"
             else:
                 label = "right answer" if option["kind"] == "right" else "no answer / not an option"
-            values.append({"item": item["item"], "option": label, "count": option["count"],
+            values.append({"item": _clip(item["item"], LABEL), "option": label, "count": option["count"],
                            "order": {"right": 0, "distractor": rank, "other": 99}[option["kind"]]})
             rows.append([item["item"], label, option["option"] if option["kind"] == "distractor" else "",
                          option["count"]])

@@ -12,8 +12,8 @@ submission per student:
   name, nbformat 3, code that patches ``np.allclose``, exits the process,
   or loops forever.
 
-Then it grades the class, writes the feedback, and exports the gradebook with
-``nbgrader export``, as an instructor would.
+Then it grades the class, writes the feedback, exports the gradebook with
+``nbgrader export``, as an instructor would, and ends with the class report.
 """
 
 from __future__ import annotations
@@ -234,4 +234,7 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
     if not keep:
         print(f"(the demo course stays in {target} for a closer look: delete it when done, "
               "or choose where it goes with `gradekit demo --keep DIR`)")
+    print()
+    if cli(["--course", str(target), "report", ASSIGNMENT]) != 0:   # last: its path ends the demo
+        return 1
     return 0

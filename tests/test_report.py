@@ -154,11 +154,10 @@ def test_concept_check_options_are_counted_from_the_checks():
 def _graded(course: CourseDir, students: dict[str, float]) -> None:
     """Synthetic results for ``students`` (name -> share of the checks passed), recorded in the gradebook."""
     from gradekit import gradebook
-    from gradekit.report.data import _layout as layout_of
-    from gradekit.template import AssignmentSource
+    from gradekit.report.data import layout as layout_of
 
     c = course.course
-    layout = layout_of(AssignmentSource.load(c, ASSIGNMENT).notebooks, set())
+    layout = layout_of(c, ASSIGNMENT)
     with gradebook.open_gradebook(c) as gb:
         for student, share in students.items():
             cells = [CellResult(cell.grade_id, cell.points, round(cell.points * share, 6),
@@ -224,6 +223,13 @@ def test_report_before_grading_is_one_line(course, capsys):
     assert len(err) == 1 and "gradekit autograde" in err[0]
     assert course.cli("report", "nope") == 2
     assert "unknown assignment" in capsys.readouterr().err
+
+
+def test_the_report_reads_the_file_autograde_writes():
+    from gradekit.autograde import RESULTS_FILE
+    from gradekit.report.data import RESULTS_FILE as READ
+
+    assert READ == RESULTS_FILE
 
 
 def test_bad_gradekit_settings_are_one_line(course, capsys):

@@ -18,11 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import sections
-from ..autograde import RESULTS_FILE
 from ..course import Course
-from ..errors import CourseError
+from ..errors import CourseError, TemplateError
 from ..results import SubmissionResult
 from ..submission import is_graded, is_solution
+
+# autograde.RESULTS_FILE, not imported from there: gradekit.autograde brings in the graders and
+# pytest, a quarter of a second the report does not need (tests/test_report.py checks they agree)
+RESULTS_FILE = "results.json"
 
 GRADED, NOT_GRADABLE, NOT_SUBMITTED = "graded", "not gradable", "not submitted"
 
@@ -53,16 +56,15 @@ class Row:
     reason: str = ""                     # why not gradable
     seconds_late: float = 0.0
     notes: list[tuple[str, str]] = field(default_factory=list)  # (notebook, note) from grading
+    _cells: dict | None = field(default=None, repr=False)
 
     def cell(self, notebook: str, grade_id: str):
+        """This student's result for one cell (None when it has none)."""
         if self.result is None:
             return None
-        for nb in self.result.notebooks:
-            if nb.name == notebook:
-                for cell in nb.cells:
-                    if cell.grade_id == grade_id:
-                        return cell
-        return None
+        if self._cells is None:
+            self._cells = {(nb.name, c.grade_id): c for nb in self.result.notebooks for c in nb.cells}
+        return self._cells.get((notebook, grade_id))
 
 
 @dataclass
@@ -90,10 +92,9 @@ class ClassData:
 
 def load(course: Course, assignment: str) -> ClassData:
     from ..gradebook import class_marks, open_gradebook
-    from ..template import AssignmentSource
 
-    source = AssignmentSource.load(course, assignment)   # an unknown assignment: one clear line
-    layout = _layout(source.notebooks, set(course.choice_cells))
+    notebooks = source_notebooks(course, assignment)
+    cells = _layout(notebooks, set(course.choice_cells))
     with open_gradebook(course) as gb:
         marks = class_marks(gb, assignment)
     rows = []
@@ -110,19 +111,45 @@ def load(course: Course, assignment: str) -> ClassData:
             row.status, row.reason = NOT_GRADABLE, reason
         row.notes = _notes(folder, [nb.name for nb in result.notebooks])
         rows.append(row)
-    data = ClassData(course, assignment, list(source.notebooks), layout, rows, marks.duedate)
+    data = ClassData(course, assignment, list(notebooks), cells, rows, marks.duedate)
     data.integrity = _integrity(data.report_dir() / "integrity.json")
     return data
+
+
+def source_notebooks(course: Course, assignment: str) -> dict[str, dict]:
+    """The assignment's source notebooks as JSON: what is graded, and under which headings.
+
+    Read as plain JSON, not through template.AssignmentSource: the report needs
+    no rendering, and validating and compiling the templates costs seconds here.
+    """
+    directory = course.source_dir(assignment)
+    if not directory.is_dir():
+        known = ", ".join(course.assignments()) or "none"
+        raise CourseError(f"unknown assignment {assignment!r} (known: {known})")
+    notebooks = {}
+    for path in sorted(directory.glob("*.ipynb")):
+        try:
+            notebooks[path.stem] = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise TemplateError(f"{path}: not a readable notebook ({exc})") from None
+    if not notebooks:
+        raise TemplateError(f"{directory} has no notebooks")
+    return notebooks
+
+
+def layout(course: Course, assignment: str) -> list[Cell]:
+    """Every graded cell of the assignment, in notebook order."""
+    return _layout(source_notebooks(course, assignment), set(course.choice_cells))
 
 
 def _layout(notebooks: dict, choice: set[str]) -> list[Cell]:
     cells = []
     for name, nb in notebooks.items():
         titles = sections.headings(nb)
-        for cell in nb.cells:
+        for cell in nb.get("cells", []) if isinstance(nb, dict) else nb.cells:
             if not is_graded(cell):
                 continue
-            meta = cell.metadata.nbgrader
+            meta = cell["metadata"]["nbgrader"]
             gid = str(meta["grade_id"])
             cells.append(Cell(gid, name, float(meta.get("points", 0) or 0), is_solution(cell),
                               titles.get(gid) or sections.Heading(gid, gid), gid in choice))

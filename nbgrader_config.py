@@ -33,7 +33,7 @@ c.ExchangeFactory.fetch_feedback = "gradekit.exchange.GradekitFetchFeedback"
 # gradekit's own settings.
 # A free-text answer left as handed out ("YOUR ANSWER HERE") shows as "not answered"; with this,
 # it also scores 0 at once instead of waiting for a manual grade in formgrader.
-# c.Gradekit.zero_unanswered = True
+# c.Gradekit.unanswered_free_text_zero = True
 # Multiple-choice cells: the class report counts how often each option was chosen
 # (each wrong option is the misconception its grader names).
 c.Gradekit.choice_cells = ["test_concepts"]

@@ -94,7 +94,7 @@ def build(root: Path, n: int, seed: int = 7) -> None:
                         continue
                     if cell.manual:
                         blank = rng.random() < 0.05
-                        nb.cells.append(CellResult(cell.grade_id, cell.points, None, manual=True, unanswered=blank))
+                        nb.cells.append(CellResult(cell.grade_id, cell.points, None, manual=True, answered=not blank))
                         continue
                     checks = []
                     for k in range(6 if cell.choice else 5):

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import GradekitError, StudentError
+from .errors import CourseFailure, GradekitError, StudentError, UsageError
 
 
 def _course(args):
@@ -43,16 +43,14 @@ def cmd_answer_key(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    if not args.scheduler and args.jobs != 1:
-        from .pool import warm_fork_server
-
-        warm_fork_server()  # first: its imports overlap with ours below
     from . import gradebook, terminal
     from .autograde import Options, check_sandbox, grade_many
-    from .template import AssignmentSource
+    from .untrusted import submitted_students
 
     course = _course(args)
-    AssignmentSource.load(course, args.assignment)  # unknown assignment: one clear line
+    course.source_dir(args.assignment)  # a valid id
+    if not course.source_dir(args.assignment).is_dir():
+        raise UsageError(f"unknown assignment {args.assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
     options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force,
                       scheduler=args.scheduler)
     check_sandbox(options)
@@ -67,15 +65,12 @@ def cmd_autograde(args) -> int:
                 raise StudentError(f"no submission for {student}: "
                                    f"{course.submitted_dir(student, args.assignment)} does not exist")
     else:
-        known = set(gradebook.students(course))
-        base = course.root / "submitted"
-        students = sorted(p.name for p in base.iterdir() if (p / args.assignment).is_dir()) if base.is_dir() else []
-        unknown = [s for s in students if s not in known]
-        for student in unknown:
-            print(f"skipped {student}: not in the gradebook", file=sys.stderr)
-        students = [s for s in students if s in known]
+        students, skipped = submitted_students(course.root / "submitted", args.assignment,
+                                               set(gradebook.students(course)))
+        for line in skipped:
+            print(line, file=sys.stderr)
     if not students:
-        raise GradekitError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
+        raise UsageError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
     progress = terminal.Progress(len(students))
     summary = terminal.Summary(wide=args.wide)
     with course.lock("autograde"), gradebook.open_gradebook(course) as gb:
@@ -85,6 +80,10 @@ def cmd_autograde(args) -> int:
             progress.advance(result)
         try:
             grade_many(course, args.assignment, students, options, on_result)
+        except CourseFailure as exc:
+            progress.close()
+            raise type(exc)(f"{exc} -- the run stopped; {len(summary.rows)} submission(s) recorded before it, "
+                                "none after") from None
         finally:
             progress.close()
     summary.print(f"{args.assignment}: {len(summary.rows)} submission(s)")
@@ -233,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except GradekitError as exc:
         print(f"gradekit: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     except KeyboardInterrupt:
         print("gradekit: interrupted; results recorded so far are kept", file=sys.stderr)
         return 130

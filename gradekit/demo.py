@@ -30,7 +30,6 @@ import nbformat
 
 from .course import Course
 from .errors import CourseError
-from .sandbox.bwrap import Limits
 
 ASSIGNMENT = "self_attention"
 COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
@@ -93,7 +92,8 @@ def build_course(target: Path, students: list[str]) -> Course:
 
 def simulate(course: Course, students: list[str]) -> dict[str, str]:
     """Write one submission per student; return what each one did."""
-    from .release import answer_key, atomic_write
+    from .files import atomic_write
+    from .release import answer_key
 
     snippets_dir = repo_root() / "tests" / "course" / "implementations"
     known = sorted(snippets_dir.glob("*.py"))
@@ -211,7 +211,7 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
     slowest = _slowest(course, ids)
     if slowest:
         student, seconds = slowest
-        limit = Limits().call_seconds
+        limit = course.limits.call_seconds
         why = f": a call that does not return is stopped after {limit:g} s" if seconds >= limit else ""
         print(f"  the slowest, {student} ({plan.get(student, '?')}), took {seconds:.1f} s of that{why}")
     if cli(["--course", str(target), "feedback", ASSIGNMENT]) != 0:

@@ -20,9 +20,9 @@ import nbformat
 
 from . import page, sections
 from .course import Course
-from .release import atomic_write
+from .cells import is_graded, is_solution
+from .files import atomic_write
 from .results import CellResult, NotebookResult, SubmissionResult
-from .submission import is_graded, is_solution
 
 
 def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
@@ -50,7 +50,7 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
 
 
 def waiting_sentence(nb: NotebookResult) -> str:
-    count = sum(1 for c in nb.cells if c.manual and c.score is None and not c.unanswered)
+    count = sum(1 for c in nb.cells if c.manual and c.score is None and c.answered)
     if count == 0:
         return ""
     if count == 1:
@@ -72,7 +72,7 @@ def exercises(nb: NotebookResult, titles: dict[str, sections.Heading]) -> list[d
 def _result(cells: list[CellResult], nb: NotebookResult) -> str:
     if nb.error:
         return "not graded"
-    if any(c.unanswered and not c.by_hand for c in cells):
+    if any(not c.answered and not c.by_hand for c in cells):
         return "not answered"
     if any(c.manual and c.score is None for c in cells):
         return "waiting for a manual grade"

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.utils import parse_utc
 
 from .course import Course
-from .errors import CourseError, StudentError
+from .errors import GradebookError, StudentError, UsageError
 from .results import SubmissionResult
+from .untrusted import timestamp_value
 
 
 def open_gradebook(course: Course) -> Gradebook:
@@ -32,9 +32,20 @@ def open_gradebook(course: Course) -> Gradebook:
     scripts = str(Path(sys.executable).parent)
     if scripts not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
-    gb = Gradebook(course.db_url)
+    try:
+        gb = Gradebook(course.db_url)
+    except Exception as exc:  # a server that is down, a file that cannot be created, a bad URL
+        raise GradebookError(f"the gradebook at {_redacted(course.db_url)} cannot be opened "
+                             f"({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''})") from None
     gb.gradekit_root = course.root  # where record() finds the late-penalty config
     return gb
+
+
+def _redacted(url: str) -> str:
+    """A database URL without its password."""
+    import re
+
+    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
 
 
 def students(course: Course) -> list[str]:
@@ -56,12 +67,17 @@ def check_assignment_registered(course: Course, assignment: str) -> None:
         try:
             gb.find_assignment(assignment)
         except MissingEntry:
-            raise CourseError(f"assignment {assignment!r} is not in the gradebook yet: "
+            raise UsageError(f"assignment {assignment!r} is not in the gradebook yet: "
                               f"run `gradekit generate {assignment}` first") from None
 
 
 def record(gb: Gradebook, result: SubmissionResult) -> None:
-    """Write one submission's scores in one transaction; ``result`` then carries its late penalties."""
+    """Write one submission's scores in one transaction; ``result`` then carries its late penalties.
+
+    A submission that could not be graded at all is written as explicit zeros
+    on every cell, so the gradebook always says what the summary says. A
+    gradebook that refuses the write is a :class:`GradebookError`: the run stops.
+    """
     db = gb.db
     try:
         with warnings.catch_warnings():
@@ -70,29 +86,34 @@ def record(gb: Gradebook, result: SubmissionResult) -> None:
             submission = _record(gb, result)
             _late_penalties(gb, result, submission)
         db.commit()
-    except Exception:
-        db.rollback()
-        raise
+    except Exception as exc:
+        try:
+            db.rollback()
+        except Exception:  # noqa: BLE001 - the connection itself is gone
+            pass
+        raise GradebookError(f"the gradebook could not be written ({type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0][:200]}); nothing more was recorded") from None
 
 
 def _record(gb: Gradebook, result: SubmissionResult):
     from nbgrader.api import Grade
 
-    timestamp = parse_utc(result.timestamp) if result.timestamp else None
+    timestamp = timestamp_value(result.timestamp)   # stored results are the student's too: re-checked
     kwargs = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(result.assignment, result.student, **kwargs)
     grades = _grades_of(gb, submission)
     updates = []
+    if not result.notebooks:  # not graded at all: a zero on every cell, nothing left for a person
+        for grade_id, _manual in grades.values():
+            updates.append({"id": grade_id, "auto_score": 0.0, "needs_manual_grade": False})
     for nb in result.notebooks:
         for cell in nb.cells:
             grade = grades.get((nb.name, cell.grade_id))
             if grade is None:
                 continue
             grade_id, manual_score = grade
-            if cell.manual and cell.score is None:
+            if cell.manual:
                 updates.append({"id": grade_id, "auto_score": None, "needs_manual_grade": manual_score is None})
-            elif cell.manual:  # an unanswered free-text answer the course scores 0 at once
-                updates.append({"id": grade_id, "auto_score": cell.score, "needs_manual_grade": False})
             else:
                 updates.append({"id": grade_id, "auto_score": cell.score, "needs_manual_grade": False})
     if updates:  # by primary key, in one statement: no ORM objects to load and track

@@ -14,9 +14,7 @@ and locks as the release, only the solution regions filled in.
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from pathlib import Path
 
 import nbformat
@@ -24,6 +22,7 @@ from nbgrader.preprocessors import (ClearHiddenTests, ClearOutput, ClearSolution
                                     LockCells, SaveCells)
 
 from .course import Course
+from .files import write_notebooks
 from .variant import Variant
 
 
@@ -72,42 +71,6 @@ def register(course: Course, variant: Variant, stripper: Stripper) -> None:
     for name, nb in variant.notebooks.items():
         resources = {"nbgrader": {"notebook": name, "assignment": variant.assignment, "db_url": course.db_url}}
         save.preprocess(stripper.registration_version(nb), resources)
-
-
-def write_notebooks(directory: Path, notebooks: dict[str, nbformat.NotebookNode]) -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, nb in notebooks.items():
-        path = directory / f"{name}.ipynb"
-        atomic_write(path, notebook_json(nb))
-        paths.append(path)
-    return paths
-
-
-def notebook_json(nb: nbformat.NotebookNode) -> str:
-    """A notebook as nbformat 4 JSON, without nbformat's per-write validation.
-
-    The cells come from an already validated template through nbgrader's
-    preprocessors, so validating every student's copy again only costs time;
-    json's C encoder (no indentation) is several times faster than nbformat.writes.
-    """
-    return json.dumps(nb, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write to a temporary file in the same directory, then rename over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def generate(course: Course, assignment: str, students: list[str]) -> list[Path]:

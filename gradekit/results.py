@@ -12,7 +12,11 @@ cross a process boundary (a Dask worker) as JSON.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+RESULTS_FILE = "results.json"   # autograded/<student>/<assignment>/results.json
 
 
 @dataclass
@@ -33,7 +37,7 @@ class CellResult:
     manual: bool = False
     by_hand: bool = False          # the score is the instructor's (a manual grade, or an override in formgrader)
     diagnosis: list[str] = field(default_factory=list)  # the mistake(s) the evidence of all checks points to
-    unanswered: bool = False       # a free-text answer left as handed out (its score: None, or 0 if the course says so)
+    answered: bool = True          # False: a free-text answer left as the stub
 
     def diagnose(self) -> None:
         """One diagnosis for the cell from its checks' named mistakes (empty when none was named)."""
@@ -84,6 +88,7 @@ class SubmissionResult:
     seconds: float = 0.0
     student_seconds: float = 0.0    # of which the student's code ran (cells and graders' calls), per the worker
     fingerprint: str = ""           # hash of the submitted files: regrading unchanged work is a no-op
+    notes: list[str] = field(default_factory=list)   # about the submission as a whole (e.g. its timestamp)
 
     @property
     def score(self) -> float:
@@ -121,3 +126,12 @@ class SubmissionResult:
             notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty")))
         rest = {k: v for k, v in data.items() if k != "notebooks"}
         return cls(notebooks=notebooks, **rest)
+
+
+def load(path: Path) -> SubmissionResult | None:
+    """A stored result, or None when there is none or it cannot be read (half-written, another
+    version's format): the caller grades again, or reports the submission as not graded."""
+    try:
+        return SubmissionResult.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None

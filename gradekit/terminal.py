@@ -6,6 +6,7 @@ import sys
 import time
 
 from .results import SubmissionResult
+from .untrusted import for_rich, shown
 
 
 class Progress:
@@ -37,6 +38,7 @@ class Progress:
             # a submission that could not be graded at all has no cells, hence nothing "possible"
             score = f"{result.final:g}/{result.possible:g}" if result.possible else f"{result.final:g}"
             status = score + (f" ({note[:80]})" if note else "")
+            status = shown(status)
             print(f"[{self.done}/{self.total}] {result.student}: {status} "
                   f"({rate:.1f}/s, {left:.0f}s left)", flush=True)
 
@@ -91,13 +93,13 @@ class Summary:
         if not few:
             failed = [(s, n) for s, _, _, _, n, _, _ in sorted(self.rows) if n]
             for student, note in failed[:50]:
-                console.print(f"  {student}: {note}", overflow="ellipsis", no_wrap=True)
+                console.print(f"  {student}: {for_rich(note)}", overflow="ellipsis", no_wrap=True)
             if len(failed) > 50:
                 console.print(f"  ... and {len(failed) - 50} more with a note (see autograded/*/*/results.json)")
         common = self.most_common()
         if common:
             problem, count = common
-            console.print(f"most common problem: {problem} ({count} of {len(self.rows)} submissions)",
+            console.print(f"most common problem: {for_rich(problem)} ({count} of {len(self.rows)} submissions)",
                           overflow="ellipsis", no_wrap=True)
 
     def most_common(self) -> tuple[str, int] | None:
@@ -144,6 +146,7 @@ class Summary:
 
     def _per_student(self, title: str):
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(title=title, title_justify="left")
         table.add_column("student")
@@ -157,7 +160,7 @@ class Summary:
             by_gid = {gid: value for gid, value, _ in scores}
             cells = ["-" if gid not in by_gid else ("manual" if by_gid[gid] is None else f"{by_gid[gid]:g}")
                      for gid in self.cells]
-            table.add_row(student, *cells, f"{score:g}/{possible:g}", note)
+            table.add_row(student, *cells, f"{score:g}/{possible:g}", Text(shown(note)))
         return table
 
     def _per_cell(self, title: str):
@@ -183,6 +186,7 @@ class Summary:
 def _fitted_table(title: str, headers: list[str], rows: list[list[str]], right, width: int):
     """A rich table whose every column but the last keeps its natural width; the last is cut to fit."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title, title_justify="left")
     natural = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
@@ -193,8 +197,8 @@ def _fitted_table(title: str, headers: list[str], rows: list[list[str]], right, 
         table.add_column(header, justify="right" if i in right else "left", no_wrap=True,
                          overflow="ellipsis", min_width=None if last_column else natural[i],
                          max_width=last if last_column else None)
-    for row in rows:
-        table.add_row(*row)
+    for row in rows:     # the last column is the student's text (an error message): no rich markup
+        table.add_row(*row[:-1], Text(shown(row[-1])))
     return table
 
 
@@ -234,7 +238,7 @@ def note_of(result: SubmissionResult) -> str:
     """The one-line reason a submission lost points wholesale (or a late penalty), if any."""
     late = f"late penalty {result.late_penalty:g} (score {result.score:g} before it)" if result.late_penalty else ""
     note = _lost_everything(result)
-    return "; ".join(part for part in (note, late) if part)
+    return "; ".join(part for part in (note, late, *result.notes) if part)
 
 
 def _lost_everything(result: SubmissionResult) -> str:

@@ -64,7 +64,7 @@ def _grading_pool(root: Path):
 
 
 def _grade_in_worker(root: str, student: str, sandboxed: bool, secret: str) -> dict:
-    from gradekit.autograde import Grader, Options
+    from gradekit.grading import Options, Pipeline as Grader
     from gradekit.course import Course
 
     os.environ["GRADEKIT_SECRET"] = secret
@@ -133,6 +133,12 @@ class CourseDir:
         from nbgrader.api import Gradebook
 
         return Gradebook(self.db_url)
+
+    def configure(self, **settings) -> None:
+        """Set ``c.Gradekit.<name> = value`` in the course's nbgrader_config.py."""
+        with open(self.root / "nbgrader_config.py", "a") as fh:
+            for name, value in settings.items():
+                fh.write(f"\nc.Gradekit.{name} = {value!r}\n")
 
     def add_students(self, *students: str) -> None:
         with self.gradebook() as gb:
@@ -324,7 +330,13 @@ def _course_secret():
     # nbgrader's Gradebook shells out to `alembic` when it creates a database:
     # the venv's bin must be on PATH, as in an activated venv
     mp.setenv("PATH", f"{VENV_BIN}:{os.environ.get('PATH', '')}")
+    # the core locks of this session's grading processes, apart from any other gradekit on the machine
+    import tempfile
+
+    runtime = tempfile.mkdtemp(prefix="gradekit-test-runtime-")
+    mp.setenv("GRADEKIT_RUNTIME_DIR", runtime)
     yield SECRET
+    shutil.rmtree(runtime, ignore_errors=True)
     for pool in _POOLS.values():
         pool.shutdown(wait=True, cancel_futures=True)
     _POOLS.clear()

@@ -130,7 +130,7 @@ def test_cluster_workers_each_claim_a_core_of_their_own(course, cluster):
     def probe():
         import os as _os
 
-        from gradekit.autograde import _CLAIMED, claim_core
+        from gradekit.runners.cores import _CLAIMED, claim_core
         before = list(_CLAIMED)  # claimed while grading (if this worker graded anything)
         return before, claim_core(), sorted(_os.sched_getaffinity(0))
 

@@ -183,7 +183,7 @@ def test_manual_grade_round_trip_through_nbgrader(quiz_course):
 
 
 def test_free_text_left_as_handed_out_is_not_answered(quiz_course):
-    """Marked at grading time; by default it still waits for a person (c.Gradekit.zero_unanswered is off)."""
+    """Marked at grading time; by default it still waits for a person (c.Gradekit.unanswered_free_text_zero is off)."""
     student = STUDENTS[7]
     release = nbformat.read(str(quiz_course.root / "release" / student / ASSIGNMENT / f"{QUIZ}.ipynb"),
                             as_version=4)
@@ -194,5 +194,5 @@ def test_free_text_left_as_handed_out_is_not_answered(quiz_course):
             cell.source = stub
     submit_quiz(quiz_course, student, nb)
     cells = quiz_cells(quiz_course.grade(student))
-    assert cells["tq1_explain"].unanswered and cells["tq1_explain"].score is None
-    assert not cells["tq5_explain"].unanswered and cells["tq5_explain"].score is None
+    assert not cells["tq1_explain"].answered and cells["tq1_explain"].score is None
+    assert cells["tq5_explain"].answered and cells["tq5_explain"].score is None

@@ -31,7 +31,7 @@ import pytest
 
 from conftest import ASSIGNMENT, IMPLEMENTATIONS, VENV_BIN, CourseDir, parse_implementation, with_solutions
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 CHROMIUM = "/usr/bin/chromium"
 GRADEKIT_CMD = str(VENV_BIN / "gradekit")
@@ -85,7 +85,7 @@ def graded_class(tmp_path_factory):
 
     course = CourseDir.create(tmp_path_factory.mktemp("report") / "course", STUDENTS, quiz=True)
     with (course.root / "nbgrader_config.py").open("a") as fh:
-        fh.write("\nc.Gradekit.zero_unanswered = True\n")
+        fh.write("\nc.Gradekit.unanswered_free_text_zero = True\n")
     with Gradebook(course.db_url) as gb:
         gb.update_or_create_assignment(ASSIGNMENT, duedate="2026-11-25 12:00:00 UTC")
     course.run(GRADEKIT_CMD, "generate", ASSIGNMENT)

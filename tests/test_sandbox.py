@@ -549,7 +549,7 @@ def test_patched_numpy_does_not_fool_the_graders(shared_course):
 
 PIN_PROBE = textwrap.dedent('''
     import json, os, sys
-    from gradekit.autograde import pin_to_core
+    from gradekit.runners.cores import pin_to_core
     from gradekit.sandbox.client import Sandbox
 
     pin_to_core(int(sys.argv[1]))

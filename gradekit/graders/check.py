@@ -19,6 +19,8 @@ from typing import Any, Callable, Mapping, Union
 
 import numpy as np
 
+from ..errors import Mismatch
+
 __all__ = ["Mismatch", "array", "scalar", "close", "choice", "to_array"]
 
 # the known wrong routes: a mapping, or a function returning one -- called only when the
@@ -27,18 +29,6 @@ Mistakes = Union[Mapping[str, Any], Callable[[], Mapping[str, Any]], None]
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
-
-
-class Mismatch(AssertionError):
-    """A student's value differs from the reference; the message is the feedback.
-
-    ``mistake`` is the catalogue name of the known wrong route the value
-    matched, if any: the class report counts students by it.
-    """
-
-    def __init__(self, message: str, mistake: str | None = None):
-        super().__init__(message)
-        self.mistake = mistake
 
 
 def to_array(value: Any, what: str) -> np.ndarray:

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ..errors import CodeFailure, StudentCodeError, StudentFailure
 from ..results import Check
-from ..sandbox.client import StudentCodeError
-from .student import GiveUp, Student, StudentFailure
+from .student import GiveUp, Student
 
 
 FIXTURES = ("student", "reference", "params", "rng")
@@ -28,7 +28,7 @@ FIXTURES = ("student", "reference", "params", "rng")
 class GraderPlugin:
     def __init__(self, reference: Any):
         self._reference = reference
-        self.collect_errors: list[str] = []
+        self.collect_errors: list[tuple[str, str, str]] = []
         self._plans: dict = {}   # item -> (argument names, parametrize values), or () when pytest must run it
         self._labels: dict = {}  # item -> (cell, name, weight)
         self.bind(None, {}, 0)
@@ -138,7 +138,7 @@ class GraderPlugin:
 
     def pytest_collectreport(self, report) -> None:
         if report.failed:
-            self.collect_errors.append(f"{report.nodeid}: {report.longreprtext[-500:]}")
+            self.collect_errors.append(collect_error(report))
 
     def pytest_configure(self, config) -> None:
         config.addinivalue_line("markers", "weight(w): the share of the cell's points this test carries")
@@ -182,7 +182,7 @@ def feedback_message(exc: BaseException) -> str:
         return str(exc)
     if isinstance(exc, StudentCodeError):  # raised through an object of the student's (a method, a property)
         where = f" ({exc.where[-1]})" if exc.where else ""
-        if exc.kind == "Lost":
+        if exc.failure is CodeFailure.LOST:
             return "your object was lost when your code had to be restarted after an earlier failure"
         return f"your code raised {exc.kind}: {exc.message}{where}"
     if isinstance(exc, AssertionError):
@@ -195,3 +195,25 @@ def feedback_message(exc: BaseException) -> str:
     if "hypothesis" in type(exc).__module__:
         return "a hidden property check failed"
     return f"the grader could not check this: {type(exc).__name__}"
+
+
+def collect_error(report) -> tuple[str, str, str]:
+    """Where and why a grader module does not load: (its node id, the line or '', the message).
+
+    pytest's collection report holds the traceback as text; the line is the
+    last ``path:N:`` location in it, the message its last ``E   `` line.
+    """
+    import re
+
+    text = report.longreprtext or ""
+    path = report.nodeid or "the graders"
+    message = next((line[1:].strip() for line in reversed(text.splitlines()) if line.startswith("E ")), "")
+    locations = re.findall(r"^(\S+\.py):(\d+)", text, re.M)
+    line = ""
+    for where, number in locations:
+        if where.endswith(path.rsplit("/", 1)[-1]):
+            line = number
+    if not line:
+        found = re.search(r"line (\d+)", text)
+        line = found.group(1) if found else ""
+    return path, line, message or (text.strip().splitlines() or ["does not load"])[-1]

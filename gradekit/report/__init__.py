@@ -37,14 +37,14 @@ class Written:
 
 
 def write_report(course: Course, assignment: str) -> Written:
-    from ..errors import GradekitError
-    from ..release import atomic_write
+    from ..errors import UsageError
+    from ..files import atomic_write
     from . import data as data_mod, export, html, plots, stats
 
     warming = plots.warm_up()
     data = data_mod.load(course, assignment)
     if not any(r.result is not None for r in data.students):
-        raise GradekitError(f"no graded submissions of {assignment}: run `gradekit autograde {assignment}` first")
+        raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde {assignment}` first")
     report = stats.build(data)
     warming.join()
     figures = plots.all_plots(report)

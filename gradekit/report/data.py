@@ -19,9 +19,9 @@ from pathlib import Path
 
 from .. import sections
 from ..course import Course
-from ..errors import CourseError, TemplateError
+from ..errors import TemplateError, UsageError
 from ..results import SubmissionResult
-from ..submission import is_graded, is_solution
+from ..cells import is_graded, is_solution
 
 # autograde.RESULTS_FILE, not imported from there: gradekit.autograde brings in the graders and
 # pytest, a quarter of a second the report does not need (tests/test_report.py checks they agree)
@@ -125,7 +125,7 @@ def source_notebooks(course: Course, assignment: str) -> dict[str, dict]:
     directory = course.source_dir(assignment)
     if not directory.is_dir():
         known = ", ".join(course.assignments()) or "none"
-        raise CourseError(f"unknown assignment {assignment!r} (known: {known})")
+        raise UsageError(f"unknown assignment {assignment!r} (known: {known})")
     notebooks = {}
     for path in sorted(directory.glob("*.ipynb")):
         try:
@@ -202,11 +202,11 @@ def _integrity(path: Path) -> list[dict] | None:
     try:
         pairs = json.loads(path.read_text())
     except ValueError as exc:
-        raise CourseError(f"{path} is not valid JSON ({exc})") from None
+        raise UsageError(f"{path} is not valid JSON ({exc})") from None
     if isinstance(pairs, dict):
         pairs = pairs.get("pairs", [])
     if not isinstance(pairs, list):
-        raise CourseError(f"{path}: expected a list of pairs")
+        raise UsageError(f"{path}: expected a list of pairs")
     out = []
     for pair in pairs:
         if not isinstance(pair, dict) or not isinstance(pair.get("students"), list):

@@ -68,7 +68,7 @@ def class_counts(data: ClassData) -> dict:
         if r.status == NOT_GRADABLE:
             reasons.setdefault(_reason_kind(r.reason), []).append(r.student)
     waiting = {r.student: _waiting(r) for r in rows if r.status == GRADED and _waiting(r)}
-    unanswered = sum(1 for r in data.graded for nb in r.result.notebooks for c in nb.cells if c.unanswered)
+    unanswered = sum(1 for r in data.graded for nb in r.result.notebooks for c in nb.cells if not c.answered)
     return {
         "students": len(rows),
         "submitted": len(submitted),

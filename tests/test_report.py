@@ -234,7 +234,7 @@ def test_the_report_reads_the_file_autograde_writes():
 
 def test_bad_gradekit_settings_are_one_line(course, capsys):
     with (course.root / "nbgrader_config.py").open("a") as fh:
-        fh.write("\nc.Gradekit.choice_cells = 'test_concepts'\n")
-    assert course.cli("report", ASSIGNMENT) == 2
+        fh.write("\nc.Gradekit.choice_cells = 5\n")
+    assert course.cli("report", ASSIGNMENT) == 3      # a course failure
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "choice_cells" in err[0]

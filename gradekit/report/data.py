@@ -94,7 +94,7 @@ def load(course: Course, assignment: str) -> ClassData:
     from ..gradebook import class_marks, open_gradebook
 
     notebooks = source_notebooks(course, assignment)
-    cells = _layout(notebooks, set(course.choice_cells))
+    cells = _layout(notebooks, choice_cells(course))
     with open_gradebook(course) as gb:
         marks = class_marks(gb, assignment)
     rows = []
@@ -137,9 +137,14 @@ def source_notebooks(course: Course, assignment: str) -> dict[str, dict]:
     return notebooks
 
 
+def choice_cells(course: Course) -> set[str]:
+    """``c.Gradekit.choice_cells``: the grade ids of the course's multiple-choice cells."""
+    return set(getattr(course.settings, "choice_cells", None) or ())
+
+
 def layout(course: Course, assignment: str) -> list[Cell]:
     """Every graded cell of the assignment, in notebook order."""
-    return _layout(source_notebooks(course, assignment), set(course.choice_cells))
+    return _layout(source_notebooks(course, assignment), choice_cells(course))
 
 
 def _layout(notebooks: dict, choice: set[str]) -> list[Cell]:

@@ -22,7 +22,22 @@ def page(report: dict, plots: list, columns: dict[str, str]) -> str:
     return look.render("report.html", r=report, c=report["class"], plots=plots, summaries=summaries,
                        notebooks=notebooks, columns=columns, limits=limits, feedback=feedback,
                        student_rows=student_rows(report["students"], notebooks, columns),
-                       links=_links)
+                       links=_links, waiting_sentence=waiting_sentence(report["class"]))
+
+
+def waiting_sentence(counts: dict) -> str:
+    """Whole sentences (no fragments: they will be translated): what still waits for a person."""
+    waiting, blank = counts["answers_waiting"], counts["answers_not_given"]
+    sentences = []
+    if waiting == 1:
+        sentences.append("1 answer waits for a manual grade.")
+    elif waiting:
+        sentences.append("{n} answers wait for a manual grade.".format(n=waiting))
+    if blank == 1:
+        sentences.append("1 free-text answer was left as handed out.")
+    elif blank:
+        sentences.append("{n} free-text answers were left as handed out.".format(n=blank))
+    return " ".join(sentences)
 
 
 def _links(students: list[dict]) -> Markup:

@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator
 
 from .course import Course
 from .errors import GraderError, SandboxUnavailable
-from .grading.pipeline import Options
+from .grading.options import Options
 from .results import RESULTS_FILE, SubmissionResult, load
 
 __all__ = ["Options", "grade_many", "preflight", "check_sandbox", "iter_results"]
@@ -73,12 +73,15 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def grade_many(course: Course, assignment: str, students: list[str], options: Options,
-               on_result: Callable[[SubmissionResult], None]) -> None:
+               on_result: Callable[[SubmissionResult], None],
+               on_start: Callable[[int], None] | None = None) -> None:
     """Grade ``students``; call ``on_result`` for each, in this process, as each finishes.
 
     Students whose submission, graders and variant have not changed since
     their last grading are not graded again: their stored result is reported,
     and no grading process, sandbox or pytest is started for them.
+    ``on_start(n)`` is called once, before the first of ``n`` submissions
+    that do need grading starts.
     """
     from .incremental import unchanged
     from .runners import make_runner
@@ -92,8 +95,12 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
         students = [s for s in students if s not in done]
     if not students:
         return
+    runner = make_runner(course, assignment, options, len(students))
+    runner.start()          # a pool's fork server imports while the course is checked
+    if on_start is not None:
+        on_start(len(students))
     preflight(course, assignment)
-    make_runner(course, assignment, options, len(students)).run(students, on_result)
+    runner.run(students, on_result)
 
 
 def iter_results(course: Course, assignment: str, students: Iterable[str]) -> Iterator[SubmissionResult]:

@@ -73,13 +73,14 @@ def cmd_autograde(args) -> int:
         raise UsageError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
     progress = terminal.Progress(len(students))
     summary = terminal.Summary(wide=args.wide)
-    with course.lock("autograde"), gradebook.open_gradebook(course) as gb:
+    with course.lock("autograde"), gradebook.Recorder(course, args.assignment) as recorder:
         def on_result(result):
-            gradebook.record(gb, result)
+            recorder.record(result)
             summary.add(result)
             progress.advance(result)
         try:
-            grade_many(course, args.assignment, students, options, on_result)
+            grade_many(course, args.assignment, students, options, on_result,
+                       on_start=lambda n: recorder.warm())
         except CourseFailure as exc:
             progress.close()
             raise type(exc)(f"{exc} -- the run stopped; {len(summary.rows)} submission(s) recorded before it, "
@@ -158,6 +159,19 @@ def cmd_collect(args) -> int:
     return 0
 
 
+def cmd_new(args) -> int:
+    from .scaffold import new_assignment
+
+    course = _course(args)
+    paths = new_assignment(course, args.assignment, args.template)
+    for path in paths:
+        print(path.relative_to(course.root))
+    origin = f"a copy of {args.template}" if args.template else "one example exercise and one question"
+    print(f"{args.assignment}: {len(paths)} file(s), {origin}; edit them, then "
+          f"`gradekit generate {args.assignment}`")
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -217,6 +231,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the roster column the file names carry (default: id)")
     p.add_argument("--timezone", default="UTC", help="time zone of the zip's file dates (default: UTC)")
     p.set_defaults(run=cmd_collect)
+
+    p = sub.add_parser("new", help="start an assignment that grades at once (or a copy of an existing one)")
+    p.add_argument("assignment")
+    p.add_argument("--from", dest="template", metavar="EXISTING", help="copy this assignment instead")
+    p.set_defaults(run=cmd_new)
 
     p = sub.add_parser("demo", help="run a simulated class through the whole pipeline")
     p.add_argument("--keep", metavar="DIR", help="build the demo course here and keep it")

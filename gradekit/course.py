@@ -30,7 +30,7 @@ def _settings_class():
     global _Settings
     if _Settings is not None:
         return _Settings
-    from traitlets import Bool, Float, Int, List, Unicode
+    from traitlets import Bool, Dict, Float, Int, List, Unicode
     from traitlets.config import Configurable
 
     class Gradekit(Configurable):
@@ -46,6 +46,9 @@ def _settings_class():
         tmpfs = Int(64, help="MiB of the sandbox's private /tmp").tag(config=True)
         stages = List(Unicode(), default_value=[],
                       help="The grading stages, as import paths (empty: gradekit's default list)").tag(config=True)
+        assignments = Dict(per_key_traits=None, default_value={},
+                           help="Per-assignment overrides of the limits above, e.g. "
+                                "{'project': {'call_timeout': 30}}").tag(config=True)
         unanswered_free_text_zero = Bool(False, help="Give a free-text answer left untouched 0 points "
                                          "automatically instead of waiting for a manual grade").tag(config=True)
         choice_cells = List(Unicode(), default_value=[],
@@ -72,11 +75,19 @@ class Course:
     @property
     def limits(self):
         """The sandbox limits this course sets (``c.Gradekit.cell_timeout`` and the others)."""
+        return self.limits_for(None)
+
+    def limits_for(self, assignment: str | None):
+        """The limits for ``assignment``: the course's, with ``c.Gradekit.assignments[assignment]`` on top."""
         from .sandbox.bwrap import Limits
 
         s = self.settings or _settings_class()()
-        return Limits(cpu_seconds=s.cpu_seconds, memory_mb=s.memory, processes=s.processes, tmpfs_mb=s.tmpfs,
-                      run_seconds=s.cell_timeout, call_seconds=s.call_timeout, grading_seconds=s.notebook_budget)
+        values = {name: getattr(s, name) for name in _LIMITS}
+        values.update((s.assignments or {}).get(assignment, {}) if assignment else {})
+        return Limits(cpu_seconds=int(values["cpu_seconds"]), memory_mb=int(values["memory"]),
+                      processes=int(values["processes"]), tmpfs_mb=int(values["tmpfs"]),
+                      run_seconds=float(values["cell_timeout"]), call_seconds=float(values["call_timeout"]),
+                      grading_seconds=float(values["notebook_budget"]))
 
     @classmethod
     def load(cls, root: str | os.PathLike = ".") -> "Course":
@@ -101,6 +112,16 @@ class Course:
             for name in _LIMITS:
                 if getattr(settings, name) <= 0:
                     raise ValueError(f"c.Gradekit.{name} must be positive, not {getattr(settings, name)!r}")
+            for assignment, overrides in (settings.assignments or {}).items():
+                if not isinstance(overrides, dict):
+                    raise ValueError(f"c.Gradekit.assignments[{assignment!r}] must be a dict of limits")
+                for name, value in overrides.items():
+                    if name not in _LIMITS:
+                        raise ValueError(f"c.Gradekit.assignments[{assignment!r}]: {name!r} is not a limit "
+                                         f"(one of {', '.join(_LIMITS)})")
+                    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                        raise ValueError(f"c.Gradekit.assignments[{assignment!r}][{name!r}] must be a positive "
+                                         f"number, not {value!r}")
         except Exception as exc:  # a TraitError: a setting of the wrong type
             raise CourseError(f"nbgrader_config.py: {str(exc).splitlines()[0]}") from None
         return cls(root=root, course_id=course_id, db_url=db_url, settings=settings)

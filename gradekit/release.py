@@ -10,16 +10,24 @@ ComputeChecksums must run after ClearSolutions (the checksum of a solution
 cell is the checksum of its stub) and again after ClearHiddenTests.
 The answer key is the variant with its solutions kept: the same cells, ids
 and locks as the release, only the solution regions filled in.
+
+nbgrader's preprocessors are imported when first needed (their import costs
+about a second: nbconvert). Grading needs each student's release to restore
+locked cells; :class:`ReleaseCache` keeps what ``generate`` stripped under
+``.gradekit/releases/`` (the instructor's, 0700), keyed by the digest of the
+rendered notebook, so a grading process strips -- and imports nbgrader --
+only for a variant nobody has released yet.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import zlib
 from pathlib import Path
 
 import nbformat
-from nbgrader.preprocessors import (ClearHiddenTests, ClearOutput, ClearSolutions, ComputeChecksums,
-                                    LockCells, SaveCells)
 
 from .course import Course
 from .files import write_notebooks
@@ -34,6 +42,8 @@ class Stripper:
     """
 
     def __init__(self) -> None:
+        from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions, ComputeChecksums, LockCells
+
         self.lock = LockCells()
         self.clear_solutions = ClearSolutions()
         self.clear_output = ClearOutput()
@@ -63,6 +73,8 @@ class Stripper:
 
 def register(course: Course, variant: Variant, stripper: Stripper) -> None:
     """Record the assignment, its notebooks and grade cells in nbgrader's gradebook."""
+    from nbgrader.preprocessors import SaveCells
+
     from .gradebook import open_gradebook
 
     with open_gradebook(course) as gb:
@@ -109,13 +121,56 @@ def _release_forked(students: list[str]) -> list[Path]:
 def _release_students(course: Course, source, secret: bytes, students: list[str]) -> list[Path]:
     from .variant import build_variant
 
-    stripper = Stripper()
+    cache = ReleaseCache(course, source.name)
     written = []
     for student in students:
         variant = build_variant(course, source, student, secret)
-        released = {name: stripper.student_version(nb) for name, nb in variant.notebooks.items()}
-        written += write_notebooks(course.release_dir(student, source.name), released)
+        written += write_notebooks(course.release_dir(student, source.name), cache.student_versions(variant))
     return written
+
+
+class ReleaseCache:
+    """Each student's released notebooks, kept where only the instructor can read them.
+
+    Keyed by the digest of the rendered (full) notebook: a changed template,
+    params or secret gives another key, so a stale entry is never used.
+    """
+
+    def __init__(self, course: Course, assignment: str):
+        self.directory = course.root / ".gradekit" / "releases" / assignment
+        self._stripper: Stripper | None = None
+
+    def student_versions(self, variant: Variant) -> dict[str, nbformat.NotebookNode]:
+        """The variant's notebooks as released (solutions and hidden tests out, cells locked)."""
+        out = {}
+        for name, full in variant.notebooks.items():
+            text = json.dumps(full, sort_keys=True, separators=(",", ":"))
+            key = hashlib.sha256(f"{_STRIPPER_VERSION}\0{text}".encode()).hexdigest()
+            path = self.directory / key[:2] / f"{key}.json.z"
+            try:
+                out[name] = nbformat.from_dict(json.loads(zlib.decompress(path.read_bytes())))
+                continue
+            except (OSError, ValueError, zlib.error):
+                pass
+            if self._stripper is None:
+                self._stripper = Stripper()
+            released = self._stripper.student_version(nbformat.from_dict(json.loads(text)))
+            self._store(path, released)
+            out[name] = released
+        return out
+
+    def _store(self, path: Path, nb: nbformat.NotebookNode) -> None:
+        from .files import atomic_write_bytes
+
+        try:
+            self.directory.parent.parent.mkdir(mode=0o700, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, zlib.compress(json.dumps(nb, separators=(",", ":")).encode(), 1))
+        except OSError:  # a read-only course: strip again next time
+            pass
+
+
+_STRIPPER_VERSION = "nbgrader-0.9 LockCells ClearSolutions ClearOutput ComputeChecksums ClearHiddenTests"
 
 
 def answer_key(course: Course, assignment: str, student: str, out: Path) -> list[Path]:

@@ -6,12 +6,13 @@ Two kinds of course:
   own release/), for tests that change the course or need a clean slate.
 * ``shared_course`` -- one course for the whole session.
 
-``CourseDir.grade`` grades one student with gradekit's ``Grader`` in a
-helper process (spawned once, one per course), never in the pytest process:
-the grader runs the hidden tests with ``pytest.main`` in the calling process,
-and pytest keeps the imported ``test_*.py`` modules in ``sys.modules``, so a
-second course graded in the same process fails with "import file mismatch"
-(see test_autograde_two_courses_in_one_process).
+``CourseDir.grade`` grades one student with a gradekit ``Pipeline`` in a
+helper process (spawned once per course): its sandbox and collected graders
+stay warm there between tests. ``CourseDir.cli("autograde", ...)`` runs the
+command in the pytest process itself; with one job that grades in-process too
+(the ``InProcess`` runner), which works because gradekit collects the graders
+with ``--import-mode=importlib`` and forgets a course's grader modules before
+collecting them again (see ``GraderSuite._start_session``).
 """
 
 from __future__ import annotations
@@ -50,11 +51,11 @@ def _ignore_quiz(directory, names):
 
 _EMPTY_GRADEBOOK: Path | None = None
 _POOLS: dict = {}
-_WORKER_GRADERS: dict = {}
+_WORKER_PIPELINES: dict = {}
 
 
 def _grading_pool(root: Path):
-    """One spawned process per course that grades it (Grader objects stay warm there)."""
+    """One spawned process per course that grades it (its Pipeline stays warm there)."""
     if root not in _POOLS:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -64,15 +65,15 @@ def _grading_pool(root: Path):
 
 
 def _grade_in_worker(root: str, student: str, sandboxed: bool, secret: str) -> dict:
-    from gradekit.grading import Options, Pipeline as Grader
+    from gradekit.grading import Options, Pipeline
     from gradekit.course import Course
 
     os.environ["GRADEKIT_SECRET"] = secret
     os.environ["PATH"] = f"{VENV_BIN}:{os.environ.get('PATH', '')}"
     key = (root, sandboxed)
-    if key not in _WORKER_GRADERS:
-        _WORKER_GRADERS[key] = Grader(Course.load(root), ASSIGNMENT, Options(sandboxed=sandboxed))
-    return _WORKER_GRADERS[key].grade(student).to_dict()
+    if key not in _WORKER_PIPELINES:
+        _WORKER_PIPELINES[key] = Pipeline(Course.load(root), ASSIGNMENT, Options(sandboxed=sandboxed))
+    return _WORKER_PIPELINES[key].grade(student).to_dict()
 
 
 def _empty_gradebook() -> Path:
@@ -195,7 +196,7 @@ class CourseDir:
 
     # -- grading -----------------------------------------------------------------
     def grade(self, student: str, sandboxed: bool = True):
-        """Grade one student with gradekit's Grader, in this course's own grading process."""
+        """Grade one student with a gradekit Pipeline, in this course's own grading process."""
         from gradekit.results import SubmissionResult
 
         pool = _grading_pool(self.root)

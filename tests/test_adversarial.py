@@ -41,7 +41,7 @@ from conftest import (ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, cell_by
                       implementation_files, is_test, live_processes, parse_implementation, with_solutions)
 from gradekit.sandbox.bwrap import bwrap_path
 
-pytestmark = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")]
 
 GRADEKIT = str(VENV_BIN / "gradekit")
 MARK = "gkadv"                      # argv[0] prefix of every process a hostile student starts

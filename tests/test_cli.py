@@ -15,6 +15,8 @@ import pytest
 
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET, STUDENTS, VENV_BIN, CourseDir, with_solutions
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 GRADEKIT = str(VENV_BIN / "gradekit")
 NBGRADER = str(VENV_BIN / "nbgrader")
 
@@ -262,10 +264,10 @@ def test_regrading_is_stable(pipeline):
 
 AUTOGRADE_TWO_COURSES = textwrap.dedent('''
     import sys
-    from gradekit.grading import Options, Pipeline as Grader
+    from gradekit.grading import Options, Pipeline
     from gradekit.course import Course
     for root in sys.argv[1:]:
-        result = Grader(Course.load(root), "self_attention", Options()).grade("alice")
+        result = Pipeline(Course.load(root), "self_attention", Options()).grade("alice")
         print(root, result.score)
 ''')
 

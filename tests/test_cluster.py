@@ -23,6 +23,8 @@ from gradekit.autograde import Options, grade_many
 from gradekit.demo import build_course, fill
 from gradekit.release import answer_key, generate
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 BIN = Path(sys.executable).parent
 STUDENTS = ["c1", "c2", "c3", "c4"]
 

@@ -21,6 +21,8 @@ from conftest import (ASSIGNMENT, NOTEBOOK, STUDENTS, CourseDir, exercise_tests,
                       parse_implementation, named_mistake, with_solutions)
 from gradekit.release import answer_key
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 SEEDS_PER_IMPLEMENTATION = 3
 IMPLEMENTATIONS = implementation_files()
 

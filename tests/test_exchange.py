@@ -22,6 +22,8 @@ import pytest
 
 from conftest import ASSIGNMENT, NOTEBOOK, VENV_BIN
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 STUDENTS3 = ("alice", "bob", "carol")
 NBGRADER = str(VENV_BIN / "nbgrader")
 

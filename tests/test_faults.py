@@ -24,7 +24,7 @@ from conftest import (ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, impleme
 from gradekit.sandbox.bwrap import bwrap_path
 from test_adversarial import Tracker
 
-pytestmark = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")]
 
 GRADEKIT = str(VENV_BIN / "gradekit")
 CLASS = ("f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8")

@@ -19,6 +19,8 @@ import pytest
 
 from conftest import ASSIGNMENT, SECRET, VENV_BIN, CourseDir
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 QUIZ = "quiz"
 STUDENTS = tuple(f"q{i:02d}" for i in range(12))
 QUESTIONS = ("test_tq1", "test_tq2", "test_tq3", "test_tq4", "test_tq5")

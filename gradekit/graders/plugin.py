@@ -25,12 +25,18 @@ from .student import GiveUp, Student
 FIXTURES = ("student", "reference", "params", "rng")
 
 
-class GraderPlugin:
+class GraderFixtures:
+    """The fixtures a grader asks for, pointed at one submission at a time (:meth:`bind`).
+
+    Registered as a plugin object by gradekit's own grading session
+    (:class:`GraderPlugin`) and by the ``pytest`` entry point
+    (:mod:`gradekit.graders.pytest_plugin`), so a grader sees the same values
+    either way -- ``rng`` included: it is seeded from the student's seed and the
+    test's name, not from where the grader file lies.
+    """
+
     def __init__(self, reference: Any):
         self._reference = reference
-        self.collect_errors: list[tuple[str, str, str]] = []
-        self._plans: dict = {}   # item -> (argument names, parametrize values), or () when pytest must run it
-        self._labels: dict = {}  # item -> (cell, name, weight)
         self.bind(None, {}, 0)
 
     def bind(self, sandbox, params: dict, seed: int, budget: float | None = None) -> None:
@@ -69,6 +75,17 @@ class GraderPlugin:
     def _rng_for(self, nodeid: str) -> np.random.Generator:
         salt = zlib.crc32(nodeid.split("::", 1)[-1].encode())
         return np.random.default_rng([self._seed & (2**64 - 1), self._seed >> 64, salt])
+
+
+class GraderPlugin(GraderFixtures):
+    """gradekit's own grading session: the fixtures, a direct path for plain graders, and a
+    lean report that records each test as a :class:`~gradekit.results.Check`."""
+
+    def __init__(self, reference: Any):
+        self.collect_errors: list[tuple[str, str, str]] = []
+        self._plans: dict = {}   # item -> (argument names, parametrize values), or () when pytest must run it
+        self._labels: dict = {}  # item -> (cell, name, weight)
+        super().__init__(reference)
 
     # -- the direct path ---------------------------------------------------------
     def is_direct(self, item) -> bool:

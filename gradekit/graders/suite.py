@@ -26,10 +26,12 @@ from .plugin import GraderPlugin, module_of
 
 
 # pytest plugins a grading run has no use for; unraisableexception alone costs a
-# full gc.collect() twice per run
-_UNUSED_PLUGINS = ("terminal", "capture", "cacheprovider", "stepwise", "unraisableexception", "threadexception", "junitxml",
-                   "doctest", "pastebin", "legacypath", "faulthandler", "logging", "warnings", "tmpdir",
-                   "monkeypatch", "recwarn", "setuponly", "setupplan", "lsof")
+# full gc.collect() twice per run. tmp_path, monkeypatch and capsys stay: graders may ask for
+# them (those tests go through pytest's own protocol, not the direct path). "gradekit" is this
+# package's own entry point (for running graders with plain pytest): here the session has its own.
+_UNUSED_PLUGINS = ("terminal", "cacheprovider", "stepwise", "unraisableexception", "threadexception", "junitxml",
+                   "doctest", "pastebin", "legacypath", "faulthandler", "logging", "warnings",
+                   "recwarn", "setuponly", "setupplan", "lsof", "gradekit")
 
 
 class GraderSuite:
@@ -89,7 +91,8 @@ class GraderSuite:
         _forget_modules_under(self.directory)  # a grader edited since an earlier run here is read anew
         args = [str(self.directory)] + \
             [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + \
-            ["--rootdir", "/", "--import-mode=importlib", "-o", "addopts=", "-o", "python_files=test_*.py"]
+            ["--rootdir", "/", "--import-mode=importlib", "-o", "addopts=", "-o", "python_files=test_*.py",
+             "--capture=no"]
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             config = _prepareconfig(args, plugins=[self._plugin])
             config._do_configure()

@@ -21,33 +21,20 @@ from __future__ import annotations
 import importlib
 import json
 import time
-from dataclasses import dataclass
 
 from ..course import Course
 from ..errors import CourseFailure, GraderError, SubmissionError
 from ..files import atomic_write, write_notebooks
 from ..graders.suite import GraderSuite
 from ..incremental import assignment_version, fingerprint
-from ..release import Stripper
+from ..release import ReleaseCache
 from ..results import RESULTS_FILE, NotebookResult, SubmissionResult
-from ..sandbox.bwrap import Limits
 from ..sandbox.client import Sandbox
 from ..template import AssignmentSource
 from ..untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
 from ..variant import build_variant
+from .options import Options
 from .stages import DEFAULT_STAGES, NotebookJob, Stage
-
-
-@dataclass(frozen=True)
-class Options:
-    """How to grade: set by the command line, the rest from the course's ``c.Gradekit``."""
-
-    sandboxed: bool = True
-    limits: Limits | None = None     # None: the course's (c.Gradekit.cell_timeout, ...)
-    jobs: int = 0                    # 0: sized to the work and the cores
-    force: bool = False              # regrade even when nothing changed since the last grading
-    scheduler: str | None = None     # a Dask scheduler address: grade on that cluster
-    stages: tuple[str, ...] = ()     # import paths; empty: the course's, else DEFAULT_STAGES
 
 
 class Pipeline:
@@ -55,14 +42,14 @@ class Pipeline:
 
     def __init__(self, course: Course, assignment: str, options: Options = Options()):
         self.course, self.options = course, options
-        self.limits = options.limits or course.limits
+        self.limits = options.limits or course.limits_for(assignment)
         self.source = AssignmentSource.load(course, assignment)
         self.sandbox = Sandbox(self.limits, sandboxed=options.sandboxed)
         self.sandbox.prestart()  # boots in the background while the graders are collected
         try:
             self.suite = GraderSuite(course, assignment)
             self.suite.collect()
-            self.stripper = Stripper()
+            self.releases = ReleaseCache(course, assignment)
             self.secret = course.secret()
             self.version = assignment_version(course, assignment)
             self.stages = [load_stage(spec)(self) for spec in self._stage_specs()]
@@ -118,11 +105,11 @@ class Pipeline:
             result.error = (f"no notebook named {', '.join(sorted(expected))} in the submission "
                             f"(found: {found})")
         graded = {}
-        for name, full in variant.notebooks.items():
+        for name, release in self.releases.student_versions(variant).items():
             path, note = find_notebook(files, f"{name}.ipynb")
             if note:
                 result.notes.append(note)
-            job = NotebookJob(name, self.stripper.student_version(full), path, variant, NotebookResult(name))
+            job = NotebookJob(name, release, path, variant, NotebookResult(name))
             self._run_stages(job)
             result.notebooks.append(job.result)
             graded[name] = job.graded

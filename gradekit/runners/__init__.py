@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 
 from ..course import Course
 from ..errors import CourseFailure
-from ..grading.pipeline import Options
+from ..grading.options import Options
 from ..results import SubmissionResult
 
 OnResult = Callable[[SubmissionResult], None]
@@ -30,6 +30,9 @@ class Runner(abc.ABC):
 
     def __init__(self, course: Course, assignment: str, options: Options):
         self.course, self.assignment, self.options = course, assignment, options
+
+    def start(self) -> None:
+        """Begin what takes time before the first submission (optional; run() calls it too)."""
 
     @abc.abstractmethod
     def run(self, students: Iterable[str], on_result: OnResult) -> None:

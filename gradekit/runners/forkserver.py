@@ -7,7 +7,7 @@ while the coordinator's own imports and gradebook queries run on another.
 
 from __future__ import annotations
 
-PRELOAD = ["gradekit.runners.local", "gradekit.graders.plugin", "numpy", "pytest", "nbgrader.preprocessors"]
+PRELOAD = ["gradekit.runners.local", "gradekit.graders.plugin", "numpy", "pytest"]
 
 
 def warm_fork_server():

@@ -22,7 +22,8 @@ from typing import Iterable, Iterator
 
 from ..course import Course
 from ..errors import CourseFailure
-from ..grading.pipeline import Options, Pipeline
+from ..grading.options import Options
+from ..grading.pipeline import Pipeline
 from ..results import SubmissionResult
 from . import OnResult, Runner, failure_outcome, outcome, result_of
 from .cores import affinity, claim_core, pin_to_core
@@ -52,6 +53,11 @@ class LocalPool(Runner):
     def __init__(self, course: Course, assignment: str, options: Options, jobs: int):
         super().__init__(course, assignment, options)
         self.jobs = jobs
+
+    def start(self) -> None:
+        from .forkserver import warm_fork_server
+
+        warm_fork_server()
 
     def run(self, students: Iterable[str], on_result: OnResult) -> None:
         from .forkserver import warm_fork_server

@@ -187,13 +187,13 @@ def _notes(folder: Path, notebooks: list[str]) -> list[tuple[str, str]]:
     found = []
     for name in notebooks:
         try:
-            text = (folder / f"{name}.ipynb").read_text()
+            raw = (folder / f"{name}.ipynb").read_bytes()
         except OSError:
             continue
-        if '"notes"' not in text:   # most notebooks have none: skip the parse
+        if b'"notes"' not in raw:   # most notebooks have none: skip decoding and parsing
             continue
         try:
-            notes = json.loads(text).get("metadata", {}).get("gradekit", {}).get("notes", [])
+            notes = json.loads(raw).get("metadata", {}).get("gradekit", {}).get("notes", [])
         except (ValueError, AttributeError):
             continue
         found.extend((name, str(note)) for note in notes if isinstance(note, str))

@@ -63,6 +63,7 @@ class NotebookResult:
     runs: list[CellRun] = field(default_factory=list)
     error: str | None = None        # the notebook could not be graded at all
     late_penalty: float | None = None   # points taken off for lateness (nbgrader's, from the gradebook)
+    leaks: list[str] = field(default_factory=list)   # hidden values found in the feedback (gradekit check)
 
     @property
     def score(self) -> float:
@@ -123,7 +124,8 @@ class SubmissionResult:
             cells = [CellResult(**{**c, "checks": [Check(**k) for k in c.get("checks", [])]})
                      for c in nb.get("cells", [])]
             runs = [CellRun(**r) for r in nb.get("runs", [])]
-            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty")))
+            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty"),
+                                            list(nb.get("leaks", []))))
         rest = {k: v for k, v in data.items() if k != "notebooks"}
         return cls(notebooks=notebooks, **rest)
 

@@ -46,7 +46,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .stat{border:1px solid var(--line);border-radius:8px;padding:.4rem .8rem;min-width:7.5rem;background:var(--soft)}
 .stat b{display:block;font-size:1.3rem}
 figure{margin:.8rem 0 1.2rem} figcaption{font-weight:600;margin-bottom:.3rem}
-figure svg{max-width:100%%;height:auto;display:block} figure svg text{font-family:var(--font)}
+figure svg{max-width:100%%;height:auto;display:block}
 figure p.alt{color:var(--muted);font-size:.85rem;margin:.3rem 0}
 details{margin:.3rem 0} summary{cursor:pointer;color:var(--accent)}
 .flag{display:inline-block;font-size:.75rem;border-radius:1rem;padding:0 .5rem;margin:0 .15rem .15rem 0;

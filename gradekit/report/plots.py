@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from ..page import percent, points
 
 # vl-convert measures text with the font it is given: a generic family is found at once, a list of
-# named ones is searched for every label (0.25 s against 0.55 s a chart here). The page's style
-# sheet draws the SVG text with the page's own font stack (CSS beats SVG presentation attributes).
+# named ones is searched for every label (0.25 s against 0.55 s a chart here). The browser draws
+# the same generic family (with its own fallback for Chinese), so labels measure as they render.
 _SVG_FONT = "sans-serif"
 LABEL = 70          # characters of a category label; longer ones are cut with "…" here, not by Vega
 _IDS = itertools.count(1)
@@ -92,6 +92,7 @@ def _spec(values: list[dict], mark: dict, encoding: dict, height: int = HEIGHT, 
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
         "width": width, "height": height, "data": {"values": values}, "mark": mark, "encoding": encoding,
+        "padding": 8,
         "config": {"font": _SVG_FONT, "view": {"stroke": None}, "background": "white",
                    # labelLimit 0: Vega's own cutting measures each label many times (seconds a chart)
                    "axis": {"labelFontSize": 11, "titleFontSize": 11, "labelLimit": 0}},
@@ -111,8 +112,7 @@ def score_histogram(key: str, title: str, hist: list[dict], possible: float, uni
                  {"x": {"field": "from", "type": "quantitative", "bin": {"binned": True},
                         "title": "score", "scale": {"domain": [0, hist[-1]["to"] if hist else 1]}},
                   "x2": {"field": "to"},
-                  "y": {"field": "count", "type": "quantitative", "title": unit,
-                        "axis": {"tickMinStep": 1}}})
+                  "y": _count("count", unit, max((b["count"] for b in hist), default=0))})
     rows = [[f"{points(b['from'])}–{points(b['to'])}", b["count"]] for b in hist]
     return Plot(key, title, alt, ["score", unit], rows, spec)
 
@@ -169,7 +169,7 @@ def misconception_bars(misconceptions: list[dict], limit: int = 15) -> Plot:
            "{c} students.").format(n=len(named), m=named[0][1], c=named[0][0]) if named else "No named mistakes."
     spec = _spec(values, {"type": "bar", "color": "#cf222e"},
                  {"y": {"field": "mistake", "type": "nominal", "sort": None, "title": None},
-                  "x": {"field": "count", "type": "quantitative", "title": "students", "axis": {"tickMinStep": 1}}},
+                  "x": _count("count", "students", named[0][0] if named else 0)},
                  height=max(40, 20 * len(values)), width=380)
     rows = [[ex, mistake, count] for count, mistake, ex in named]
     return Plot("mistakes", "The most common named mistakes", alt, ["exercise", "mistake", "students"], rows, spec)
@@ -200,13 +200,21 @@ def concept_options(checks: list[dict]) -> Plot:
         if worst else "No multiple-choice items."
     spec = _spec(values, {"type": "bar"},
                  {"y": {"field": "item", "type": "nominal", "sort": None, "title": None},
-                  "x": {"field": "count", "type": "quantitative", "stack": "zero", "title": "students"},
+                  "x": _count("count", "students", max((c["n"] for c in checks), default=0), stack="zero"),
                   "color": {"field": "option", "type": "nominal", "title": "option",
                             "scale": {"domain": labels, "range": palette}},
                   "order": {"field": "order", "type": "quantitative"}},
                  height=max(40, 24 * len(checks)), width=420)
     return Plot("concepts", "Options chosen in the concept checks", alt,
                 ["item", "option", "the misconception it stands for", "students"], rows, spec)
+
+
+def _count(field: str, title: str, top: int, **more) -> dict:
+    """A count's encoding, with whole-number ticks (Vega would put 0.5 students on the axis)."""
+    step = max(1, -(-int(top) // 5))
+    last = max(step, -(-int(top) // step) * step)
+    return {"field": field, "type": "quantitative", "title": title, **more,
+            "scale": {"domain": [0, last]}, "axis": {"values": list(range(0, last + 1, step)), "format": "d"}}
 
 
 def _clip(text: str, size: int) -> str:

@@ -36,6 +36,7 @@ a{color:var(--accent)}
 .pass{color:var(--pass)} .fail{color:var(--fail)} .wait{color:var(--wait)} .muted{color:var(--muted)}
 section.card{border:1px solid var(--line);border-radius:8px;padding:.8rem 1.1rem;margin:1rem 0;background:#fff}
 .note{background:#fff8c5;padding:.5rem .9rem;border-left:4px solid #d4a72c;border-radius:4px;margin:.6rem 0}
+.diagnosis{background:#ffebe9;padding:.4rem .8rem;border-left:4px solid var(--fail);border-radius:4px;margin:.5rem 0}
 .big{font-size:1.5rem;font-weight:600}
 pre{background:var(--soft);padding:.6rem;overflow-x:auto;font-size:.85rem;border-radius:6px}
 table{border-collapse:collapse;margin:.4rem 0;font-size:.9rem}

@@ -139,11 +139,11 @@ class GraderPlugin(GraderFixtures):
         except pytest.skip.Exception:
             return
         except Exception as exc:  # noqa: BLE001 - whatever a grader raises is a failed check
-            self._record(item, "failed", feedback_message(exc), getattr(exc, "mistake", None))
+            self._record(item, "failed", feedback_message(exc), exc)
         else:
             self._record(item, "passed", "")
 
-    def _record(self, item, outcome: str, message: str, mistake: str | None = None) -> None:
+    def _record(self, item, outcome: str, message: str, exc: BaseException | None = None) -> None:
         if outcome == "skipped":
             return
         label = self._labels.get(item)
@@ -151,7 +151,10 @@ class GraderPlugin(GraderFixtures):
             label = self._labels[item] = _label(item)
         cell, name, weight = label
         self.checks.setdefault(cell, []).append(
-            Check(name=name, passed=outcome == "passed", message=message, weight=weight, mistake=mistake))
+            Check(name=name, passed=outcome == "passed", message=message, weight=weight,
+                  mistake=getattr(exc, "mistake", None), candidates=list(getattr(exc, "candidates", ())),
+                  ruled_out=list(getattr(exc, "ruled_out", ())),
+                  observations=list(getattr(exc, "observations", ()))))
 
     # -- hooks ------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -164,16 +167,15 @@ class GraderPlugin(GraderFixtures):
         assertion's message.
         """
         excinfo = call.excinfo
-        mistake = None
+        exc = None
         if excinfo is None:
             outcome, message = "passed", ""
         elif excinfo.errisinstance(pytest.skip.Exception):
             outcome, message = "skipped", ""
         else:
-            outcome, message = "failed", feedback_message(excinfo.value)
-            mistake = getattr(excinfo.value, "mistake", None)
+            outcome, message, exc = "failed", feedback_message(excinfo.value), excinfo.value
         if call.when == "call" or (call.when == "setup" and outcome == "failed"):
-            self._record(item, outcome, message, mistake)
+            self._record(item, outcome, message, exc)
         return pytest.TestReport(item.nodeid, item.location, {}, outcome, message or None, call.when,
                                  duration=call.duration, start=call.start, stop=call.stop)
 

@@ -101,7 +101,7 @@ def build(root: Path, n: int, seed: int = 7) -> None:
                         passed = rng.random() < ability
                         mistake = None if passed or rng.random() < 0.3 else str(rng.choice(catalogue[cell.grade_id]))
                         checks.append(Check(f"check {k}", passed, "" if passed else f"wrong -- {mistake or 'values'}",
-                                            mistake=mistake))
+                                            mistake=mistake, candidates=[mistake] if mistake else []))
                     if i % 97 == 5 and not cell.choice:
                         checks[0] = Check("check 0", False, "`f` did not finish: no answer within 10 s (endless loop?)")
                         result.seconds += 10.0

@@ -162,7 +162,7 @@ def _graded(course: CourseDir, students: dict[str, float]) -> None:
         for student, share in students.items():
             cells = [CellResult(cell.grade_id, cell.points, round(cell.points * share, 6),
                                 [Check("check", share == 1.0, "" if share == 1.0 else "wrong -- forgot x",
-                                       mistake=None if share == 1.0 else "forgot x")])
+                                       candidates=[] if share == 1.0 else ["forgot x"])])
                      for cell in layout]
             for cell in cells:
                 cell.diagnose()

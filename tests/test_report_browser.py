@@ -29,7 +29,7 @@ from urllib.parse import unquote, urlparse
 import nbformat
 import pytest
 
-from conftest import ASSIGNMENT, IMPLEMENTATIONS, VENV_BIN, CourseDir, parse_implementation, with_solutions
+from conftest import ASSIGNMENT, VENV_BIN, CourseDir, known_sources, with_solutions
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -44,7 +44,7 @@ FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-componen
 
 
 def _solutions(name: str) -> dict[str, str]:
-    return parse_implementation(IMPLEMENTATIONS / f"{name}.py")[1]
+    return known_sources(f"mistakes/{name}")
 
 
 def _keys(course: CourseDir, student: str) -> dict[str, nbformat.NotebookNode]:

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import CourseFailure, GradekitError, StudentError, UsageError
+from .errors import GradekitError, UsageError
 
 
 def _course(args):
@@ -43,67 +43,23 @@ def cmd_answer_key(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from . import gradebook, terminal
-    from .autograde import Options, check_sandbox, grade_many
-    from .untrusted import submitted_students
+    from .autograde import Options, autograde_class
 
     course = _course(args)
     course.source_dir(args.assignment)  # a valid id
-    if not course.source_dir(args.assignment).is_dir():
-        raise UsageError(f"unknown assignment {args.assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
-    options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force,
-                      scheduler=args.scheduler)
-    check_sandbox(options)
     if args.no_sandbox:
         print("WARNING: --no-sandbox: student code runs UNCONFINED, with your rights, "
               "able to read and change your files. Use only for code you trust.", file=sys.stderr)
-    gradebook.check_assignment_registered(course, args.assignment)
-    if args.student:
-        students = gradebook.check_students(course, args.student)
-        for student in students:
-            if not course.submitted_dir(student, args.assignment).is_dir():
-                raise StudentError(f"no submission for {student}: "
-                                   f"{course.submitted_dir(student, args.assignment)} does not exist")
-    else:
-        students, skipped = submitted_students(course.root / "submitted", args.assignment,
-                                               set(gradebook.students(course)))
-        for line in skipped:
-            print(line, file=sys.stderr)
-    if not students:
-        raise UsageError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
-    progress = terminal.Progress(len(students))
-    summary = terminal.Summary(wide=args.wide)
-    with course.lock("autograde"), gradebook.Recorder(course, args.assignment) as recorder:
-        def on_result(result):
-            recorder.record(result)
-            summary.add(result)
-            progress.advance(result)
-        try:
-            grade_many(course, args.assignment, students, options, on_result,
-                       on_start=lambda n: recorder.warm())
-        except CourseFailure as exc:
-            progress.close()
-            raise type(exc)(f"{exc} -- the run stopped; {len(summary.rows)} submission(s) recorded before it, "
-                                "none after") from None
-        finally:
-            progress.close()
-    summary.print(f"{args.assignment}: {len(summary.rows)} submission(s)")
+    options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force, scheduler=args.scheduler)
+    autograde_class(course, args.assignment, args.student, options, wide=args.wide)
     return 0
 
 
 def cmd_feedback(args) -> int:
-    from . import gradebook
-    from .autograde import iter_results
-    from .feedback import write_feedback
+    from .feedback import write_class_feedback
 
     course = _course(args)
-    students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
-    count = 0
-    with gradebook.open_gradebook(course) as gb:
-        for result in iter_results(course, args.assignment, students):
-            count += len(write_feedback(course, gradebook.final_marks(gb, result)))
-    if count == 0:
-        raise GradekitError(f"no graded submissions of {args.assignment}: run `gradekit autograde` first")
+    count = write_class_feedback(course, args.assignment, args.student)
     print(f"wrote {count} feedback page(s) in {course.root / 'feedback'}")
     return 0
 

@@ -25,6 +25,23 @@ from .files import atomic_write
 from .results import CellResult, NotebookResult, SubmissionResult
 
 
+def write_class_feedback(course: Course, assignment: str, students: list[str] | None = None) -> int:
+    """``gradekit feedback``: the pages of every graded student (or these), with the gradebook's
+    final marks; returns how many pages were written."""
+    from . import gradebook
+    from .autograde import iter_results
+    from .errors import UsageError
+
+    students = gradebook.check_students(course, students) if students else gradebook.students(course)
+    count = 0
+    with gradebook.open_gradebook(course) as gb:
+        for result in iter_results(course, assignment, students):
+            count += len(write_feedback(course, gradebook.final_marks(gb, result)))
+    if count == 0:
+        raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde` first")
+    return count
+
+
 def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
     """One page per notebook; pass the result through :func:`gradebook.final_marks` first for
     the instructor's manual grades and the late penalty."""

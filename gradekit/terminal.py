@@ -9,6 +9,11 @@ from .results import SubmissionResult
 from .untrusted import for_rich, shown
 
 
+def pts(value: float) -> str:
+    """Points as people write them: at most two decimals (16.93, not 16.9333)."""
+    return f"{round(value, 2):g}"
+
+
 class Progress:
     """A rich progress bar on a terminal; plain lines in a pipe or CI."""
 
@@ -36,7 +41,7 @@ class Progress:
             left = (self.total - self.done) / rate
             note = note_of(result)
             # a submission that could not be graded at all has no cells, hence nothing "possible"
-            score = f"{result.final:g}/{result.possible:g}" if result.possible else f"{result.final:g}"
+            score = f"{pts(result.final)}/{pts(result.possible)}" if result.possible else pts(result.final)
             status = score + (f" ({note[:80]})" if note else "")
             status = shown(status)
             print(f"[{self.done}/{self.total}] {result.student}: {status} "
@@ -118,8 +123,8 @@ class Summary:
         for student, _, score, possible, _, per_notebook, problem in sorted(self.rows):
             possible = possible or most
             by_name = {n: f for n, f, _, _ in per_notebook}
-            cells = [f"{by_name[n]:g}/{possible_of[n]:g}" if n in by_name else "-" for n in self.notebooks]
-            rows.append([student, *cells, f"{score:g}/{possible:g}", problem])
+            cells = [f"{pts(by_name[n])}/{pts(possible_of[n])}" if n in by_name else "-" for n in self.notebooks]
+            rows.append([student, *cells, f"{pts(score)}/{pts(possible)}", problem])
         headers = ["student", *self.notebooks, "total", "most common problem"]
         table = _fitted_table(title, headers, rows, right=range(1, len(headers) - 1), width=self.WIDTH)
         return table
@@ -158,9 +163,9 @@ class Summary:
         for student, scores, score, possible, note, _, _ in sorted(self.rows):
             possible = possible or most  # not graded at all: out of what the others were graded on
             by_gid = {gid: value for gid, value, _ in scores}
-            cells = ["-" if gid not in by_gid else ("manual" if by_gid[gid] is None else f"{by_gid[gid]:g}")
+            cells = ["-" if gid not in by_gid else ("manual" if by_gid[gid] is None else pts(by_gid[gid]))
                      for gid in self.cells]
-            table.add_row(student, *cells, f"{score:g}/{possible:g}", Text(shown(note)))
+            table.add_row(student, *cells, f"{pts(score)}/{pts(possible)}", Text(shown(note)))
         return table
 
     def _per_cell(self, title: str):
@@ -236,7 +241,7 @@ def _most_common_problem(cells) -> str:
 
 def note_of(result: SubmissionResult) -> str:
     """The one-line reason a submission lost points wholesale (or a late penalty), if any."""
-    late = f"late penalty {result.late_penalty:g} (score {result.score:g} before it)" if result.late_penalty else ""
+    late = f"late penalty {pts(result.late_penalty)} (score {pts(result.score)} before it)" if result.late_penalty else ""
     note = _lost_everything(result)
     return "; ".join(part for part in (note, late, *result.notes) if part)
 

@@ -3,6 +3,7 @@
 What is extracted::
 
     gradekit/**/*.py                    _("...") and N_("...")
+    gradekit/templates/*.html           {% trans %} blocks and _("...") (the feedback page)
     source/<a>/*.ipynb                  each markdown cell's whole source (not a free-text answer);
                                         in code cells, {% trans %} blocks and {{ _("...") }}
     source/<a>/params*.py               N_("...") (quiz texts the notebook shows with _(...))
@@ -41,7 +42,7 @@ def gradekit_messages() -> "Catalog":  # noqa: F821 - babel's, imported late
     package = PACKAGE_LOCALE.parent
     for path in sorted(package.rglob("*.py")):
         _python(catalog, path, package.parent)
-    for path in sorted(package.rglob("*.j2")):
+    for path in sorted((package / "templates").glob("*.html")):
         _jinja(catalog, path.read_bytes(), f"{path.relative_to(package.parent)}", 0)
     return catalog
 

@@ -52,7 +52,8 @@ EXERCISES = ("project_qkv", "scaled_scores", "softmax", "weighted_sum", "self_at
 UNUSUAL = ("correct_loops",)   # reserved for the unusual students
 KINDS = ("whole", "exercise", "quiz", "partial")
 EXTRA_KINDS = ("exercise_any",)   # bench only: one exercise, chosen at random, copied as in "exercise"
-MIN_COPY_TOKENS = 30   # a copied cell has at least this many tokens: three canonical lines are no one's own
+MIN_COPY_TOKENS = 30     # a copied cell has at least this many tokens: three canonical lines are no one's own
+LONG_CELL_TOKENS = 100   # the hardest exercise's answer, copied whole or half, is at least this long
 
 # the second unusual student: loop-based too, written independently of correct_loops
 UNUSUAL_TWO = {
@@ -372,6 +373,27 @@ def _slip(value: str, rng: random.Random) -> str:
     return json.dumps(round(parsed * factor, 3))
 
 
+def _tokens(source: str) -> int:
+    return len(normalise(source).text)
+
+
+def _sources(builder, candidates: list[str], kinds: list[str], rng: random.Random) -> list[str]:
+    """A different source student for each copy; for the hardest exercise and the partial copy,
+    one whose longest answer is their own and at least LONG_CELL_TOKENS long."""
+    def longest_own(student):
+        own = [code for gid, code in builder.code[student].items() if builder.style[student][gid] == "own"]
+        return max((_tokens(code) for code in own), default=0)
+
+    pool = list(candidates)
+    rng.shuffle(pool)
+    chosen = []
+    for kind in kinds:
+        fits = [s for s in pool if kind not in ("exercise", "partial") or longest_own(s) >= LONG_CELL_TOKENS]
+        chosen.append(fits[0])
+        pool.remove(fits[0])
+    return chosen
+
+
 LECTURE_FILES = ("attention_hardcoded_lecture", "kv_hardcoded_lecture")
 
 
@@ -415,8 +437,8 @@ def build(root: Path, honest: int, plants: dict[str, int], canonical: int = 0, u
         nbs = builder.submission(student, release, code, quiz, rng.random() < outputs_share, params)
         write_notebooks(builder.course.submitted_dir(student, ASSIGNMENT), nbs)
         material[student] = key
-    sources = rng.sample(rest, n_pairs)
     kinds = [kind for kind in KINDS + EXTRA_KINDS for _ in range(plants.get(kind, 0))]
+    sources = _sources(builder, rest, kinds, rng)
     for source, copier, kind in zip(sources, taken["copiers"], kinds):
         klass.planted[(source, copier)] = kind
         folder = builder.course.submitted_dir(copier, ASSIGNMENT)
@@ -427,7 +449,7 @@ def build(root: Path, honest: int, plants: dict[str, int], canonical: int = 0, u
         code = builder.honest_code(copier, key)
         quiz = builder.quiz_answers(key, rng)
         own = [g for g in EXERCISES if builder.style[source][g] == "own"
-               and len(normalise(builder.code[source][g]).text) >= MIN_COPY_TOKENS] or list(EXERCISES)
+               and _tokens(builder.code[source][g]) >= MIN_COPY_TOKENS] or list(EXERCISES)
         if kind in ("exercise", "exercise_any"):  # the hardest exercise (the longest answer), or any
             gid = max(own, key=lambda g: len(builder.code[source][g])) if kind == "exercise" else rng.choice(own)
             code[gid] = disguise(builder.code[source][gid], rng)

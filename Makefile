@@ -36,10 +36,12 @@ demo: setup
 test: setup
 	$(VENV)/bin/python -m pytest -q tests
 
-# side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory)
+# side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory),
+# then copy detection: precision, recall and time on synthetic classes of 212 and 1,000
 bench: setup
 	$(VENV)/bin/python bench/run.py
 	$(VENV)/bin/python bench/run.py --sizes 10,100,1000
+	$(VENV)/bin/python bench/integrity.py
 
 clean:
-	rm -rf $(VENV) submitted autograded feedback gradebook.db
+	rm -rf $(VENV) submitted autograded feedback reports gradebook.db

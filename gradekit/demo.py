@@ -8,17 +8,22 @@ submission per student:
 * partly wrong answers: one classic mistake each (from the course's
   collection of known wrong implementations);
 * untouched releases;
+* two copiers: one hands in another student's notebooks, one copies another's
+  KV-cache exercise with its variables renamed (and some students copy a
+  neighbour's quiz);
 * broken and hostile files: truncated JSON, an empty file, the wrong notebook
   name, nbformat 3, code that patches ``np.allclose``, exits the process,
   or loops forever.
 
-Then it grades the class, writes the feedback, and exports the gradebook with
-``nbgrader export``, as an instructor would.
+Then it grades the class, writes the feedback, exports the gradebook with
+``nbgrader export``, as an instructor would, and prints ``gradekit integrity``'s
+table of flagged pairs.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -119,10 +124,21 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
             shutil.rmtree(previous_key, ignore_errors=True)
         previous_key = key_dir
         target = folder / f"{ASSIGNMENT}.ipynb"
+        styled = [s for s, k in plan.items() if k.startswith("correct:")]
         if kind == "key" and right and i % 3 == 1:
             style = right[i % len(right)]
             fill(nb, parse_snippets(style)[1])
             kind = f"correct:{style.stem}"
+        elif kind == "key" and styled and not any(k.startswith("copier") for k in plan.values()):
+            for name in (f"{ASSIGNMENT}.ipynb", "quiz.ipynb"):  # a copier: someone else's notebooks
+                shutil.copy(course.submitted_dir(styled[0], ASSIGNMENT) / name, folder / name)
+            plan[student] = f"copier: handed in {styled[0]}'s notebooks as their own"
+            continue
+        elif kind == "key" and len(styled) > 1 and sum(k.startswith("copier") for k in plan.values()) == 1:
+            theirs = nbformat.read(str(course.submitted_dir(styled[-1], ASSIGNMENT) / f"{ASSIGNMENT}.ipynb"), 4)
+            fill(nb, {"kv_cache": _renamed(next(c.source for c in theirs.cells
+                                                if c.metadata.get("nbgrader", {}).get("grade_id") == "kv_cache"))})
+            kind = f"copier: {styled[-1]}'s kv_cache, renamed and reformatted; the rest their own"
         elif kind.startswith("wrong:"):
             fill(nb, parse_snippets(snippets_dir / f"{kind[6:]}.py")[1])
         elif kind == "untouched":
@@ -145,6 +161,14 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
     if previous_key is not None:
         shutil.rmtree(previous_key, ignore_errors=True)
     return plan
+
+
+def _renamed(source: str) -> str:
+    """A copied cell as a copier disguises it: its variables renamed, a comment, other spacing."""
+    names = set(re.findall(r"^\s*(\w+)\s*=(?!=)", source, re.M)) | set(re.findall(r"\bfor (\w+)", source))
+    for name in names - {"self"}:
+        source = re.sub(rf"(?<![.\w]){name}(?!\w)", f"my_{name}", source)
+    return "# my own cache\n" + source.replace(", ", ",")
 
 
 def _quiz(course: Course, student: str, kind: str, key_dir: Path, folder: Path, previous_key,
@@ -228,6 +252,8 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
     first_wrong = next((s for s, k in plan.items() if k.startswith("wrong:")), ids[0])
     print(f"\nfeedback pages: {target / 'feedback'}/<student>/{ASSIGNMENT}/{ASSIGNMENT}.html")
     print(f"  e.g. {course.feedback_dir(first_wrong, ASSIGNMENT) / (ASSIGNMENT + '.html')}  ({plan[first_wrong]})")
+    print("\ncopy detection (gradekit integrity):")
+    cli(["--course", str(target), "integrity", ASSIGNMENT])
     from .exchange import demo_round_trip
 
     demo_round_trip(target, ASSIGNMENT, ids[:3])  # the same class through nbgrader's exchange

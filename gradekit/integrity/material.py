@@ -178,6 +178,7 @@ class Personal:
     checksums: dict[Key, str]                             # read-only cell -> nbgrader checksum
     code_cells: dict[str, list[str]]                      # notebook -> its answer code cells' grade_ids
     answer_cells: set[Key] = field(default_factory=set)   # the answer cells with literal right answers
+    references: dict[Key, str] = field(default_factory=dict)  # answer cell -> digest of the answer key's
     common: dict[Key, frozenset[int]] = field(default_factory=dict)  # answer cell -> stub and reference k-grams
 
 
@@ -203,8 +204,7 @@ class Reader:
         self.source = AssignmentSource.load(course, assignment)
         self.secret = secret if secret is not None else course.secret()
         self.stripper = Stripper()
-        self._common: dict[tuple[str, str], frozenset[int]] = {}
-        self._stubs: dict[str, str] = {}
+        self._common: dict[tuple[str, str, str], frozenset[int]] = {}   # answer cell's shape -> common k-grams
         self._literals: dict[str, dict] = {}        # answer-key cell source -> its literal answers
         self._checksums: dict[tuple[str, str, str], str] = {}  # (notebook, grade_id, digest) -> checksum
         self._prints: dict[tuple[str, frozenset], frozenset[int]] = {}   # (source, common) -> fingerprints
@@ -220,16 +220,14 @@ class Reader:
         me = Personal(student, numbers, runs(numbers), {}, {}, {}, {})
         for name, full in variant.notebooks.items():
             key = self.stripper.answer_key(full)
-            answer_cells = [c for c in key.cells if _editable(c)]
-            stubs = self._stub_sources(key, answer_cells)
             me.code_cells[name] = []
-            self._ids.setdefault(name, {c.get("id"): _meta(c)["grade_id"] for c in key.cells
-                                        if c.get("id") and _meta(c).get("grade_id")})
+            todo = []  # answer cells whose common k-grams are not known yet
             for cell in key.cells:
-                gid = _meta(cell).get("grade_id")
+                meta = _meta(cell)
+                gid = meta.get("grade_id")
                 if not gid:
                     continue
-                if not _editable(cell):
+                if not meta.get("solution") or meta.get("locked"):
                     digest = me.cells[(name, gid)] = _digest(cell.source)
                     known = self._checksums.get((name, gid, digest))
                     if known is None:  # the same cell as another student's: the same checksum
@@ -239,10 +237,22 @@ class Reader:
                 if cell.cell_type != "code":
                     continue
                 me.code_cells[name].append(gid)
+                me.references[(name, gid)] = _digest(cell.source)
                 for var, value in self._answers(cell.source).items():
                     me.answers[(name, var)] = value
                     me.answer_cells.add((name, gid))
-                me.common[(name, gid)] = self._common_kgrams(stubs[cell.source], cell.source)
+                # numbers and strings normalise to their kind: answer-key cells that differ only in
+                # those (one student's right answers and another's) have the same k-grams
+                shape = (name, gid, _shape(cell.source))
+                if shape in self._common:
+                    me.common[(name, gid)] = self._common[shape]
+                else:
+                    todo.append((cell, gid, shape))
+            if todo:
+                for (cell, gid, shape), stub in zip(todo, self._stubs(key, [c for c, _, _ in todo])):
+                    me.common[(name, gid)] = self._common[shape] = all_kgrams(stub) | all_kgrams(cell.source)
+            self._ids.setdefault(name, {c.get("id"): _meta(c)["grade_id"] for c in key.cells
+                                        if c.get("id") and _meta(c).get("grade_id")})
         return me
 
     def _answers(self, source: str) -> dict[str, object]:
@@ -250,23 +260,11 @@ class Reader:
             self._literals[source] = literal_answers(source)
         return self._literals[source]
 
-    def _stub_sources(self, key, answer_cells) -> dict[str, str]:
-        """Each answer cell's stub, as released: nbgrader's ClearSolutions, once per distinct cell."""
-        todo = [c for c in answer_cells if c.source not in self._stubs]
-        if todo:
-            mini = nbformat.v4.new_notebook(metadata=key.metadata)
-            mini.cells = [nbformat.from_dict(json.loads(json.dumps(c))) for c in todo]
-            for cell, stripped in zip(todo, self.stripper.student_version(mini).cells):
-                self._stubs[cell.source] = stripped.source
-        return {c.source: self._stubs[c.source] for c in answer_cells}
-
-    def _common_kgrams(self, stub: str, reference: str) -> frozenset[int]:
-        # numbers and strings normalise to their kind: cells that differ only in those (one
-        # student's right answers and another's) have the same k-grams, computed once
-        key = (_shape(stub), _shape(reference))
-        if key not in self._common:
-            self._common[key] = all_kgrams(stub) | all_kgrams(reference)
-        return self._common[key]
+    def _stubs(self, key, cells) -> list[str]:
+        """The answer cells' stubs, as released (nbgrader's ClearSolutions on a copy of them)."""
+        mini = nbformat.v4.new_notebook(metadata=key.metadata)
+        mini.cells = [nbformat.from_dict(json.loads(json.dumps(c))) for c in cells]
+        return [stripped.source for stripped in self.stripper.student_version(mini).cells]
 
     def handed(self, me: Personal) -> Handed:
         folder = self.course.submitted_dir(me.student, self.assignment)
@@ -283,6 +281,9 @@ class Reader:
             self._read_cells(out, me, name, nb, set(code_gids))
             self._read_outputs(out, name, path)
         for key, source in out.code.items():
+            if me.references.get(key) == _digest(source):
+                out.marks[key] = frozenset()  # the answer key's own code: all of it is common
+                continue
             common = me.common.get(key, frozenset())
             cached = self._prints.get((source, common))
             if cached is None:  # the same text twice: an untouched stub, a copy, the answer key

@@ -105,18 +105,18 @@ def answers(personal: dict[str, Personal], handed: dict[str, Handed]) -> dict[tu
     for me in personal.values():
         for key, value in me.answers.items():
             owners[(key, value)].append(me.student)
-    matches: dict[tuple[str, str], list] = defaultdict(list)
+    rare = max(2, n // 20)
+    matches: dict[tuple[str, str], list] = {}
     for t, mine in handed.items():
         own = personal[t].answers
-        for key, value in mine.answers.items():
-            if key not in own or own[key] == value:
-                continue
-            who = owners.get((key, value), [])
-            if len(who) >= n:
-                continue
-            for s in who:
-                if s != t:
-                    matches[(s, t)].append((key, value, len(who)))
+        wrong = {key: value for key, value in mine.answers.items() if key in own and own[key] != value}
+        # candidates: the students who share at least one rare answer with t (one in twenty or fewer)
+        candidates = {s for key, value in wrong.items() if len(owners.get((key, value), ())) <= rare
+                      for s in owners.get((key, value), ())} - {t}
+        for s in candidates:
+            theirs = personal[s].answers
+            matches[(s, t)] = [(key, value, len(owners[(key, value)])) for key, value in wrong.items()
+                               if theirs.get(key) == value and len(owners[(key, value)]) < n]
     out: dict[tuple, list[dict]] = defaultdict(list)
     for (s, t), found in _explain(n, matches).items():
         out[_pair(s, t)].append({

@@ -4,30 +4,33 @@ Used by tests/test_integrity.py and bench/integrity.py. The course is this
 repository's (both notebooks); every student gets their own variant, and
 their submission is their own release notebook with the answer cells filled:
 
-* honest code is composed per exercise from a pool of implementations (the
-  course's known right and wrong ones, the answer key, a few more written
-  here) with per-student variation: conversions of the arguments, checks,
-  an intermediate result, debugging prints, independent statements in another
-  order, names, comments and layout;
-* canonical students hand in the answer key's code; two unusual students
-  write loop-based code of their own, each differently;
+* most students write each exercise step by step, every step one of several
+  ways, with habits and touches of their own (tests/integrity_code.py);
+* ``canonical`` students hand in the answer key's code; two ``unusual`` ones
+  write loop-based code of their own, each differently (the course's
+  correct_loops implementation, and UNUSUAL_TWO below); ``lecture`` ones
+  hand in the answer key with one of the course's known implementations that
+  hard-code the lecture's numbers (the first one in the quiz too);
 * honest quiz answers are the student's own right answers, with a few slips
   (a wrong number computed from their own numbers, a wrong letter);
 * some students save their outputs (a printed matrix of their own numbers).
 
-Planted copies, each a pair (source, copier):
+Planted copies, each a pair (source, copier); the sources are students who
+write their own code:
 
 * ``whole``: the copier hands in the source's notebooks as they are;
-* ``exercise``: one answer cell of the source, renamed (consistently),
-  reformatted, commented and with two independent statements swapped;
+* ``exercise``: the source's hardest exercise (their longest answer, at least
+  LONG_CELL_TOKENS long), renamed (consistently), reformatted, commented and
+  with two independent statements swapped;
 * ``quiz``: the source's right answers typed into the copier's own quiz;
-* ``partial``: the first half of the source's longest answer cell (its first
-  class or function, or the first half of its lines), the rest the copier's.
+* ``partial``: the first half of that answer (its first class or function, or
+  the first half of its lines), disguised the same way, the rest the copier's;
+* ``exercise_any`` (bench only): as ``exercise``, for any of the source's own
+  answers of at least MIN_COPY_TOKENS tokens.
 
-The copied cell is one the source wrote in their own way (not the answer
-key's code, not a classic mistake in it), of at least ``MIN_COPY_TOKENS``
-tokens: a copy of the reference solution, or of three canonical lines,
-cannot be told from writing them.
+A copy of the reference solution, or of three canonical lines, cannot be
+told from writing them: the copied cells are ones the source wrote their
+own way.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from integrity_code import Habits, honest_cell, idioms
+from integrity_code import Habits, honest_cell
 
 from gradekit.integrity.fingerprints import normalise
 
@@ -86,13 +89,6 @@ UNUSUAL_TWO = {
                 "    return np.dot(softmax(logits), cache.values)\n",
 }
 
-CONVERSIONS = ("{p} = np.asarray({p})", "{p} = np.asarray({p}, dtype=float)", "{p} = np.array({p}, dtype=np.float64)",
-               "{p} = np.atleast_2d({p})", "{p} = np.array({p})")
-CHECKS = ("assert np.ndim({p}) >= 1", "assert {p} is not None", "n_rows = len({p})", "shape = np.shape({p})",
-          "dims = np.ndim({p})", "if np.size({p}) == 0:\n        raise ValueError('empty input')")
-NAMES = ("tmp", "res", "out", "result", "val", "acc", "mat", "arr", "data", "buf", "z", "y", "t", "u", "h")
-
-
 def implementations_dir() -> Path:
     """The course's known implementations, wherever they live now."""
     for path in (REPO / "tests" / "course" / "implementations", REPO / "autograder" / ASSIGNMENT):
@@ -131,54 +127,6 @@ def pools() -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
 
 
 # -- per-student variation -------------------------------------------------------------
-
-def _params_of(header: str) -> list[str]:
-    inside = header[header.index("(") + 1:header.rindex(")")]
-    names = [p.split("=")[0].strip() for p in inside.split(",")]
-    return [n for n in names if n and n not in ("self", "*", "/") and not n.startswith("*")]
-
-
-def vary(source: str, rng: random.Random) -> str:
-    """One student's way of writing a given implementation: same idea, their own details."""
-    lines = source.rstrip("\n").split("\n")
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        out.append(line)
-        i += 1
-        m = re.match(r"^(\s*)def (\w+)\((.*)\):\s*$", line)
-        if not m or m.group(2).startswith("__"):
-            continue
-        indent = m.group(1) + "    "
-        while i < len(lines) and lines[i].strip().startswith(('"""', "'''")):  # keep or drop the docstring
-            doc = [lines[i]]
-            if not (lines[i].strip().count('"""') >= 2 or lines[i].strip().count("'''") >= 2):
-                i += 1
-                while i < len(lines) and '"""' not in lines[i] and "'''" not in lines[i]:
-                    doc.append(lines[i])
-                    i += 1
-                doc.append(lines[i] if i < len(lines) else "")
-            i += 1
-            if rng.random() < 0.5:
-                out.extend(doc)
-        params = _params_of(line) or ["x"]
-        extra = []
-        for p in rng.sample(params, k=min(len(params), rng.choice([0, 0, 1, 1, 2, 3]))):
-            extra.append(rng.choice(CONVERSIONS).format(p=p))
-        if rng.random() < 0.35:
-            extra.append(rng.choice(CHECKS).format(p=rng.choice(params)))
-        if rng.random() < 0.15:
-            extra.append(f"print({rng.choice(params)})")
-        rng.shuffle(extra)
-        out.extend(indent + e for e in extra)
-    text = idioms("\n".join(out) + "\n", rng)
-    if rng.random() < 0.5:  # return an intermediate result instead of the expression
-        name = rng.choice(NAMES)
-        text = re.sub(r"^(\s*)return (?!.*,\s*\w+\s*$)(.+)$", lambda m: f"{m.group(1)}{name} = {m.group(2)}\n"
-                      f"{m.group(1)}return {name}", text, count=1, flags=re.M)
-    return swap_independent(text, rng) if rng.random() < 0.5 else text
-
 
 _ASSIGN = re.compile(r"^(\s*)([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=(?!=)(.*)$")
 
@@ -311,7 +259,7 @@ class _Builder:
             if mode == "canonical" or mode == "mixed" and roll < 0.1:
                 code[gid], style[gid] = key_cells[gid].source, "key"
             elif mode in self.unusual:
-                code[gid], style[gid] = vary(self.unusual[mode][gid], rng), "unusual"
+                code[gid], style[gid] = self.unusual[mode][gid], "unusual"
             elif mode in self.pool and gid in self.pool[mode]:  # a known wrong route in canonical code
                 code[gid], style[gid] = self.pool[mode][gid], "mistake"
             elif mode in self.pool:
@@ -323,8 +271,6 @@ class _Builder:
 
     def quiz_answers(self, key, rng, slips: bool = True) -> dict[str, str]:
         """gid -> the answer lines of an honest student: their own right answers, a few slips."""
-        from gradekit.integrity.material import literal_answers  # noqa: F401  (same parser the detector uses)
-
         out = {}
         for gid, cell in _cells(key[QUIZ]).items():
             if not cell.metadata.get("nbgrader", {}).get("solution") or cell.cell_type != "code":

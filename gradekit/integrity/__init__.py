@@ -31,22 +31,28 @@ this problem needs and copydetect does not have.
            {"kind": "variant cells", "from": "alice", "by": "bob", "count": 3,
             "cells": ["nb/setup", ...], "checksums_only": [...], "strength": 60.0},
            {"kind": "answers", "from": "alice", "by": "bob", "count": 9,
-            "answers": ["quiz/tq1_weights", ...], "strength": 31.2},
+            "answers": ["quiz/q1_weights", ...], "strength": 31.2},
            {"kind": "personal numbers", "from": "alice", "by": "bob", "count": 12,
             "where": ["nb/outputs"], "strength": 25.0},
-           {"kind": "code", "count": 1, "strength": 9.5,
-            "cells": [{"cells": ["nb/softmax", "nb/softmax"], "weight": 9.5, "shared": 11,
-                       "containment": 0.92}]}]}],
+           {"kind": "code", "count": 1, "strength": 61.3,  # cells that are copies, strongest first
+            "cells": [{"cells": ["nb/exercise3", "nb/exercise3"], "weight": 66.6, "shared": 27,
+                       "containment": 0.92, "score": 61.3}]}]}],
       "public_numbers": [                         # one student each: the assignment's own example numbers
-        {"student": "carol", "where": "nb/self_attention", "what": "...", "numbers": [0.67, 0.33]}],
+        {"student": "carol", "where": "nb/exercise2", "what": "...", "numbers": [0.25, 0.75]}],
       "unreadable": {"dave": ["quiz.ipynb: the file is empty"]},
       "settings": {...}                           # the thresholds used
     }
 
-"from" is the student whose numbers or answers they are, "by" the one whose
-submission carries them; "strength" is in bits beyond chance for the variant
-kinds (see :mod:`.variants`) and in weighted shared fingerprints for code
-(see :mod:`.code`). ``gradekit integrity --json`` prints the "pairs" list.
+"from" is the student whose cells, answers or numbers they are, "by" the one
+whose submission carries them (code evidence has no direction); "count" is
+how many cells, answers or numbers matched; "strength" is in bits beyond
+chance for the variant kinds (:mod:`.variants`, a read-only cell counts 20)
+and the cells' weight x containment for code (:mod:`.code`). ``gradekit
+integrity --json`` prints the "pairs" list. Student ids in "students" are
+sorted, and each pair appears once.
+
+Nothing here reads the graded results: a submission is compared whether or
+not it was graded, and whatever its score.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ From the variant (rebuilt from the student id with
 * the student's personal numbers: every number of the params, in order,
   quantised to 0.001, and the runs of three of them;
 * the right answers: literal assignments in the answer key's answer cells
-  (``tq1_weights = [0.622, 0.378]``, ``mc_scaling = "B"``);
+  (``q1_weights = [0.622, 0.378]``, ``q2_choice = "B"``);
 * the read-only cells and their nbgrader checksums, as the student received them;
 * per answer cell, the k-grams of its stub and of the reference solution:
   code everybody was given, or that the course expects, is no evidence.

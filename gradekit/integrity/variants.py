@@ -42,7 +42,7 @@ class PublicExample:
 
 
 def load_public_examples(source_dir: Path) -> list[PublicExample]:
-    """``public_examples.json``: ``{"examples": [{"what": "...", "numbers": [0.67, 0.33]}, ...]}``."""
+    """``public_examples.json``: ``{"examples": [{"what": "...", "numbers": [0.25, 0.75]}, ...]}``."""
     path = source_dir / PUBLIC_EXAMPLES
     if not path.exists():
         return []
@@ -58,7 +58,7 @@ def load_public_examples(source_dir: Path) -> list[PublicExample]:
         return examples
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise TemplateError(f"{path}: not a list of public examples ({type(exc).__name__}: {exc}); "
-                            'expected {"examples": [{"what": "...", "numbers": [0.67, 0.33]}]}') from None
+                            'expected {"examples": [{"what": "...", "numbers": [0.25, 0.75]}]}') from None
 
 
 def _bits(n: int, dfs) -> float:

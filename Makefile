@@ -24,17 +24,19 @@ system-deps:
 	  fi; \
 	fi
 
-$(STAMP): pyproject.toml | system-deps
+$(STAMP): pyproject.toml constraints.txt | system-deps
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -e . 2>&1 | grep -v "^WARNING: Location" || true
+	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e . 2>&1 | grep -v "^WARNING: Location" || true
 	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, dask.distributed"
 	touch $@
 
 demo: setup
 	$(VENV)/bin/gradekit demo
 
+# the test suite, then every shipped assignment's own QA (gradekit check)
 test: setup
 	$(VENV)/bin/python -m pytest -q tests
+	for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done
 
 # side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory),
 # then copy detection: precision, recall and time on synthetic classes of 212 and 1,000

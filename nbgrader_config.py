@@ -29,3 +29,18 @@ c.ExchangeFactory.fetch_feedback = "gradekit.exchange.GradekitFetchFeedback"
 # late_submission_penalty column): 'none' (nbgrader's default) or 'zero'; or
 # your own LateSubmissionPlugin subclass via c.AssignLatePenalties.plugin_class.
 # c.LateSubmissionPlugin.penalty_method = "zero"
+
+# gradekit's own settings (the values below are the defaults). Limits for student code:
+# c.Gradekit.cell_timeout = 20.0      # seconds to run all of a notebook's cells
+# c.Gradekit.call_timeout = 10.0      # seconds for one call of a grader into the student's code
+# c.Gradekit.notebook_budget = 120.0  # seconds for all the graders' calls on one notebook
+# c.Gradekit.memory = 1536            # MiB of address space
+# c.Gradekit.cpu_seconds = 60         # CPU seconds per notebook
+# c.Gradekit.processes = 64           # processes at once
+# c.Gradekit.tmpfs = 64               # MiB of the sandbox's private /tmp
+# c.Gradekit.assignments = {"multi_head_attention": {"call_timeout": 20}}   # per assignment
+# A free-text answer left as "YOUR ANSWER HERE" gets 0 automatically instead of waiting:
+# c.Gradekit.unanswered_free_text_zero = False
+# Extra grading stages (import paths; see gradekit/grading/stages.py):
+# from gradekit.grading import DEFAULT_STAGES
+# c.Gradekit.stages = DEFAULT_STAGES[:4] + ["mycourse.stages.Penalty"] + DEFAULT_STAGES[4:]

@@ -17,7 +17,7 @@ What is measured (wall-clock, on this machine, in one run):
 * Both get the same mix of submissions: mostly the answer key, every tenth
   one with a wrong function, every tenth one the untouched release notebook.
 * gradekit's in-worker time: the mean of the "seconds" field of
-  autograded/<student>/self_attention/results.json, the time Grader.grade()
+  autograded/<student>/self_attention/results.json, the time Pipeline.grade()
   takes for one student inside a worker (child sandbox, student code, graders).
 * the floor: the mean of "student_seconds" in the same files, the time the
   student's cells and the graders' calls into them take as the sandboxed
@@ -266,7 +266,7 @@ def compare(args, work: Path, out: list[str]) -> None:
     out.append("")
     if gk["in_worker"] is not None:
         out.append(f"gradekit in-worker time per submission (mean of results.json 'seconds', "
-                   f"Grader.grade() inside a worker): {gk['in_worker']:.3f} s")
+                   f"Pipeline.grade() inside a worker): {gk['in_worker']:.3f} s")
     out.append(f"gradekit peak RSS: coordinator {mb(gk['rss_self'])}, whole process tree {mb(gk['rss_tree'])}")
     score_check(n, tools, out)
     if args.throughput:

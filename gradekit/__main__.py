@@ -1,3 +1,5 @@
+"""`python -m gradekit`: the command line (see gradekit.cli)."""
+
 from .cli import main
 import sys
 sys.exit(main())

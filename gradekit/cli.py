@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import GradekitError, StudentError
+from .errors import CourseFailure, GradekitError, StudentError, UsageError
 
 
 def _course(args):
@@ -43,16 +43,14 @@ def cmd_answer_key(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    if not args.scheduler and args.jobs != 1:
-        from .pool import warm_fork_server
-
-        warm_fork_server()  # first: its imports overlap with ours below
     from . import gradebook, terminal
     from .autograde import Options, check_sandbox, grade_many
-    from .template import AssignmentSource
+    from .untrusted import submitted_students
 
     course = _course(args)
-    AssignmentSource.load(course, args.assignment)  # unknown assignment: one clear line
+    course.source_dir(args.assignment)  # a valid id
+    if not course.source_dir(args.assignment).is_dir():
+        raise UsageError(f"unknown assignment {args.assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
     options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force,
                       scheduler=args.scheduler)
     check_sandbox(options)
@@ -67,24 +65,26 @@ def cmd_autograde(args) -> int:
                 raise StudentError(f"no submission for {student}: "
                                    f"{course.submitted_dir(student, args.assignment)} does not exist")
     else:
-        known = set(gradebook.students(course))
-        base = course.root / "submitted"
-        students = sorted(p.name for p in base.iterdir() if (p / args.assignment).is_dir()) if base.is_dir() else []
-        unknown = [s for s in students if s not in known]
-        for student in unknown:
-            print(f"skipped {student}: not in the gradebook", file=sys.stderr)
-        students = [s for s in students if s in known]
+        students, skipped = submitted_students(course.root / "submitted", args.assignment,
+                                               set(gradebook.students(course)))
+        for line in skipped:
+            print(line, file=sys.stderr)
     if not students:
-        raise GradekitError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
+        raise UsageError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
     progress = terminal.Progress(len(students))
     summary = terminal.Summary()
-    with course.lock("autograde"), gradebook.open_gradebook(course) as gb:
+    with course.lock("autograde"), gradebook.Recorder(course, args.assignment) as recorder:
         def on_result(result):
-            gradebook.record(gb, result)
+            recorder.record(result)
             summary.add(result)
             progress.advance(result)
         try:
-            grade_many(course, args.assignment, students, options, on_result)
+            grade_many(course, args.assignment, students, options, on_result,
+                       on_start=lambda n: recorder.warm())
+        except CourseFailure as exc:
+            progress.close()
+            raise type(exc)(f"{exc} -- the run stopped; {len(summary.rows)} submission(s) recorded before it, "
+                                "none after") from None
         finally:
             progress.close()
     summary.print(f"{args.assignment}: {len(summary.rows)} submission(s)")
@@ -162,6 +162,37 @@ def cmd_integrity(args) -> int:
     return 0
 
 
+def cmd_new(args) -> int:
+    from .scaffold import new_assignment
+
+    course = _course(args)
+    paths = new_assignment(course, args.assignment, args.template)
+    for path in paths:
+        print(path.relative_to(course.root))
+    origin = f"a copy of {args.template}" if args.template else "one example exercise and one question"
+    print(f"{args.assignment}: {len(paths)} file(s), {origin}; edit them, then "
+          f"`gradekit generate {args.assignment}`")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from .qa import check_assignment, print_report
+
+    course = _course(args)
+    if not course.source_dir(args.assignment).is_dir():
+        raise UsageError(f"unknown assignment {args.assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
+    if args.students < 1 or args.jobs < 0:
+        raise UsageError("--students must be at least 1 and --jobs at least 0")
+    if not args.no_sandbox:
+        from .autograde import Options, check_sandbox
+
+        check_sandbox(Options())
+    report = check_assignment(course, args.assignment, students=args.students, jobs=args.jobs,
+                              sandboxed=not args.no_sandbox)
+    print_report(report)
+    return 0 if report.ok else 1
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -222,6 +253,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the flagged pairs as JSON instead of a table")
     p.set_defaults(run=cmd_integrity)
 
+    p = sub.add_parser("new", help="start an assignment that grades at once (or a copy of an existing one)")
+    p.add_argument("assignment")
+    p.add_argument("--from", dest="template", metavar="EXISTING", help="copy this assignment instead")
+    p.set_defaults(run=cmd_new)
+
+    p = sub.add_parser("check", help="grade a simulated class and check the assignment's graders (QA)")
+    p.add_argument("assignment")
+    p.add_argument("--students", type=int, default=20, help="simulated students (default: 20)")
+    p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
+    p.add_argument("--no-sandbox", action="store_true", help="run the QA set's code without bubblewrap")
+    p.set_defaults(run=cmd_check)
+
     p = sub.add_parser("demo", help="run a simulated class through the whole pipeline")
     p.add_argument("--keep", metavar="DIR", help="build the demo course here and keep it")
     p.add_argument("--students", type=int, default=30)
@@ -236,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except GradekitError as exc:
         print(f"gradekit: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     except KeyboardInterrupt:
         print("gradekit: interrupted; results recorded so far are kept", file=sys.stderr)
         return 130

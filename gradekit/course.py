@@ -11,24 +11,53 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
-from .errors import CourseError
+from .errors import CourseError, UsageError
+from .untrusted import check_id
 
 SECRET_ENV = "GRADEKIT_SECRET"
 SECRET_FILE = Path(".gradekit") / "secret"
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$")
+__all__ = ["Course", "check_id"]
 
 
-def check_id(kind: str, value: str) -> str:
-    """Reject ids that could escape a directory or confuse a path."""
-    if not _ID.match(value or "") or value in {".", ".."}:
-        raise CourseError(f"invalid {kind} id {value!r}: use letters, digits and _.@+-")
-    return value
+def _settings_class():
+    """``c.Gradekit.*`` in nbgrader_config.py: gradekit's own configurable (built on first use,
+    so that importing this module does not import traitlets)."""
+    global _Settings
+    if _Settings is not None:
+        return _Settings
+    from traitlets import Bool, Dict, Float, Int, List, Unicode
+    from traitlets.config import Configurable
+
+    class Gradekit(Configurable):
+        """gradekit's settings for a course, read from ``c.Gradekit`` in nbgrader_config.py."""
+
+        language = Unicode("en", help="The language students read when languages.csv names none").tag(config=True)
+        cell_timeout = Float(20.0, help="Seconds for running all of a notebook's cells").tag(config=True)
+        call_timeout = Float(10.0, help="Seconds for one call of a grader into the student's code").tag(config=True)
+        notebook_budget = Float(120.0, help="Seconds for all the graders' calls on one notebook").tag(config=True)
+        memory = Int(1536, help="MiB of address space for the student's code").tag(config=True)
+        cpu_seconds = Int(60, help="CPU seconds for the student's code, per notebook").tag(config=True)
+        processes = Int(64, help="Processes the student's code may run at once").tag(config=True)
+        tmpfs = Int(64, help="MiB of the sandbox's private /tmp").tag(config=True)
+        stages = List(Unicode(), default_value=[],
+                      help="The grading stages, as import paths (empty: gradekit's default list)").tag(config=True)
+        assignments = Dict(per_key_traits=None, default_value={},
+                           help="Per-assignment overrides of the limits above, e.g. "
+                                "{'project': {'call_timeout': 30}}").tag(config=True)
+        unanswered_free_text_zero = Bool(False, help="Give a free-text answer left untouched 0 points "
+                                         "automatically instead of waiting for a manual grade").tag(config=True)
+
+    _Settings = Gradekit
+    return Gradekit
+
+
+_Settings = None
+_LIMITS = ("cell_timeout", "call_timeout", "notebook_budget", "memory", "cpu_seconds", "processes", "tmpfs")
 
 
 @dataclass(frozen=True)
@@ -38,13 +67,31 @@ class Course:
     root: Path
     course_id: str
     db_url: str
+    settings: Any = field(default=None, compare=False, repr=False)   # c.Gradekit (see _settings_class)
+
+    @property
+    def limits(self):
+        """The sandbox limits this course sets (``c.Gradekit.cell_timeout`` and the others)."""
+        return self.limits_for(None)
+
+    def limits_for(self, assignment: str | None):
+        """The limits for ``assignment``: the course's, with ``c.Gradekit.assignments[assignment]`` on top."""
+        from .sandbox.bwrap import Limits
+
+        s = self.settings or _settings_class()()
+        values = {name: getattr(s, name) for name in _LIMITS}
+        values.update((s.assignments or {}).get(assignment, {}) if assignment else {})
+        return Limits(cpu_seconds=int(values["cpu_seconds"]), memory_mb=int(values["memory"]),
+                      processes=int(values["processes"]), tmpfs_mb=int(values["tmpfs"]),
+                      run_seconds=float(values["cell_timeout"]), call_seconds=float(values["call_timeout"]),
+                      grading_seconds=float(values["notebook_budget"]))
 
     @classmethod
     def load(cls, root: str | os.PathLike = ".") -> "Course":
         root = Path(root).resolve()
         config_file = root / "nbgrader_config.py"
         if not config_file.is_file():
-            raise CourseError(f"{root} is not a course directory: no nbgrader_config.py")
+            raise UsageError(f"{root} is not a course directory: no nbgrader_config.py")
         from traitlets.config.loader import PyFileConfigLoader
 
         try:
@@ -57,7 +104,24 @@ class Course:
         if db_url.startswith("sqlite:///") and not db_url.startswith("sqlite:////"):
             # nbgrader resolves relative sqlite paths against the course root
             db_url = f"sqlite:///{root / db_url[len('sqlite:///'):]}"
-        return cls(root=root, course_id=course_id, db_url=db_url)
+        try:
+            settings = _settings_class()(config=config)
+            for name in _LIMITS:
+                if getattr(settings, name) <= 0:
+                    raise ValueError(f"c.Gradekit.{name} must be positive, not {getattr(settings, name)!r}")
+            for assignment, overrides in (settings.assignments or {}).items():
+                if not isinstance(overrides, dict):
+                    raise ValueError(f"c.Gradekit.assignments[{assignment!r}] must be a dict of limits")
+                for name, value in overrides.items():
+                    if name not in _LIMITS:
+                        raise ValueError(f"c.Gradekit.assignments[{assignment!r}]: {name!r} is not a limit "
+                                         f"(one of {', '.join(_LIMITS)})")
+                    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                        raise ValueError(f"c.Gradekit.assignments[{assignment!r}][{name!r}] must be a positive "
+                                         f"number, not {value!r}")
+        except Exception as exc:  # a TraitError: a setting of the wrong type
+            raise CourseError(f"nbgrader_config.py: {str(exc).splitlines()[0]}") from None
+        return cls(root=root, course_id=course_id, db_url=db_url, settings=settings)
 
     # -- directories -------------------------------------------------------
     def source_dir(self, assignment: str) -> Path:
@@ -97,7 +161,7 @@ class Course:
             except BlockingIOError:
                 fh.seek(0)
                 holder = fh.read().strip() or "another process"
-                raise CourseError(f"another `gradekit {name}` is running on this course ({holder}); "
+                raise UsageError(f"another `gradekit {name}` is running on this course ({holder}); "
                                   "wait for it to finish") from None
             fh.seek(0)
             fh.truncate()

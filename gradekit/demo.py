@@ -5,8 +5,8 @@ graders, reference), a roster of students in nbgrader's gradebook, and one
 submission per student:
 
 * correct answers, some written differently (loops, einsum, lists, float32);
-* partly wrong answers: one classic mistake each (from the course's
-  collection of known wrong implementations);
+* partly wrong answers: one classic mistake each (the course's QA set,
+  ``autograder/<assignment>/mistakes/``, see gradekit.qaset);
 * untouched releases;
 * two copiers: one hands in another student's notebooks, one copies another's
   KV-cache exercise with its variables renamed (and some students copy a
@@ -35,7 +35,7 @@ import nbformat
 
 from .course import Course
 from .errors import CourseError
-from .sandbox.bwrap import Limits
+from . import qaset
 
 ASSIGNMENT = "self_attention"
 COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
@@ -52,21 +52,6 @@ def repo_root() -> Path:
     if not (here / "source" / ASSIGNMENT).is_dir():
         raise CourseError(f"the demo needs the course files next to the package ({here}/source/{ASSIGNMENT})")
     return here
-
-
-def parse_snippets(path: Path) -> tuple[list[str], dict[str, str]]:
-    """A known (wrong or right) implementation: ``# breaks: a b`` then ``# %% <grade_id>`` sections."""
-    lines = path.read_text().splitlines(keepends=True)
-    breaks = lines[0].split(":", 1)[1].replace(",", " ").split() if lines and lines[0].startswith("# breaks:") else []
-    sections: dict[str, list[str]] = {}
-    current = None
-    for line in lines[1:]:
-        if line.startswith("# %%"):
-            current = line[4:].strip()
-            sections[current] = []
-        elif current is not None:
-            sections[current].append(line)
-    return breaks, {k: "".join(v).rstrip() + "\n" for k, v in sections.items()}
 
 
 def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.NotebookNode:
@@ -98,19 +83,20 @@ def build_course(target: Path, students: list[str]) -> Course:
 
 def simulate(course: Course, students: list[str]) -> dict[str, str]:
     """Write one submission per student; return what each one did."""
-    from .release import answer_key, atomic_write
+    from .files import atomic_write
+    from .release import answer_key
 
-    snippets_dir = repo_root() / "tests" / "course" / "implementations"
-    known = sorted(snippets_dir.glob("*.py"))
-    right = [p for p in known if not parse_snippets(p)[0]]
-    wrong = [p for p in known if parse_snippets(p)[0]]
+    graders = course.graders_dir(ASSIGNMENT)
+    right = [(p.stem, qaset.parse(p)[2]) for p in qaset.files(graders, "correct")]
+    wrong = {p.stem: qaset.parse(p)[2] for p in qaset.files(graders, "mistakes")}
     broken = ["untouched", "untouched", "truncated", "empty", "wrong_name", "nbformat3",
               "patches_allclose", "exits_on_import", "endless_loop"]
     plan: dict[str, str] = {}
     n = len(students)
     n_broken = min(len(broken), max(0, n // 3))
     n_wrong = min(len(wrong), max(0, (n - n_broken) // 2))
-    kinds = (["key"] * (n - n_broken - n_wrong)) + [f"wrong:{p.stem}" for p in wrong[:n_wrong]] + broken[:n_broken]
+    spread = [list(wrong)[i * len(wrong) // n_wrong] for i in range(n_wrong)]  # across the exercises
+    kinds = (["key"] * (n - n_broken - n_wrong)) + [f"wrong:{name}" for name in spread] + broken[:n_broken]
     previous_key = None
     for i, (student, kind) in enumerate(zip(students, kinds)):
         folder = course.submitted_dir(student, ASSIGNMENT)
@@ -126,9 +112,9 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
         target = folder / f"{ASSIGNMENT}.ipynb"
         styled = [s for s, k in plan.items() if k.startswith("correct:")]
         if kind == "key" and right and i % 3 == 1:
-            style = right[i % len(right)]
-            fill(nb, parse_snippets(style)[1])
-            kind = f"correct:{style.stem}"
+            name, sources = right[i % len(right)]
+            fill(nb, sources)
+            kind = f"correct:{name}"
         elif kind == "key" and styled and not any(k.startswith("copier") for k in plan.values()):
             for name in (f"{ASSIGNMENT}.ipynb", "quiz.ipynb"):  # a copier: someone else's notebooks
                 shutil.copy(course.submitted_dir(styled[0], ASSIGNMENT) / name, folder / name)
@@ -140,7 +126,7 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
                                                 if c.metadata.get("nbgrader", {}).get("grade_id") == "kv_cache"))})
             kind = f"copier: {styled[-1]}'s kv_cache, renamed and reformatted; the rest their own"
         elif kind.startswith("wrong:"):
-            fill(nb, parse_snippets(snippets_dir / f"{kind[6:]}.py")[1])
+            fill(nb, wrong[kind[6:]])
         elif kind == "untouched":
             nb = nbformat.read(str(course.release_dir(student, ASSIGNMENT) / f"{ASSIGNMENT}.ipynb"), as_version=4)
         elif kind in HOSTILE:
@@ -235,7 +221,7 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
     slowest = _slowest(course, ids)
     if slowest:
         student, seconds = slowest
-        limit = Limits().call_seconds
+        limit = course.limits.call_seconds
         why = f": a call that does not return is stopped after {limit:g} s" if seconds >= limit else ""
         print(f"  the slowest, {student} ({plan.get(student, '?')}), took {seconds:.1f} s of that{why}")
     if cli(["--course", str(target), "feedback", ASSIGNMENT]) != 0:

@@ -1,36 +1,177 @@
-"""Named errors. Every mistake an instructor or student can make is one of these.
+"""Every gradekit error, in one place. Two kinds of failure are kept apart:
 
-    GradekitError                 -- the CLI prints its message as one line, exits 2
-    ├── CourseError               -- no nbgrader_config.py, bad config, unknown assignment
-    ├── TemplateError             -- a source notebook or params.py that does not render
-    ├── StudentError              -- a student id not in the gradebook
-    ├── SubmissionError           -- a submission that cannot be graded (zero + reason)
-    └── SandboxUnavailable        -- no bwrap and no --no-sandbox
+* a **course failure** -- the course or the machine is broken (a grader that does
+  not import, a template that does not render, a sandbox that cannot start, a
+  gradebook that cannot be written): the run stops as soon as it is seen, exits
+  non-zero and writes nothing to the gradebook;
+* a **student failure** -- one student's input cannot be graded: that student
+  gets a zero with the reason, and the rest of the class goes on.
 
-Errors raised by student code inside the sandbox are not Python exceptions on
-the trusted side; they come back as :class:`gradekit.sandbox.client.StudentCodeError`.
+::
+
+    GradekitError                  the CLI prints the message as one line
+    ├── UsageError                 exit 2: a mistake on the command line or in the course's
+    │   │                          data (unknown assignment, student not in the gradebook)
+    │   ├── StudentError           a student id the gradebook does not know
+    │   ├── LMSError               an LMS bulk download or roster that cannot be read
+    │   └── ExchangeFailure        an nbgrader exchange step failed (nbgrader logged why)
+    ├── CourseFailure              exit 3: the course or the machine is broken; nothing written
+    │   ├── CourseError            no nbgrader_config.py, a config that does not load
+    │   ├── TemplateError          a source notebook or params generator that does not render
+    │   ├── GraderError            a hidden grader or the reference that does not load
+    │   ├── SandboxUnavailable     no bubblewrap (and no --no-sandbox)
+    │   ├── SandboxBroken          a sandbox that cannot start
+    │   └── GradebookError         a gradebook that cannot be written
+    └── SubmissionError            a submission that cannot be graded: zero + the reason
+
+    StudentCodeError               the student's code raised, hung, crashed or broke the
+    ├── SandboxTimeout             protocol (raised on the trusted side by the sandbox client;
+    └── SandboxCrashed             ``failure`` says which, as a CodeFailure)
+
+    Mismatch (AssertionError)      a grader's comparison failed: the message is feedback
+    StudentFailure (AssertionError) the student's code failed during a grader's call
+
+``CodeFailure`` is an enum, so that a student's own exception named ``Timeout``
+or ``Lost`` cannot pass for one of gradekit's.
 """
+
+from __future__ import annotations
+
+import enum
 
 
 class GradekitError(Exception):
     """Base class: a user-facing problem with a one-line message."""
 
-
-class CourseError(GradekitError):
-    """The course directory or its configuration is not usable."""
+    exit_code = 2
 
 
-class TemplateError(GradekitError):
-    """An assignment's source (notebook template or params generator) is broken."""
+# -- mistakes of the person running the command ------------------------------------------
+
+class UsageError(GradekitError):
+    """A mistake in what was asked: an unknown assignment or student, a bad option."""
 
 
-class StudentError(GradekitError):
+class StudentError(UsageError):
     """A student id that the gradebook does not know."""
 
 
-class SubmissionError(GradekitError):
-    """A submitted notebook that cannot be graded; the message is the reason."""
+class LMSError(UsageError):
+    """A bulk download or roster that cannot be read."""
 
 
-class SandboxUnavailable(GradekitError):
+class ExchangeFailure(UsageError):
+    """An exchange step (release, fetch, submit, ...) failed; nbgrader logged why."""
+
+
+# -- the course or the machine is broken ---------------------------------------------------
+
+class CourseFailure(GradekitError):
+    """The course or the infrastructure is broken: stop the run, write nothing.
+
+    The message names the file (and line, where there is one) to fix.
+    """
+
+    exit_code = 3
+
+
+class CourseError(CourseFailure):
+    """The course directory or its configuration is not usable."""
+
+
+class TemplateError(CourseFailure):
+    """An assignment's source (notebook template or params generator) is broken."""
+
+
+class GraderError(CourseFailure):
+    """A hidden grader (or the reference solution) does not load."""
+
+
+class SandboxUnavailable(CourseFailure):
     """bubblewrap is missing and the instructor did not accept running without it."""
+
+
+class SandboxBroken(CourseFailure):
+    """A sandbox that does not start: bubblewrap refused, or the worker died on start-up."""
+
+
+class GradebookError(CourseFailure):
+    """The gradebook cannot be read or written."""
+
+
+# -- one student's submission ----------------------------------------------------------------
+
+class SubmissionError(GradekitError):
+    """A submitted notebook that cannot be graded; the message is the reason (a zero)."""
+
+
+# -- student code, seen from the trusted side ---------------------------------------------
+
+class CodeFailure(enum.Enum):
+    """How a call into the student's code failed."""
+
+    RAISED = "raised"        # the code raised an exception of its own (its type name in exc_type)
+    TIMEOUT = "timeout"      # no answer within the deadline
+    CRASHED = "crashed"      # the process died
+    PROTOCOL = "protocol"    # an answer outside the protocol
+    LOST = "lost"            # an object from before the code had to be restarted
+    SANDBOX = "sandbox"      # the sandbox stopped answering
+
+
+class StudentCodeError(Exception):
+    """The student's code raised, hung, crashed or answered outside the protocol."""
+
+    def __init__(self, failure: CodeFailure, message: str, where: list[str] | None = None,
+                 exc_type: str | None = None):
+        self.failure, self.message, self.where = failure, message, where or []
+        self.exc_type = exc_type if failure is CodeFailure.RAISED else None
+        super().__init__(f"{self.kind}: {message}" if message else self.kind)
+
+    @property
+    def kind(self) -> str:
+        """What to call it in feedback: the exception's type name, or the kind of failure."""
+        if self.failure is CodeFailure.RAISED:
+            return self.exc_type or "Error"
+        return _KIND_NAMES[self.failure]
+
+
+_KIND_NAMES = {CodeFailure.TIMEOUT: "Timeout", CodeFailure.CRASHED: "Crashed",
+               CodeFailure.PROTOCOL: "ProtocolError", CodeFailure.LOST: "Lost",
+               CodeFailure.SANDBOX: "SandboxError"}
+
+
+class SandboxTimeout(StudentCodeError):
+    def __init__(self, message: str):
+        super().__init__(CodeFailure.TIMEOUT, message)
+
+
+class SandboxCrashed(StudentCodeError):
+    def __init__(self, failure: CodeFailure, message: str):
+        super().__init__(failure, message)
+
+
+# -- graders ------------------------------------------------------------------------------
+
+class Mismatch(AssertionError):
+    """A student's value differs from the reference; the message is the feedback.
+
+    ``candidates`` are the catalogue names of the known wrong routes the value
+    matched on this input (several when those routes coincide here);
+    ``ruled_out`` the routes it was compared with and did not match.
+    ``mistake`` is the one candidate when there is exactly one (what this
+    check alone points to; the cell's diagnosis weighs all its checks, see
+    gradekit.diagnosis). ``observations`` are what the probes saw.
+    """
+
+    def __init__(self, message: str, mistake: str | None = None, *, candidates=None, ruled_out=(),
+                 observations=()):
+        super().__init__(message)
+        self.candidates = list(candidates) if candidates is not None else ([mistake] if mistake else [])
+        self.ruled_out = list(ruled_out)
+        self.mistake = mistake if mistake is not None else \
+            (self.candidates[0] if len(self.candidates) == 1 else None)
+        self.observations = list(observations)
+
+
+class StudentFailure(AssertionError):
+    """The student's code raised, hung or crashed during a grader's call."""

@@ -51,21 +51,19 @@ from nbgrader.exchange.default import (ExchangeFetchAssignment, ExchangeFetchFee
 from nbgrader.utils import check_mode, get_username, make_unique_key, notebook_hash
 from traitlets import Bool
 
-from .errors import GradekitError
-
-
-class ExchangeFailure(GradekitError):
-    """An exchange step (release, fetch, submit, ...) failed; nbgrader logged why."""
+from .errors import ExchangeFailure, SubmissionError
+from .results import RESULTS_FILE, load as load_result
+from .untrusted import is_valid_id, parse_timestamp, read_bytes
 
 
 def student_of(coursedir) -> str:
     """The student an exchange command acts for: --student, else the Unix user."""
     student = coursedir.student_id
-    if student and student != "*":
-        if any(ch in student for ch in "*+/") or student in {".", ".."}:
-            raise ExchangeError(f"invalid student id {student!r}")
-        return student
-    return get_username()
+    if not student or student == "*":
+        student = get_username()
+    if not is_valid_id(student):
+        raise ExchangeError(f"invalid student id {student!r}: use letters, digits and _.@+-")
+    return student
 
 
 def _outbound(exchange) -> str:
@@ -257,8 +255,6 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
     """
 
     def copy_files(self):
-        import json
-
         cd = self.coursedir
         exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
         self.released_for: dict[str, list[str]] = {}
@@ -269,11 +265,11 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
             submitted = cd.format_path(cd.submitted_directory, student, cd.assignment_id)
 
             def read(name, folder=folder, submitted=submitted):
-                for base in (folder, submitted):
-                    path = os.path.join(base, name)
-                    if os.path.isfile(path):
-                        with open(path) as fh:
-                            return fh.read()
+                for base in (folder, submitted):  # files the student wrote: no links, a size cap
+                    try:
+                        return read_bytes(Path(base, name), 4096).decode("utf-8", "replace")
+                    except SubmissionError:
+                        continue
                 return None
 
             timestamp, secret = read("timestamp.txt"), read("submission_secret.txt")
@@ -281,12 +277,11 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
                 self.log.warning("No submission_secret.txt/timestamp.txt for %s in %s (not submitted through "
                                  "the exchange?): feedback not released", student, submitted)
                 continue
-            results = cd.format_path(cd.autograded_directory, student, cd.assignment_id)
-            try:
-                graded = json.loads(Path(results, "results.json").read_text()).get("timestamp")
-            except (OSError, ValueError):
-                graded = None
-            if graded is not None and graded.strip() != timestamp.strip()[:64].strip():
+            results = load_result(Path(cd.format_path(cd.autograded_directory, student, cd.assignment_id),
+                                          RESULTS_FILE))
+            graded = results.timestamp if results is not None else None
+            collected = parse_timestamp(timestamp).text
+            if graded is not None and graded != collected:
                 self.log.warning("Feedback for %s is for the submission of %s, but %s was collected since: "
                                  "run `gradekit autograde` and `gradekit feedback` again", student, graded,
                                  timestamp.strip())
@@ -403,7 +398,7 @@ def release(course, assignment: str, force: bool = False, student: str | None = 
     return run_step(GradekitReleaseAssignment, course.root, assignment, **overrides)
 
 
-def demo_round_trip(course_dir, assignment: str = "self_attention", students: list[str] | None = None) -> int:
+def demo_round_trip(course_dir, assignment: str, students: list[str] | None = None) -> int:
     """release -> fetch -> submit -> collect for three simulated students in a temporary exchange."""
     import hashlib
 

@@ -4,6 +4,11 @@ The gradebook is nbgrader's own database (``db_url`` in nbgrader_config.py,
 SQLite by default), written through nbgrader's own API, so ``nbgrader export``,
 ``nbgrader db student list`` and formgrader read what gradekit writes. Only
 the coordinating process writes to it, one submission per transaction.
+
+nbgrader's API is imported only when something must be written: reads go
+through :mod:`gradekit.roster` (plain SQL) where they can, and a
+:class:`Recorder` skips a result the gradebook already holds -- so a rerun on
+an unchanged class touches neither nbgrader nor SQLAlchemy.
 """
 
 from __future__ import annotations
@@ -13,15 +18,28 @@ import sys
 import warnings
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.utils import parse_utc
+from typing import TYPE_CHECKING
 
+from . import roster
 from .course import Course
-from .errors import CourseError, StudentError
+from .errors import GradebookError, StudentError, UsageError
 from .results import SubmissionResult
+from .untrusted import timestamp_value
 
 
-def open_gradebook(course: Course) -> Gradebook:
+if TYPE_CHECKING:  # pragma: no cover
+    from nbgrader.api import Gradebook
+
+
+def _api():
+    """nbgrader.api, imported without nbgrader's package __init__ (its Jupyter server extensions:
+    tornado handlers, the apps, nbconvert), which gradekit never uses."""
+    from .lean import nbgrader_api
+
+    return nbgrader_api()
+
+
+def open_gradebook(course: Course) -> "Gradebook":
     """nbgrader's Gradebook for this course.
 
     nbgrader runs the ``alembic`` command to set up a new database; put this
@@ -31,12 +49,26 @@ def open_gradebook(course: Course) -> Gradebook:
     scripts = str(Path(sys.executable).parent)
     if scripts not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
-    gb = Gradebook(course.db_url)
+    try:
+        gb = _api().Gradebook(course.db_url)
+    except Exception as exc:  # a server that is down, a file that cannot be created, a bad URL
+        raise GradebookError(f"the gradebook at {_redacted(course.db_url)} cannot be opened "
+                             f"({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''})") from None
     gb.gradekit_root = course.root  # where record() finds the late-penalty config
     return gb
 
 
+def _redacted(url: str) -> str:
+    """A database URL without its password."""
+    import re
+
+    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
+
+
 def students(course: Course) -> list[str]:
+    fast = roster.students(course)
+    if fast is not None:
+        return fast
     with open_gradebook(course) as gb:
         return sorted(s.id for s in gb.students)
 
@@ -51,16 +83,97 @@ def check_students(course: Course, wanted: list[str]) -> list[str]:
 
 
 def check_assignment_registered(course: Course, assignment: str) -> None:
-    with open_gradebook(course) as gb:
-        try:
-            gb.find_assignment(assignment)
-        except MissingEntry:
-            raise CourseError(f"assignment {assignment!r} is not in the gradebook yet: "
-                              f"run `gradekit generate {assignment}` first") from None
+    registered = roster.assignment_registered(course, assignment)
+    if registered is None:
+        with open_gradebook(course) as gb:
+            try:
+                gb.find_assignment(assignment)
+                registered = True
+            except _api().MissingEntry:
+                registered = False
+    if not registered:
+        raise UsageError(f"assignment {assignment!r} is not in the gradebook yet: "
+                         f"run `gradekit generate {assignment}` first")
 
 
-def record(gb: Gradebook, result: SubmissionResult) -> None:
-    """Write one submission's scores in one transaction; ``result`` then carries its late penalties."""
+class Recorder:
+    """Records results in the gradebook, writing only what it does not already hold.
+
+    Opened lazily: when every result matches what an SQLite gradebook holds
+    (a rerun on an unchanged class), nothing is imported and nothing written.
+    A result the gradebook holds is given its recorded late penalties, as a
+    write would give them.
+    """
+
+    def __init__(self, course: Course, assignment: str):
+        self.course, self.assignment = course, assignment
+        self.held = roster.recorded(course, assignment) or {}
+        self.gb = None
+        self.written = 0
+
+    def warm(self) -> None:
+        """Import nbgrader's API in the background: grading is about to produce results to write,
+        and this process has nothing else to do while the grading processes start."""
+        import threading
+
+        threading.Thread(target=_api, name="gradekit-gradebook-warm", daemon=True).start()
+
+    def record(self, result: SubmissionResult) -> None:
+        held = self.held.pop(result.student, None)
+        if held is not None and _holds(held, result):
+            for nb in result.notebooks:
+                nb.late_penalty = held.penalties.get(nb.name) or None
+            return
+        if self.gb is None:
+            self.gb = open_gradebook(self.course)
+        record(self.gb, result)
+        self.written += 1
+
+    def close(self) -> None:
+        if self.gb is not None:
+            self.gb.close()
+            self.gb = None
+
+    def __enter__(self) -> "Recorder":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _holds(held: roster.Recorded, result: SubmissionResult) -> bool:
+    """Whether the gradebook already says exactly what recording ``result`` would write."""
+    if held.timestamp != timestamp_value(result.timestamp) and result.timestamp is not None:
+        return False
+    if not held.on_time or any(p is not None for p in held.penalties.values()):
+        return False  # a late submission's penalty is the plugin's to compute: write it
+    expected = {}
+    if not result.notebooks:
+        expected = {key: (0.0, False) for key in held.grades}
+    for nb in result.notebooks:
+        for cell in nb.cells:
+            key = (nb.name, cell.grade_id)
+            if key not in held.grades:
+                return False
+            manual = held.grades[key][1]
+            expected[key] = (None, manual is None) if cell.manual else (cell.score, False)
+    if set(expected) != set(held.grades):
+        return False
+    for key, (auto, needs) in expected.items():
+        got_auto, _, got_needs = held.grades[key]
+        if got_needs != needs or (auto is None) != (got_auto is None) or \
+                (auto is not None and abs(auto - got_auto) > 1e-9):
+            return False
+    return True
+
+
+def record(gb: "Gradebook", result: SubmissionResult) -> None:
+    """Write one submission's scores in one transaction; ``result`` then carries its late penalties.
+
+    A submission that could not be graded at all is written as explicit zeros
+    on every cell, so the gradebook always says what the summary says. A
+    gradebook that refuses the write is a :class:`GradebookError`: the run stops.
+    """
     db = gb.db
     try:
         with warnings.catch_warnings():
@@ -69,19 +182,26 @@ def record(gb: Gradebook, result: SubmissionResult) -> None:
             submission = _record(gb, result)
             _late_penalties(gb, result, submission)
         db.commit()
-    except Exception:
-        db.rollback()
-        raise
+    except Exception as exc:
+        try:
+            db.rollback()
+        except Exception:  # noqa: BLE001 - the connection itself is gone
+            pass
+        raise GradebookError(f"the gradebook could not be written ({type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0][:200]}); nothing more was recorded") from None
 
 
-def _record(gb: Gradebook, result: SubmissionResult):
-    from nbgrader.api import Grade
+def _record(gb: "Gradebook", result: SubmissionResult):
+    Grade = _api().Grade
 
-    timestamp = parse_utc(result.timestamp) if result.timestamp else None
+    timestamp = timestamp_value(result.timestamp)   # stored results are the student's too: re-checked
     kwargs = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(result.assignment, result.student, **kwargs)
     grades = _grades_of(gb, submission)
     updates = []
+    if not result.notebooks:  # not graded at all: a zero on every cell, nothing left for a person
+        for grade_id, _manual in grades.values():
+            updates.append({"id": grade_id, "auto_score": 0.0, "needs_manual_grade": False})
     for nb in result.notebooks:
         for cell in nb.cells:
             grade = grades.get((nb.name, cell.grade_id))
@@ -97,13 +217,14 @@ def _record(gb: Gradebook, result: SubmissionResult):
     return submission
 
 
-def _grades_of(gb: Gradebook, submission) -> dict:
+def _grades_of(gb: "Gradebook", submission) -> dict:
     """(grade id, manual score) of each grade of a submission by (notebook, cell) name, in one query.
 
     nbgrader's own accessors load each grade's cell and notebook lazily:
     a dozen queries a submission, most of the coordinator's work.
     """
-    from nbgrader.api import BaseCell, Grade, Notebook, SubmittedNotebook
+    api = _api()
+    BaseCell, Grade, Notebook, SubmittedNotebook = api.BaseCell, api.Grade, api.Notebook, api.SubmittedNotebook
 
     rows = (gb.db.query(Notebook.name, BaseCell.name, Grade.id, Grade.manual_score)
             .join(BaseCell, Grade.cell_id == BaseCell.id)
@@ -114,18 +235,18 @@ def _grades_of(gb: Gradebook, submission) -> dict:
     return {(notebook, cell): (grade_id, manual) for notebook, cell, grade_id, manual in rows}
 
 
-def final_marks(gb: Gradebook, result: SubmissionResult) -> SubmissionResult:
+def final_marks(gb: "Gradebook", result: SubmissionResult) -> SubmissionResult:
     """``result`` as the gradebook has it now: the instructor's grades and the late penalties.
 
     Manual grades and overrides set in formgrader after autograding, and
     nbgrader's late penalty, are the gradebook's; feedback built from the
     autograder's result alone would miss them.
     """
-    from nbgrader.api import Notebook, SubmittedNotebook
-
+    api = _api()
+    Notebook, SubmittedNotebook = api.Notebook, api.SubmittedNotebook
     try:
         submission = gb.find_submission(result.assignment, result.student)
-    except MissingEntry:
+    except api.MissingEntry:
         return result
     grades = _grades_of(gb, submission)
     penalties = dict(gb.db.query(Notebook.name, SubmittedNotebook.late_submission_penalty)
@@ -143,7 +264,7 @@ def final_marks(gb: Gradebook, result: SubmissionResult) -> SubmissionResult:
 _LATE: dict = {}
 
 
-def _late_penalties(gb: Gradebook, result: SubmissionResult, submission) -> None:
+def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission) -> None:
     """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it.
 
     The plugin is the course's (``c.AssignLatePenalties.plugin_class``,
@@ -170,15 +291,14 @@ def _late_penalties(gb: Gradebook, result: SubmissionResult, submission) -> None
     for nb in result.notebooks:
         nb.late_penalty = None
     if not seconds_late:  # on time (or no due date): no penalty on any notebook, in one statement
-        from nbgrader.api import SubmittedNotebook
-
+        SubmittedNotebook = _api().SubmittedNotebook
         gb.db.query(SubmittedNotebook).filter(SubmittedNotebook.assignment_id == submission.id).update(
             {SubmittedNotebook.late_submission_penalty: None}, synchronize_session=False)
         return
     for nb in result.notebooks:
         try:
             notebook = gb.find_submission_notebook(nb.name, result.assignment, result.student)
-        except MissingEntry:
+        except _api().MissingEntry:
             continue
         notebook.late_submission_penalty = None
         if seconds_late > 0:

@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .course import Course, check_id
-from .errors import GradekitError
+from .errors import GradekitError, LMSError, SubmissionError
+from .untrusted import (ArchiveLimits, check_archive, check_archive_entry, check_file_name, read_archive_entry,
+                        read_timestamp, shown, timestamp_value)
 
 MATCH_COLUMNS = ("id", "email", "lms_user_id")
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"  # nbgrader's timestamp.txt
@@ -44,10 +46,6 @@ TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"  # nbgrader's timestamp.txt
 _CANVAS = re.compile(r"^(?P<name>[^_/]+?)(?P<late>_late)?_(?P<uid>\d+)_(?P<sid>\d+)_(?P<orig>.+)$", re.I)
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<uid>\d+)_assign(?:submission|feedback)_[a-z]+_?$", re.I)
 _RESUBMITTED = re.compile(r"^(?P<stem>.+?)-\d+(?P<ext>\.[^.]+)$")
-
-
-class LMSError(GradekitError):
-    """A bulk download or roster that cannot be read."""
 
 
 # -- handing out -----------------------------------------------------------------------
@@ -110,18 +108,22 @@ class CollectReport:
     not_in_gradebook: dict[str, str] = field(default_factory=dict)  # zip path -> roster id
     missing: list[str] = field(default_factory=list)                # students with no file
     late: list[str] = field(default_factory=list)                   # students the LMS marked late
+    refused: list[str] = field(default_factory=list)                # entries refused, one line each
 
     def lines(self) -> list[str]:
+        """What happened, one line each; names from the archive are the students': made printable."""
         out = [f"imported {len(self.imported)} submission(s)"]
+        for line in self.refused:
+            out.append(f"REFUSED {shown(line)}")
         for student, ts in sorted(self.kept_newer.items()):
             out.append(f"kept {student}'s newer submission ({ts}); the zip's is older")
         for path in self.unmatched:
-            out.append(f"UNMATCHED file (no student in the roster): {path}")
+            out.append(f"UNMATCHED file (no student in the roster): {shown(path)}")
         for path, who in sorted(self.ambiguous.items()):
-            out.append(f"UNMATCHED file (matches {', '.join(who)}): {path}")
+            out.append(f"UNMATCHED file (matches {', '.join(who)}): {shown(path)}")
         for path, sid in sorted(self.not_in_gradebook.items()):
-            out.append(f"UNMATCHED file: {path} is {sid}, who is not in the gradebook "
-                       f"(nbgrader db student add {sid})")
+            out.append(f"UNMATCHED file: {shown(path)} is {shown(sid, 80)}, who is not in the gradebook "
+                       f"(nbgrader db student add {shown(sid, 80)})")
         for student in self.missing:
             out.append(f"NO SUBMISSION from {student}")
         if self.late:
@@ -198,17 +200,17 @@ def match_entry(entry: Entry, keys: dict[str, list[str]]) -> list[str]:
 
 
 def _existing_timestamp(folder: Path) -> dt.datetime | None:
-    from nbgrader.utils import parse_utc
-
-    try:
-        return parse_utc((folder / "timestamp.txt").read_text().strip())
-    except (OSError, ValueError, OverflowError):
-        return None
+    return timestamp_value(read_timestamp(folder).text)
 
 
 def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | None = None,
-                match: str = "id", timezone: str = "UTC") -> CollectReport:
-    """Import an LMS bulk download into submitted/<student>/<assignment>/."""
+                match: str = "id", timezone: str = "UTC", limits: ArchiveLimits = ArchiveLimits()) -> CollectReport:
+    """Import an LMS bulk download into submitted/<student>/<assignment>/.
+
+    The archive is the students' as much as the LMS's: its entries are checked
+    (:func:`gradekit.untrusted.check_archive_entry`: sizes, compression ratio,
+    paths) and read with a hard cap, whatever their headers claim.
+    """
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     from .gradebook import students as gradebook_students
@@ -229,7 +231,15 @@ def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | N
     report = CollectReport()
     chosen: dict[str, dict[str, tuple[Entry, zipfile.ZipInfo]]] = {}  # student -> filename -> newest entry
     with zf:
-        for info in zf.infolist():
+        infos = zf.infolist()
+        check_archive(infos, limits)
+        for info in infos:
+            if info.is_dir():
+                continue
+            refused = check_archive_entry(info, limits)
+            if refused:
+                report.refused.append(refused)
+                continue
             entry = parse_entry(info, tz)
             if entry is None:
                 continue
@@ -264,9 +274,11 @@ def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | N
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir(parents=True)
             for name, (entry, info) in sorted(files.items()):
-                if "/" in name or name in {".", ".."}:
-                    continue
-                (tmp / name).write_bytes(zf.read(info))
+                try:
+                    safe = check_file_name(name)
+                    (tmp / safe).write_bytes(read_archive_entry(zf, info, limits))
+                except SubmissionError as exc:
+                    report.refused.append(str(exc))
             (tmp / "timestamp.txt").write_text(when.strftime(TIMESTAMP_FORMAT))
             if folder.exists():
                 shutil.rmtree(folder)

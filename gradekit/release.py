@@ -10,20 +10,27 @@ ComputeChecksums must run after ClearSolutions (the checksum of a solution
 cell is the checksum of its stub) and again after ClearHiddenTests.
 The answer key is the variant with its solutions kept: the same cells, ids
 and locks as the release, only the solution regions filled in.
+
+nbgrader's preprocessors are imported when first needed (their import costs
+about a second: nbconvert). Grading needs each student's release to restore
+locked cells; :class:`ReleaseCache` keeps what ``generate`` stripped under
+``.gradekit/releases/`` (the instructor's, 0700), keyed by the digest of the
+rendered notebook, so a grading process strips -- and imports nbgrader --
+only for a variant nobody has released yet.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import tempfile
+import zlib
 from pathlib import Path
 
 import nbformat
-from nbgrader.preprocessors import (ClearHiddenTests, ClearOutput, ClearSolutions, ComputeChecksums,
-                                    LockCells, SaveCells)
 
 from .course import Course
+from .files import write_notebooks
 from .variant import Variant
 
 
@@ -35,6 +42,8 @@ class Stripper:
     """
 
     def __init__(self) -> None:
+        from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions, ComputeChecksums, LockCells
+
         self.lock = LockCells()
         self.clear_solutions = ClearSolutions()
         self.clear_output = ClearOutput()
@@ -57,13 +66,22 @@ class Stripper:
         return self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
 
     def answer_key(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        """The variant with its solutions kept, without the ``### BEGIN/END SOLUTION`` marker lines
+        (formgrader shows them as headings in a free-text answer)."""
         nb = self._run(nb, self.lock, self.clear_output, self.clear_hidden)
-        # checksums as in the release, so the key lines up with it cell for cell
+        markers = (self.clear_solutions.begin_solution_delimeter, self.clear_solutions.end_solution_delimeter)
+        for cell in nb.cells:
+            if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+                # the same test as nbgrader's ClearSolutions: a line containing a delimiter is a marker
+                cell.source = "\n".join(line for line in cell.source.split("\n")
+                                        if not any(marker in line for marker in markers))
         return nb
 
 
 def register(course: Course, variant: Variant, stripper: Stripper) -> None:
     """Record the assignment, its notebooks and grade cells in nbgrader's gradebook."""
+    from nbgrader.preprocessors import SaveCells
+
     from .gradebook import open_gradebook
 
     with open_gradebook(course) as gb:
@@ -72,42 +90,6 @@ def register(course: Course, variant: Variant, stripper: Stripper) -> None:
     for name, nb in variant.notebooks.items():
         resources = {"nbgrader": {"notebook": name, "assignment": variant.assignment, "db_url": course.db_url}}
         save.preprocess(stripper.registration_version(nb), resources)
-
-
-def write_notebooks(directory: Path, notebooks: dict[str, nbformat.NotebookNode]) -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, nb in notebooks.items():
-        path = directory / f"{name}.ipynb"
-        atomic_write(path, notebook_json(nb))
-        paths.append(path)
-    return paths
-
-
-def notebook_json(nb: nbformat.NotebookNode) -> str:
-    """A notebook as nbformat 4 JSON, without nbformat's per-write validation.
-
-    The cells come from an already validated template through nbgrader's
-    preprocessors, so validating every student's copy again only costs time;
-    json's C encoder (no indentation) is several times faster than nbformat.writes.
-    """
-    return json.dumps(nb, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write to a temporary file in the same directory, then rename over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def generate(course: Course, assignment: str, students: list[str]) -> list[Path]:
@@ -146,13 +128,56 @@ def _release_forked(students: list[str]) -> list[Path]:
 def _release_students(course: Course, source, secret: bytes, students: list[str]) -> list[Path]:
     from .variant import build_variant
 
-    stripper = Stripper()
+    cache = ReleaseCache(course, source.name)
     written = []
     for student in students:
         variant = build_variant(course, source, student, secret)
-        released = {name: stripper.student_version(nb) for name, nb in variant.notebooks.items()}
-        written += write_notebooks(course.release_dir(student, source.name), released)
+        written += write_notebooks(course.release_dir(student, source.name), cache.student_versions(variant))
     return written
+
+
+class ReleaseCache:
+    """Each student's released notebooks, kept where only the instructor can read them.
+
+    Keyed by the digest of the rendered (full) notebook: a changed template,
+    params or secret gives another key, so a stale entry is never used.
+    """
+
+    def __init__(self, course: Course, assignment: str):
+        self.directory = course.root / ".gradekit" / "releases" / assignment
+        self._stripper: Stripper | None = None
+
+    def student_versions(self, variant: Variant) -> dict[str, nbformat.NotebookNode]:
+        """The variant's notebooks as released (solutions and hidden tests out, cells locked)."""
+        out = {}
+        for name, full in variant.notebooks.items():
+            text = json.dumps(full, sort_keys=True, separators=(",", ":"))
+            key = hashlib.sha256(f"{_STRIPPER_VERSION}\0{text}".encode()).hexdigest()
+            path = self.directory / key[:2] / f"{key}.json.z"
+            try:
+                out[name] = nbformat.from_dict(json.loads(zlib.decompress(path.read_bytes())))
+                continue
+            except (OSError, ValueError, zlib.error):
+                pass
+            if self._stripper is None:
+                self._stripper = Stripper()
+            released = self._stripper.student_version(nbformat.from_dict(json.loads(text)))
+            self._store(path, released)
+            out[name] = released
+        return out
+
+    def _store(self, path: Path, nb: nbformat.NotebookNode) -> None:
+        from .files import atomic_write_bytes
+
+        try:
+            self.directory.parent.parent.mkdir(mode=0o700, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, zlib.compress(json.dumps(nb, separators=(",", ":")).encode(), 1))
+        except OSError:  # a read-only course: strip again next time
+            pass
+
+
+_STRIPPER_VERSION = "nbgrader-0.9 LockCells ClearSolutions ClearOutput ComputeChecksums ClearHiddenTests"
 
 
 def answer_key(course: Course, assignment: str, student: str, out: Path) -> list[Path]:

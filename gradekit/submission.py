@@ -22,22 +22,29 @@ from pathlib import Path
 
 import nbformat
 
+from .cells import grade_id, is_editable, is_test
 from .errors import SubmissionError
+from .untrusted import read_bytes
 
 MAX_NOTEBOOK_BYTES = 20 << 20
 
 
+MAX_CELLS = 5000
+_NBGRADER_KEYS = {"grade_id": str, "solution": bool, "grade": bool, "locked": bool, "task": bool,
+                  "points": (int, float), "schema_version": int, "cell_type": str,
+                  "checksum": str}  # copy detection: whose release a cell came from (gradekit.integrity)
+
+
 def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat.NotebookNode:
-    """Read a submitted notebook or raise SubmissionError with the reason."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise SubmissionError(f"{path.name}: cannot be read ({exc.strerror})") from None
-    if size == 0:
+    """Read a submitted notebook or raise SubmissionError with the reason.
+
+    Only what grading and copy detection use survives: each cell's type, source, id
+    and the scalar fields of its nbgrader metadata (anything else a student put in the
+    metadata is dropped here, before any other stage sees it).
+    """
+    raw = read_bytes(path, max_bytes)  # no symbolic links, FIFOs or devices; never past the limit
+    if not raw:
         raise SubmissionError(f"{path.name}: the file is empty")
-    if size > max_bytes:
-        raise SubmissionError(f"{path.name}: {size / 2**20:.0f} MiB is over the {max_bytes / 2**20:.0f} MiB limit")
-    raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -46,14 +53,18 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat.N
         data = json.loads(text)
     except ValueError as exc:
         raise SubmissionError(f"{path.name}: not valid JSON ({exc.msg} at line {exc.lineno}) -- truncated?") from None
+    except RecursionError:
+        raise SubmissionError(f"{path.name}: JSON nested too deeply to be a notebook") from None
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
         raise SubmissionError(f"{path.name}: JSON, but not a Jupyter notebook")
     major = data.get("nbformat")
     if major != 4:
-        raise SubmissionError(f"{path.name}: notebook format {major!r} is not supported; "
+        raise SubmissionError(f"{path.name}: notebook format {repr(major)[:20]} is not supported; "
                               "open and save it in a current Jupyter (format 4)")
     if not isinstance(data.get("cells"), list):
         raise SubmissionError(f"{path.name}: the notebook has no cell list")
+    if len(data["cells"]) > MAX_CELLS:
+        raise SubmissionError(f"{path.name}: {len(data['cells']):,} cells, over the limit of {MAX_CELLS:,}")
     cells = []
     for cell in data["cells"]:
         if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
@@ -64,31 +75,19 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat.N
         if not isinstance(source, str):
             source = ""
         metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
-        cells.append(nbformat.from_dict({"cell_type": cell["cell_type"], "source": source,
-                                         "metadata": metadata, "id": str(cell.get("id", ""))[:64]}))
+        kept = {}
+        if isinstance(metadata.get("nbgrader"), dict):
+            kept["nbgrader"] = {k: v for k, v in metadata["nbgrader"].items()
+                                if k in _NBGRADER_KEYS and isinstance(v, _NBGRADER_KEYS[k])
+                                and not (isinstance(v, str) and len(v) > 200)}
+        elif "nbgrader" in metadata:
+            kept["nbgrader"] = {}
+        cell_id = cell.get("id", "")
+        cells.append(nbformat.from_dict({"cell_type": cell["cell_type"], "source": source, "metadata": kept,
+                                         "id": cell_id[:64] if isinstance(cell_id, str) else ""}))
     nb = nbformat.v4.new_notebook()
     nb.cells = cells
     return nb
-
-
-def _grade_id(cell) -> str | None:
-    meta = cell.get("metadata", {}).get("nbgrader")
-    if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
-        return meta["grade_id"]
-    return None
-
-
-def is_solution(cell) -> bool:
-    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution", False))
-
-
-def is_test(cell) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution", False)
-
-
-def is_graded(cell) -> bool:
-    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("grade", False))
 
 
 def _plain(cell) -> nbformat.NotebookNode:
@@ -106,21 +105,21 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
     by_gid = {}
     by_id = {}
     for cell in release.cells:
-        gid = _grade_id(cell)
+        gid = grade_id(cell)
         if gid:
             by_gid[gid] = cell
         elif cell.get("id"):
             by_id[cell["id"]] = cell
     # a cell that lost its nbgrader metadata (a front end that drops it, a re-saved copy) is
     # still recognised by its cell id, unless a cell carrying that grade_id was submitted too
-    gid_of_id = {c["id"]: _grade_id(c) for c in release.cells if _grade_id(c) and c.get("id")}
-    claimed = {_grade_id(c) for c in submitted.cells}
+    gid_of_id = {c["id"]: grade_id(c) for c in release.cells if grade_id(c) and c.get("id")}
+    claimed = {grade_id(c) for c in submitted.cells}
     answers: dict[str, str] = {}
     changed: list[str] = []
     extras: dict[str | None, list] = {None: []}
     anchor: str | None = None
     for cell in submitted.cells:
-        gid = _grade_id(cell)
+        gid = grade_id(cell)
         if gid is None and "nbgrader" not in cell.get("metadata", {}) and \
                 gid_of_id.get(cell.get("id")) not in claimed | {None}:
             gid = gid_of_id[cell["id"]]
@@ -130,7 +129,7 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
         key = gid if gid in by_gid else (("id:" + cell.get("id", "")) if cell.get("id") in by_id else None)
         if key is not None and key not in answers and key not in extras:
             original = by_gid.get(gid) if gid in by_gid else by_id[cell["id"]]
-            if _editable(original):
+            if is_editable(original):
                 if cell.cell_type != original.cell_type:
                     notes.append(f"cell {key} was turned into {cell.cell_type}; graded as {original.cell_type}")
                 answers[key] = cell.source
@@ -150,12 +149,12 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
     out = nbformat.v4.new_notebook(metadata=copy.deepcopy(release.metadata))
     out.cells = list(extras.get(None, []))
     for cell in release.cells:
-        gid = _grade_id(cell)
+        gid = grade_id(cell)
         key = gid if gid else ("id:" + cell["id"] if cell.get("id") in by_id else None)
         new = copy.deepcopy(cell)
         if key in answers:
             new.source = answers[key]
-        elif gid and _editable(cell) and new.cell_type == "code":
+        elif gid and is_editable(cell) and new.cell_type == "code":
             # an answer cell the submission does not have (deleted, or its id changed): put it
             # back for the record but do not run it -- its stub would override whatever the
             # student's own cells defined
@@ -169,15 +168,9 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
     return out, notes
 
 
-def _editable(cell) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader")
-    if isinstance(meta, dict):
-        return bool(meta.get("solution")) and not meta.get("locked", False)
-    return True
-
-
-def code_to_run(nb: nbformat.NotebookNode) -> list[dict]:
-    """The code cells the sandbox runs: everything but the autograder test cells."""
-    return [{"id": _grade_id(c) or c.get("id", ""), "source": c.source}
-            for c in nb.cells if c.cell_type == "code" and not is_test(c)
+def code_to_run(nb: nbformat.NotebookNode, tests: set[str] | frozenset = frozenset()) -> list[dict]:
+    """The code cells the sandbox runs, in order: everything but the autograder test cells,
+    except the test cells in ``tests`` (graded on their own visible asserts, as nbgrader does)."""
+    return [{"id": grade_id(c) or c.get("id", ""), "source": c.source}
+            for c in nb.cells if c.cell_type == "code" and (not is_test(c) or grade_id(c) in tests)
             and not c.get("metadata", {}).get("gradekit", {}).get("not_submitted")]

@@ -26,7 +26,7 @@ import nbformat
 import numpy as np
 
 from .course import Course
-from .errors import CourseError, TemplateError
+from .errors import TemplateError, UsageError
 
 
 def _literal(value: Any) -> str:
@@ -70,7 +70,7 @@ class AssignmentSource:
         directory = course.source_dir(assignment)
         if not directory.is_dir():
             known = ", ".join(course.assignments()) or "none"
-            raise CourseError(f"unknown assignment {assignment!r} (known: {known})")
+            raise UsageError(f"unknown assignment {assignment!r} (known: {known})")
         paths = sorted(directory.glob("*.ipynb"))
         if not paths:
             raise TemplateError(f"{directory} has no notebooks")

@@ -6,6 +6,7 @@ import sys
 import time
 
 from .results import SubmissionResult
+from .untrusted import for_rich, shown
 
 
 class Progress:
@@ -37,6 +38,7 @@ class Progress:
             # a submission that could not be graded at all has no cells, hence nothing "possible"
             score = f"{result.final:g}/{result.possible:g}" if result.possible else f"{result.final:g}"
             status = score + (f" ({note[:80]})" if note else "")
+            status = shown(status)
             print(f"[{self.done}/{self.total}] {result.student}: {status} "
                   f"({rate:.1f}/s, {left:.0f}s left)", flush=True)
 
@@ -75,12 +77,13 @@ class Summary:
         if len(self.rows) > self.per_student:
             failed = [(s, n) for s, _, _, _, n in sorted(self.rows) if n]
             for student, note in failed[:50]:
-                console.print(f"  {student}: {note}")
+                console.print(f"  {student}: {for_rich(note)}")
             if len(failed) > 50:
                 console.print(f"  ... and {len(failed) - 50} more with a note (see autograded/*/*/results.json)")
 
     def _per_student(self, title: str):
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(title=title, title_justify="left")
         table.add_column("student")
@@ -94,7 +97,7 @@ class Summary:
             by_gid = {gid: value for gid, value, _ in scores}
             cells = ["-" if gid not in by_gid else ("manual" if by_gid[gid] is None else f"{by_gid[gid]:g}")
                      for gid in self.cells]
-            table.add_row(student, *cells, f"{score:g}/{possible:g}", note)
+            table.add_row(student, *cells, f"{score:g}/{possible:g}", Text(shown(note)))
         return table
 
     def _per_cell(self, title: str):
@@ -121,7 +124,7 @@ def note_of(result: SubmissionResult) -> str:
     """The one-line reason a submission lost points wholesale (or a late penalty), if any."""
     late = f"late penalty {result.late_penalty:g} (score {result.score:g} before it)" if result.late_penalty else ""
     note = _lost_everything(result)
-    return "; ".join(part for part in (note, late) if part)
+    return "; ".join(part for part in (note, late, *result.notes) if part)
 
 
 def _lost_everything(result: SubmissionResult) -> str:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from .course import Course, check_id
-from .template import AssignmentSource
+
+if TYPE_CHECKING:  # pragma: no cover  (the seed alone must stay cheap to import)
+    import nbformat
+
+    from .template import AssignmentSource
 
 
 def student_seed(secret: bytes, course_id: str, assignment: str, student: str) -> int:
@@ -33,10 +36,10 @@ class Variant:
     student: str
     seed: int
     params: dict
-    notebooks: dict[str, nbformat.NotebookNode]
+    notebooks: dict[str, "nbformat.NotebookNode"]
 
 
-def build_variant(course: Course, source: AssignmentSource, student: str, secret: bytes | None = None) -> Variant:
+def build_variant(course: Course, source: "AssignmentSource", student: str, secret: bytes | None = None) -> Variant:
     check_id("student", student)
     seed = student_seed(secret if secret is not None else course.secret(), course.course_id, source.name, student)
     params = source.params(seed)

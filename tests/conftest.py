@@ -6,12 +6,13 @@ Two kinds of course:
   own release/), for tests that change the course or need a clean slate.
 * ``shared_course`` -- one course for the whole session.
 
-``CourseDir.grade`` grades one student with gradekit's ``Grader`` in a
-helper process (spawned once, one per course), never in the pytest process:
-the grader runs the hidden tests with ``pytest.main`` in the calling process,
-and pytest keeps the imported ``test_*.py`` modules in ``sys.modules``, so a
-second course graded in the same process fails with "import file mismatch"
-(see test_autograde_two_courses_in_one_process).
+``CourseDir.grade`` grades one student with a gradekit ``Pipeline`` in a
+helper process (spawned once per course): its sandbox and collected graders
+stay warm there between tests. ``CourseDir.cli("autograde", ...)`` runs the
+command in the pytest process itself; with one job that grades in-process too
+(the ``InProcess`` runner), which works because gradekit collects the graders
+with ``--import-mode=importlib`` and forgets a course's grader modules before
+collecting them again (see ``GraderSuite._start_session``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -34,7 +36,7 @@ NOTEBOOK = "self_attention"
 SECRET = "gradekit-test-suite-secret"
 STUDENTS = ("alice", "bob", "carol", "dave", "erin", "frank")
 COURSE_FILES = ("nbgrader_config.py", "source", "autograder", "solutions")
-IMPLEMENTATIONS = Path(__file__).resolve().parent / "course" / "implementations"
+KNOWN = REPO / "autograder" / ASSIGNMENT   # mistakes/ and correct/: the course's known implementations
 
 
 QUIZ_FILES = ("quiz.ipynb", "params_quiz.py")  # the thought-question notebook (tests/test_quiz.py)
@@ -50,11 +52,11 @@ def _ignore_quiz(directory, names):
 
 _EMPTY_GRADEBOOK: Path | None = None
 _POOLS: dict = {}
-_WORKER_GRADERS: dict = {}
+_WORKER_PIPELINES: dict = {}
 
 
 def _grading_pool(root: Path):
-    """One spawned process per course that grades it (Grader objects stay warm there)."""
+    """One spawned process per course that grades it (its Pipeline stays warm there)."""
     if root not in _POOLS:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -64,15 +66,15 @@ def _grading_pool(root: Path):
 
 
 def _grade_in_worker(root: str, student: str, sandboxed: bool, secret: str) -> dict:
-    from gradekit.autograde import Grader, Options
+    from gradekit.grading import Options, Pipeline
     from gradekit.course import Course
 
     os.environ["GRADEKIT_SECRET"] = secret
     os.environ["PATH"] = f"{VENV_BIN}:{os.environ.get('PATH', '')}"
     key = (root, sandboxed)
-    if key not in _WORKER_GRADERS:
-        _WORKER_GRADERS[key] = Grader(Course.load(root), ASSIGNMENT, Options(sandboxed=sandboxed))
-    return _WORKER_GRADERS[key].grade(student).to_dict()
+    if key not in _WORKER_PIPELINES:
+        _WORKER_PIPELINES[key] = Pipeline(Course.load(root), ASSIGNMENT, Options(sandboxed=sandboxed))
+    return _WORKER_PIPELINES[key].grade(student).to_dict()
 
 
 def _empty_gradebook() -> Path:
@@ -134,6 +136,12 @@ class CourseDir:
 
         return Gradebook(self.db_url)
 
+    def configure(self, **settings) -> None:
+        """Set ``c.Gradekit.<name> = value`` in the course's nbgrader_config.py."""
+        with open(self.root / "nbgrader_config.py", "a") as fh:
+            for name, value in settings.items():
+                fh.write(f"\nc.Gradekit.{name} = {value!r}\n")
+
     def add_students(self, *students: str) -> None:
         with self.gradebook() as gb:
             for student in students:
@@ -189,7 +197,7 @@ class CourseDir:
 
     # -- grading -----------------------------------------------------------------
     def grade(self, student: str, sandboxed: bool = True):
-        """Grade one student with gradekit's Grader, in this course's own grading process."""
+        """Grade one student with a gradekit Pipeline, in this course's own grading process."""
         from gradekit.results import SubmissionResult
 
         pool = _grading_pool(self.root)
@@ -277,17 +285,6 @@ def with_solutions(key: nbformat.NotebookNode, sources: dict[str, str]) -> nbfor
     return nb
 
 
-def parse_implementation(path: Path) -> tuple[list[str], dict[str, str]]:
-    """``# breaks: a, b`` then ``# %% <grade_id>`` sections -> (breaks, sources), as the demo reads them."""
-    from gradekit.demo import parse_snippets
-
-    first = path.read_text().split("\n", 1)[0].strip()
-    assert first.startswith("# breaks:"), f"{path.name}: first line must be '# breaks: ...'"
-    headers = [line for line in path.read_text().splitlines() if line.startswith("# %%")]
-    assert len(headers) == len(set(headers)), f"{path.name}: two sections for one cell"
-    return parse_snippets(path)
-
-
 def live_processes(pattern: bytes) -> dict[int, str]:
     """Live (non-zombie) processes whose command line contains ``pattern``: pid -> command line."""
     found = {}
@@ -304,14 +301,35 @@ def live_processes(pattern: bytes) -> dict[int, str]:
     return found
 
 
-def named_mistake(path: Path) -> str | None:
-    """The optional ``# names: <text>`` second line: what the feedback must say about this bug."""
-    lines = path.read_text().splitlines()
-    return lines[1][len("# names:"):].strip() if len(lines) > 1 and lines[1].startswith("# names:") else None
+@dataclass
+class Known:
+    """One file of the course's QA set (gradekit.qaset), for the tests."""
+    path: Path
+    names: str | None          # the phrase its feedback must contain; None: a right answer
+    breaks: list[str]          # the test cells it must break; []: those after its sections
+    sources: dict[str, str]    # solution-cell grade_id -> code
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    @property
+    def correct(self) -> bool:
+        return self.names is None
 
 
-def implementation_files() -> list[Path]:
-    return sorted(IMPLEMENTATIONS.glob("*.py"))
+def known_implementations() -> list[Known]:
+    """The course's classic mistakes, then its right answers written differently."""
+    from gradekit import qaset
+
+    return [Known(p, *qaset.parse(p)) for kind in qaset.KINDS for p in qaset.files(KNOWN, kind)]
+
+
+def known_sources(name: str) -> dict[str, str]:
+    """The solution-cell sources of one file of the QA set, e.g. ``correct/loops``."""
+    from gradekit import qaset
+
+    return qaset.parse(KNOWN / f"{name}.py")[2]
 
 
 # -- fixtures ---------------------------------------------------------------------
@@ -324,7 +342,13 @@ def _course_secret():
     # nbgrader's Gradebook shells out to `alembic` when it creates a database:
     # the venv's bin must be on PATH, as in an activated venv
     mp.setenv("PATH", f"{VENV_BIN}:{os.environ.get('PATH', '')}")
+    # the core locks of this session's grading processes, apart from any other gradekit on the machine
+    import tempfile
+
+    runtime = tempfile.mkdtemp(prefix="gradekit-test-runtime-")
+    mp.setenv("GRADEKIT_RUNTIME_DIR", runtime)
     yield SECRET
+    shutil.rmtree(runtime, ignore_errors=True)
     for pool in _POOLS.values():
         pool.shutdown(wait=True, cancel_futures=True)
     _POOLS.clear()

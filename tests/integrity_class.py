@@ -8,7 +8,7 @@ their submission is their own release notebook with the answer cells filled:
   ways, with habits and touches of their own (tests/integrity_code.py);
 * ``canonical`` students hand in the answer key's code; two ``unusual`` ones
   write loop-based code of their own, each differently (the course's
-  correct_loops implementation, and UNUSUAL_TWO below); ``lecture`` ones
+  QA set's correct/loops.py, and UNUSUAL_TWO below); ``lecture`` ones
   hand in the answer key with one of the course's known implementations that
   hard-code the lecture's numbers (the first one in the quiz too);
 * honest quiz answers are the student's own right answers, with a few slips
@@ -52,13 +52,13 @@ ASSIGNMENT = "self_attention"
 NOTEBOOK = "self_attention"
 QUIZ = "quiz"
 EXERCISES = ("project_qkv", "scaled_scores", "softmax", "weighted_sum", "self_attention", "kv_cache")
-UNUSUAL = ("correct_loops",)   # reserved for the unusual students
+UNUSUAL = ("loops",)   # the course's right answer written with loops: one of the unusual students
 KINDS = ("whole", "exercise", "quiz", "partial")
 EXTRA_KINDS = ("exercise_any",)   # bench only: one exercise, chosen at random, copied as in "exercise"
 MIN_COPY_TOKENS = 30     # a copied cell has at least this many tokens: three canonical lines are no one's own
 LONG_CELL_TOKENS = 100   # the hardest exercise's answer, copied whole or half, is at least this long
 
-# the second unusual student: loop-based too, written independently of correct_loops
+# the second unusual student: loop-based too, written independently of the QA set's loops.py
 UNUSUAL_TWO = {
     "project_qkv": "def project_qkv(X, W_q, W_k, W_v):\n    rows = []\n    for W in (W_q, W_k, W_v):\n"
                    "        M = [[float(np.dot(x, col)) for col in np.transpose(W)] for x in X]\n        rows.append(np.array(M))\n"
@@ -89,39 +89,13 @@ UNUSUAL_TWO = {
                 "    return np.dot(softmax(logits), cache.values)\n",
 }
 
-def implementations_dir() -> Path:
-    """The course's known implementations, wherever they live now."""
-    for path in (REPO / "tests" / "course" / "implementations", REPO / "autograder" / ASSIGNMENT):
-        if path.is_dir() and list(path.rglob("*.py")):
-            return path
-    raise FileNotFoundError("no known implementations found")
-
-
-def parse_sections(path: Path) -> dict[str, str]:
-    """``# %% <grade_id>`` sections of a known implementation."""
-    sections: dict[str, list[str]] = {}
-    current = None
-    for line in path.read_text().splitlines(keepends=True):
-        if line.startswith("# %%"):
-            current = line[4:].strip()
-            sections[current] = []
-        elif current is not None:
-            sections[current].append(line)
-    return {k: "".join(v).rstrip() + "\n" for k, v in sections.items()}
-
-
 def pools() -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
-    """The course's known wrong implementations (file stem -> sections), and the unusual ones."""
-    known, unusual = {}, {}
-    base = implementations_dir()
-    for path in sorted(base.rglob("*.py")):
-        if path.name in ("__init__.py", "conftest.py") or path.name.startswith("test_"):
-            continue
-        sections = parse_sections(path)
-        if path.stem in UNUSUAL:
-            unusual[path.stem] = sections
-        elif not path.stem.startswith("correct") and sections:
-            known[path.stem] = sections
+    """The course's QA set: known wrong answers (name -> sections), and the unusual ones."""
+    from gradekit import qaset
+
+    graders = REPO / "autograder" / ASSIGNMENT
+    known = {p.stem: qaset.parse(p)[2] for p in qaset.files(graders, "mistakes")}
+    unusual = {p.stem: qaset.parse(p)[2] for p in qaset.files(graders, "correct") if p.stem in UNUSUAL}
     unusual["unusual_two"] = UNUSUAL_TWO
     return known, unusual
 
@@ -353,7 +327,7 @@ def build(root: Path, honest: int, plants: dict[str, int], canonical: int = 0, u
     cell (and, for the first, in the quiz). The sources of the copies are among
     the ``honest`` students; the copiers come on top.
     """
-    from gradekit.release import write_notebooks
+    from gradekit.files import write_notebooks
 
     make_course(root)
     builder = _Builder(root, seed)
@@ -370,7 +344,7 @@ def build(root: Path, honest: int, plants: dict[str, int], canonical: int = 0, u
     rest = ids[start:]
     klass.canonical, klass.unusual, klass.lecture = taken["canonical"], taken["unusual"], taken["lecture"]
     modes = {s: "canonical" for s in taken["canonical"]}
-    modes.update(zip(taken["unusual"], ["correct_loops", "unusual_two"]))
+    modes.update(zip(taken["unusual"], ["loops", "unusual_two"]))
     modes.update({s: LECTURE_FILES[i % len(LECTURE_FILES)] for i, s in enumerate(taken["lecture"])})
     material = {}
     for student in taken["canonical"] + taken["unusual"] + taken["lecture"] + rest:

@@ -15,6 +15,8 @@ import pytest
 
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET, STUDENTS, VENV_BIN, CourseDir, with_solutions
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 GRADEKIT = str(VENV_BIN / "gradekit")
 NBGRADER = str(VENV_BIN / "nbgrader")
 
@@ -26,8 +28,8 @@ WRONG_AXIS = textwrap.dedent('''
 ''')
 
 
-def _one_line_error(capsys, code: int) -> str:
-    assert code == 2
+def _one_line_error(capsys, code: int, expected: int = 2) -> str:
+    assert code == expected
     captured = capsys.readouterr()
     err = captured.err.strip()
     assert len(err.splitlines()) == 1, err
@@ -106,7 +108,7 @@ def test_not_a_course_dir(tmp_path, capsys, command):
 
 def test_broken_config(course, capsys):
     (course.root / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.course_id = \n")
-    err = _one_line_error(capsys, course.cli("generate", ASSIGNMENT))
+    err = _one_line_error(capsys, course.cli("generate", ASSIGNMENT), expected=3)  # the course is broken
     assert "nbgrader_config.py" in err
 
 
@@ -217,6 +219,15 @@ def test_feedback_shows_failed_checks_and_no_expected_values(pipeline):
         unescaped = html.unescape(page)
         for message in failed:
             assert message in unescaped, message
+        # the diagnosis, weighed over the cell's checks, is on the page and in the graded notebook
+        notes = [n for c in result["notebooks"][0]["cells"] for f in c["findings"] for n in f["routes"]]
+        if student == STUDENTS[2]:  # carol's softmax always normalises axis 0
+            assert notes == ["normalised along axis 0 whatever `axis` says"] * 2, notes
+            assert unescaped.count("Likely mistake: normalised along axis 0 whatever `axis` says") == 2
+            graded = (course.root / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()
+            assert "Likely mistake: normalised along axis 0" in graded
+        else:
+            assert notes == [] and "Likely mistake" not in unescaped
         # no expected values: not the student's reference numbers, not array reprs
         variant = build_variant(course.course, AssignmentSource.load(course.course, ASSIGNMENT), student)
         for name in ("hand_weights", "hand_output", "hand_scores"):
@@ -262,10 +273,10 @@ def test_regrading_is_stable(pipeline):
 
 AUTOGRADE_TWO_COURSES = textwrap.dedent('''
     import sys
-    from gradekit.autograde import Grader, Options
+    from gradekit.grading import Options, Pipeline
     from gradekit.course import Course
     for root in sys.argv[1:]:
-        result = Grader(Course.load(root), "self_attention", Options()).grade("alice")
+        result = Pipeline(Course.load(root), "self_attention", Options()).grade("alice")
         print(root, result.score)
 ''')
 

@@ -23,6 +23,8 @@ from gradekit.autograde import Options, grade_many
 from gradekit.demo import build_course, fill
 from gradekit.release import answer_key, generate
 
+pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
+
 BIN = Path(sys.executable).parent
 STUDENTS = ["c1", "c2", "c3", "c4"]
 
@@ -130,7 +132,7 @@ def test_cluster_workers_each_claim_a_core_of_their_own(course, cluster):
     def probe():
         import os as _os
 
-        from gradekit.autograde import _CLAIMED, claim_core
+        from gradekit.runners.cores import _CLAIMED, claim_core
         before = list(_CLAIMED)  # claimed while grading (if this worker graded anything)
         return before, claim_core(), sorted(_os.sched_getaffinity(0))
 

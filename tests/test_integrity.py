@@ -215,17 +215,20 @@ def test_an_unreadable_submission_is_listed_and_changes_nothing_else(klass, tmp_
     results = root / "autograded" / honest / integrity_class.ASSIGNMENT / "results.json"
     results.parent.mkdir(parents=True)
     results.write_text(json.dumps({"student": honest, "assignment": integrity_class.ASSIGNMENT, "notebooks": []}))
+    (root / "submitted" / "linked").symlink_to(root / "submitted" / honest)  # a link: never followed
+    (root / "submitted" / "not an id").mkdir()
     before = _snapshot(root)
     assert main(["--course", str(root), "integrity", integrity_class.ASSIGNMENT]) == 0
     out = capsys.readouterr().out
     assert f"not compared: {honest}: quiz.ipynb: not valid JSON" in out
+    assert "skipped submitted/linked: a symbolic link" in out and "skipped submitted/not an id" in out
     assert _snapshot(root) == before  # never changes a grade, a submission or a result
     written = json.loads((root / "reports" / integrity_class.ASSIGNMENT / "integrity.json").read_text())
     assert {tuple(p["students"]) for p in written["pairs"]} == set(klass.planted_pairs())
 
 
-@pytest.mark.parametrize("case", ["unknown assignment", "no submissions", "broken public examples"])
-def test_bad_input_is_one_line_and_a_non_zero_exit(klass, tmp_path, capsys, case):
+@pytest.mark.parametrize("case, code", [("unknown assignment", 2), ("no submissions", 2), ("broken public examples", 3)])
+def test_bad_input_is_one_line_and_a_non_zero_exit(klass, tmp_path, capsys, case, code):
     from gradekit.cli import main
 
     root = tmp_path / "course"
@@ -236,7 +239,7 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(klass, tmp_path, capsys, case
     elif case == "broken public examples":
         shutil.copytree(klass.root / "submitted", root / "submitted")
         (root / "source" / assignment / "public_examples.json").write_text('{"examples": [{"numbers": [1]}]}')
-    assert main(["--course", str(root), "integrity", assignment]) == 2
+    assert main(["--course", str(root), "integrity", assignment]) == code  # 3: the course's own data is broken
     err = capsys.readouterr().err.strip()
     assert err.startswith("gradekit: ") and "\n" not in err and "Traceback" not in err
     assert {"unknown assignment": "unknown assignment", "no submissions": "nothing to compare",

@@ -38,6 +38,7 @@ def submitted(course, student: str) -> Path:
     return course.root / "submitted" / student / ASSIGNMENT
 
 
+@pytest.mark.e2e
 def test_release_zip_and_canvas_round_trip(lms_course, tmp_path, capsys):
     course = lms_course
     out = tmp_path / "handout"

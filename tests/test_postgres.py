@@ -19,7 +19,7 @@ from pgserver import PostgresServer, pg_bindir
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
-pytestmark = pytest.mark.skipif(pg_bindir() is None, reason="PostgreSQL server not installed")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(pg_bindir() is None, reason="PostgreSQL server not installed")]
 
 
 @pytest.fixture(scope="module")

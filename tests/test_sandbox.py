@@ -408,6 +408,7 @@ def test_memory_limit_growing(stress):
     assert stress.call("count") >= 1
 
 
+@pytest.mark.e2e
 def test_endless_loop_times_out_and_the_sandbox_recovers(stress):
     assert stress.call("count") == 1
     assert stress.call("count") == 2
@@ -423,6 +424,7 @@ def test_endless_loop_times_out_and_the_sandbox_recovers(stress):
     assert stress.call("count") == 1
 
 
+@pytest.mark.e2e
 def test_endless_loop_in_a_cell_does_not_hang_the_run():
     sb = Sandbox(Limits(call_seconds=2, run_seconds=5))
     try:
@@ -474,6 +476,7 @@ def test_fork_bomb_is_capped_and_cleaned_up():
     assert _wait_until_gone(marker) == []
 
 
+@pytest.mark.e2e
 def test_endless_fork_loop_times_out_and_leaves_nothing():
     marker = f"gradekit-test-marker-{uuid.uuid4().hex}"
     sb = _sandbox(Limits(call_seconds=2, run_seconds=5, processes=16), STRESS)
@@ -535,6 +538,7 @@ def test_patched_allclose_stays_in_the_sandbox():
         sb.shutdown()
 
 
+@pytest.mark.e2e
 def test_patched_numpy_does_not_fool_the_graders(shared_course):
     student = STUDENTS[3]
     key = shared_course.answer_key(student)
@@ -549,7 +553,7 @@ def test_patched_numpy_does_not_fool_the_graders(shared_course):
 
 PIN_PROBE = textwrap.dedent('''
     import json, os, sys
-    from gradekit.autograde import pin_to_core
+    from gradekit.runners.cores import pin_to_core
     from gradekit.sandbox.client import Sandbox
 
     pin_to_core(int(sys.argv[1]))
@@ -560,6 +564,7 @@ PIN_PROBE = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
 def test_a_grader_and_its_sandbox_share_one_core_and_workers_spread():
     """pin_to_core(i): the worker and the student's process on the same single core; i and i+1 differ."""

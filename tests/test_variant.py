@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET
 from gradekit.course import Course
-from gradekit.errors import CourseError, TemplateError
+from gradekit.errors import CourseError, TemplateError, UsageError
 from gradekit.template import AssignmentSource
 from gradekit.variant import build_variant, student_seed
 
@@ -128,7 +128,7 @@ def test_empty_secret_file_is_an_error(course, monkeypatch):
 
 @pytest.mark.parametrize("bad", ["../alice", "", ".", "a/b", "alice bob", "-rf"])
 def test_invalid_student_ids_are_rejected(course, bad):
-    with pytest.raises(CourseError, match="invalid student id"):
+    with pytest.raises(UsageError, match="invalid student id"):
         _variant(course, bad)
 
 
@@ -164,7 +164,7 @@ def test_template_syntax_error_raises_template_error(course):
 
 def test_unknown_template_name_is_one_line_in_the_cli(course, capsys):
     _edit_cell(course, "setup", lambda s: s + "\nY = {{ no_such_param }}\n")
-    assert course.cli("generate", ASSIGNMENT) == 2
+    assert course.cli("generate", ASSIGNMENT) == 3  # a course failure
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no_such_param" in err and "Traceback" not in err
 
@@ -209,10 +209,10 @@ def test_broken_params_module_is_a_template_error(course):
 
 
 def test_unknown_assignment_is_a_course_error(course):
-    with pytest.raises(CourseError, match="unknown assignment"):
+    with pytest.raises(UsageError, match="unknown assignment"):
         AssignmentSource.load(course.course, "no_such_assignment")
 
 
 def test_not_a_course_directory(tmp_path):
-    with pytest.raises(CourseError, match="not a course directory"):
+    with pytest.raises(UsageError, match="not a course directory"):
         Course.load(tmp_path)

@@ -17,20 +17,27 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ..errors import CodeFailure, StudentCodeError, StudentFailure
 from ..results import Check
-from ..sandbox.client import StudentCodeError
-from .student import GiveUp, Student, StudentFailure
+from .student import GiveUp, Student
 
 
 FIXTURES = ("student", "reference", "params", "rng")
 
 
-class GraderPlugin:
+class GraderFixtures:
+    """The fixtures a grader asks for, pointed at one submission at a time (:meth:`bind`).
+
+    Registered as a plugin object by gradekit's own grading session
+    (:class:`GraderPlugin`) and by the ``pytest`` entry point
+    (:mod:`gradekit.graders.pytest_plugin`), so a grader sees the same values
+    either way -- ``rng`` included: it is seeded from the student's seed and the
+    test's name, not from where the grader file lies.
+    """
+
     def __init__(self, reference: Any):
         self._reference = reference
-        self.collect_errors: list[str] = []
-        self._plans: dict = {}   # item -> (argument names, parametrize values), or () when pytest must run it
-        self._labels: dict = {}  # item -> (cell, name, weight)
+        self.recorded: list | None = None   # a list: every value the reference returns is kept (gradekit check)
         self.bind(None, {}, 0)
 
     def bind(self, sandbox, params: dict, seed: int, budget: float | None = None) -> None:
@@ -38,6 +45,8 @@ class GraderPlugin:
         self._sandbox, self._params, self._seed = sandbox, params, seed
         self.checks: dict[str, list[Check]] = {}
         self.give_up = GiveUp(budget)
+        if self.recorded is not None:
+            self.recorded.clear()
 
     # -- fixtures ---------------------------------------------------------------
     @pytest.fixture
@@ -61,7 +70,7 @@ class GraderPlugin:
         if name == "student":
             return Student(self._sandbox, self._reference, give_up=self.give_up)
         if name == "reference":
-            return self._reference
+            return self._reference if self.recorded is None else RecordingReference(self._reference, self.recorded)
         if name == "params":
             return self._params
         return self._rng_for(item.nodeid)
@@ -69,6 +78,38 @@ class GraderPlugin:
     def _rng_for(self, nodeid: str) -> np.random.Generator:
         salt = zlib.crc32(nodeid.split("::", 1)[-1].encode())
         return np.random.default_rng([self._seed & (2**64 - 1), self._seed >> 64, salt])
+
+
+class RecordingReference:
+    """The reference module, keeping every value its functions return (for ``gradekit check``,
+    which looks for them in the feedback: a hidden value that reaches a student is a leak)."""
+
+    def __init__(self, module: Any, sink: list):
+        self._module, self._sink = module, sink
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._module, name)
+        if not callable(value) or isinstance(value, type):
+            return value
+
+        def recorded(*args, **kwargs):
+            out = value(*args, **kwargs)
+            self._sink.append(out)
+            return out
+
+        recorded.__name__ = name
+        return recorded
+
+
+class GraderPlugin(GraderFixtures):
+    """gradekit's own grading session: the fixtures, a direct path for plain graders, and a
+    lean report that records each test as a :class:`~gradekit.results.Check`."""
+
+    def __init__(self, reference: Any):
+        self.collect_errors: list[tuple[str, str, str]] = []
+        self._plans: dict = {}   # item -> (argument names, parametrize values), or () when pytest must run it
+        self._labels: dict = {}  # item -> (cell, name, weight)
+        super().__init__(reference)
 
     # -- the direct path ---------------------------------------------------------
     def is_direct(self, item) -> bool:
@@ -98,11 +139,11 @@ class GraderPlugin:
         except pytest.skip.Exception:
             return
         except Exception as exc:  # noqa: BLE001 - whatever a grader raises is a failed check
-            self._record(item, "failed", feedback_message(exc), getattr(exc, "mistake", None))
+            self._record(item, "failed", feedback_message(exc), exc)
         else:
             self._record(item, "passed", "")
 
-    def _record(self, item, outcome: str, message: str, mistake: str | None = None) -> None:
+    def _record(self, item, outcome: str, message: str, exc: BaseException | None = None) -> None:
         if outcome == "skipped":
             return
         label = self._labels.get(item)
@@ -110,7 +151,10 @@ class GraderPlugin:
             label = self._labels[item] = _label(item)
         cell, name, weight = label
         self.checks.setdefault(cell, []).append(
-            Check(name=name, passed=outcome == "passed", message=message, weight=weight, mistake=mistake))
+            Check(name=name, passed=outcome == "passed", message=message, weight=weight,
+                  mistake=getattr(exc, "mistake", None), candidates=list(getattr(exc, "candidates", ())),
+                  ruled_out=list(getattr(exc, "ruled_out", ())),
+                  observations=list(getattr(exc, "observations", ()))))
 
     # -- hooks ------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -123,22 +167,21 @@ class GraderPlugin:
         assertion's message.
         """
         excinfo = call.excinfo
-        mistake = None
+        exc = None
         if excinfo is None:
             outcome, message = "passed", ""
         elif excinfo.errisinstance(pytest.skip.Exception):
             outcome, message = "skipped", ""
         else:
-            outcome, message = "failed", feedback_message(excinfo.value)
-            mistake = getattr(excinfo.value, "mistake", None)
+            outcome, message, exc = "failed", feedback_message(excinfo.value), excinfo.value
         if call.when == "call" or (call.when == "setup" and outcome == "failed"):
-            self._record(item, outcome, message, mistake)
+            self._record(item, outcome, message, exc)
         return pytest.TestReport(item.nodeid, item.location, {}, outcome, message or None, call.when,
                                  duration=call.duration, start=call.start, stop=call.stop)
 
     def pytest_collectreport(self, report) -> None:
         if report.failed:
-            self.collect_errors.append(f"{report.nodeid}: {report.longreprtext[-500:]}")
+            self.collect_errors.append(collect_error(report))
 
     def pytest_configure(self, config) -> None:
         config.addinivalue_line("markers", "weight(w): the share of the cell's points this test carries")
@@ -182,7 +225,7 @@ def feedback_message(exc: BaseException) -> str:
         return str(exc)
     if isinstance(exc, StudentCodeError):  # raised through an object of the student's (a method, a property)
         where = f" ({exc.where[-1]})" if exc.where else ""
-        if exc.kind == "Lost":
+        if exc.failure is CodeFailure.LOST:
             return "your object was lost when your code had to be restarted after an earlier failure"
         return f"your code raised {exc.kind}: {exc.message}{where}"
     if isinstance(exc, AssertionError):
@@ -195,3 +238,25 @@ def feedback_message(exc: BaseException) -> str:
     if "hypothesis" in type(exc).__module__:
         return "a hidden property check failed"
     return f"the grader could not check this: {type(exc).__name__}"
+
+
+def collect_error(report) -> tuple[str, str, str]:
+    """Where and why a grader module does not load: (its node id, the line or '', the message).
+
+    pytest's collection report holds the traceback as text; the line is the
+    last ``path:N:`` location in it, the message its last ``E   `` line.
+    """
+    import re
+
+    text = report.longreprtext or ""
+    path = report.nodeid or "the graders"
+    message = next((line[1:].strip() for line in reversed(text.splitlines()) if line.startswith("E ")), "")
+    locations = re.findall(r"^(\S+\.py):(\d+)", text, re.M)
+    line = ""
+    for where, number in locations:
+        if where.endswith(path.rsplit("/", 1)[-1]):
+            line = number
+    if not line:
+        found = re.search(r"line (\d+)", text)
+        line = found.group(1) if found else ""
+    return path, line, message or (text.strip().splitlines() or ["does not load"])[-1]

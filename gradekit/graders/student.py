@@ -13,11 +13,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Mapping
 
-from ..sandbox.client import RemoteObject, Sandbox, SandboxTimeout, StudentCodeError
-
-
-class StudentFailure(AssertionError):
-    """The student's code raised, hung or crashed during a grader's call."""
+from ..errors import CodeFailure, SandboxTimeout, StudentCodeError, StudentFailure
+from ..sandbox.client import RemoteObject, Sandbox
 
 
 class GiveUp:
@@ -95,9 +92,9 @@ class Student:
 
 
 def describe(name: str, exc: StudentCodeError) -> str:
-    if exc.kind == "NameError" and f"'{name}'" in exc.message:
+    if exc.failure is CodeFailure.RAISED and exc.exc_type == "NameError" and f"'{name}'" in exc.message:
         return f"`{name}` is not defined in your notebook"
-    if exc.kind == "NotImplementedError":
+    if exc.failure is CodeFailure.RAISED and exc.exc_type == "NotImplementedError":
         return f"`{name}` is not implemented yet (NotImplementedError)"
     where = f" ({exc.where[-1]})" if exc.where else ""
     return f"calling `{name}` raised {exc.kind}: {exc.message}{where}"

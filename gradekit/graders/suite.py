@@ -20,32 +20,34 @@ from pathlib import Path
 from typing import Any
 
 from ..course import Course
-from ..errors import TemplateError
+from ..errors import GraderError
 from ..results import Check
 from .plugin import GraderPlugin, module_of
 
 
 # pytest plugins a grading run has no use for; unraisableexception alone costs a
-# full gc.collect() twice per run
-_UNUSED_PLUGINS = ("terminal", "capture", "cacheprovider", "stepwise", "unraisableexception", "threadexception", "junitxml",
-                   "doctest", "pastebin", "legacypath", "faulthandler", "logging", "warnings", "tmpdir",
-                   "monkeypatch", "recwarn", "setuponly", "setupplan", "lsof")
+# full gc.collect() twice per run. tmp_path, monkeypatch and capsys stay: graders may ask for
+# them (those tests go through pytest's own protocol, not the direct path). "gradekit" is this
+# package's own entry point (for running graders with plain pytest): here the session has its own.
+_UNUSED_PLUGINS = ("terminal", "cacheprovider", "stepwise", "unraisableexception", "threadexception", "junitxml",
+                   "doctest", "pastebin", "legacypath", "faulthandler", "logging", "warnings",
+                   "recwarn", "setuponly", "setupplan", "lsof", "gradekit")
 
 
 class GraderSuite:
     def __init__(self, course: Course, assignment: str):
+        self.root = course.root
         self.directory = course.graders_dir(assignment)
-        if not self.directory.is_dir():
-            raise TemplateError(f"no hidden graders: {self.directory} does not exist")
-        self.modules = {p.stem: p for p in sorted(self.directory.glob("test_*.py"))}
-        self.reference = _load_reference(course.solutions_dir(assignment) / "reference.py")
+        # an assignment without hidden graders is graded on its test cells' own asserts
+        self.modules = {p.stem: p for p in sorted(self.directory.glob("test_*.py"))} \
+            if self.directory.is_dir() else {}
+        self.reference = _load_reference(course.solutions_dir(assignment) / "reference.py", course.root)
         self._session = None
 
-    def check_covers(self, grade_ids: list[str], notebook: str) -> None:
-        missing = [g for g in grade_ids if g not in self.modules]
-        if missing:
-            raise TemplateError(f"{notebook}: no grader file for test cell(s) "
-                                f"{', '.join(missing)} in {self.directory}")
+    def collect(self) -> None:
+        """Import and collect the graders now (a GraderError names the file that does not load)."""
+        if self.modules and self._session is None:
+            self._start_session()
 
     def run(self, sandbox, grade_ids: list[str], params: dict, seed: int,
             budget: float | None = None) -> dict[str, list[Check]]:
@@ -54,6 +56,8 @@ class GraderSuite:
         ``budget`` bounds the wall-clock seconds of all calls into the student's
         code: once spent, the remaining checks fail at once.
         """
+        if not self.modules:
+            return {}
         session = self._session or self._start_session()
         wanted = set(grade_ids)
         items = [item for item in session.items if module_of(item.nodeid) in wanted]
@@ -83,11 +87,12 @@ class GraderSuite:
         from _pytest.config import _prepareconfig
         from _pytest.main import Session
 
-        _hypothesis_profile()
         self._plugin = GraderPlugin(self.reference)
+        _forget_modules_under(self.directory)  # a grader edited since an earlier run here is read anew
         args = [str(self.directory)] + \
             [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + \
-            ["--rootdir", "/", "--import-mode=importlib", "-o", "addopts=", "-o", "python_files=test_*.py"]
+            ["--rootdir", "/", "--import-mode=importlib", "-o", "addopts=", "-o", "python_files=test_*.py",
+             "--capture=no"]
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             config = _prepareconfig(args, plugins=[self._plugin])
             config._do_configure()
@@ -95,7 +100,10 @@ class GraderSuite:
             config.hook.pytest_sessionstart(session=session)
             config.hook.pytest_collection(session=session)
         if self._plugin.collect_errors:
-            raise TemplateError("the hidden graders do not load: " + self._plugin.collect_errors[0])
+            nodeid, line, message = self._plugin.collect_errors[0]  # rootdir is "/": a node id is a path
+            raise GraderError(f"{_relative(Path('/' + nodeid), self.root)}{':' + line if line else ''}: {message}")
+        if "hypothesis" in sys.modules:  # a grader uses it: make it deterministic, without shrinking
+            _hypothesis_profile()
         self._config, self._session = config, session
         return session
 
@@ -165,7 +173,7 @@ def _cache_function_digests() -> None:
     core.function_digest = function_digest
 
 
-def _load_reference(path: Path) -> Any:
+def _load_reference(path: Path, root: Path) -> Any:
     if not path.is_file():
         return None
     name = "gradekit_reference_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
@@ -175,7 +183,37 @@ def _load_reference(path: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise GraderError(f"{_relative(path, root)}:{exc.lineno or '?'}: {exc.msg}") from None
     except Exception as exc:
-        raise TemplateError(f"{path}: {type(exc).__name__}: {exc}") from None
+        line = _failing_line(exc, path)
+        raise GraderError(f"{_relative(path, root)}{line}: {type(exc).__name__}: {exc}") from None
     sys.modules[name] = module
     return module
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _failing_line(exc: BaseException, path: Path) -> str:
+    """``:<line>`` of the innermost frame of ``exc`` in ``path``, or ''."""
+    import traceback
+
+    line = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == Path(path).resolve():
+            line = f":{frame.lineno}"
+    return line
+
+
+def _forget_modules_under(directory: Path) -> None:
+    """Drop imported modules whose file lies in ``directory`` (pytest's importlib mode reuses them)."""
+    base = str(Path(directory).resolve()) + os.sep
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None) or ""
+        if path.startswith(base):
+            del sys.modules[name]

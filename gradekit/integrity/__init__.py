@@ -40,6 +40,7 @@ this problem needs and copydetect does not have.
       "public_numbers": [                         # one student each: the assignment's own example numbers
         {"student": "carol", "where": "nb/exercise2", "what": "...", "numbers": [0.25, 0.75]}],
       "unreadable": {"dave": ["quiz.ipynb: the file is empty"]},
+      "skipped": ["skipped submitted/x y: not a valid student id"],
       "settings": {...}                           # the thresholds used
     }
 
@@ -62,8 +63,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from ..course import Course, check_id
-from ..errors import GradekitError
+from ..course import Course
+from ..errors import UsageError
+from ..untrusted import is_plain_folder, submitted_students
 from . import code, variants
 from .material import Handed, Personal, Reader
 
@@ -77,11 +79,12 @@ class Findings:
     unreadable: dict[str, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
     sides: dict[tuple[str, str], list[dict]] = field(default_factory=dict)  # pair -> cells side by side (HTML)
+    skipped: list[str] = field(default_factory=list)   # submission folders left out, one line each
 
     def to_dict(self) -> dict:
         return {"assignment": self.assignment, "students": len(self.students), "seconds": round(self.seconds, 2),
                 "pairs": self.pairs, "public_numbers": self.public_numbers, "unreadable": self.unreadable,
-                "settings": settings()}
+                "skipped": self.skipped, "settings": settings()}
 
 
 def settings() -> dict:
@@ -92,26 +95,26 @@ def settings() -> dict:
             "min_bits": variants.MIN_BITS, "cell_bits": variants.CELL_BITS}
 
 
-def submitters(course: Course, assignment: str) -> list[str]:
-    """Every student with a submission folder for the assignment."""
+def submitters(course: Course, assignment: str) -> tuple[list[str], list[str]]:
+    """Every student with a submission folder for the assignment, and one line per folder left
+    out (an invalid id, a symbolic link). No gradebook is needed: every folder counts."""
     base = course.root / "submitted"
-    found = []
-    for path in sorted(base.iterdir()) if base.is_dir() else []:
-        if (path / assignment).is_dir():
-            try:
-                found.append(check_id("student", path.name))
-            except GradekitError:
-                continue
-    return found
+    try:
+        names = {entry.name for entry in os.scandir(base)} if is_plain_folder(base) else set()
+    except OSError:
+        names = set()
+    return submitted_students(base, assignment, names)
 
 
 def check(course: Course, assignment: str, students: list[str] | None = None, jobs: int = 0) -> Findings:
     """Compare the submissions of ``students`` (default: everyone who submitted)."""
     started = time.monotonic()
     reader = Reader(course, assignment)
-    students = submitters(course, assignment) if students is None else students
+    skipped: list[str] = []
+    if students is None:
+        students, skipped = submitters(course, assignment)
     if not students:
-        raise GradekitError(f"nothing to compare: no submissions in submitted/*/{assignment}/")
+        raise UsageError(f"nothing to compare: no submissions in submitted/*/{assignment}/")
     examples = variants.load_public_examples(reader.source.directory)
     personal, handed = read_class(reader, students, jobs)
     by_code, marks = code.code_evidence(handed)
@@ -125,7 +128,7 @@ def check(course: Course, assignment: str, students: list[str] | None = None, jo
              for pair, evidence in found.items()]
     pairs.sort(key=lambda p: (-p["score"], p["students"]))
     findings = Findings(assignment, students, pairs, variants.public_numbers(examples, personal, handed),
-                        {s: h.problems for s, h in handed.items() if h.problems})
+                        {s: h.problems for s, h in handed.items() if h.problems}, skipped=skipped)
     findings.sides = side_by_side(reader, pairs, personal, handed, marks)
     findings.seconds = time.monotonic() - started
     return findings

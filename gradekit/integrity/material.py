@@ -36,7 +36,8 @@ from nbgrader.utils import compute_checksum
 from ..course import Course
 from ..errors import SubmissionError
 from ..release import Stripper
-from ..submission import read_notebook
+from ..submission import MAX_NOTEBOOK_BYTES, read_notebook
+from ..untrusted import find_notebook, read_bytes, submission_files
 from ..template import AssignmentSource
 from ..variant import build_variant
 from .fingerprints import all_kgrams, fingerprint
@@ -267,11 +268,11 @@ class Reader:
         return [stripped.source for stripped in self.stripper.student_version(mini).cells]
 
     def handed(self, me: Personal) -> Handed:
-        folder = self.course.submitted_dir(me.student, self.assignment)
+        files = submission_files(self.course.submitted_dir(me.student, self.assignment))  # no links followed
         out = Handed(me.student)
         for name, code_gids in me.code_cells.items():
-            path = folder / f"{name}.ipynb"
-            if not path.exists():
+            path, _ = find_notebook(files, f"{name}.ipynb")
+            if path is None:
                 continue
             try:
                 nb = read_notebook(path)
@@ -321,11 +322,11 @@ class Reader:
     def _read_outputs(self, out: Handed, name: str, path: Path) -> None:
         """The numbers in the saved outputs (read_notebook drops them; read the file again)."""
         try:
-            text = path.read_text(encoding="utf-8")
-            if '"output_type"' not in text:
+            raw = read_bytes(path, MAX_NOTEBOOK_BYTES)
+            if b'"output_type"' not in raw:
                 return  # no outputs saved: nothing to parse again
-            data = json.loads(text)
-        except (OSError, ValueError):
+            data = json.loads(raw)
+        except (SubmissionError, ValueError, RecursionError):
             return
         budget = MAX_OUTPUT_CHARS
         pieces = []

@@ -1,8 +1,9 @@
 """What ``gradekit integrity`` shows: a terminal table, ``integrity.json`` and ``integrity.html``.
 
-Everything a student wrote (code, answers, file names in error messages) is
-escaped: rich markup with :func:`rich.markup.escape`, HTML with
-:func:`html.escape`. The HTML page is one self-contained file (inline CSS, no
+Everything a student wrote (code, answers, file names in error messages) goes
+through :mod:`gradekit.untrusted` (control characters and bidi overrides
+replaced) and is escaped: rich markup with :func:`~gradekit.untrusted.for_rich`,
+HTML with :func:`html.escape`. The HTML page is one self-contained file (inline CSS, no
 scripts, nothing fetched).
 """
 
@@ -12,7 +13,8 @@ import html
 import json
 from pathlib import Path
 
-from ..release import atomic_write
+from ..files import atomic_write
+from ..untrusted import for_rich, shown
 
 _CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}
@@ -46,31 +48,32 @@ def describe(evidence: dict) -> str:
 
 def print_table(findings, console=None) -> None:
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console()
     title = "{assignment}: {pairs} flagged pair(s) among {students} submission(s)".format(
         assignment=findings.assignment, pairs=len(findings.pairs), students=len(findings.students))
-    table = Table(title=escape(title), title_justify="left")
+    table = Table(title=for_rich(title), title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("students")
     table.add_column("evidence")
     table.add_column("score", justify="right")
     for i, pair in enumerate(findings.pairs, 1):
-        table.add_row(str(i), escape(" & ".join(pair["students"])),
-                      "\n".join(escape(describe(e)) for e in pair["evidence"]), f"{pair['score']:.1f}")
+        table.add_row(str(i), for_rich(" & ".join(pair["students"])),
+                      "\n".join(for_rich(describe(e)) for e in pair["evidence"]), f"{pair['score']:.1f}")
     console.print(table)
     if findings.public_numbers:
         public = Table(title="the assignment's published example numbers, hard-coded", title_justify="left")
         for column in ("student", "where", "what"):
             public.add_column(column)
         for item in findings.public_numbers:
-            public.add_row(escape(item["student"]), escape(item["where"]), escape(item["what"]))
+            public.add_row(for_rich(item["student"]), for_rich(item["where"]), for_rich(item["what"]))
         console.print(public)
     for student, problems in findings.unreadable.items():
         for problem in problems:
-            console.print(escape(f"not compared: {student}: {problem}"))
+            console.print(for_rich(f"not compared: {student}: {problem}"))
+    for line in findings.skipped:
+        console.print(for_rich(line))
 
 
 def write_reports(reports_dir: Path, findings) -> tuple[Path, Path]:
@@ -83,7 +86,9 @@ def write_reports(reports_dir: Path, findings) -> tuple[Path, Path]:
 
 
 def _e(value) -> str:
-    return html.escape(str(value), quote=True)
+    """Student text for HTML: control characters replaced (one for one), then escaped."""
+    text = str(value)
+    return html.escape(shown(text, len(text) + 1), quote=True)
 
 
 def highlighted(source: str, spans: list[tuple[int, int]]) -> str:
@@ -131,10 +136,11 @@ def render_html(findings) -> str:
             parts.append(f"<tr><td>{_e(item['student'])}</td><td>{_e(item['where'])}</td>"
                          f"<td>{_e(item['what'])}</td></tr>")
         parts.append("</table>")
-    if findings.unreadable:
+    if findings.unreadable or findings.skipped:
         parts.append("<h2>Not compared</h2><ul>")
         for student, problems in findings.unreadable.items():
             parts += [f"<li>{_e(student)}: {_e(problem)}</li>" for problem in problems]
+        parts += [f"<li>{_e(line)}</li>" for line in findings.skipped]
         parts.append("</ul>")
     parts.append("</body></html>\n")
     return "".join(parts)

@@ -1,7 +1,8 @@
 """How a sandbox process is started: bubblewrap's command line and the limits.
 
 The sandbox sees a read-only system (/usr, /lib*, a few files of /etc), the
-Python installation and its site-packages, and the worker's own two files --
+Python installation and its site-packages (bind-mounted read-only), and a copy of
+the worker's own two files (``--ro-bind-data``: no host path of gradekit's) --
 and nothing of the course directory: no ``autograder/``, no ``solutions/``, no
 gradebook, no secret, no other student. It has a private tmpfs at /tmp, a new
 pid, network (no interfaces but a downed loopback), ipc, uts and user
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 WORKER_DIR = Path(__file__).resolve().parent
+WORKER_FILES = ("worker.py", "protocol.py")   # all the sandbox runs of gradekit's own code
 SANDBOX_UID = 65534  # 'nobody' inside the sandbox
 
 
@@ -182,8 +184,16 @@ def launch(limits: Limits, sandboxed: bool = True) -> Launch:
         python = f"/opt/venv/bin/{python_name}"
     else:
         python = str(base / "bin" / python_name)
-    argv += ["--ro-bind", str(WORKER_DIR), "/opt/gradekit",
-             # the root and /dev are tmpfs mounts bwrap made: read-only once set up, so
+    # the worker's two files are copied in (not bind-mounted): a bind mount's host path shows in
+    # /proc/self/mountinfo, and gradekit often lives inside the course directory
+    data_fds = []
+    for name in WORKER_FILES:
+        data = os.memfd_create(f"gradekit-{name}")
+        os.write(data, (WORKER_DIR / name).read_bytes())
+        os.lseek(data, 0, os.SEEK_SET)
+        data_fds.append(data)
+        argv += ["--ro-bind-data", str(data), f"/opt/gradekit/{name}"]
+    argv += [# the root and /dev are tmpfs mounts bwrap made: read-only once set up, so
              # nothing can be written outside the size-limited /tmp
              "--remount-ro", "/dev", "--remount-ro", "/",
              "--chdir", "/tmp"]
@@ -195,4 +205,4 @@ def launch(limits: Limits, sandboxed: bool = True) -> Launch:
     os.write(fd, b"".join(arg.encode() + b"\0" for arg in argv[1:]))
     os.lseek(fd, 0, os.SEEK_SET)
     command = [python, "-I", "-B", "/opt/gradekit/worker.py", "--contained"]
-    return Launch([argv[0], "--args", str(fd), *command], (fd,), _preexec(limits, procs), env, procs)
+    return Launch([argv[0], "--args", str(fd), *command], (fd, *data_fds), _preexec(limits, procs), env, procs)

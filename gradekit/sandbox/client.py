@@ -19,27 +19,13 @@ import subprocess
 import time
 from typing import Any, Callable, Mapping
 
+from ..errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
 from . import protocol as P
 from .bwrap import Limits, launch, remove_cgroup
 
+__all__ = ["Sandbox", "RemoteObject", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
 
 MAX_BAD_CELLS = 3   # cells that hang or crash and are skipped before a notebook is given up
-
-
-class StudentCodeError(Exception):
-    """The student's code raised, hung, crashed or answered outside the protocol."""
-
-    def __init__(self, kind: str, message: str, where: list[str] | None = None):
-        self.kind, self.message, self.where = kind, message, where or []
-        super().__init__(f"{kind}: {message}" if message else kind)
-
-
-class SandboxTimeout(StudentCodeError):
-    pass
-
-
-class SandboxCrashed(StudentCodeError):
-    pass
 
 
 class RemoteObject:
@@ -61,7 +47,7 @@ class RemoteObject:
     def __len__(self) -> int:
         value = self._sandbox.length(self)
         if type(value) is not int or value < 0:
-            raise StudentCodeError("TypeError", "__len__ did not return a non-negative int")
+            raise StudentCodeError(CodeFailure.RAISED, "__len__ did not return a non-negative int", exc_type="TypeError")
         return value
 
     def __repr__(self) -> str:
@@ -129,10 +115,15 @@ class Sandbox:
 
     def _wait_ready(self) -> None:
         self.booting = False
-        reply = self._read_control(self.limits.run_seconds)
+        try:
+            reply = self._read_control(self.limits.run_seconds)
+        except SandboxCrashed:
+            reply = {}
         if reply.get("op") != "ready":
             self.shutdown()
-            raise SandboxCrashed("SandboxError", "the sandbox did not start")
+            # a fresh zygote runs no student code: if it does not start, the machine is at fault
+            raise SandboxBroken("the sandbox did not start (bubblewrap refused, or the worker died on "
+                                "start-up); check that `bwrap --unshare-all --ro-bind / / true` works here")
 
     def _read_control(self, timeout: float) -> dict:
         try:
@@ -141,11 +132,11 @@ class Sandbox:
             return header
         except (TimeoutError, EOFError, OSError, P.ProtocolError):
             self.shutdown()
-            raise SandboxCrashed("SandboxError", "the sandbox stopped answering") from None
+            raise SandboxCrashed(CodeFailure.SANDBOX, "the sandbox stopped answering") from None
 
     def shutdown(self) -> None:
-        """Kill the zygote, its children and everything they started."""
-        self._close_child()
+        """End the whole sandbox: the zygote, its child and everything they started."""
+        self._end_child(kill=False)
         proc, self.proc = self.proc, None
         if self.control is not None:
             self.control.close()
@@ -163,8 +154,6 @@ class Sandbox:
         proc.wait()
         remove_cgroup(self.cgroup)
         self.cgroup = None
-
-    close = shutdown
 
     def __enter__(self) -> "Sandbox":
         return self
@@ -193,14 +182,19 @@ class Sandbox:
         except OSError:
             mine.close()
             self.shutdown()
-            raise SandboxCrashed("SandboxError", "the sandbox stopped answering") from None
+            raise SandboxCrashed(CodeFailure.SANDBOX, "the sandbox stopped answering") from None
         finally:
             theirs.close()
         self.child, self.channel = mine, P.Channel(mine)
         self.generation += 1
 
-    def _close_child(self, kill: bool = False) -> int | None:
-        """End the current child; wait until the zygote has cleaned up after it."""
+    def end_child(self) -> None:
+        """End the current submission's child (if any); the zygote stays warm for the next."""
+        self._end_child(kill=True)
+
+    def _end_child(self, kill: bool) -> int | None:
+        """End the current child (``kill``: by the zygote's SIGKILL, not only by closing its
+        socket); wait until the zygote has cleaned up after it; return its exit status."""
         child, self.child, self.channel = self.child, None, None
         self.cell_results = None
         if child is None:
@@ -219,10 +213,6 @@ class Sandbox:
             return None
         status = reply.get("status")
         return status if isinstance(status, int) else None
-
-    def kill(self) -> None:
-        """Kill the current child (if any); the zygote stays."""
-        self._close_child(kill=True)
 
     # -- requests -------------------------------------------------------------
     def _exchange(self, header: dict, values: dict, timeout: float,
@@ -249,14 +239,14 @@ class Sandbox:
                     self.student_seconds += seconds
                 return reply, value
         except TimeoutError:
-            self._close_child(kill=True)
-            raise SandboxTimeout("Timeout", f"no answer within {timeout:g} s (endless loop?)") from None
+            self._end_child(kill=True)
+            raise SandboxTimeout(f"no answer within {timeout:g} s (endless loop?)") from None
         except (EOFError, OSError):
-            code = self._close_child(kill=True)
-            raise SandboxCrashed("Crashed", _exit_reason(code)) from None
+            code = self._end_child(kill=True)
+            raise SandboxCrashed(CodeFailure.CRASHED, _exit_reason(code)) from None
         except P.ProtocolError as exc:
-            self._close_child(kill=True)
-            raise SandboxCrashed("ProtocolError", str(exc)) from None
+            self._end_child(kill=True)
+            raise SandboxCrashed(CodeFailure.PROTOCOL, str(exc)) from None
 
     def _answer_callback(self, channel, request: dict, blobs: list[bytes],
                          callbacks: Mapping[str, Callable]) -> None:
@@ -283,7 +273,7 @@ class Sandbox:
     def _unwrap(self, value: Any) -> Any:
         if isinstance(value, RemoteObject):
             if value._generation != self.generation:
-                raise StudentCodeError("Lost", "this object was lost when the student's code was restarted")
+                raise StudentCodeError(CodeFailure.LOST, "this object was lost when the student's code was restarted")
             return value._handle
         if type(value) in (list, tuple):
             return type(value)(self._unwrap(v) for v in value)
@@ -297,13 +287,13 @@ class Sandbox:
             if not isinstance(err, dict):
                 err = {"type": "Error", "message": str(err)}
             where = err.get("where") if isinstance(err.get("where"), list) else []
-            raise StudentCodeError(str(err.get("type", "Error"))[:100], str(err.get("message", ""))[:2000],
-                                   [str(w)[:200] for w in where[:5]])
+            raise StudentCodeError(CodeFailure.RAISED, str(err.get("message", ""))[:2000],
+                                   [str(w)[:200] for w in where[:5]], exc_type=str(err.get("type", "Error"))[:100])
 
     # -- the API the graders use -----------------------------------------------
     def run_cells(self, cells: list[dict]) -> list[dict]:
         """Run a submission's code cells (``{"id", "source"}``) in a fresh child."""
-        self._close_child(kill=True)
+        self._end_child(kill=True)
         self.cells = list(cells)
         self.bad_cells = {}
         return self._ensure_cells()
@@ -320,7 +310,7 @@ class Sandbox:
         if self.child is not None and self.cell_results is not None:
             return self.cell_results
         if self.child is not None:
-            self._close_child(kill=True)
+            self._end_child(kill=True)
         if self.generation:
             self.restarts += 1
         for _attempt in range(MAX_BAD_CELLS + 1):
@@ -332,7 +322,7 @@ class Sandbox:
                                           self.limits.run_seconds, progress=started.append)
                 cells = reply.get("cells")
                 if not isinstance(cells, list) or len(cells) != len(keep):
-                    raise SandboxCrashed("ProtocolError", "bad reply to run")
+                    raise SandboxCrashed(CodeFailure.PROTOCOL, "bad reply to run")
             except StudentCodeError as exc:
                 if not started or started[-1] >= len(keep):
                     break
@@ -351,10 +341,6 @@ class Sandbox:
                               "error": self.bad_cells.get(i, "not run: the notebook kept crashing")}
                              for i, c in enumerate(self.cells)]
         return self.cell_results
-
-    def finish(self) -> None:
-        """Done with this submission: end its child, keep the zygote warm."""
-        self._close_child(kill=True)
 
     def has(self, name: str) -> str:
         reply, _ = self._exchange({"op": "has", "name": name}, {}, self.limits.call_seconds)

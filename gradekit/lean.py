@@ -1,0 +1,60 @@
+"""Importing the parts of nbgrader gradekit uses, without the rest.
+
+``import nbgrader.api`` first runs nbgrader's package ``__init__``, which
+loads its Jupyter server extensions -- tornado handlers, every nbgrader app,
+nbconvert and its exporters: over a second of CPU that gradekit never uses.
+:func:`nbgrader_api` puts a lazy ``nbgrader`` package in ``sys.modules`` whose
+``__init__`` has not run yet, and imports ``nbgrader.api`` under it. The first
+time anything asks the package for a name it does not have (``nbgrader.__version__``,
+a server extension hook), the real ``__init__`` runs in that same module
+object, so it becomes the real package, with ``api`` already in it. The
+submodules are nbgrader's own files, unchanged; the pinned version
+(constraints.txt) and tests/test_private_apis.py cover them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import threading
+import types
+
+_LOCK = threading.Lock()   # one import at a time: a module half-imported by one thread is not the module
+
+
+def nbgrader_api():
+    """The ``nbgrader.api`` module (Gradebook and its tables); safe to call from several threads."""
+    with _LOCK:
+        return _without_package_init("nbgrader", "nbgrader.api")
+
+
+def _without_package_init(package: str, module: str):
+    if module in sys.modules:
+        return sys.modules[module]
+    if package in sys.modules:
+        return importlib.import_module(module)
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return importlib.import_module(module)
+    lazy = types.ModuleType(package)
+    lazy.__path__ = list(spec.submodule_search_locations)
+    lazy.__spec__, lazy.__file__, lazy.__loader__ = spec, spec.origin, spec.loader
+
+    def finish_init(name: str):
+        """A submodule is imported as it is asked for; for any other name, run the package's
+        real __init__ in this module, once, then answer."""
+        if not name.startswith("__") and importlib.util.find_spec(f"{package}.{name}") is not None:
+            return importlib.import_module(f"{package}.{name}")
+        del lazy.__dict__["__getattr__"]
+        spec.loader.exec_module(lazy)
+        return getattr(lazy, name)
+
+    lazy.__getattr__ = finish_init
+    sys.modules[package] = lazy
+    try:
+        return importlib.import_module(module)
+    except BaseException:
+        if sys.modules.get(package) is lazy:
+            del sys.modules[package]
+        raise

@@ -1,0 +1,177 @@
+"""Grading on this machine: in this process, or in a pool of worker processes.
+
+Workers fork from a warm fork server (:mod:`gradekit.runners.forkserver`),
+claim a core each (:mod:`~gradekit.runners.cores`), and build one
+:class:`~gradekit.grading.Pipeline` each; only student ids go out and plain
+result data comes back. A worker that cannot build its pipeline (a grader that
+does not import, a sandbox that does not start) answers every task with that
+course failure, and the coordinator stops.
+
+If a worker process dies (the OOM killer, a crash in a library), the pool
+breaks and every submission in flight fails with it. Those are graded again,
+each alone in a fresh pool: the one that brings a worker down again gets a
+zero with that reason, the others their grades, and the rest of the class
+goes on. At most ``4 * jobs`` submissions are in flight, so the coordinator's
+memory stays flat however large the class.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable, Iterator
+
+from ..course import Course
+from ..errors import CourseFailure
+from ..grading.options import Options
+from ..grading.pipeline import Pipeline
+from ..results import SubmissionResult
+from . import OnResult, Runner, failure_outcome, outcome, result_of
+from .cores import affinity, claim_core, pin_to_core
+
+
+class InProcess(Runner):
+    """One submission after another, here; this process and its sandbox pinned to one core."""
+
+    def run(self, students: Iterable[str], on_result: OnResult) -> None:
+        before = affinity()
+        pin_to_core(0)
+        try:
+            pipeline = Pipeline(self.course, self.assignment, self.options)
+            try:
+                for student in students:
+                    on_result(pipeline.grade_or_zero(student))
+            finally:
+                pipeline.close()
+        finally:
+            if before:
+                os.sched_setaffinity(0, before)
+
+
+class LocalPool(Runner):
+    """``jobs`` worker processes, each pinned to a core of its own."""
+
+    def __init__(self, course: Course, assignment: str, options: Options, jobs: int):
+        super().__init__(course, assignment, options)
+        self.jobs = jobs
+
+    def start(self) -> None:
+        from .forkserver import warm_fork_server
+
+        warm_fork_server()
+
+    def run(self, students: Iterable[str], on_result: OnResult) -> None:
+        from .forkserver import warm_fork_server
+
+        ctx = warm_fork_server()
+        init = (str(self.course.root), self.assignment, self.options, os.getpid())
+        pending = iter(students)
+        while True:
+            lost = _run_pool(ctx, self.jobs, init, pending, self.assignment, on_result)
+            if not lost:
+                return
+            for student in lost:
+                if _run_pool(ctx, 1, init, iter([student]), self.assignment, on_result, probe=True):
+                    on_result(SubmissionResult(student, self.assignment, error=(
+                        "grading failed: the grading process died twice while grading this submission "
+                        "(out of memory, or a crash in a library)")))
+
+
+def _run_pool(ctx, jobs: int, init: tuple, students: Iterator[str], assignment: str, on_result: OnResult,
+              probe: bool = False) -> list[str]:
+    """Grade what ``students`` yields in a fresh pool; return those in flight if a worker died.
+
+    With ``probe``, a first task only checks that a worker starts at all: if
+    that breaks the pool too, grading processes die on start-up -- the
+    machine's fault, not the submission's.
+    """
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    lost: list[str] = []
+    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=init)
+    try:
+        if probe:
+            try:
+                result_of(pool.submit(_probe).result())
+            except BrokenProcessPool:
+                raise CourseFailure("grading processes die as they start (out of memory?); "
+                                    "nothing was graded by them") from None
+        running: dict = {}
+        while True:
+            while not lost and len(running) < 4 * jobs:
+                student = next(students, None)
+                if student is None:
+                    break
+                try:
+                    running[pool.submit(_grade_in_worker, student)] = student
+                except BrokenProcessPool:
+                    lost.append(student)
+            if not running:
+                return lost
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                student = running.pop(future)
+                try:
+                    data = future.result()
+                except BrokenProcessPool:
+                    lost.append(student)
+                    continue
+                except Exception as exc:  # the task itself failed: this student gets a zero with the reason
+                    on_result(SubmissionResult(student, assignment,
+                                               error=f"grading failed: {type(exc).__name__}: {str(exc)[:200]}"))
+                    continue
+                on_result(result_of(data))   # a CourseFailure is raised here, and the run stops
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- in the worker ---------------------------------------------------------------------
+
+_PIPELINE: Pipeline | None = None
+_FAILURE: dict | None = None
+
+
+def _init_worker(root: str, assignment: str, options: Options, coordinator: int) -> None:
+    """Build this worker's pipeline; a failure is kept and reported instead of each result."""
+    global _PIPELINE, _FAILURE
+    _exit_with(coordinator)
+    claim_core()
+    try:
+        _PIPELINE = Pipeline(Course.load(root), assignment, options)
+    except CourseFailure as exc:
+        _FAILURE = failure_outcome(exc)
+    except Exception as exc:  # noqa: BLE001 - a worker that cannot start is the machine's problem
+        _FAILURE = failure_outcome(CourseFailure(f"a grading process could not start: "
+                                                 f"{type(exc).__name__}: {exc}"))
+
+
+def _probe() -> dict:
+    return _FAILURE or {"result": {"student": "", "assignment": ""}}
+
+
+def _grade_in_worker(student: str) -> dict:
+    if _FAILURE is not None:
+        return _FAILURE
+    return outcome(lambda: _PIPELINE.grade_or_zero(student))
+
+
+def _exit_with(pid: int) -> None:
+    """End this worker when the coordinator ends, however it ends (SIGKILL included).
+
+    A killed coordinator cannot tell its pool; without this, the workers would
+    wait on their queue for ever, each keeping a warm sandbox. When the worker
+    goes, bubblewrap (--die-with-parent) takes the sandbox with it.
+    """
+    import select
+    import threading
+
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return
+
+    def watch() -> None:
+        select.select([pidfd], [], [])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gradekit-coordinator-watch", daemon=True).start()

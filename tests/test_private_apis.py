@@ -1,0 +1,63 @@
+"""The private APIs gradekit uses, checked by name: an upgrade that removes one fails here, loudly.
+
+gradekit drives pytest's session by hand (configure and collect once, replay the
+items per submission), caches hypothesis's per-test digest, and reuses nbgrader's
+late-penalty preprocessor and gradebook tables. Each is pinned in constraints.txt.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+INTERNALS = [
+    # (module, attribute path, used by)
+    ("_pytest.config", "_prepareconfig", "gradekit/graders/suite.py: configure pytest once"),
+    ("_pytest.config", "Config._do_configure", "gradekit/graders/suite.py"),
+    ("_pytest.main", "Session.from_config", "gradekit/graders/suite.py: collect once"),
+    ("_pytest.fixtures", "FuncFixtureInfo.argnames", "gradekit/graders/plugin.py: item._fixtureinfo.argnames"),
+    ("_pytest.python", "CallSpec.params", "gradekit/graders/plugin.py: item.callspec.params"),
+    ("hypothesis.core", "function_digest", "gradekit/graders/suite.py: digest cache"),
+    ("hypothesis.configuration", "set_hypothesis_home_dir", "gradekit/graders/suite.py"),
+    ("nbgrader.preprocessors", "AssignLatePenalties._check_late_penalty", "gradekit/gradebook.py: late penalties"),
+    ("nbgrader.preprocessors", "AssignLatePenalties.init_plugin", "gradekit/gradebook.py"),
+    ("nbgrader.api", "Grade.manual_score", "gradekit/gradebook.py: grades in one query"),
+    ("nbgrader.api", "SubmittedNotebook.late_submission_penalty", "gradekit/gradebook.py"),
+    ("nbgrader.api", "BaseCell.notebook_id", "gradekit/gradebook.py"),
+]
+
+
+@pytest.mark.parametrize("module, path, used_by", INTERNALS, ids=[f"{m}.{p}" for m, p, _ in INTERNALS])
+def test_internal_is_still_there(module, path, used_by):
+    obj = importlib.import_module(module)
+    for part in path.split("."):
+        fields = getattr(obj, "__dataclass_fields__", {})  # a dataclass's fields are not class attributes
+        assert hasattr(obj, part) or part in fields, \
+            f"{module}.{path} is gone (used by {used_by}): pin the old version in constraints.txt " \
+            f"or port {used_by.split(':')[0]}"
+        obj = getattr(obj, part, None)
+
+
+def test_prepareconfig_still_takes_args_and_plugins():
+    from _pytest.config import _prepareconfig
+
+    params = inspect.signature(_prepareconfig).parameters
+    assert "plugins" in params, "_pytest.config._prepareconfig(args, plugins=...) changed (gradekit/graders/suite.py)"
+
+
+def test_testreport_constructor_still_takes_what_the_plugin_passes():
+    params = inspect.signature(pytest.TestReport.__init__).parameters
+    for name in ("nodeid", "location", "keywords", "outcome", "longrepr", "when", "duration", "start", "stop"):
+        assert name in params, f"pytest.TestReport lost {name!r} (gradekit/graders/plugin.py makes lean reports)"
+
+
+def test_the_pins_are_what_is_installed():
+    from importlib.metadata import version
+    from pathlib import Path
+
+    pins = dict(line.split("==") for line in (Path(__file__).parents[1] / "constraints.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    for package, pinned in pins.items():
+        assert version(package) == pinned, f"{package} {version(package)} is installed, constraints.txt pins {pinned}"

@@ -179,6 +179,7 @@ class SyntheticClass:
     canonical: list[str] = field(default_factory=list)
     unusual: list[str] = field(default_factory=list)
     lecture: list[str] = field(default_factory=list)
+    untouched: list[str] = field(default_factory=list)
     copied_cell: dict[tuple[str, str], str] = field(default_factory=dict)  # exercise/partial: which cell
 
     def planted_pairs(self) -> dict[tuple[str, str], str]:
@@ -318,13 +319,14 @@ LECTURE_FILES = ("attention_hardcoded_lecture", "kv_hardcoded_lecture")
 
 
 def build(root: Path, honest: int, plants: dict[str, int], canonical: int = 0, unusual: bool = False,
-          lecture: int = 0, outputs_share: float = 0.3, seed: int = 0) -> SyntheticClass:
+          lecture: int = 0, untouched: int = 0, outputs_share: float = 0.3, seed: int = 0) -> SyntheticClass:
     """A class of honest students plus ``plants[kind]`` (source, copier) pairs of each kind.
 
     ``honest`` students write their own code, ``canonical`` ones the answer key's,
     two ``unusual`` ones loop-based code of their own (each differently), and
     ``lecture`` ones the answer key with the lecture's numbers hard-coded in one
-    cell (and, for the first, in the quiz). The sources of the copies are among
+    cell (and, for the first, in the quiz); ``untouched`` ones hand in their
+    release as it is (the stub: everybody's). The sources of the copies are among
     the ``honest`` students; the copiers come on top.
     """
     from gradekit.files import write_notebooks
@@ -333,7 +335,8 @@ def build(root: Path, honest: int, plants: dict[str, int], canonical: int = 0, u
     builder = _Builder(root, seed)
     rng = builder.rng
     n_pairs = sum(plants.values())
-    groups = {"canonical": canonical, "unusual": 2 if unusual else 0, "lecture": lecture, "copiers": n_pairs}
+    groups = {"canonical": canonical, "unusual": 2 if unusual else 0, "lecture": lecture, "untouched": untouched,
+              "copiers": n_pairs}
     ids = [f"s{i:04d}" for i in range(1, honest + sum(groups.values()) + 1)]
     rng.shuffle(ids)
     klass = SyntheticClass(root, sorted(ids))
@@ -343,6 +346,9 @@ def build(root: Path, honest: int, plants: dict[str, int], canonical: int = 0, u
         taken[group], start = ids[start:start + count], start + count
     rest = ids[start:]
     klass.canonical, klass.unusual, klass.lecture = taken["canonical"], taken["unusual"], taken["lecture"]
+    klass.untouched = taken["untouched"]
+    for student in taken["untouched"]:
+        write_notebooks(builder.course.submitted_dir(student, ASSIGNMENT), builder.notebooks(student)[0])
     modes = {s: "canonical" for s in taken["canonical"]}
     modes.update(zip(taken["unusual"], ["loops", "unusual_two"]))
     modes.update({s: LECTURE_FILES[i % len(LECTURE_FILES)] for i, s in enumerate(taken["lecture"])})

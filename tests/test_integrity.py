@@ -3,7 +3,8 @@
 The class (tests/integrity_class.py) is built from variants and submitted
 notebooks only, without grading: 16 students who write their own code, 5
 who hand in the answer key's code, two with unusual code of their own (each
-differently), two who hard-code the lecture's numbers, and two planted pairs
+differently), two who hard-code the lecture's numbers, two who hand in their
+release untouched, and two planted pairs
 of each kind (a whole notebook handed in, the hardest exercise copied with
 renames, reformatting and a statement swapped, the quiz's right answers
 copied, half a cell copied). The class is fixed (seed 0); over other seeds
@@ -32,7 +33,7 @@ EXPECTED_KIND = {"whole": "variant cells", "quiz": "answers", "exercise": "code"
 @pytest.fixture(scope="module")
 def klass(tmp_path_factory):
     return integrity_class.build(tmp_path_factory.mktemp("integrity") / "course", honest=16, plants=PLANTS,
-                                 canonical=5, unusual=True, lecture=2, seed=0)
+                                 canonical=5, unusual=True, lecture=2, untouched=2, seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +63,9 @@ def test_no_honest_pair_is_flagged(klass, findings):
     planted = klass.planted_pairs()
     wrongly = {pair: p["evidence"] for pair, p in flagged(findings).items() if pair not in planted}
     assert not wrongly
-    # the groups that tempt a detector are in the class: the same canonical code, unusual code
-    assert len(klass.canonical) == 5 and len(klass.unusual) == 2
+    # the groups that tempt a detector are in the class: the same canonical code, unusual code,
+    # the same stub handed in untouched
+    assert len(klass.canonical) == 5 and len(klass.unusual) == 2 and len(klass.untouched) == 2
 
 
 def test_the_lecture_numbers_are_reported_for_the_students_who_hard_coded_them(klass, findings):

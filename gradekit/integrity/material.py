@@ -220,6 +220,8 @@ class Reader:
         numbers = numbers_in_params(variant.params)
         me = Personal(student, numbers, runs(numbers), {}, {}, {}, {})
         for name, full in variant.notebooks.items():
+            # the answer cells as rendered, solution markers included: what ClearSolutions makes the stub of
+            marked = {_meta(c).get("grade_id"): c.source for c in full.cells if _meta(c).get("solution")}
             key = self.stripper.answer_key(full)
             me.code_cells[name] = []
             todo = []  # answer cells whose common k-grams are not known yet
@@ -250,7 +252,8 @@ class Reader:
                 else:
                     todo.append((cell, gid, shape))
             if todo:
-                for (cell, gid, shape), stub in zip(todo, self._stubs(key, [c for c, _, _ in todo])):
+                stubs = self._stubs(key, [(c, marked.get(gid, c.source)) for c, gid, _ in todo])
+                for (cell, gid, shape), stub in zip(todo, stubs):
                     me.common[(name, gid)] = self._common[shape] = all_kgrams(stub) | all_kgrams(cell.source)
             self._ids.setdefault(name, {c.get("id"): _meta(c)["grade_id"] for c in key.cells
                                         if c.get("id") and _meta(c).get("grade_id")})
@@ -262,9 +265,10 @@ class Reader:
         return self._literals[source]
 
     def _stubs(self, key, cells) -> list[str]:
-        """The answer cells' stubs, as released (nbgrader's ClearSolutions on a copy of them)."""
+        """The stubs of (answer cell, its source with the solution markers), as released:
+        nbgrader's ClearSolutions on copies of them."""
         mini = nbformat.v4.new_notebook(metadata=key.metadata)
-        mini.cells = [nbformat.from_dict(json.loads(json.dumps(c))) for c in cells]
+        mini.cells = [nbformat.from_dict({**json.loads(json.dumps(cell)), "source": source}) for cell, source in cells]
         return [stripped.source for stripped in self.stripper.student_version(mini).cells]
 
     def handed(self, me: Personal) -> Handed:

@@ -47,11 +47,19 @@ HOSTILE = {
 }
 
 
-def repo_root() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    if not (here / "source" / ASSIGNMENT).is_dir():
-        raise CourseError(f"the demo needs the course files next to the package ({here}/source/{ASSIGNMENT})")
-    return here
+def course_files() -> Path:
+    """The demo's course: the ``gradekit_course`` data shipped with the package (in a checkout,
+    the repository itself, which is a course directory)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("gradekit_course")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if Path(location, "nbgrader_config.py").is_file():
+            return Path(location)
+    raise CourseError("the demo's course (the gradekit_course package data) is not installed")
+
+
+repo_root = course_files
 
 
 def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.NotebookNode:

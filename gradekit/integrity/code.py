@@ -26,9 +26,9 @@ share a few rare lines with another is no copy). A pair of students is
 flagged when one of their cells is a copy; its strength is the sum of the
 scores of the cells that are.
 
-The thresholds were set on synthetic classes (tests/integrity_class.py,
-``bench/integrity.py``): with them no honest pair was flagged in 17 classes
-of 33 to 250 students.
+The thresholds were set on 17 synthetic classes of 33 to 250 students
+(tests/integrity_class.py), in which they flag no honest pair;
+``bench/integrity.py`` measures precision and recall on others.
 """
 
 from __future__ import annotations

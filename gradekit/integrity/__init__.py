@@ -44,6 +44,8 @@ this problem needs and copydetect does not have.
       "settings": {...}                           # the thresholds used
     }
 
+Every piece of evidence also has "text", one sentence that says it ("bob's
+notebook has 3 read-only cell(s) of alice's own variant").
 "from" is the student whose cells, answers or numbers they are, "by" the one
 whose submission carries them (code evidence has no direction); "count" is
 how many cells, answers or numbers matched; "strength" is in bits beyond
@@ -123,6 +125,11 @@ def check(course: Course, assignment: str, students: list[str] | None = None, jo
                  variants.personal_numbers(personal, handed), by_code):
         for pair, evidence in part.items():
             found.setdefault(pair, []).extend(evidence)
+    from .report import describe
+
+    for evidence in found.values():
+        for item in evidence:
+            item["text"] = describe(item)
     pairs = [{"students": list(pair), "evidence": evidence,
               "score": round(sum(e["strength"] for e in evidence), 1)}
              for pair, evidence in found.items()]

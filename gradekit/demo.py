@@ -254,11 +254,9 @@ def _grade_assignment(course: Course, assignment: str, ids: list[str], sandboxed
 
 
 def _integrity(course: Course, assignment: str) -> None:
-    try:
-        from .integrity import check
-        from .integrity.report import print_table, write_reports
-    except ImportError:  # pragma: no cover - copy detection not installed
-        return
+    from .integrity import check
+    from .integrity.report import print_table, write_reports
+
     findings = check(course, assignment)
     write_reports(course.root / "reports" / assignment, findings)
     print()

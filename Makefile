@@ -47,11 +47,13 @@ test: setup
 	$(VENV)/bin/python -m pytest -q tests
 	for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done
 
-# side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory)
+# side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory),
+# then copy detection: precision, recall and time on synthetic classes of 212 and 1,000
 bench: setup
 	$(VENV)/bin/python bench/run.py
 	$(VENV)/bin/python bench/run.py --sizes 10,100,1000
 	$(VENV)/bin/python bench/report.py --sizes 100,1000
+	$(VENV)/bin/python bench/integrity.py
 
 clean:
 	rm -rf $(VENV) submitted autograded feedback reports gradebook.db

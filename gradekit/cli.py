@@ -115,6 +115,25 @@ def cmd_collect(args) -> int:
     return 0
 
 
+def cmd_integrity(args) -> int:
+    import json
+
+    from .course import check_id
+    from .integrity import check
+    from .integrity.report import print_table, write_reports
+
+    course = _course(args)
+    findings = check(course, args.assignment)
+    json_path, html_path = write_reports(course.root / "reports" / check_id("assignment", args.assignment), findings)
+    if args.json:
+        print(json.dumps(findings.pairs, indent=1, ensure_ascii=False))
+        return 0
+    print_table(findings)
+    print(f"{len(findings.students)} submission(s) compared in {findings.seconds:.1f} s; "
+          f"wrote {html_path} and {json_path.name}")
+    return 0
+
+
 def cmd_new(args) -> int:
     from .scaffold import new_assignment
 
@@ -211,6 +230,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the roster column the file names carry (default: id)")
     p.add_argument("--timezone", default="UTC", help="time zone of the zip's file dates (default: UTC)")
     p.set_defaults(run=cmd_collect)
+
+    p = sub.add_parser("integrity", help="copy detection: pairs of submissions that share what should be "
+                       "one student's own (never changes a grade)")
+    p.add_argument("assignment")
+    p.add_argument("--json", action="store_true", help="print the flagged pairs as JSON instead of a table")
+    p.set_defaults(run=cmd_integrity)
 
     p = sub.add_parser("new", help="start an assignment that grades at once (or a copy of an existing one)")
     p.add_argument("assignment")

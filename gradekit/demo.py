@@ -122,8 +122,10 @@ def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, 
             styled = [s for s, k in plan.items() if k.startswith("correct:")]
             copiers = sum(1 for k in plan.values() if k.startswith("copier"))
             files = {name: f"{name}.ipynb" for name in notebooks}
-            if kind == "key" and right and i % 3 == 1:
-                name, sources = right[i % len(right)]
+            if kind == "key" and i % 3 == 1 and len(styled) < len(right):
+                # each right answer written differently by one student: the same code handed in by
+                # several is what copy detection is there to flag
+                name, sources = right[len(styled)]
                 for nb in notebooks.values():
                     fill(nb, sources)
                 kind = f"correct: {name}"
@@ -134,7 +136,7 @@ def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, 
                 continue
             elif kind == "key" and len(styled) > 1 and copiers == 1:
                 theirs = nbformat.read(str(course.submitted_dir(styled[-1], assignment) / f"{main}.ipynb"), 4)
-                gid, code = _an_answer(theirs)
+                gid, code = _an_answer(theirs, longest=True)   # the hardest exercise: the one worth copying
                 fill(notebooks[main], {gid: renamed(code)})
                 kind = f"copier: {styled[-1]}'s {gid}, renamed and reformatted; the rest their own"
             elif kind.startswith("wrong:"):
@@ -166,12 +168,14 @@ def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, 
     return plan
 
 
-def _an_answer(nb: nbformat.NotebookNode) -> tuple[str, str]:
-    """A solution cell that defines something (a function or a class): its grade_id and code."""
-    for cell in nb.cells:
-        if is_solution(cell) and cell.cell_type == "code" and re.search(r"^(def|class) ", cell.source, re.M):
-            return grade_id(cell), cell.source
-    raise GradekitError("the demo needs an exercise whose answer defines a function or a class")
+def _an_answer(nb: nbformat.NotebookNode, longest: bool = False) -> tuple[str, str]:
+    """A solution cell that defines something (a function or a class), the first or the
+    longest: its grade_id and code."""
+    found = [(grade_id(cell), cell.source) for cell in nb.cells
+             if is_solution(cell) and cell.cell_type == "code" and re.search(r"^(def|class) ", cell.source, re.M)]
+    if not found:
+        raise GradekitError("the demo needs an exercise whose answer defines a function or a class")
+    return max(found, key=lambda answer: len(answer[1])) if longest else found[0]
 
 
 def renamed(source: str) -> str:
@@ -283,11 +287,9 @@ def _excerpt_in_chinese(course: Course, assignment: str, plan: dict[str, str]) -
 
 
 def _integrity(course: Course, assignment: str) -> None:
-    try:
-        from .integrity import check
-        from .integrity.report import print_table, write_reports
-    except ImportError:  # pragma: no cover - copy detection not installed
-        return
+    from .integrity import check
+    from .integrity.report import print_table, write_reports
+
     findings = check(course, assignment)
     write_reports(course.root / "reports" / assignment, findings)
     print()

@@ -114,8 +114,6 @@ class Summary:
         return counts.most_common(1)[0] if counts else None
 
     def _compact(self, title: str):
-        from rich.table import Table
-
         most = max((r[3] for r in self.rows), default=0)
         possible_of = {name: max((p for r in self.rows for n, _, p, _ in r[5] if n == name), default=0)
                        for name in self.notebooks}

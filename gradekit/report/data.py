@@ -218,6 +218,7 @@ def _integrity(path: Path) -> list[dict] | None:
             continue
         evidence = pair.get("evidence", [])
         out.append({"students": [str(s) for s in pair["students"]][:2],
-                    "evidence": [str(e) for e in (evidence if isinstance(evidence, list) else [evidence])],
+                    "evidence": [str(e.get("text", e)) if isinstance(e, dict) else str(e)  # integrity's sentence
+                                 for e in (evidence if isinstance(evidence, list) else [evidence])],
                     "score": pair.get("score")})
     return sorted(out, key=lambda p: -(p["score"] if isinstance(p["score"], (int, float)) else 0))

@@ -91,6 +91,7 @@ class Pipeline:
         ``gradekit check`` does) into autograded/<student>/<assignment>/ (or ``out_dir``)."""
         started = time.monotonic()
         student_before = self.sandbox.student_seconds
+        timeouts_before, kills_before = self.sandbox.timeouts, self.sandbox.kills
         variant = build_variant(self.course, self.source, student, self.secret)
         folder = folder or self.course.submitted_dir(student, self.assignment)
         stamp = read_timestamp(folder)
@@ -120,6 +121,8 @@ class Pipeline:
         write_notebooks(out_dir, graded)
         result.seconds = time.monotonic() - started
         result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
+        result.timeouts = self.sandbox.timeouts - timeouts_before
+        result.kills = self.sandbox.kills - kills_before
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
         return result
 

@@ -125,6 +125,10 @@ def cmd_integrity(args) -> int:
     course = _course(args)
     findings = check(course, args.assignment)
     json_path, html_path = write_reports(course.root / "reports" / check_id("assignment", args.assignment), findings)
+    if (json_path.parent / "index.html").is_file():   # the class report gains (or updates) its integrity section
+        from .report import write_report
+
+        write_report(course, args.assignment)
     if args.json:
         print(json.dumps(findings.pairs, indent=1, ensure_ascii=False))
         return 0

@@ -117,6 +117,8 @@ class SubmissionResult:
     notes: list[str] = field(default_factory=list)   # about the submission as a whole (e.g. its timestamp)
     language: str = "en"            # the language the student reads (languages.csv)
     translations: dict[str, str] = field(default_factory=dict)   # English text -> the student's language
+    timeouts: int = 0               # calls or cell runs of the student's code stopped at a deadline
+    kills: int = 0                  # times the student's process died or broke the protocol and was killed
 
     @property
     def score(self) -> float:

@@ -114,6 +114,7 @@ class Pipeline:
         ``language`` (default: the student's, from languages.csv)."""
         started = time.monotonic()
         student_before = self.sandbox.student_seconds
+        timeouts_before, kills_before = self.sandbox.timeouts, self.sandbox.kills
         language = language or language_of(self.course, student)
         variant = build_variant(self.course, self.source, student, self.secret, language)
         say = self.say(language)
@@ -147,6 +148,8 @@ class Pipeline:
         write_notebooks(out_dir, graded)
         result.seconds = time.monotonic() - started
         result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
+        result.timeouts = self.sandbox.timeouts - timeouts_before
+        result.kills = self.sandbox.kills - kills_before
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
         return result
 

@@ -214,11 +214,11 @@ def health(data: ClassData) -> dict:
     rows = [r for r in data.students if r.result is not None]
     seconds = [r.result.seconds for r in rows if r.result.seconds]
     timeouts, kills = [], []
-    for r in rows:
+    for r in rows:   # the sandbox's own counts; the message text only for results older than them
         texts = _problems(r)
-        if any(TIMEOUT.search(t) for t in texts):
+        if r.result.timeouts or any(TIMEOUT.search(t) for t in texts):
             timeouts.append(r.student)
-        if any(KILLED.search(t) for t in texts):
+        if r.result.kills or any(KILLED.search(t) for t in texts):
             kills.append(r.student)
     slowest = sorted((r for r in rows if r.result.seconds), key=lambda r: -r.result.seconds)[:10]
     top = max(seconds, default=0.0)
@@ -248,6 +248,11 @@ def _problems(row: Row) -> list[str]:
 
 
 def _why_slow(row: Row) -> str:
+    res = row.result
+    if res.timeouts or res.kills:
+        reason = next((t for t in _problems(row) if TIMEOUT.search(t) or KILLED.search(t)), "")
+        counted = "{t} timeout(s), {k} kill(s) of the student's process".format(t=res.timeouts, k=res.kills)
+        return (counted + (": " + reason if reason else ""))[:200]
     for text in _problems(row):
         if TIMEOUT.search(text):
             return text[:200]

@@ -14,6 +14,8 @@ import numpy as np
 from gradekit.i18n import N_   # marks the texts students read, for translation
 
 LETTERS = "ABCD"
+LECTURE_WEIGHTS = [0.670, 0.330]   # the worked example: x1 = (1, 0), x2 = (0, 1), W_v = 2·I
+LECTURE_OUTPUT = [1.340, 0.660]
 
 # The concept checks: the right answer and the real misconceptions as
 # distractors, each with the one line of feedback that names it. Written
@@ -146,16 +148,30 @@ def _r(values) -> list[float] | float:
     return arr.tolist() if arr.ndim else float(arr)
 
 
+def _apart(*answers, gap: float = 0.02) -> bool:
+    """Whether every two of these answers differ somewhere by more than ``gap``: the right answer
+    and each wrong route the graders name must not coincide within their tolerance (±0.005), or
+    a student's mistake could not be told apart from another one -- or from the right answer."""
+    flat = [np.atleast_1d(np.asarray(a, dtype=float)) for a in answers]
+    return all(np.abs(flat[i] - flat[j]).max() > gap for i in range(len(flat)) for j in range(i + 1, len(flat)))
+
+
 def generate(rng: np.random.Generator) -> dict:
-    x1, x2 = _two_tokens(rng)
     while True:
+        x1, x2 = _two_tokens(rng)
         c = float(rng.integers(5, 36)) / 10
-        if c not in (1.0, 2.0):
+        if c in (1.0, 2.0):
+            continue
+        X = np.array([x1, x2])
+        raw1, raw2 = X[0] @ X.T, X[1] @ X.T
+        w1, w2 = _softmax(raw1 / np.sqrt(2)), _softmax(raw2 / np.sqrt(2))
+        out1, out2 = c * (w1 @ X), c * (w2 @ X)
+        # thought questions 1 and 3: the right answers and the routes their graders name, apart
+        unscaled, by_dk = _softmax(raw1), _softmax(raw1 / 2)
+        if (_apart(w1, LECTURE_WEIGHTS, unscaled, by_dk, w2, raw1 / np.sqrt(2), [0.5, 0.5])
+                and _apart(out1, LECTURE_OUTPUT, 2 * (w1 @ X), w1 @ X, c * (unscaled @ X), c * (by_dk @ X), out2)
+                and _apart(out2, out1, LECTURE_OUTPUT[::-1], w2 @ X)):
             break
-    X = np.array([x1, x2])
-    w1 = _softmax(X[0] @ X.T / np.sqrt(2))
-    w2 = _softmax(X[1] @ X.T / np.sqrt(2))
-    out1, out2 = c * (w1 @ X), c * (w2 @ X)
 
     a = int(rng.choice([2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]))
     m = int(rng.choice([4, 9, 16, 25, 36, 49, 64, 81, 100]))

@@ -71,10 +71,14 @@ def cmd_autograde(args) -> int:
             print(line, file=sys.stderr)
     if not students:
         raise UsageError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
+    from .timeline import mark
+
+    mark("coordinator", "students listed")
     progress = terminal.Progress(len(students))
     summary = terminal.Summary()
     with course.lock("autograde"), gradebook.Recorder(course, args.assignment) as recorder:
         def on_result(result):
+            mark("coordinator", "result")
             recorder.record(result)
             summary.add(result)
             progress.advance(result)
@@ -87,7 +91,9 @@ def cmd_autograde(args) -> int:
                                 "none after") from None
         finally:
             progress.close()
+    mark("coordinator", "gradebook closed")
     summary.print(f"{args.assignment}: {len(summary.rows)} submission(s)")
+    mark("coordinator", "summary printed")
     return 0
 
 
@@ -224,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .timeline import mark
+
+    mark("coordinator", "main")
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -264,17 +264,11 @@ def final_marks(gb: "Gradebook", result: SubmissionResult) -> SubmissionResult:
 _LATE: dict = {}
 
 
-def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission) -> None:
-    """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it.
-
-    The plugin is the course's (``c.AssignLatePenalties.plugin_class``,
-    ``c.LateSubmissionPlugin.penalty_method`` in nbgrader_config.py); the
-    lateness is nbgrader's (submission timestamp vs. the assignment's due date
-    plus the student's extension).
-    """
+def _late_penalty_assigner(root):
+    """The course's AssignLatePenalties, built once per config file version (only a late
+    submission needs it: importing nbgrader's preprocessors costs half a second)."""
     from nbgrader.preprocessors import AssignLatePenalties
 
-    root = getattr(gb, "gradekit_root", None)
     try:
         key = (root, Path(root, "nbgrader_config.py").stat().st_mtime_ns) if root else None
     except OSError:
@@ -285,7 +279,17 @@ def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission) -> No
         config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config() if key else None
         _LATE[key] = AssignLatePenalties(config=config) if config is not None else AssignLatePenalties()
         _LATE[key].init_plugin()
-    assigner = _LATE[key]
+    return _LATE[key]
+
+
+def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission) -> None:
+    """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it.
+
+    The plugin is the course's (``c.AssignLatePenalties.plugin_class``,
+    ``c.LateSubmissionPlugin.penalty_method`` in nbgrader_config.py); the
+    lateness is nbgrader's (submission timestamp vs. the assignment's due date
+    plus the student's extension).
+    """
     gb.db.flush()
     seconds_late = submission.total_seconds_late
     for nb in result.notebooks:
@@ -295,6 +299,7 @@ def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission) -> No
         gb.db.query(SubmittedNotebook).filter(SubmittedNotebook.assignment_id == submission.id).update(
             {SubmittedNotebook.late_submission_penalty: None}, synchronize_session=False)
         return
+    assigner = _late_penalty_assigner(getattr(gb, "gradekit_root", None))
     for nb in result.notebooks:
         try:
             notebook = gb.find_submission_notebook(nb.name, result.assignment, result.student)

@@ -1,4 +1,4 @@
-"""From a variant to what a student receives, with nbgrader's own preprocessors.
+"""From a variant to what a student receives: nbgrader's release steps, in nbgrader's order.
 
 The order follows nbgrader's ``generate_assignment`` converter:
 
@@ -11,12 +11,15 @@ cell is the checksum of its stub) and again after ClearHiddenTests.
 The answer key is the variant with its solutions kept: the same cells, ids
 and locks as the release, only the solution regions filled in.
 
-nbgrader's preprocessors are imported when first needed (their import costs
-about a second: nbconvert). Grading needs each student's release to restore
+The steps run as :mod:`gradekit.strip` implements them (byte for byte what
+nbgrader's preprocessors make, by test); a notebook that module does not
+handle goes through nbgrader's own preprocessors, imported only then (their
+import costs about a second: nbconvert). The registration goes through
+:mod:`gradekit.registry`. Grading needs each student's release to restore
 locked cells; :class:`ReleaseCache` keeps what ``generate`` stripped under
 ``.gradekit/releases/`` (the instructor's, 0700), keyed by the digest of the
-rendered notebook, so a grading process strips -- and imports nbgrader --
-only for a variant nobody has released yet.
+rendered notebook, so a grading process strips only a variant nobody has
+released yet.
 """
 
 from __future__ import annotations
@@ -35,11 +38,43 @@ from .variant import Variant
 
 
 class Stripper:
-    """nbgrader's release preprocessors, built once and applied per notebook.
+    """The release steps, applied per notebook: :mod:`gradekit.strip`, or nbgrader's own
+    preprocessors for a notebook that module does not handle.
 
     Each method strips the notebook it is given, in place, and returns it:
     pass one nothing else still needs -- a Variant's, freshly rendered.
     """
+
+    def __init__(self) -> None:
+        self._nbgrader = None
+
+    def student_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        """The notebook as released: solutions and hidden tests removed, cells locked."""
+        return self._strip(nb, "student_version")
+
+    def registration_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        """The notebook as SaveCells must see it: solutions cleared, hidden tests present."""
+        return self._strip(nb, "registration_version")
+
+    def answer_key(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        """Locked and without outputs or hidden tests; the solutions kept (no checksums)."""
+        return self._strip(nb, "answer_key")
+
+    def _strip(self, nb: nbformat.NotebookNode, version: str) -> nbformat.NotebookNode:
+        from . import strip
+
+        original = json.dumps(nb)   # strip changes the notebook as it goes: nbgrader gets this
+        try:
+            return getattr(strip, version)(nb)
+        except strip.Unsupported:
+            if self._nbgrader is None:
+                self._nbgrader = NbgraderStripper()
+            return getattr(self._nbgrader, version)(nbformat.from_dict(json.loads(original)))
+
+
+class NbgraderStripper:
+    """nbgrader's release preprocessors, built once: the fallback of :class:`Stripper`, and the
+    oracle its test compares :mod:`gradekit.strip` with."""
 
     def __init__(self) -> None:
         from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions, ComputeChecksums, LockCells
@@ -57,18 +92,15 @@ class Stripper:
         return nb
 
     def student_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-        """The notebook as released: solutions and hidden tests removed, cells locked."""
         nb = self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
         return self._run(nb, self.clear_hidden, self.checksums)
 
     def registration_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-        """The notebook as SaveCells must see it: solutions cleared, hidden tests present."""
         return self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
 
     def answer_key(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-        nb = self._run(nb, self.lock, self.clear_output, self.clear_hidden)
         # checksums as in the release, so the key lines up with it cell for cell
-        return nb
+        return self._run(nb, self.lock, self.clear_output, self.clear_hidden)
 
 
 def register(course: Course, variant: Variant, stripper: Stripper) -> None:

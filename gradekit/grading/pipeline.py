@@ -31,24 +31,38 @@ from ..release import ReleaseCache
 from ..results import RESULTS_FILE, NotebookResult, SubmissionResult
 from ..sandbox.client import Sandbox
 from ..template import AssignmentSource
+from ..timeline import mark
 from ..untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
 from ..variant import build_variant
 from .options import Options
+from .preflight import preflight
 from .stages import DEFAULT_STAGES, NotebookJob, Stage
 
 
 class Pipeline:
     """Everything needed to grade one assignment's submissions, built once per process."""
 
-    def __init__(self, course: Course, assignment: str, options: Options = Options()):
+    def __init__(self, course: Course, assignment: str, options: Options = Options(), *,
+                 start_sandbox: bool = True):
+        """Load the assignment, check it (:func:`~.preflight.preflight`), collect its graders.
+
+        With ``start_sandbox=False`` nothing is started: a fork server builds
+        the pipeline once and each worker forked from it calls
+        :meth:`start_sandbox` (a sandbox belongs to one process).
+        """
+        mark("grading", "pipeline")
         self.course, self.options = course, options
         self.limits = options.limits or course.limits_for(assignment)
-        self.source = AssignmentSource.load(course, assignment)
         self.sandbox = Sandbox(self.limits, sandboxed=options.sandboxed)
-        self.sandbox.prestart()  # boots in the background while the graders are collected
+        if start_sandbox:
+            self.start_sandbox()  # boots in the background while the graders are collected
         try:
+            self.source = AssignmentSource.load(course, assignment)
+            preflight(course, assignment, self.source)
+            mark("grading", "templates checked")
             self.suite = GraderSuite(course, assignment)
             self.suite.collect()
+            mark("grading", "graders collected")
             self.releases = ReleaseCache(course, assignment)
             self.secret = course.secret()
             self.version = assignment_version(course, assignment)
@@ -56,6 +70,12 @@ class Pipeline:
         except BaseException:
             self.sandbox.shutdown()
             raise
+        mark("grading", "pipeline ready")
+
+    def start_sandbox(self) -> None:
+        """Launch this process's sandbox without waiting for it (the first submission waits)."""
+        self.sandbox.prestart()
+        mark("grading", "sandbox launched")
 
     def _stage_specs(self) -> list[str]:
         configured = list(getattr(self.course.settings, "stages", None) or [])
@@ -118,6 +138,7 @@ class Pipeline:
         result.seconds = time.monotonic() - started
         result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
+        mark("grading", "graded")
         return result
 
     def _run_stages(self, job: NotebookJob) -> None:

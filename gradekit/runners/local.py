@@ -1,9 +1,11 @@
 """Grading on this machine: in this process, or in a pool of worker processes.
 
-Workers fork from a warm fork server (:mod:`gradekit.runners.forkserver`),
-claim a core each (:mod:`~gradekit.runners.cores`), and build one
-:class:`~gradekit.grading.Pipeline` each; only student ids go out and plain
-result data comes back. A worker that cannot build its pipeline (a grader that
+Workers fork from a warm fork server (:mod:`gradekit.runners.forkserver`)
+that has already loaded, checked and collected the assignment
+(:mod:`gradekit.runners.warm`); each claims a core (:mod:`~gradekit.runners.cores`),
+takes that :class:`~gradekit.grading.Pipeline` over (or builds its own, if the
+course changed since) and starts a sandbox of its own. Only student ids go out
+and plain result data comes back. A worker that cannot build its pipeline (a grader that
 does not import, a sandbox that does not start) answers every task with that
 course failure, and the coordinator stops.
 
@@ -18,21 +20,25 @@ memory stays flat however large the class.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ..course import Course
 from ..errors import CourseFailure
 from ..grading.options import Options
-from ..grading.pipeline import Pipeline
 from ..results import SubmissionResult
 from . import OnResult, Runner, failure_outcome, outcome, result_of
 from .cores import affinity, claim_core, pin_to_core
+
+if TYPE_CHECKING:  # pragma: no cover - the coordinator of a pool never imports the grading code
+    from ..grading.pipeline import Pipeline
 
 
 class InProcess(Runner):
     """One submission after another, here; this process and its sandbox pinned to one core."""
 
     def run(self, students: Iterable[str], on_result: OnResult) -> None:
+        from ..grading.pipeline import Pipeline
+
         before = affinity()
         pin_to_core(0)
         try:
@@ -55,9 +61,9 @@ class LocalPool(Runner):
         self.jobs = jobs
 
     def start(self) -> None:
-        from .forkserver import warm_fork_server
+        from .forkserver import request, warm_fork_server
 
-        warm_fork_server()
+        warm_fork_server(request(self.course.root, self.assignment, self.options))
 
     def run(self, students: Iterable[str], on_result: OnResult) -> None:
         from .forkserver import warm_fork_server
@@ -134,10 +140,20 @@ _FAILURE: dict | None = None
 def _init_worker(root: str, assignment: str, options: Options, coordinator: int) -> None:
     """Build this worker's pipeline; a failure is kept and reported instead of each result."""
     global _PIPELINE, _FAILURE
+    from ..timeline import mark
+
+    mark("worker", "forked")
     _exit_with(coordinator)
     claim_core()
     try:
-        _PIPELINE = Pipeline(Course.load(root), assignment, options)
+        from ..grading.pipeline import Pipeline
+        from .warm import prepared
+
+        _PIPELINE = prepared(root, assignment, options)
+        if _PIPELINE is None:
+            _PIPELINE = Pipeline(Course.load(root), assignment, options)
+        else:
+            _PIPELINE.start_sandbox()   # pinned with this worker: its sandbox inherits the core
     except CourseFailure as exc:
         _FAILURE = failure_outcome(exc)
     except Exception as exc:  # noqa: BLE001 - a worker that cannot start is the machine's problem

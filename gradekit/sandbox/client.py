@@ -114,11 +114,15 @@ class Sandbox:
             self._wait_ready()
 
     def _wait_ready(self) -> None:
+        from ..timeline import mark
+
         self.booting = False
+        mark("grading", "sandbox wait")
         try:
             reply = self._read_control(self.limits.run_seconds)
         except SandboxCrashed:
             reply = {}
+        mark("grading", "sandbox ready")
         if reply.get("op") != "ready":
             self.shutdown()
             # a fresh zygote runs no student code: if it does not start, the machine is at fault

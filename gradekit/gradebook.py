@@ -5,10 +5,13 @@ SQLite by default), written through nbgrader's own API, so ``nbgrader export``,
 ``nbgrader db student list`` and formgrader read what gradekit writes. Only
 the coordinating process writes to it, one submission per transaction.
 
-nbgrader's API is imported only when something must be written: reads go
-through :mod:`gradekit.roster` (plain SQL) where they can, and a
-:class:`Recorder` skips a result the gradebook already holds -- so a rerun on
-an unchanged class touches neither nbgrader nor SQLAlchemy.
+nbgrader's API is imported only when nothing lighter will do: reads go
+through :mod:`gradekit.roster` (plain SQL) where they can; a :class:`Recorder`
+skips a result the gradebook already holds (so a rerun on an unchanged class
+touches neither nbgrader nor SQLAlchemy) and writes an SQLite gradebook with
+:mod:`gradekit.sqlite_grades` (the same rows as nbgrader's API, by test),
+leaving to nbgrader's API what that module declines (a late submission,
+another database).
 """
 
 from __future__ import annotations
@@ -112,17 +115,23 @@ class Recorder:
         self.written = 0
 
     def warm(self) -> None:
-        """Import nbgrader's API in the background: grading is about to produce results to write,
-        and this process has nothing else to do while the grading processes start."""
+        """Import nbgrader's API in the background when it will write the results (not an SQLite
+        gradebook): grading is about to produce them, and this process has little else to do."""
         import threading
 
-        threading.Thread(target=_api, name="gradekit-gradebook-warm", daemon=True).start()
+        if roster.sqlite_path(self.course) is None:
+            threading.Thread(target=_api, name="gradekit-gradebook-warm", daemon=True).start()
 
     def record(self, result: SubmissionResult) -> None:
+        from . import sqlite_grades
+
         held = self.held.pop(result.student, None)
         if held is not None and _holds(held, result):
             for nb in result.notebooks:
                 nb.late_penalty = held.penalties.get(nb.name) or None
+            return
+        if sqlite_grades.record(self.course, result):
+            self.written += 1
             return
         if self.gb is None:
             self.gb = open_gradebook(self.course)

@@ -29,12 +29,15 @@ import json
 import os
 import zlib
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from .course import Course
 from .files import write_notebooks
+from .notebooks import from_dict
 from .variant import Variant
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nbformat import NotebookNode
 
 
 class Stripper:
@@ -48,19 +51,19 @@ class Stripper:
     def __init__(self) -> None:
         self._nbgrader = None
 
-    def student_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    def student_version(self, nb: NotebookNode) -> NotebookNode:
         """The notebook as released: solutions and hidden tests removed, cells locked."""
         return self._strip(nb, "student_version")
 
-    def registration_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    def registration_version(self, nb: NotebookNode) -> NotebookNode:
         """The notebook as SaveCells must see it: solutions cleared, hidden tests present."""
         return self._strip(nb, "registration_version")
 
-    def answer_key(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    def answer_key(self, nb: NotebookNode) -> NotebookNode:
         """Locked and without outputs or hidden tests; the solutions kept (no checksums)."""
         return self._strip(nb, "answer_key")
 
-    def _strip(self, nb: nbformat.NotebookNode, version: str) -> nbformat.NotebookNode:
+    def _strip(self, nb: NotebookNode, version: str) -> NotebookNode:
         from . import strip
 
         original = json.dumps(nb)   # strip changes the notebook as it goes: nbgrader gets this
@@ -69,7 +72,7 @@ class Stripper:
         except strip.Unsupported:
             if self._nbgrader is None:
                 self._nbgrader = NbgraderStripper()
-            return getattr(self._nbgrader, version)(nbformat.from_dict(json.loads(original)))
+            return getattr(self._nbgrader, version)(from_dict(json.loads(original)))
 
 
 class NbgraderStripper:
@@ -91,30 +94,45 @@ class NbgraderStripper:
             nb, resources = step.preprocess(nb, resources)
         return nb
 
-    def student_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    def student_version(self, nb: NotebookNode) -> NotebookNode:
         nb = self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
         return self._run(nb, self.clear_hidden, self.checksums)
 
-    def registration_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    def registration_version(self, nb: NotebookNode) -> NotebookNode:
         return self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
 
-    def answer_key(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    def answer_key(self, nb: NotebookNode) -> NotebookNode:
         # checksums as in the release, so the key lines up with it cell for cell
         return self._run(nb, self.lock, self.clear_output, self.clear_hidden)
 
 
 def register(course: Course, variant: Variant, stripper: Stripper) -> None:
-    """Record the assignment, its notebooks and grade cells in nbgrader's gradebook."""
+    """Record the assignment, its notebooks and grade cells in nbgrader's gradebook.
+
+    :mod:`gradekit.registry` does it with sqlite3 where it can (and does
+    nothing where the gradebook already holds it); the notebooks it leaves go
+    through nbgrader's own SaveCells.
+    """
+    from .registry import register as register_fast
+
+    versions = {name: stripper.registration_version(nb) for name, nb in variant.notebooks.items()}
+    left = register_fast(course, variant.assignment, versions)
+    if left:
+        save_cells(course, variant.assignment, {name: versions[name] for name in left})
+
+
+def save_cells(course: Course, assignment: str, notebooks: dict) -> None:
+    """nbgrader's own registration: update_or_create_assignment, then SaveCells per notebook."""
     from nbgrader.preprocessors import SaveCells
 
     from .gradebook import open_gradebook
 
     with open_gradebook(course) as gb:
-        gb.update_or_create_assignment(variant.assignment)
+        gb.update_or_create_assignment(assignment)
     save = SaveCells()
-    for name, nb in variant.notebooks.items():
-        resources = {"nbgrader": {"notebook": name, "assignment": variant.assignment, "db_url": course.db_url}}
-        save.preprocess(stripper.registration_version(nb), resources)
+    for name, nb in notebooks.items():
+        resources = {"nbgrader": {"notebook": name, "assignment": assignment, "db_url": course.db_url}}
+        save.preprocess(nb, resources)
 
 
 def generate(course: Course, assignment: str, students: list[str]) -> list[Path]:
@@ -172,7 +190,7 @@ class ReleaseCache:
         self.directory = course.root / ".gradekit" / "releases" / assignment
         self._stripper: Stripper | None = None
 
-    def student_versions(self, variant: Variant) -> dict[str, nbformat.NotebookNode]:
+    def student_versions(self, variant: Variant) -> dict[str, NotebookNode]:
         """The variant's notebooks as released (solutions and hidden tests out, cells locked)."""
         out = {}
         for name, full in variant.notebooks.items():
@@ -180,18 +198,18 @@ class ReleaseCache:
             key = hashlib.sha256(f"{_STRIPPER_VERSION}\0{text}".encode()).hexdigest()
             path = self.directory / key[:2] / f"{key}.json.z"
             try:
-                out[name] = nbformat.from_dict(json.loads(zlib.decompress(path.read_bytes())))
+                out[name] = from_dict(json.loads(zlib.decompress(path.read_bytes())))
                 continue
             except (OSError, ValueError, zlib.error):
                 pass
             if self._stripper is None:
                 self._stripper = Stripper()
-            released = self._stripper.student_version(nbformat.from_dict(json.loads(text)))
+            released = self._stripper.student_version(from_dict(json.loads(text)))
             self._store(path, released)
             out[name] = released
         return out
 
-    def _store(self, path: Path, nb: nbformat.NotebookNode) -> None:
+    def _store(self, path: Path, nb: NotebookNode) -> None:
         from .files import atomic_write_bytes
 
         try:

@@ -19,14 +19,17 @@ import json
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import jinja2
-import nbformat
 import numpy as np
 
 from .course import Course
 from .errors import TemplateError, UsageError
+from .notebooks import from_dict, read as read_notebook
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nbformat import NotebookNode
 
 
 def _literal(value: Any) -> str:
@@ -61,7 +64,7 @@ class AssignmentSource:
 
     name: str
     directory: Path
-    notebooks: dict[str, nbformat.NotebookNode]
+    notebooks: dict[str, NotebookNode]
     generators: dict[str, Callable[[np.random.Generator], dict]]
     _compiled: dict[tuple[str, int], jinja2.Template] = field(default_factory=dict, repr=False)
 
@@ -77,7 +80,7 @@ class AssignmentSource:
         notebooks = {}
         for path in paths:
             try:
-                notebooks[path.stem] = nbformat.read(str(path), as_version=4)
+                notebooks[path.stem] = read_notebook(path)
             except Exception as exc:
                 raise TemplateError(f"{path}: not a readable notebook ({exc})") from None
         generators = {path.stem: _load_generator(path)
@@ -92,7 +95,8 @@ class AssignmentSource:
         for name, nb in self.notebooks.items():
             for index, cell in enumerate(nb.cells):
                 try:
-                    self._compiled[(name, index)] = env.from_string(cell.source)
+                    self._compiled[(name, index)] = env.from_string(cell.source) if _is_template(cell.source) \
+                        else None
                 except jinja2.TemplateSyntaxError as exc:
                     raise TemplateError(f"{name}.ipynb cell {index}: template syntax: {exc}") from None
 
@@ -119,19 +123,28 @@ class AssignmentSource:
         except (TypeError, ValueError) as exc:
             raise TemplateError(f"{self.name}: generate() must return plain JSON data ({exc})") from None
 
-    def render(self, params: dict) -> dict[str, nbformat.NotebookNode]:
+    def render(self, params: dict) -> dict[str, NotebookNode]:
         """Every notebook with every cell rendered for these params."""
         out = {}
         for name, nb in self.notebooks.items():
             # a JSON round trip is several times faster than copy.deepcopy of NotebookNodes
-            rendered = nbformat.from_dict(json.loads(self._frozen[name]))
+            rendered = from_dict(json.loads(self._frozen[name]))
             for index, cell in enumerate(rendered.cells):
+                template = self._compiled[(name, index)]
+                if template is None:
+                    continue   # plain text: it renders to itself
                 try:
-                    cell.source = self._compiled[(name, index)].render(**params)
+                    cell.source = template.render(**params)
                 except jinja2.UndefinedError as exc:
                     raise TemplateError(f"{name}.ipynb cell {index}: {exc.message}") from None
             out[name] = rendered
         return out
+
+
+def _is_template(source: str) -> bool:
+    """Whether jinja2 could render ``source`` to anything but itself: it has a tag, a variable or a
+    comment, or a carriage return (jinja2 writes every line ending as \\n)."""
+    return "{{" in source or "{%" in source or "{#" in source or "\r" in source
 
 
 def _load_generator(path: Path) -> Callable[[np.random.Generator], dict]:

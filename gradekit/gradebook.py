@@ -123,13 +123,13 @@ class Recorder:
             threading.Thread(target=_api, name="gradekit-gradebook-warm", daemon=True).start()
 
     def record(self, result: SubmissionResult) -> None:
-        from . import sqlite_grades
-
         held = self.held.pop(result.student, None)
         if held is not None and _holds(held, result):
             for nb in result.notebooks:
                 nb.late_penalty = held.penalties.get(nb.name) or None
             return
+        from . import sqlite_grades
+
         if sqlite_grades.record(self.course, result):
             self.written += 1
             return

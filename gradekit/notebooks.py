@@ -13,9 +13,13 @@ format 4: the JSON as a NotebookNode, multi-line text joined, transient
 fields dropped, as nbformat's v4 reader does. nbformat's reader also
 validates, but only logs what it finds; :func:`read` does not. A notebook in
 another format, or one whose cell ids nbformat's validation would replace
-(missing or repeated, from format 4.5 on), goes to ``nbformat.read``. tests/test_notebooks.py
-holds :func:`read` to ``nbformat.read`` on every shipped notebook and on
-notebooks that reach each rule.
+(missing or repeated, from format 4.5 on), goes to ``nbformat.read``.
+:func:`new_notebook`, :func:`new_cell` and :func:`new_stream_output` are
+nbformat.v4's constructors without validating what they build (valid by
+construction; the grading stages build several per submission).
+tests/test_notebooks.py holds :func:`read` to ``nbformat.read`` on every
+shipped notebook and on notebooks that reach each rule, and the constructors
+to nbformat's.
 """
 
 from __future__ import annotations
@@ -53,6 +57,38 @@ def read(path: str | Path) -> "NotebookNode":
     _rejoin_lines(nb)
     _strip_transient(nb)
     return nb
+
+
+# -- nbformat.v4's constructors, without validating what is valid by construction -----------------
+
+NBFORMAT, NBFORMAT_MINOR = 4, 5     # nbformat.v4.nbformat, nbformat.v4.nbformat_minor
+
+
+def new_notebook(**fields) -> "NotebookNode":
+    """``nbformat.v4.new_notebook(**fields)``."""
+    node = _node().NotebookNode
+    nb = node(nbformat=NBFORMAT, nbformat_minor=NBFORMAT_MINOR, metadata=node(), cells=[])
+    nb.update(fields)
+    return nb
+
+
+def new_cell(cell_type: str, source: str = "") -> "NotebookNode":
+    """``nbformat.v4.new_code_cell(source)`` (or the markdown or raw cell), with a new random id."""
+    from .lean import without_package_init
+
+    node = _node().NotebookNode
+    new_id = without_package_init("nbformat", "nbformat.corpus.words").generate_corpus_id()
+    if cell_type == "code":
+        return node(id=new_id, cell_type="code", metadata=node(), execution_count=None, source=source, outputs=[])
+    return node(id=new_id, cell_type=cell_type, source=source, metadata=node())
+
+
+def new_stream_output(text: str, name: str = "stdout") -> "NotebookNode":
+    """``nbformat.v4.new_output("stream", name=name, text=text)``."""
+    output = _node().NotebookNode(output_type="stream")
+    output.name = name
+    output.text = text
+    return output
 
 
 def _ids_as_validated(data: dict) -> bool:

@@ -174,7 +174,7 @@ def _release_students(course: Course, source, secret: bytes, students: list[str]
     cache = ReleaseCache(course, source.name)
     written = []
     for student in students:
-        variant = build_variant(course, source, student, secret)
+        variant = build_variant(course, source, student, secret, render=False)
         written += write_notebooks(course.release_dir(student, source.name), cache.student_versions(variant))
     return written
 
@@ -182,8 +182,11 @@ def _release_students(course: Course, source, secret: bytes, students: list[str]
 class ReleaseCache:
     """Each student's released notebooks, kept where only the instructor can read them.
 
-    Keyed by the digest of the rendered (full) notebook: a changed template,
-    params or secret gives another key, so a stale entry is never used.
+    Keyed by what the release is a function of: the notebook's template (its
+    digest), the student's params, and the code that renders and strips it
+    (jinja2's version, gradekit's template and release modules). A changed
+    template, params, secret or renderer gives another key, so a stale entry is
+    never used; and a hit needs no rendering at all.
     """
 
     def __init__(self, course: Course, assignment: str):
@@ -192,10 +195,10 @@ class ReleaseCache:
 
     def student_versions(self, variant: Variant) -> dict[str, NotebookNode]:
         """The variant's notebooks as released (solutions and hidden tests out, cells locked)."""
-        out = {}
-        for name, full in variant.notebooks.items():
-            text = json.dumps(full, sort_keys=True, separators=(",", ":"))
-            key = hashlib.sha256(f"{_STRIPPER_VERSION}\0{text}".encode()).hexdigest()
+        out, fresh = {}, None
+        params = json.dumps(variant.params, sort_keys=True, separators=(",", ":"))
+        for name in variant.source.notebooks:
+            key = hashlib.sha256(f"{_renderer_version()}\0{variant.source.digest(name)}\0{params}".encode()).hexdigest()
             path = self.directory / key[:2] / f"{key}.json.z"
             try:
                 out[name] = from_dict(json.loads(zlib.decompress(path.read_bytes())))
@@ -204,7 +207,8 @@ class ReleaseCache:
                 pass
             if self._stripper is None:
                 self._stripper = Stripper()
-            released = self._stripper.student_version(from_dict(json.loads(text)))
+            fresh = fresh or variant.fresh_notebooks()   # stripping changes them: not the variant's own
+            released = self._stripper.student_version(fresh[name])
             self._store(path, released)
             out[name] = released
         return out
@@ -221,6 +225,22 @@ class ReleaseCache:
 
 
 _STRIPPER_VERSION = "nbgrader-0.9 LockCells ClearSolutions ClearOutput ComputeChecksums ClearHiddenTests"
+_RENDERER: str | None = None
+
+
+def _renderer_version() -> str:
+    """What a release depends on besides its template and params: the release steps, jinja2,
+    and gradekit's code that renders and strips (a new version of any gives new keys)."""
+    global _RENDERER
+    if _RENDERER is None:
+        import jinja2
+
+        digest = hashlib.sha256(f"{_STRIPPER_VERSION}\0{jinja2.__version__}".encode())
+        here = Path(__file__).resolve().parent
+        for module in ("template.py", "variant.py", "notebooks.py", "strip.py", "release.py"):
+            digest.update((here / module).read_bytes())
+        _RENDERER = digest.hexdigest()
+    return _RENDERER
 
 
 def answer_key(course: Course, assignment: str, student: str, out: Path) -> list[Path]:

@@ -123,6 +123,15 @@ class AssignmentSource:
         except (TypeError, ValueError) as exc:
             raise TemplateError(f"{self.name}: generate() must return plain JSON data ({exc})") from None
 
+    def digest(self, name: str) -> str:
+        """A digest of notebook ``name``'s template: equal digests and params render equal notebooks."""
+        digests = self.__dict__.setdefault("_digests", {})
+        if name not in digests:
+            import hashlib
+
+            digests[name] = hashlib.sha256(self._frozen[name].encode()).hexdigest()
+        return digests[name]
+
     def render(self, params: dict) -> dict[str, NotebookNode]:
         """Every notebook with every cell rendered for these params."""
         out = {}

@@ -69,3 +69,21 @@ def test_reading_a_template_does_not_import_nbformats_validator():
             "assert nbformat.reads and nbformat.v4.new_notebook() is not None\n"   # the rest, on demand
             "assert isinstance(nbformat.from_dict({}), nbformat.NotebookNode)\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_constructors_build_what_nbformat_builds():
+    from nbformat import v4
+
+    assert (notebooks.NBFORMAT, notebooks.NBFORMAT_MINOR) == (v4.nbformat, v4.nbformat_minor)
+    metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}, "x": [1, {"y": 2}]}
+    ours, theirs = notebooks.new_notebook(metadata=metadata), v4.new_notebook(metadata=metadata)
+    assert json.dumps(ours) == json.dumps(theirs) and type(ours.metadata.kernelspec) is type(theirs.metadata.kernelspec)
+    assert json.dumps(notebooks.new_notebook()) == json.dumps(v4.new_notebook())
+    for kind, make in (("code", v4.new_code_cell), ("markdown", v4.new_markdown_cell), ("raw", v4.new_raw_cell)):
+        ours, theirs = notebooks.new_cell(kind, "x = 1\n"), make("x = 1\n")
+        assert list(ours) == list(theirs) and len(ours.id) == len(theirs.id) and ours.id != theirs.id
+        ours.id = theirs.id
+        assert json.dumps(ours) == json.dumps(theirs)
+        nbformat.validate(v4.new_notebook(cells=[ours]))   # nbformat accepts it
+    ours, theirs = notebooks.new_stream_output("a\nb\n"), v4.new_output("stream", name="stdout", text="a\nb\n")
+    assert json.dumps(ours) == json.dumps(theirs)

@@ -108,7 +108,7 @@ class Pipeline:
     def grade(self, student: str) -> SubmissionResult:
         started = time.monotonic()
         student_before = self.sandbox.student_seconds
-        variant = build_variant(self.course, self.source, student, self.secret)
+        variant = build_variant(self.course, self.source, student, self.secret, render=False)
         folder = self.course.submitted_dir(student, self.assignment)
         stamp = read_timestamp(folder)
         result = SubmissionResult(student, self.assignment, timestamp=stamp.text,
@@ -116,7 +116,7 @@ class Pipeline:
         if stamp.problem:
             result.notes.append(stamp.problem)
         files = submission_files(folder)
-        expected = {f"{name}.ipynb" for name in variant.notebooks}
+        expected = {f"{name}.ipynb" for name in variant.source.notebooks}
         if not is_plain_folder(folder):
             result.error = ("no submission" if not folder.exists() and not folder.is_symlink() else
                             "the submission folder is a symbolic link or not a folder; links are not followed")

@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 
-PRELOAD = ["gradekit.runners.warm"]
+PRELOAD = ["gradekit.runners.local", "gradekit.runners.warm"]   # what the workers run; the pipeline
 ENV = "GRADEKIT_WARM"   # which pipeline the fork server prepares (read by gradekit.runners.warm)
 
 

@@ -25,7 +25,6 @@ from ..course import Course
 from ..errors import CourseFailure
 from ..grading.options import Options
 from ..grading.pipeline import Pipeline
-from . import local  # noqa: F401 - what the workers run, imported before they fork
 from .forkserver import ENV
 
 _PREPARED: tuple | None = None   # (key, state, Pipeline or None, CourseFailure or None)

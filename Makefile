@@ -33,8 +33,10 @@ $(STAMP): pyproject.toml constraints.txt | system-deps
 demo: setup
 	$(VENV)/bin/gradekit demo
 
+# the test suite, then every shipped assignment's own QA (gradekit check)
 test: setup
 	$(VENV)/bin/python -m pytest -q tests
+	for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done
 
 # side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory)
 bench: setup

@@ -162,6 +162,24 @@ def cmd_new(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    from .qa import check_assignment, print_report
+
+    course = _course(args)
+    if not course.source_dir(args.assignment).is_dir():
+        raise UsageError(f"unknown assignment {args.assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
+    if args.students < 1 or args.jobs < 0:
+        raise UsageError("--students must be at least 1 and --jobs at least 0")
+    if not args.no_sandbox:
+        from .autograde import Options, check_sandbox
+
+        check_sandbox(Options())
+    report = check_assignment(course, args.assignment, students=args.students, jobs=args.jobs,
+                              sandboxed=not args.no_sandbox)
+    print_report(report)
+    return 0 if report.ok else 1
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -220,6 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment")
     p.add_argument("--from", dest="template", metavar="EXISTING", help="copy this assignment instead")
     p.set_defaults(run=cmd_new)
+
+    p = sub.add_parser("check", help="grade a simulated class and check the assignment's graders (QA)")
+    p.add_argument("assignment")
+    p.add_argument("--students", type=int, default=20, help="simulated students (default: 20)")
+    p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
+    p.add_argument("--no-sandbox", action="store_true", help="run the QA set's code without bubblewrap")
+    p.set_defaults(run=cmd_check)
 
     p = sub.add_parser("demo", help="run a simulated class through the whole pipeline")
     p.add_argument("--keep", metavar="DIR", help="build the demo course here and keep it")

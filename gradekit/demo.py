@@ -5,8 +5,8 @@ graders, reference), a roster of students in nbgrader's gradebook, and one
 submission per student:
 
 * correct answers, some written differently (loops, einsum, lists, float32);
-* partly wrong answers: one classic mistake each (from the course's
-  collection of known wrong implementations);
+* partly wrong answers: one classic mistake each (the course's QA set,
+  ``autograder/<assignment>/mistakes/``, see gradekit.qaset);
 * untouched releases;
 * broken and hostile files: truncated JSON, an empty file, the wrong notebook
   name, nbformat 3, code that patches ``np.allclose``, exits the process,
@@ -30,6 +30,7 @@ import nbformat
 
 from .course import Course
 from .errors import CourseError
+from . import qaset
 
 ASSIGNMENT = "self_attention"
 COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
@@ -41,26 +42,19 @@ HOSTILE = {
 }
 
 
-def repo_root() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    if not (here / "source" / ASSIGNMENT).is_dir():
-        raise CourseError(f"the demo needs the course files next to the package ({here}/source/{ASSIGNMENT})")
-    return here
+def course_files() -> Path:
+    """The demo's course: the ``gradekit_course`` data shipped with the package (in a checkout,
+    the repository itself, which is a course directory)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("gradekit_course")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if Path(location, "nbgrader_config.py").is_file():
+            return Path(location)
+    raise CourseError("the demo's course (the gradekit_course package data) is not installed")
 
 
-def parse_snippets(path: Path) -> tuple[list[str], dict[str, str]]:
-    """A known (wrong or right) implementation: ``# breaks: a b`` then ``# %% <grade_id>`` sections."""
-    lines = path.read_text().splitlines(keepends=True)
-    breaks = lines[0].split(":", 1)[1].replace(",", " ").split() if lines and lines[0].startswith("# breaks:") else []
-    sections: dict[str, list[str]] = {}
-    current = None
-    for line in lines[1:]:
-        if line.startswith("# %%"):
-            current = line[4:].strip()
-            sections[current] = []
-        elif current is not None:
-            sections[current].append(line)
-    return breaks, {k: "".join(v).rstrip() + "\n" for k, v in sections.items()}
+repo_root = course_files
 
 
 def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.NotebookNode:
@@ -95,17 +89,17 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
     from .files import atomic_write
     from .release import answer_key
 
-    snippets_dir = repo_root() / "tests" / "course" / "implementations"
-    known = sorted(snippets_dir.glob("*.py"))
-    right = [p for p in known if not parse_snippets(p)[0]]
-    wrong = [p for p in known if parse_snippets(p)[0]]
+    graders = course.graders_dir(ASSIGNMENT)
+    right = [(p.stem, qaset.parse(p)[2]) for p in qaset.files(graders, "correct")]
+    wrong = {p.stem: qaset.parse(p)[2] for p in qaset.files(graders, "mistakes")}
     broken = ["untouched", "untouched", "truncated", "empty", "wrong_name", "nbformat3",
               "patches_allclose", "exits_on_import", "endless_loop"]
     plan: dict[str, str] = {}
     n = len(students)
     n_broken = min(len(broken), max(0, n // 3))
     n_wrong = min(len(wrong), max(0, (n - n_broken) // 2))
-    kinds = (["key"] * (n - n_broken - n_wrong)) + [f"wrong:{p.stem}" for p in wrong[:n_wrong]] + broken[:n_broken]
+    spread = [list(wrong)[i * len(wrong) // n_wrong] for i in range(n_wrong)]  # across the exercises
+    kinds = (["key"] * (n - n_broken - n_wrong)) + [f"wrong:{name}" for name in spread] + broken[:n_broken]
     previous_key = None
     for i, (student, kind) in enumerate(zip(students, kinds)):
         folder = course.submitted_dir(student, ASSIGNMENT)
@@ -120,11 +114,11 @@ def simulate(course: Course, students: list[str]) -> dict[str, str]:
         previous_key = key_dir
         target = folder / f"{ASSIGNMENT}.ipynb"
         if kind == "key" and right and i % 3 == 1:
-            style = right[i % len(right)]
-            fill(nb, parse_snippets(style)[1])
-            kind = f"correct:{style.stem}"
+            name, sources = right[i % len(right)]
+            fill(nb, sources)
+            kind = f"correct:{name}"
         elif kind.startswith("wrong:"):
-            fill(nb, parse_snippets(snippets_dir / f"{kind[6:]}.py")[1])
+            fill(nb, wrong[kind[6:]])
         elif kind == "untouched":
             nb = nbformat.read(str(course.release_dir(student, ASSIGNMENT) / f"{ASSIGNMENT}.ipynb"), as_version=4)
         elif kind in HOSTILE:

@@ -155,13 +155,22 @@ class SandboxCrashed(StudentCodeError):
 class Mismatch(AssertionError):
     """A student's value differs from the reference; the message is the feedback.
 
-    ``mistake`` is the catalogue name of the known wrong route the value
-    matched, if any: the class report counts students by it.
+    ``candidates`` are the catalogue names of the known wrong routes the value
+    matched on this input (several when those routes coincide here);
+    ``ruled_out`` the routes it was compared with and did not match.
+    ``mistake`` is the one candidate when there is exactly one (what this
+    check alone points to; the cell's diagnosis weighs all its checks, see
+    gradekit.diagnosis). ``observations`` are what the probes saw.
     """
 
-    def __init__(self, message: str, mistake: str | None = None):
+    def __init__(self, message: str, mistake: str | None = None, *, candidates=None, ruled_out=(),
+                 observations=()):
         super().__init__(message)
-        self.mistake = mistake
+        self.candidates = list(candidates) if candidates is not None else ([mistake] if mistake else [])
+        self.ruled_out = list(ruled_out)
+        self.mistake = mistake if mistake is not None else \
+            (self.candidates[0] if len(self.candidates) == 1 else None)
+        self.observations = list(observations)
 
 
 class StudentFailure(AssertionError):

@@ -398,7 +398,7 @@ def release(course, assignment: str, force: bool = False, student: str | None = 
     return run_step(GradekitReleaseAssignment, course.root, assignment, **overrides)
 
 
-def demo_round_trip(course_dir, assignment: str = "self_attention", students: list[str] | None = None) -> int:
+def demo_round_trip(course_dir, assignment: str, students: list[str] | None = None) -> int:
     """release -> fetch -> submit -> collect for three simulated students in a temporary exchange."""
     import hashlib
 

@@ -26,7 +26,7 @@ body{font-family:system-ui,sans-serif;max-width:56rem;margin:2rem auto;padding:0
 .score{font-size:1.4rem} .pass{color:#1a7f37} .fail{color:#c62828} .manual{color:#8a6d00}
 section{border:1px solid #ddd;border-radius:6px;padding:.6rem 1rem;margin:1rem 0}
 pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;font-size:.85rem}
-li{margin:.2rem 0} .note{background:#fff8e1;padding:.5rem 1rem;border-left:4px solid #f0b400}
+li{margin:.2rem 0} .diagnosis{background:#fdecea;padding:.4rem .8rem;border-left:4px solid #c62828} .note{background:#fff8e1;padding:.5rem 1rem;border-left:4px solid #f0b400}
 </style></head><body>
 <h1>{{ r.assignment }} &mdash; {{ nb.name }}</h1>
 <p>Student: <b>{{ r.student }}</b>{% if r.timestamp %} &middot; submitted {{ r.timestamp }}{% endif %}</p>
@@ -46,6 +46,7 @@ was taken off {{ "%g"|format(nb.score) }}.</p>{% endif %}
 {% elif cell.by_hand %}<span class="manual">graded by your instructor, {{ "%g"|format(cell.score) }} / {{ "%g"|format(cell.points) }}</span>
 {% elif cell.passed %}<span class="pass">passed, {{ "%g"|format(cell.score) }} / {{ "%g"|format(cell.points) }}</span>
 {% else %}<span class="fail">{{ "%g"|format(cell.score or 0) }} / {{ "%g"|format(cell.points) }}</span>{% endif %}</h2>
+{% for note in cell.notes() %}<p class="diagnosis">{{ note }}</p>{% endfor %}
 {% if code.get(cell.grade_id) %}<details><summary>your code</summary><pre>{{ code[cell.grade_id] }}</pre></details>{% endif %}
 {% if cell.checks %}<ul>{% for check in cell.checks %}
 <li class="{{ 'pass' if check.passed else 'fail' }}">{{ '✔' if check.passed else '✘' }} {{ check.name }}

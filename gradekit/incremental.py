@@ -25,7 +25,7 @@ def assignment_version(course: Course, assignment: str) -> str:
     digest = hashlib.sha256(_code_version().encode())
     for base in (course.source_dir(assignment), course.graders_dir(assignment), course.solutions_dir(assignment)):
         for path in sorted(base.rglob("*")) if base.is_dir() else []:
-            if path.is_file() and "__pycache__" not in path.parts:
+            if path.is_file() and "__pycache__" not in path.parts and not _qa_set(path, base):
                 digest.update(str(path.relative_to(course.root)).encode())
                 digest.update(path.read_bytes())
     settings = course.settings
@@ -33,6 +33,11 @@ def assignment_version(course: Course, assignment: str) -> str:
         digest.update(repr(sorted((k, repr(v)) for k, v in settings.trait_values().items()
                                   if k not in ("config", "parent", "log"))).encode())
     return digest.hexdigest()
+
+
+def _qa_set(path: Path, base: Path) -> bool:
+    """A file of the assignment's QA set (mistakes/, correct/): it grades no one."""
+    return path.relative_to(base).parts[0] in ("mistakes", "correct")
 
 
 _CODE_VERSION: str | None = None

@@ -17,12 +17,16 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import threading
 import types
+
+_LOCK = threading.Lock()   # one import at a time: a module half-imported by one thread is not the module
 
 
 def nbgrader_api():
-    """The ``nbgrader.api`` module (Gradebook and its tables)."""
-    return without_package_init("nbgrader", "nbgrader.api")
+    """The ``nbgrader.api`` module (Gradebook and its tables); safe to call from several threads."""
+    with _LOCK:
+        return without_package_init("nbgrader", "nbgrader.api")
 
 
 def without_package_init(package: str, module: str):

@@ -102,8 +102,16 @@ class NbgraderStripper:
         return self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
 
     def answer_key(self, nb: NotebookNode) -> NotebookNode:
-        # checksums as in the release, so the key lines up with it cell for cell
-        return self._run(nb, self.lock, self.clear_output, self.clear_hidden)
+        """The variant with its solutions kept, without the ``### BEGIN/END SOLUTION`` marker lines
+        (formgrader shows them as headings in a free-text answer)."""
+        nb = self._run(nb, self.lock, self.clear_output, self.clear_hidden)
+        markers = (self.clear_solutions.begin_solution_delimeter, self.clear_solutions.end_solution_delimeter)
+        for cell in nb.cells:
+            if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+                # the same test as nbgrader's ClearSolutions: a line containing a delimiter is a marker
+                cell.source = "\n".join(line for line in cell.source.split("\n")
+                                        if not any(marker in line for marker in markers))
+        return nb
 
 
 def register(course: Course, variant: Variant, stripper: Stripper) -> None:

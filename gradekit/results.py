@@ -17,6 +17,8 @@ import copy
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 
+from .diagnosis import Finding, sentences, weigh
+
 RESULTS_FILE = "results.json"   # autograded/<student>/<assignment>/results.json
 
 
@@ -27,6 +29,15 @@ class Check:
     message: str = ""
     weight: float = 1.0
     mistake: str | None = None     # the known wrong route this failure was diagnosed as (its catalogue name)
+    candidates: list[str] = field(default_factory=list)    # the routes the wrong value matched on this input
+    ruled_out: list[str] = field(default_factory=list)     # the routes it was compared with and did not match
+    observations: list[str] = field(default_factory=list)  # what the property probes saw (unexplained values)
+
+    @property
+    def coinciding(self) -> list[str]:
+        """The routes this wrong value matched together: on this input they give the same numbers,
+        so it is no evidence for either."""
+        return self.candidates if len(self.candidates) > 1 else []
 
 
 @dataclass
@@ -38,12 +49,18 @@ class CellResult:
     manual: bool = False
     by_hand: bool = False          # the score is the instructor's (a manual grade, or an override in formgrader)
     diagnosis: list[str] = field(default_factory=list)  # the mistake(s) the evidence of all checks points to
+    findings: list[Finding] = field(default_factory=list)  # every finding; diagnosis is the best-supported one
     answered: bool = True          # False: a free-text answer left as the stub
 
     def diagnose(self) -> None:
-        """One diagnosis for the cell from its checks' named mistakes (empty when none was named)."""
-        named = [c.mistake for c in self.checks if not c.passed and c.mistake]
-        self.diagnosis = sorted(set(named), key=named.index)
+        """Weigh the evidence of all the cell's checks (see gradekit.diagnosis)."""
+        self.findings = weigh(self.checks)
+        best = max(self.findings, key=lambda f: f.checks, default=None)
+        self.diagnosis = list(best.routes) if best else []
+
+    def notes(self) -> list[str]:
+        """The diagnosis in sentences for the student, one per finding."""
+        return sentences(self.findings, self.checks)
 
     @property
     def passed(self) -> bool:
@@ -64,6 +81,7 @@ class NotebookResult:
     runs: list[CellRun] = field(default_factory=list)
     error: str | None = None        # the notebook could not be graded at all
     late_penalty: float | None = None   # points taken off for lateness (nbgrader's, from the gradebook)
+    leaks: list[str] = field(default_factory=list)   # hidden values found in the feedback (gradekit check)
 
     @property
     def score(self) -> float:
@@ -122,10 +140,12 @@ class SubmissionResult:
     def from_dict(cls, data: dict) -> "SubmissionResult":
         notebooks = []
         for nb in data.get("notebooks", []):
-            cells = [CellResult(**{**c, "checks": [Check(**k) for k in c.get("checks", [])]})
+            cells = [CellResult(**{**c, "checks": [Check(**k) for k in c.get("checks", [])],
+                                   "findings": [Finding(**f) for f in c.get("findings", [])]})
                      for c in nb.get("cells", [])]
             runs = [CellRun(**r) for r in nb.get("runs", [])]
-            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty")))
+            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty"),
+                                            list(nb.get("leaks", []))))
         rest = {k: v for k, v in data.items() if k != "notebooks"}
         return cls(notebooks=notebooks, **rest)
 

@@ -185,8 +185,13 @@ def registration_version(nb):
 
 
 def answer_key(nb):
-    """LockCells, ClearOutput, ClearHiddenTests."""
+    """LockCells, ClearOutput, ClearHiddenTests; then the solution cells without their
+    ``BEGIN/END SOLUTION`` marker lines (what release.NbgraderStripper.answer_key does)."""
     lock_cells(nb)
     clear_output(nb)
     clear_hidden_tests(nb)
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            cell.source = "\n".join(line for line in cell.source.split("\n")
+                                    if BEGIN_SOLUTION not in line and END_SOLUTION not in line)
     return nb

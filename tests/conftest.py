@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -35,7 +36,7 @@ NOTEBOOK = "self_attention"
 SECRET = "gradekit-test-suite-secret"
 STUDENTS = ("alice", "bob", "carol", "dave", "erin", "frank")
 COURSE_FILES = ("nbgrader_config.py", "source", "autograder", "solutions")
-IMPLEMENTATIONS = Path(__file__).resolve().parent / "course" / "implementations"
+KNOWN = REPO / "autograder" / ASSIGNMENT   # mistakes/ and correct/: the course's known implementations
 
 
 QUIZ_FILES = ("quiz.ipynb", "params_quiz.py")  # the thought-question notebook (tests/test_quiz.py)
@@ -284,17 +285,6 @@ def with_solutions(key: nbformat.NotebookNode, sources: dict[str, str]) -> nbfor
     return nb
 
 
-def parse_implementation(path: Path) -> tuple[list[str], dict[str, str]]:
-    """``# breaks: a, b`` then ``# %% <grade_id>`` sections -> (breaks, sources), as the demo reads them."""
-    from gradekit.demo import parse_snippets
-
-    first = path.read_text().split("\n", 1)[0].strip()
-    assert first.startswith("# breaks:"), f"{path.name}: first line must be '# breaks: ...'"
-    headers = [line for line in path.read_text().splitlines() if line.startswith("# %%")]
-    assert len(headers) == len(set(headers)), f"{path.name}: two sections for one cell"
-    return parse_snippets(path)
-
-
 def live_processes(pattern: bytes) -> dict[int, str]:
     """Live (non-zombie) processes whose command line contains ``pattern``: pid -> command line."""
     found = {}
@@ -311,14 +301,35 @@ def live_processes(pattern: bytes) -> dict[int, str]:
     return found
 
 
-def named_mistake(path: Path) -> str | None:
-    """The optional ``# names: <text>`` second line: what the feedback must say about this bug."""
-    lines = path.read_text().splitlines()
-    return lines[1][len("# names:"):].strip() if len(lines) > 1 and lines[1].startswith("# names:") else None
+@dataclass
+class Known:
+    """One file of the course's QA set (gradekit.qaset), for the tests."""
+    path: Path
+    names: str | None          # the phrase its feedback must contain; None: a right answer
+    breaks: list[str]          # the test cells it must break; []: those after its sections
+    sources: dict[str, str]    # solution-cell grade_id -> code
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    @property
+    def correct(self) -> bool:
+        return self.names is None
 
 
-def implementation_files() -> list[Path]:
-    return sorted(IMPLEMENTATIONS.glob("*.py"))
+def known_implementations() -> list[Known]:
+    """The course's classic mistakes, then its right answers written differently."""
+    from gradekit import qaset
+
+    return [Known(p, *qaset.parse(p)) for kind in qaset.KINDS for p in qaset.files(KNOWN, kind)]
+
+
+def known_sources(name: str) -> dict[str, str]:
+    """The solution-cell sources of one file of the QA set, e.g. ``correct/loops``."""
+    from gradekit import qaset
+
+    return qaset.parse(KNOWN / f"{name}.py")[2]
 
 
 # -- fixtures ---------------------------------------------------------------------

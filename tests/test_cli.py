@@ -219,6 +219,15 @@ def test_feedback_shows_failed_checks_and_no_expected_values(pipeline):
         unescaped = html.unescape(page)
         for message in failed:
             assert message in unescaped, message
+        # the diagnosis, weighed over the cell's checks, is on the page and in the graded notebook
+        notes = [n for c in result["notebooks"][0]["cells"] for f in c["findings"] for n in f["routes"]]
+        if student == STUDENTS[2]:  # carol's softmax always normalises axis 0
+            assert notes == ["normalised along axis 0 whatever `axis` says"] * 2, notes
+            assert unescaped.count("Likely mistake: normalised along axis 0 whatever `axis` says") == 2
+            graded = (course.root / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()
+            assert "Likely mistake: normalised along axis 0" in graded
+        else:
+            assert notes == [] and "Likely mistake" not in unescaped
         # no expected values: not the student's reference numbers, not array reprs
         variant = build_variant(course.course, AssignmentSource.load(course.course, ASSIGNMENT), student)
         for name in ("hand_weights", "hand_output", "hand_scores"):

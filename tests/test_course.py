@@ -1,12 +1,21 @@
-"""The self-attention course itself, graded end to end over several students (seeds).
+"""The self-attention course itself, graded end to end over many students (variants).
 
 One course is graded once for the module (``gradekit autograde --jobs 2``):
 
 * every student's answer key           -> full marks on every cell
 * every student's untouched release    -> zero on every cell, and no crash
-* each file of tests/course/implementations/ on three students: a buggy one
-  loses points on the test cells of the exercise(s) named in its
-  ``# breaks:`` line and nowhere else; a correct one keeps full marks.
+* the course's known implementations (autograder/self_attention/mistakes/ and
+  correct/, see gradekit.qaset), each on VARIANTS students: a classic mistake
+  loses points on the test cells following its sections' solution cells (or
+  those of its ``# breaks:`` line) and nowhere else; its feedback names it
+  (its ``# names:`` phrase), and no finding anywhere names something else; a
+  correct one keeps full marks and gets no finding.
+
+To keep this affordable on two cores, mistakes in different exercises share a
+submission: exercises are graded independently (each grader swaps the
+student's other functions for the reference ones), so one submission can
+carry a mistake in each of the six exercises. 54 mistakes on 10 variants are
+150 submissions instead of 540.
 
 A test cell belongs to the solution cell that precedes it in the notebook
 (``test_self_attention_permutation`` to ``self_attention``,
@@ -17,18 +26,17 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import (ASSIGNMENT, NOTEBOOK, STUDENTS, CourseDir, exercise_tests, implementation_files,
-                      parse_implementation, named_mistake, with_solutions)
+from conftest import (ASSIGNMENT, NOTEBOOK, STUDENTS, CourseDir, exercise_tests, known_implementations,
+                      with_solutions)
 from gradekit.release import answer_key
 
 pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
 
-SEEDS_PER_IMPLEMENTATION = 3
-IMPLEMENTATIONS = implementation_files()
-
-
-def _impl_students(index: int, stem: str) -> list[str]:
-    return [f"{stem}-{k}" for k in range(SEEDS_PER_IMPLEMENTATION)]
+VARIANTS = 10
+KNOWN = known_implementations()
+MISTAKES = [k for k in KNOWN if not k.correct]
+CORRECT = [k for k in KNOWN if k.correct]
+NAMING_RATE = 0.95
 
 
 def _key_id(student: str) -> str:
@@ -39,34 +47,52 @@ def _release_id(student: str) -> str:
     return f"blank-{student}"
 
 
+def _groups(variant: int) -> list[list]:
+    """The mistakes packed into submissions, no two touching the same solution cell; the packing
+    rotates with the variant so that a mistake meets different neighbours."""
+    order = MISTAKES[variant % len(MISTAKES):] + MISTAKES[:variant % len(MISTAKES)]
+    groups: list[list] = []
+    for known in order:
+        for group in groups:
+            if not any(set(known.sources) & set(other.sources) for other in group):
+                group.append(known)
+                break
+        else:
+            groups.append([known])
+    return groups
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    impl_students = {p.stem: _impl_students(i, p.stem) for i, p in enumerate(IMPLEMENTATIONS)}
-    everyone = ([_key_id(s) for s in STUDENTS] + [_release_id(s) for s in STUDENTS]
-                + [s for ids in impl_students.values() for s in ids])
+    plan: dict[str, list] = {}   # student -> the known implementations in their submission
+    for v in range(VARIANTS):
+        for i, group in enumerate(_groups(v)):
+            plan[f"mistakes-{v}-{i}"] = group
+        for known in CORRECT:
+            plan[f"correct-{known.name}-{v}"] = [known]
+    everyone = [_key_id(s) for s in STUDENTS] + [_release_id(s) for s in STUDENTS] + list(plan)
     course = CourseDir.create(tmp_path_factory.mktemp("course") / "course", everyone)
     c = course.course
     course.generate(*[_release_id(s) for s in STUDENTS])
 
     def key(student):
-        out = course.root / "keys" / student
-        answer_key(c, ASSIGNMENT, student, out)
         import nbformat
 
+        out = course.root / "keys" / student
+        answer_key(c, ASSIGNMENT, student, out)
         return nbformat.read(str(out / f"{NOTEBOOK}.ipynb"), as_version=4)
 
     for s in STUDENTS:
         course.submit(_key_id(s), key(_key_id(s)))
         course.submit(_release_id(s), course.release(_release_id(s)).copy())
-    for path in IMPLEMENTATIONS:
-        _, sources = parse_implementation(path)
-        for student in impl_students[path.stem]:
-            course.submit(student, with_solutions(key(student), sources))
+    for student, group in plan.items():
+        sources = {cell: code for known in group for cell, code in known.sources.items()}
+        course.submit(student, with_solutions(key(student), sources))
     assert course.autograde(jobs=2) == 0
     results = course.results(everyone)
     assert set(results) == set(everyone)
     owners = exercise_tests(course.release(_release_id(STUDENTS[0])))
-    return course, results, impl_students, owners
+    return course, results, plan, owners
 
 
 def _lost(result) -> dict[str, float]:
@@ -76,6 +102,35 @@ def _lost(result) -> dict[str, float]:
 
 def _failed_messages(result, grade_id) -> list[str]:
     return [k.message for k in result.cell(grade_id).checks if not k.passed]
+
+
+def _breaks(known, owners) -> set[str]:
+    """The test cells a known implementation may lose points on."""
+    return set(known.breaks) or {t for cell in known.sources for t in owners[cell]}
+
+
+def _verdicts(graded, known) -> list[tuple[str, bool, list[str]]]:
+    """For each student whose submission holds ``known``: (student, named, wrong names).
+
+    Named: its phrase is in its cells' diagnosis or in one of their failed checks' messages.
+    Wrong: a finding in its cells that does not contain its phrase (one of several alternatives
+    may), or a finding in a cell no mistake of the submission may break.
+    """
+    _, results, plan, owners = graded
+    out = []
+    for student, group in plan.items():
+        if known not in group:
+            continue
+        result = results[student]
+        mine = _breaks(known, owners)
+        others = set().union(*(_breaks(k, owners) for k in group if k is not known))
+        texts = [t for gid in mine for t in result.cell(gid).notes() + _failed_messages(result, gid)]
+        wrong = [f"{gid}: {f.routes}" for nb in result.notebooks for cell in nb.cells for f in cell.findings
+                 for gid in [cell.grade_id]
+                 if (gid in mine and not any(known.names in r for r in f.routes)) or
+                 (gid not in mine and gid not in others)]
+        out.append((student, any(known.names in t for t in texts), wrong))
+    return out
 
 
 @pytest.mark.parametrize("student", STUDENTS)
@@ -108,6 +163,7 @@ def test_untouched_release_gets_zero(graded, student):
     for cell in cells:
         assert cell.score == 0 and cell.checks, cell.grade_id
         assert not any(k.passed for k in cell.checks), cell.grade_id
+        assert not cell.findings, (cell.grade_id, cell.findings)  # nothing to diagnose in no code
         # the feedback says why: not implemented, not "the grader crashed"
         for check in cell.checks:
             assert "could not check" not in check.message, (cell.grade_id, check.message)
@@ -123,46 +179,58 @@ def test_every_exercise_has_test_cells(graded):
     assert all(owners.values())
 
 
-def test_implementations_exist():
-    assert len(IMPLEMENTATIONS) >= 10
-    breaks = [parse_implementation(p)[0] for p in IMPLEMENTATIONS]
-    assert any(b == [] for b in breaks) and any(b for b in breaks)
+def test_the_known_set(graded):
+    _, _, plan, owners = graded
+    assert len(MISTAKES) >= 30 and len(CORRECT) >= 2
+    tests = {t for ts in owners.values() for t in ts}
+    for known in KNOWN:
+        assert set(known.sources) <= set(owners), (known.name, set(known.sources) - set(owners))
+        assert set(known.breaks) <= tests, (known.name, known.breaks)
+    # every mistake is graded on VARIANTS students of its own
+    for known in MISTAKES:
+        assert sum(known in group for group in plan.values()) == VARIANTS, known.name
 
 
-@pytest.mark.parametrize("path", IMPLEMENTATIONS, ids=[p.stem for p in IMPLEMENTATIONS])
-def test_implementation(graded, path):
-    course, results, impl_students, owners = graded
-    breaks, sources = parse_implementation(path)
-    unknown = set(breaks) - set(owners)
-    assert not unknown, f"# breaks: names no exercise {unknown}"
-    expected = {t for b in breaks for t in owners[b]}
-    lost_anywhere: set[str] = set()
-    for student in impl_students[path.stem]:
+@pytest.mark.parametrize("known", MISTAKES, ids=[k.name for k in MISTAKES])
+def test_mistake_loses_points_where_it_should_and_is_never_misnamed(graded, known):
+    _, results, plan, owners = graded
+    mine = _breaks(known, owners)
+    for student, group in plan.items():
+        if known not in group:
+            continue
         result = results[student]
         assert result.error is None and result.notebooks[0].error is None, (student, result.error)
         assert result.possible == 20
-        lost = _lost(result)
-        lost_anywhere |= set(lost)
-        stray = set(lost) - expected
-        assert not stray, (f"{student}: lost points outside {breaks or 'nothing'}: "
-                           f"{ {g: _failed_messages(result, g) for g in stray} }")
-        if breaks:
-            for exercise in breaks:
-                assert set(lost) & set(owners[exercise]), \
-                    f"{student}: the bug in {exercise} went unnoticed (score {result.score:g}/20)"
-            for gid in lost:
-                assert all(_failed_messages(result, gid)), (student, gid)  # every failure says why
-        else:
-            assert result.score == 20
-    if breaks:
-        # over all seeds, every test cell of the broken exercise(s) catches it at least once
-        # (or the implementation is specific to one of them); never a cell elsewhere
-        assert lost_anywhere <= expected
-    named = named_mistake(path)
-    if named:  # the feedback names the classic mistake, for every student
-        for student in impl_students[path.stem]:
-            messages = [m for gid in _lost(results[student]) for m in _failed_messages(results[student], gid)]
-            assert any(named in m for m in messages), (student, named, messages[:4])
+        lost = set(_lost(result))
+        allowed = set().union(*(_breaks(k, owners) for k in group))
+        assert lost <= allowed, f"{student}: lost points outside {allowed}: " + \
+            str({g: _failed_messages(result, g) for g in lost - allowed})
+        assert lost & mine, f"{student}: {known.name} went unnoticed (score {result.score:g}/20)"
+        for gid in lost & mine:
+            assert all(_failed_messages(result, gid)), (student, gid)  # every failure says why
+    for student, named, wrong in _verdicts(graded, known):
+        assert not wrong, f"{student}: {known.name} ({known.names!r}) was given a wrong name: {wrong}"
+    # a name on most of its variants (the class-wide rate is checked below)
+    named = [student for student, is_named, _ in _verdicts(graded, known) if is_named]
+    assert len(named) > VARIANTS // 2, f"{known.name}: {known.names!r} named for {len(named)} of {VARIANTS}"
+
+
+def test_mistakes_are_named_for_95_percent(graded):
+    verdicts = [v for known in MISTAKES for v in _verdicts(graded, known)]
+    assert len(verdicts) == len(MISTAKES) * VARIANTS
+    rate = sum(named for _, named, _ in verdicts) / len(verdicts)
+    assert rate >= NAMING_RATE, f"named {rate:.1%} of {len(verdicts)}"
+
+
+@pytest.mark.parametrize("known", CORRECT, ids=[k.name for k in CORRECT])
+def test_correct_alternative_keeps_full_marks(graded, known):
+    _, results, plan, _ = graded
+    for student, group in plan.items():
+        if group == [known]:
+            result = results[student]
+            assert result.error is None and result.score == 20, \
+                (student, {g: _failed_messages(result, g) for g in _lost(result)})
+            assert not [f for nb in result.notebooks for c in nb.cells for f in c.findings], student
 
 
 METHOD_RAISES = """

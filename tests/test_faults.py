@@ -19,8 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import (ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, implementation_files,
-                      parse_implementation, with_solutions)
+from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_sources, with_solutions
 from gradekit.sandbox.bwrap import bwrap_path
 from test_adversarial import Tracker
 
@@ -28,8 +27,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bwrap_path() is None, reason="
 
 GRADEKIT = str(VENV_BIN / "gradekit")
 CLASS = ("f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8")
-IMPLEMENTATIONS = {"f2": "correct_einsum", "f3": "softmax_wrong_axis", "f4": "kv_flat_keys",
-                   "f5": "attention_sqrt_dmodel", "f6": "correct_loops"}
+IMPLEMENTATIONS = {"f2": "correct/einsum", "f3": "mistakes/softmax_wrong_axis", "f4": "mistakes/kv_flat_keys",
+                   "f5": "mistakes/attention_sqrt_dmodel", "f6": "correct/loops"}
 
 
 def _env() -> dict[str, str]:
@@ -104,8 +103,7 @@ def klass(tmp_path_factory):
     course.run(GRADEKIT, "generate", ASSIGNMENT)
     course.submit("f1", _slow(course.answer_key("f1")))
     for student, name in IMPLEMENTATIONS.items():
-        _, sources = parse_implementation(next(p for p in implementation_files() if p.stem == name))
-        course.submit(student, _slow(with_solutions(course.answer_key(student), sources)))
+        course.submit(student, _slow(with_solutions(course.answer_key(student), known_sources(name))))
     course.submit("f7", _slow(course.release("f7")))
     text = nbformat.writes(course.answer_key("f8"))
     course.submit("f8", text[: len(text) // 2])

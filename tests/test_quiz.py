@@ -102,8 +102,11 @@ def test_untouched_release_scores_zero_without_errors(quiz_course):
     assert result.error is None
     cells = quiz_cells(result)
     assert all(cells[g].score == 0 for g in QUESTIONS + ("test_concepts",))
-    messages = [k.message for g in QUESTIONS for k in cells[g].checks]
-    assert messages and all("no answer" in m for m in messages), messages
+    messages = [k.message for g in QUESTIONS + ("test_concepts",) for k in cells[g].checks]
+    assert messages and all("no answer given" in m for m in messages), messages
+    # an answer left as None is not a function's missing `return`
+    assert not any("function" in m or "return" in m for m in messages), messages
+    assert not any(cells[g].findings for g in QUESTIONS + ("test_concepts",))
 
 
 def test_options_are_shuffled_and_graded_by_content(quiz_course):
@@ -137,15 +140,19 @@ def test_known_wrong_routes_are_named(quiz_course):
     submit_quiz(quiz_course, student, nb)
     cells = quiz_cells(quiz_course.grade(student))
     failed = {g: [k.message for k in cells[g].checks if not k.passed] for g in ("test_tq1", "test_tq2", "test_tq5")}
-    assert any("lecture's numbers" in m for m in failed["test_tq1"]), failed
-    assert any("standard deviation" in m for m in failed["test_tq2"]), failed
-    assert any("instead of its square" in m for m in failed["test_tq5"]), failed
-    assert any("4 bytes" in m for m in failed["test_tq5"]), failed
+    notes = {g: cells[g].notes() for g in failed}
+    assert any("lecture's numbers" in m for m in notes["test_tq1"]), notes
+    assert any("standard deviation" in m for m in notes["test_tq2"]), notes
+    # two parts of one question, two findings, each saying which part it is about
+    assert len(cells["test_tq5"].findings) == 2, cells["test_tq5"].findings
+    assert any("instead of its square" in m and "growth of the score table" in m for m in notes["test_tq5"]), notes
+    assert any("4 bytes" in m and "FP16" in m for m in notes["test_tq5"]), notes
+    assert cells["test_tq5"].diagnosis and all(k.mistake for k in cells["test_tq5"].checks if not k.passed)
     # partial credit: the other parts keep their points
     assert 0 < cells["test_tq1"].score < cells["test_tq1"].points
     # never the right number in the feedback
     right = str(p["key"]["tq5_factor"])
-    assert all(right not in m for m in failed["test_tq5"])
+    assert all(right not in m for m in failed["test_tq5"] + notes["test_tq5"])
 
 
 def test_manual_grade_round_trip_through_nbgrader(quiz_course):

@@ -166,6 +166,8 @@ def test_answer_key_has_the_solutions(shared_course, student):
     key = shared_course.answer_key(student)
     text = _text(key)
     assert "NotImplementedError" not in text and "YOUR CODE HERE" not in text
+    # no markers: in a free-text cell formgrader would show "### BEGIN SOLUTION" as a heading
+    assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
     for line in ("return Q @ K.T / np.sqrt(d_k)", "shifted = x - np.max(x, axis=axis, keepdims=True)"):
         assert line in text
     # the key is the student's variant: same setup cell as their release

@@ -119,9 +119,11 @@ def test_example_mistake_loses_points_and_is_named(graded):
     cells = _cells(results["mistake"])
     assert cells["test_q1"]["score"] == 1  # its own exercise only
     assert cells["test_standardize"]["score"] < 2
-    failed = [k["message"] for k in cells["test_standardize"]["checks"] if not k["passed"]]
-    assert failed and all(names in m for m in failed)
-    assert any(names in d for d in cells["test_standardize"]["diagnosis"])
+    failed = [k for k in cells["test_standardize"]["checks"] if not k["passed"]]
+    # named once for the cell, weighed over all its failed checks, each of which fits it
+    assert failed and all(k["mistake"] and names in k["mistake"] for k in failed)
+    assert [names in d for d in cells["test_standardize"]["diagnosis"]] == [True]
+    assert [f["checks"] for f in cells["test_standardize"]["findings"]] == [len(failed)]
 
 
 @pytest.mark.e2e

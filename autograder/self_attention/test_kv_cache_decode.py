@@ -8,31 +8,69 @@ self_attention are replaced by the reference ones; their KVCache is used.
 
 import numpy as np
 
-from gradekit.graders import check
+from gradekit.graders import check, probes
 
 TOL = dict(rtol=1e-5, atol=1e-6)
 HELPERS = ("project_qkv", "scaled_scores", "softmax", "weighted_sum", "self_attention")
-LECTURE = np.array([0.330, 0.670])
+LECTURE_WEIGHTS = np.array([0.330, 0.670])
 
 
-def _attend(reference, q, K, V, scale=None):
+IGNORES_CACHE = "ignores the cache: the new token attends only to itself (output = its own value)"
+NOT_ITSELF = "the new token does not attend to itself: append k, v to the cache before attending"
+NO_SCALING = "no scaling: divide the scores by sqrt(d_k)"
+DIV_DK = "divided the cache scores by d_k instead of sqrt(d_k)"
+NO_SOFTMAX = "no softmax: the scaled scores themselves were used as weights"
+UNIFORM = "ignored the scores: every cached token got the same weight"
+KEYS_AS_VALUES = "mixed the cached keys instead of the cached values"
+LECTURE = "hard-coded the lecture's weights (its hand example), not computed from the scores"
+
+
+def _attend(reference, q, K, V, scale=None, weights="softmax"):
     s = K @ q / (np.sqrt(K.shape[1]) if scale is None else scale)
+    if weights == "raw":
+        return s @ V
+    if weights == "uniform":
+        return V.mean(axis=0)
     return reference.softmax(s) @ V
 
 
-def _step_mistakes(reference, X, W_q, W_k, W_v, t):
-    """Wrong outputs for the token X[t] when the cache held the keys/values of X[:t] before."""
-    q, K, V = X[t] @ W_q, X[: t + 1] @ W_k, X[: t + 1] @ W_v
-    out = {
-        "ignores the cache: the new token attends only to itself (output = its own value)": V[t],
-        "no scaling: divide the scores by sqrt(d_k)": _attend(reference, q, K, V, scale=1.0),
+def _step_mistakes(reference, cache, q, K, V):
+    """Wrong outputs for a new token with query q when the cache should hold the keys K and values V,
+    the new token's last (its key K[-1] and value V[-1] included).
+
+    Only when the student's cache does hold them: over a wrong cache, the decoding step cannot be
+    judged (the KVCache checks name the cache's mistake), so every route is undefined.
+    """
+    if not _holds(cache, K, V):
+        return {}
+    d_k = K.shape[1]
+    return {
+        IGNORES_CACHE: V[-1],
+        NOT_ITSELF: _attend(reference, q, K[:-1], V[:-1]) if len(K) > 1 else None,
+        NO_SCALING: _attend(reference, q, K, V, scale=1.0),
+        DIV_DK: _attend(reference, q, K, V, scale=float(d_k)),
+        NO_SOFTMAX: _attend(reference, q, K, V, weights="raw"),
+        UNIFORM: _attend(reference, q, K, V, weights="uniform"),
+        KEYS_AS_VALUES: _attend(reference, q, K, K),
+        LECTURE: LECTURE_WEIGHTS @ V if len(K) == 2 else _attend(reference, q, K, V),  # else: right
     }
-    if t >= 1:
-        out["the new token does not attend to itself: append k, v to the cache before attending"] = \
-            _attend(reference, q, K[:t], V[:t])
-    if t == 1:
-        out["hard-coded the lecture's 0.330 / 0.670 weights"] = LECTURE @ V
-    return {k: v for k, v in out.items() if v is not None}
+
+
+def _holds(cache, K, V):
+    """Whether the student's cache holds exactly these keys and values (False if reading it fails)."""
+    try:
+        return check.close(cache.keys, K, **TOL) and check.close(cache.values, V, **TOL)
+    except Exception:  # noqa: BLE001 - their cache raised: it does not hold them
+        return False
+
+
+def _probes(got, q, K, V):
+    return lambda: [
+        probes.equals(got, V[-1], subject="Your output", other_name="the new token's own value")
+        if len(K) > 1 else None,
+        probes.equals(got, V[0], subject="Your output", other_name="the value of the first cached token")
+        if len(K) > 1 else None,
+    ]
 
 
 def _decode_all(sa, reference, X, W_q, W_k, W_v, what):
@@ -41,8 +79,10 @@ def _decode_all(sa, reference, X, W_q, W_k, W_v, what):
     n = X.shape[0]
     for t in range(n):
         got = sa.decode_step(X[t], W_q, W_k, W_v, cache)
+        q, K, V = X[t] @ W_q, X[: t + 1] @ W_k, X[: t + 1] @ W_v
         check.array(got, expected[t], what=f"decode_step for token {t + 1} of {what} (row {t + 1} of causal "
-                    "self-attention)", **TOL, mistakes=lambda: _step_mistakes(reference, X, W_q, W_k, W_v, t))
+                    "self-attention)", **TOL, mistakes=lambda: _step_mistakes(reference, cache, q, K, V),
+                    probes=_probes(got, q, K, V))
     return cache
 
 
@@ -59,10 +99,14 @@ def test_your_notebook_sequence_and_cache_contents(student, reference, params):
     cache = _decode_all(sa, reference, X, W_q, W_k, W_v, "your notebook's X")
     n = len(cache)
     assert n == X.shape[0], f"after {X.shape[0]} decode steps the cache should hold {X.shape[0]} tokens, not {n}"
-    check.array(cache.keys, X @ W_k, what="cache.keys after decoding your X (should be X[t] @ W_k for every t)",
-                **TOL, mistakes={"the cache holds the queries instead of the keys": X @ W_q})
-    check.array(cache.values, X @ W_v, what="cache.values after decoding your X (should be X[t] @ W_v for every t)",
-                **TOL, mistakes={"the cache holds the keys as values": X @ W_k})
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    check.arrays([cache.keys, cache.values], [K, V], **TOL,
+                 what=["cache.keys after decoding your X (should be X[t] @ W_k for every t)",
+                       "cache.values after decoding your X (should be X[t] @ W_v for every t)"],
+                 mistakes=lambda: {**reference.cache_routes(K, V),
+                                   "the cache holds the queries instead of the keys": (Q, V),
+                                   "the cache holds the keys as values": (K, K),
+                                   "the cache holds the values as keys": (V, V)})
 
 
 def test_cache_holds_t_entries_after_t_steps(student, reference, rng):
@@ -93,12 +137,7 @@ def test_attends_over_what_the_cache_holds(student, reference, rng):
     got = sa.decode_step(x, W_q, W_k, W_v, cache)
     check.array(got, _attend(reference, q, K, V),
                 what="decode_step on a cache already holding 4 tokens (it should attend over all 5)", **TOL,
-                mistakes=lambda: {
-                    "ignores the cache: the new token attends only to itself (output = its own value)": v_new,
-                    "the new token does not attend to itself: append k, v to the cache before attending":
-                        _attend(reference, q, K_old, V_old),
-                    "no scaling: divide the scores by sqrt(d_k)": _attend(reference, q, K, V, scale=1.0),
-                })
+                mistakes=lambda: _step_mistakes(reference, cache, q, K, V), probes=_probes(got, q, K, V))
     n = len(cache)
     assert n == 5, f"a cache holding 4 tokens should hold 5 after one decode_step, not {n}"
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from gradekit.graders import check
+from gradekit.graders import check, probes
 
 TOL = dict(rtol=1e-5, atol=1e-6)  # loose enough for float32 answers
 
@@ -12,28 +12,50 @@ def _weights(rng, n, d_model, d_k, d_v):
     return X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
 
 
+SWAPPED = "Q and K swapped: the queries come from W_q, the keys from W_k"
+WQ_FOR_BOTH = "one projection for both: W_q was used for the keys too"
+WK_FOR_BOTH = "one projection for both: W_k was used for the queries too"
+WK_FOR_V = "used W_k for the values (V should be X @ W_v)"
+WQ_FOR_V = "used W_q for the values (V should be X @ W_v)"
+WV_FOR_Q = "used W_v for the queries (Q should be X @ W_q)"
+WV_FOR_K = "used W_v for the keys (K should be X @ W_k)"
+K_V_SWAPPED = "K and V swapped: the keys come from W_k, the values from W_v"
+X_AS_V = "no value projection: X itself was returned as V"
+NO_PROJECTION = "no projections: X itself was returned as Q, K and V"
+WRONG_ORDER = "multiplied in the wrong order: the token rows of X go on the left, X @ W"
+TRANSPOSED_W = "multiplied by the transposed matrices (X @ Wᵀ)"
+
+
+def _mistakes(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    square = all(W.shape[0] == W.shape[1] for W in (W_q, W_k, W_v))
+    return {
+        SWAPPED: (K, Q, V),
+        WQ_FOR_BOTH: (Q, Q, V),
+        WK_FOR_BOTH: (K, K, V),
+        WK_FOR_V: (Q, K, K),
+        WQ_FOR_V: (Q, K, Q),
+        WV_FOR_Q: (V, K, V),
+        WV_FOR_K: (Q, V, V),
+        K_V_SWAPPED: (Q, V, K),
+        X_AS_V: (Q, K, X),
+        NO_PROJECTION: (X, X, X),
+        WRONG_ORDER: (Q.T, K.T, V.T),
+        TRANSPOSED_W: (X @ W_q.T, X @ W_k.T, X @ W_v.T) if square else check.FAILS,
+    }
+
+
 def _check(student, reference, X, W_q, W_k, W_v, what):
     got = student.project_qkv(X, W_q, W_k, W_v)
     assert isinstance(got, (tuple, list)) and len(got) == 3, \
         f"project_qkv on {what}: should return the tuple (Q, K, V), got {type(got).__name__}" + \
         (f" of length {len(got)}" if isinstance(got, (tuple, list)) else "")
-    Q, K, V = reference.project_qkv(X, W_q, W_k, W_v)
-    wrong_order = "multiplied in the wrong order: the token rows of X go on the left, X @ W"
-    check.array(got[0], Q, what=f"Q from project_qkv on {what}", **TOL, mistakes={
-        "Q and K swapped: this is X @ W_k": K,
-        "used W_v for the queries": V,
-        wrong_order: Q.T,
-    })
-    check.array(got[1], K, what=f"K from project_qkv on {what}", **TOL, mistakes={
-        "Q and K swapped: this is X @ W_q": Q,
-        "used W_v for the keys": V,
-        wrong_order: K.T,
-    })
-    check.array(got[2], V, what=f"V from project_qkv on {what}", **TOL, mistakes={
-        "used W_k for the values (V should be X @ W_v)": K,
-        "used W_q for the values (V should be X @ W_v)": Q,
-        wrong_order: V.T,
-    })
+    # the three are one check: a route predicts all three ("Q right, K wrong" tells routes apart)
+    check.arrays(got, reference.project_qkv(X, W_q, W_k, W_v), **TOL,
+                 what=[f"{name} from project_qkv on {what}" for name in "QKV"],
+                 mistakes=lambda: _mistakes(X, W_q, W_k, W_v), probes=lambda: [
+                     probes.equals(got[2], X, subject="Your V", other_name="the input rows X"),
+                 ])
 
 
 def test_all_dimensions_different(student, reference, rng):

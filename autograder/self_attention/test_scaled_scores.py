@@ -2,33 +2,54 @@
 
 import numpy as np
 
-from gradekit.graders import check
+from gradekit.graders import check, probes
 
 TOL = dict(rtol=1e-5, atol=1e-6)
 
 
+NO_SCALING = "no scaling: the dot products should be divided by sqrt(d_k)"
+DIV_DK = "divided by d_k instead of sqrt(d_k)"
+MUL_SQRT = "multiplied by sqrt(d_k) instead of dividing"
+TRANSPOSED = "computed K Qᵀ instead of Q Kᵀ (rows should be queries, columns keys)"
+SQRT_NQ = "scaled by sqrt(number of queries) instead of sqrt(d_k), the key width"
+SQRT_NK = "scaled by sqrt(number of keys) instead of sqrt(d_k), the key width"
+DIV_NK = "divided by the number of keys instead of sqrt(d_k)"
+SOFTMAX_INSIDE = "applied the softmax inside scaled_scores: it should return the scaled scores themselves"
+QUERIES_ONLY = "compared the queries with themselves (Q Qᵀ): the keys are not used"
+
+
+def _softmax_rows(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def _mistakes(Q, K):
+    """Every route on every input: where one coincides with the right answer or another route
+    (d_k = number of queries, a symmetric table), that input is simply no evidence for it."""
     n_q, d_k = Q.shape
     n_k = K.shape[0]
     raw = Q @ K.T
-    out = {
-        "no scaling: the dot products should be divided by sqrt(d_k)": raw,
-        "divided by d_k instead of sqrt(d_k)": raw / d_k,
-        "multiplied by sqrt(d_k) instead of dividing": raw * np.sqrt(d_k),
-        "computed K Qᵀ instead of Q Kᵀ (rows should be queries, columns keys)": raw.T / np.sqrt(d_k),
+    return {
+        NO_SCALING: raw,
+        DIV_DK: raw / d_k,
+        MUL_SQRT: raw * np.sqrt(d_k),
+        TRANSPOSED: raw.T / np.sqrt(d_k),
+        SQRT_NQ: raw / np.sqrt(n_q),
+        SQRT_NK: raw / np.sqrt(n_k),
+        DIV_NK: raw / n_k,
+        SOFTMAX_INSIDE: _softmax_rows(raw / np.sqrt(d_k)),
+        QUERIES_ONLY: Q @ Q.T / np.sqrt(d_k),
     }
-    # wrong dimension in the scale; only name it when it differs from d_k
-    if n_q != d_k:
-        out["scaled by sqrt(number of queries) instead of sqrt(d_k), the key width"] = raw / np.sqrt(n_q)
-    if n_k != d_k and n_k != n_q:
-        out["scaled by sqrt(number of keys) instead of sqrt(d_k), the key width"] = raw / np.sqrt(n_k)
-    return out
 
 
 def _check(student, reference, Q, K, what):
     got = student.scaled_scores(Q, K)
+    other_K = K[::-1] * 1.5 + 0.5
     check.array(got, reference.scaled_scores(Q, K), what=f"scaled_scores on {what}", **TOL,
-                mistakes=lambda: _mistakes(Q, K))
+                mistakes=lambda: _mistakes(Q, K), probes=lambda: [
+                    probes.unchanged_when(lambda: student.scaled_scores(Q, other_K), got,
+                                          subject="Your table of scores", changed="the keys"),
+                ])
 
 
 def test_more_keys_than_queries(student, reference, rng):

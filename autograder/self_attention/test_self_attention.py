@@ -5,42 +5,74 @@ replaced by the reference ones, so only a mistake inside self_attention itself
 costs points here.
 """
 
-import functools
-
 import numpy as np
 
-from gradekit.graders import check
+from gradekit.graders import check, probes
 
 TOL = dict(rtol=1e-5, atol=1e-6)
 HELPERS = ("project_qkv", "scaled_scores", "softmax", "weighted_sum")
+
+
+NO_SCALING = "no scaling: divide the scores by sqrt(d_k)"
+DIV_DK = "divided the scores by d_k instead of sqrt(d_k)"
+SQRT_DMODEL = "scaled by sqrt(d_model) instead of sqrt(d_k)"
+SQRT_DV = "scaled by sqrt(d_v) instead of sqrt(d_k)"
+SQRT_N = "scaled by sqrt(n), the number of tokens, instead of sqrt(d_k)"
+DIV_DMODEL = "divided the scores by d_model instead of sqrt(d_k)"
+DIV_N = "divided the scores by n, the number of tokens, instead of sqrt(d_k)"
+KQ = "Q and K swapped (computed K Qᵀ)"
+WRONG_AXIS = "softmax along the wrong axis: each row (one query) should sum to 1"
+FLAT = "one softmax over the whole score table instead of one per row"
+TRANSPOSED = "transposed the weights: row i of the weights belongs to query i"
+RAW = "no softmax: the scaled scores themselves were used as weights"
+UNIFORM = "ignored the scores: every token got the same weight"
+X_AS_V = "no value projection: the inputs X were mixed instead of the values V = X W_v"
+WK_FOR_V = "projected the values with W_k instead of W_v"
+WQ_FOR_V = "projected the values with W_q instead of W_v"
+WQ_FOR_BOTH = "one projection for both queries and keys: W_q was used for the keys too"
+WK_FOR_BOTH = "one projection for both queries and keys: W_k was used for the queries too"
+CAUSAL = "used a causal mask: plain self-attention lets every token see every other token"
+LECTURE = "hard-coded the lecture's weights (its hand example), not computed from the scores"
+RETURN_ORDER = "returned (weights, output) instead of (output, weights)"
+UNMIXED = "returned the values V without mixing them with the weights"
+
 LECTURE_WEIGHTS = np.array([[0.670, 0.330], [0.330, 0.670]])
 
 
 def _mistakes(reference, X, W_q, W_k, W_v):
+    """(output, weights) of every route: where routes coincide (W_k = I, a symmetric table,
+    d_k = n) that input is no evidence for either, and the diagnosis weighs the others."""
     n, d_model = X.shape
     d_k, d_v = W_k.shape[1], W_v.shape[1]
     variant = lambda **kw: reference.attention_variant(X, W_q, W_k, W_v, **kw)
+    identity = np.eye(d_model)
     routes = {
-        "no scaling: divide the scores by sqrt(d_k)": dict(scale=1.0),
-        "divided the scores by d_k instead of sqrt(d_k)": dict(scale=float(d_k)),
-        "Q and K swapped (computed K Qᵀ)": dict(swap_qk=True),
-        "softmax along the wrong axis: each row (one query) should sum to 1": dict(axis=0),
-        "used a causal mask: plain self-attention lets every token see every other token": dict(causal=True),
+        NO_SCALING: variant(scale=1.0),
+        DIV_DK: variant(scale=float(d_k)),
+        SQRT_DMODEL: variant(scale=float(np.sqrt(d_model))),
+        SQRT_DV: variant(scale=float(np.sqrt(d_v))),
+        SQRT_N: variant(scale=float(np.sqrt(n))),
+        DIV_DMODEL: variant(scale=float(d_model)),
+        DIV_N: variant(scale=float(n)),
+        KQ: variant(swap_qk=True),
+        WRONG_AXIS: variant(axis=0),
+        FLAT: variant(weights="flat"),
+        TRANSPOSED: variant(weights="transposed"),
+        RAW: variant(weights="raw"),
+        UNIFORM: variant(weights="uniform"),
+        X_AS_V: variant(value_matrix=identity),
+        WK_FOR_V: variant(value_matrix=W_k),
+        WQ_FOR_V: variant(value_matrix=W_q),
+        WQ_FOR_BOTH: variant(key_matrix=W_q),
+        WK_FOR_BOTH: variant(query_matrix=W_k),
+        CAUSAL: variant(causal=True),
     }
-    # scaling by the wrong width; only when it differs from d_k
-    for name, size in (("d_model", d_model), ("d_v", d_v), ("n, the number of tokens", n)):
-        if size != d_k:
-            routes[f"scaled by sqrt({name}) instead of sqrt(d_k)"] = dict(scale=float(np.sqrt(size)))
-    if W_v.shape != W_k.shape or not np.allclose(W_v, W_k):
-        routes["projected the values with W_k instead of W_v"] = dict(value_matrix=W_k)
-    out_m, w_m = {}, {}
-    for text, kw in routes.items():
-        out, w = variant(**kw)
-        out_m[text], w_m[text] = out, w
-    if n == 2:
-        out_m["hard-coded the lecture's 0.670 / 0.330 weights"] = LECTURE_WEIGHTS @ (X @ W_v)
-        w_m["hard-coded the lecture's 0.670 / 0.330 weights"] = LECTURE_WEIGHTS
-    return out_m, w_m
+    out, w = reference.self_attention(X, W_q, W_k, W_v)
+    # with another number of tokens the hard-coded weights are not used: that route gives the right answer
+    routes[LECTURE] = (LECTURE_WEIGHTS @ (X @ W_v), LECTURE_WEIGHTS) if n == 2 else (out, w)
+    routes[RETURN_ORDER] = (w, out)
+    routes[UNMIXED] = (X @ W_v, w)
+    return routes
 
 
 def _check(student, reference, X, W_q, W_k, W_v, what):
@@ -48,13 +80,20 @@ def _check(student, reference, X, W_q, W_k, W_v, what):
     got = sa.self_attention(X, W_q, W_k, W_v)
     assert isinstance(got, (tuple, list)) and len(got) == 2, \
         f"self_attention on {what}: should return the tuple (output, weights)"
-    out, w = reference.self_attention(X, W_q, W_k, W_v)
-    routes = functools.cache(lambda: _mistakes(reference, X, W_q, W_k, W_v))  # only for a wrong answer
-    swapped = "returned (weights, output) instead of (output, weights)"
-    check.array(got[1], w, what=f"the weights from self_attention on {what}", **TOL,
-                mistakes=lambda: {**routes()[1], swapped: out})
-    check.array(got[0], out, what=f"the output from self_attention on {what}", **TOL,
-                mistakes=lambda: {**routes()[0], swapped: w})
+    order = np.roll(np.arange(X.shape[0]), 1)
+    # output and weights are one check: "weights right, output wrong" tells X-as-V from a scaling slip
+    check.arrays(got, reference.self_attention(X, W_q, W_k, W_v), **TOL,
+                 what=[f"the output from self_attention on {what}", f"the weights from self_attention on {what}"],
+                 mistakes=lambda: _mistakes(reference, X, W_q, W_k, W_v), probes=lambda: [
+                     probes.slices_not_summing_to_one(got[1], subject="the rows of your weights"),
+                     probes.negative_entries(got[1], subject="your weights"),
+                     probes.equals(got[0], X, subject="Your output", other_name="the input rows X"),
+                     probes.unchanged_when(lambda: sa.self_attention(X, W_q, W_k, 2.0 * W_v + 1.0)[0], got[0],
+                                           subject="Your output", changed="the value matrix W_v"),
+                     probes.not_equivariant(lambda: sa.self_attention(X[order], W_q, W_k, W_v)[0], got[0], order,
+                                            subject="your output", items="the tokens")
+                     if X.shape[0] > 1 else None,
+                 ])
 
 
 def test_all_dimensions_different(student, reference, rng):

@@ -2,67 +2,42 @@
 
 import numpy as np
 
-from gradekit.graders import check
+from gradekit.graders import check, probes
 
 TOL = dict(rtol=1e-5, atol=1e-7)
 
 
-def _no_keepdims(x, axis, shift):
-    """exp(x - m) / sum(exp(x - m), axis) when the sum loses its axis and still broadcasts.
-
-    ``shift`` is where the maximum m was taken: over the whole array, or along
-    the axis with keepdims (then only the sum forgot it). The two differ once
-    the sum is broadcast along the wrong axis, so both are named.
-    """
-    m = np.max(x) if shift == "global" else np.max(x, axis=axis, keepdims=True)
-    try:
-        with np.errstate(all="ignore"):
-            e = np.exp(x - m)
-            return e / np.sum(e, axis=axis)
-    except ValueError:
-        return None
-
-
 def _mistakes(reference, x, axis):
-    ndim = x.ndim
-    axis = axis % ndim
-    out = {}
-    for other in range(ndim):
-        if other == axis:
-            continue
-        if other == ndim - 1:
-            out[f"normalised along the last axis instead of axis {axis}: is the `axis` argument ignored?"] = \
-                reference.softmax(x, axis=-1)
-        else:
-            out[f"normalised along axis {other} instead of axis {axis}"] = reference.softmax(x, axis=other)
-    if ndim > 1:
-        out["normalised over the whole array at once instead of along one axis"] = reference.flat_softmax(x)
-    for shift in ("global", "along the axis"):
-        bad = _no_keepdims(x, axis, shift)
-        if bad is not None and bad.shape == x.shape:
-            out[f"the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis"
-                f"{' (maximum taken along the axis)' if shift != 'global' else ''}"] = bad
-    return out
+    """The catalogue (reference.softmax_routes): names that do not depend on the input, so the
+    evidence of all the inputs adds up."""
+    return reference.softmax_routes(x, axis)
+
+
+def _probes(got, axis):
+    return lambda: [
+        probes.slices_not_summing_to_one(got, axis=axis, subject="the slices of your result along `axis`"),
+        probes.negative_entries(got, subject="your values"),
+    ]
 
 
 def _check(student, reference, x, axis, what):
     got = student.softmax(x, axis=axis)
     check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis}) on {what}", **TOL,
-                mistakes=lambda: _mistakes(reference, x, axis))
+                mistakes=lambda: _mistakes(reference, x, axis), probes=_probes(got, axis))
 
 
 def test_one_dimensional(student, reference, rng):
     x = rng.normal(size=7) * 2
     got = student.softmax(x)
     check.array(got, reference.softmax(x), what="softmax(x) on a vector of length 7", **TOL,
-                mistakes={"returned exp(x) without dividing by the sum": np.exp(x)})
+                mistakes=lambda: _mistakes(reference, x, -1), probes=_probes(got, -1))
 
 
 def test_default_axis_is_last(student, reference, rng):
     x = rng.normal(size=(3, 4, 5))
     got = student.softmax(x)
     check.array(got, reference.softmax(x, axis=-1), what="softmax(x) with the default axis on a 3×4×5 input",
-                **TOL, mistakes=lambda: _mistakes(reference, x, -1))
+                **TOL, mistakes=lambda: _mistakes(reference, x, -1), probes=_probes(got, -1))
 
 
 def test_every_axis_of_a_3d_input(student, reference, rng):
@@ -112,7 +87,7 @@ def test_laws_sum_to_one_and_shift_invariance(student, reference, rng):
         what = f"an input of shape {shape}"
         got = student.softmax(x, axis=axis)
         check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis}) on {what}", **TOL,
-                    mistakes=lambda: _mistakes(reference, x, axis))
+                    mistakes=lambda: _mistakes(reference, x, axis), probes=_probes(got, axis))
         # shift every slice along the axis by its own constant
         shift_shape = list(shape)
         shift_shape[axis] = 1

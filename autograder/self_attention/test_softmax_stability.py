@@ -6,17 +6,13 @@ from gradekit.graders import check
 
 # float32 answers lose ~1e-4 of the scores' 1e3 magnitude; still correct
 TOL = dict(rtol=1e-3, atol=1e-6)
-HINT = "not numerically stable: exp() overflowed or underflowed -- subtract the maximum along the axis before exp"
 
 
 def _check(student, reference, x, axis, what):
+    """The same catalogue as test_softmax: on these inputs the unstable routes differ from the right answer."""
     got = student.softmax(x, axis=axis)
     check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis}) on {what}", **TOL,
-                mistakes=lambda: {
-                    HINT: reference.naive_softmax(x, axis=axis),
-                    "subtracted the maximum of the whole array instead of the maximum along the axis":
-                        reference.global_shift_softmax(x, axis=axis),
-                })
+                mistakes=lambda: reference.softmax_routes(x, axis))
 
 
 def test_your_big_vector(student, reference, params):

@@ -2,32 +2,44 @@
 
 import numpy as np
 
-from gradekit.graders import check
+from gradekit.graders import check, probes
 
 TOL = dict(rtol=1e-5, atol=1e-6)
 
 
+TRANSPOSED_RESULT = "returned the transpose: rows of the result should be queries, columns the value features"
+WEIGHTS_TRANSPOSED = "mixed with the transposed weights (weightsᵀ V): row i of the weights belongs to query i"
+RENORMALISED = "re-normalised the weights inside weighted_sum: use them as given"
+SOFTMAX_AGAIN = "applied a softmax to the weights inside weighted_sum: they are already weights"
+MEAN = "ignored the weights: every row is the plain mean of the values"
+SUM = "ignored the weights: every row is the plain sum of the values"
+ARGMAX = "kept only the value with the largest weight instead of mixing all of them"
+
+
 def _mistakes(reference, w, V):
-    mistakes = {
-        "returned the transpose: rows of the result should be queries, columns the value features":
-            (w @ V).T,
-        "mixed with the transposed weights (weightsᵀ V): row i of the weights belongs to query i":
-            w.T @ V if w.shape[0] == w.shape[1] else None,
-        "re-normalised the weights inside weighted_sum: use them as given": None,
-        "applied a softmax to the weights inside weighted_sum: they are already weights": None,
-    }
+    n_q, n_k = w.shape
     sums = w.sum(axis=1, keepdims=True)
-    if np.all(np.abs(sums) > 1e-3):
-        mistakes["re-normalised the weights inside weighted_sum: use them as given"] = (w / sums) @ V
-    mistakes["applied a softmax to the weights inside weighted_sum: they are already weights"] = \
-        reference.softmax(w, axis=-1) @ V
-    return {k: v for k, v in mistakes.items() if v is not None}
+    return {
+        TRANSPOSED_RESULT: (w @ V).T,
+        WEIGHTS_TRANSPOSED: w.T @ V if n_q == n_k else check.FAILS,
+        RENORMALISED: (w / sums) @ V if np.all(np.abs(sums) > 1e-3) else None,
+        SOFTMAX_AGAIN: reference.softmax(w, axis=-1) @ V,
+        MEAN: np.repeat(V.mean(axis=0, keepdims=True), n_q, axis=0),
+        SUM: np.repeat(V.sum(axis=0, keepdims=True), n_q, axis=0),
+        ARGMAX: V[np.argmax(w, axis=1)],
+    }
 
 
 def _check(student, reference, w, V, what):
     got = student.weighted_sum(w, V)
+    other_w = w[:, ::-1] * 0.5 + 0.5 / w.shape[1]  # other weights: the right answer changes
     check.array(got, reference.weighted_sum(w, V), what=f"weighted_sum on {what}", **TOL,
-                mistakes=lambda: _mistakes(reference, w, V))
+                mistakes=lambda: _mistakes(reference, w, V), probes=lambda: [
+                    probes.unchanged_when(lambda: student.weighted_sum(other_w, V), got,
+                                          subject="Your output", changed="the weights"),
+                    probes.equals(got, V, subject="Your output", other_name="the value rows V"),
+                    probes.identical_rows(got, subject="your output"),
+                ])
 
 
 def test_more_keys_than_queries(student, reference, rng):

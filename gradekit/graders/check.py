@@ -1,31 +1,63 @@
-"""Comparisons for hidden graders, with feedback that names the mistake.
+"""Comparisons for hidden graders, and the evidence a wrong value gives about the mistake.
 
 A grader compares what the student's code returned with the reference value::
 
-    check.array(got, expected, what="softmax(x, axis=0)",
-                mistakes={"normalised along the wrong axis": softmax(x, axis=1)})
+    check.array(got, expected, what="normalise(x, axis=0)",
+                mistakes={"normalised along the wrong axis": normalise(x, axis=1)})
 
 On a mismatch it raises :class:`Mismatch` (an ``AssertionError``) whose message
-says what was checked and how the result differed -- shape, dtype kind, NaNs,
-row sums, or which known wrong route the value matches -- but never prints the
-expected array itself: the feedback goes to students, the expected values stay
-hidden.
+says what was checked and how the result differed -- shape, non-finite values,
+how many values differ -- but never prints the expected array itself: the
+feedback goes to students, the expected values stay hidden.
+
+The message never names a mistake. ``mistakes`` maps the catalogue name of a
+known wrong route to the value that route gives on this input; the mismatch
+records which routes the wrong value matched (``candidates``) and which it
+did not (``ruled_out``). One input alone proves little -- two routes can give
+the same numbers on it -- so the cell's diagnosis weighs the evidence of all
+its checks (:mod:`gradekit.diagnosis`). A route whose value is
+``None`` is unknown on this input: neither evidence for nor against it. A
+route whose value is :data:`FAILS` would raise on this input (a shape that
+does not fit): a student who got a value here is not on it.
+
+Several values returned together (a tuple) are compared as one check with
+:func:`arrays`: a route then predicts all of them, so "first part right,
+second wrong" tells a route that spoils only the second part from one that
+swaps the two.
+
+``probes`` describe a wrong value that matches no known route ("Your output
+stayed the same when the grader changed the weights.", see
+:mod:`gradekit.graders.probes`); their sentences are added to the message.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping, Union
+from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 
 from ..errors import Mismatch
 
-__all__ = ["Mismatch", "array", "scalar", "close", "choice", "to_array"]
+__all__ = ["Mismatch", "FAILS", "array", "arrays", "scalar", "close", "choice", "to_array", "evidence"]
 
 # the known wrong routes: a mapping, or a function returning one -- called only when the
 # value is wrong, for routes that cost something to compute (most students are right)
 Mistakes = Union[Mapping[str, Any], Callable[[], Mapping[str, Any]], None]
+# sentences describing a wrong value, or None where a probe saw nothing; called only for an
+# unexplained wrong value
+Probes = Union[Callable[[], Iterable[Union[str, None]]], None]
+
+
+
+class _Fails:
+    """The value of a route that raises on this input (see the module's docstring)."""
+
+    def __repr__(self) -> str:
+        return "FAILS"
+
+
+FAILS = _Fails()
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
@@ -50,47 +82,56 @@ def to_array(value: Any, what: str) -> np.ndarray:
 
 
 def array(got: Any, expected: Any, *, what: str, rtol: float = DEFAULT_RTOL,
-          atol: float = DEFAULT_ATOL, mistakes: Mistakes = None) -> None:
+          atol: float = DEFAULT_ATOL, mistakes: Mistakes = None, probes: Probes = None) -> None:
     """Check that ``got`` equals ``expected`` elementwise within tolerance.
 
-    ``mistakes`` maps a one-line description of a classic wrong route to the
-    value that route would produce; if ``got`` matches one of them, the
-    feedback names it. Pass a function returning that mapping (``mistakes=lambda:
-    {...}``) when the wrong values cost something to compute: it is called only
-    for a wrong answer.
+    ``mistakes`` maps the catalogue name of a classic wrong route to the value
+    that route would produce here (``None``: undefined here). Pass a function
+    returning that mapping (``mistakes=lambda: {...}``) when the wrong values
+    cost something to compute: it is called only for a wrong answer.
     """
-    if got is None:
-        raise Mismatch(f"{what}: got None -- no answer given, or a function without a `return`")
-    exp = np.asarray(expected, dtype=np.float64)
-    arr = to_array(got, what)
-    if arr.shape != exp.shape:
-        hint = ""
-        if arr.ndim == 2 and arr.shape == exp.shape[::-1]:
-            hint = " (the transpose of the expected shape: check the order of your matrix product)"
-        named = _matches_mistake(arr, mistakes, rtol, atol)
-        if named:
-            hint = f" -- this looks like: {named}"
-        raise Mismatch(f"{what}: shape {arr.shape}, expected shape {exp.shape}{hint}", named)
-    if not np.all(np.isfinite(arr)) and np.all(np.isfinite(exp)):
-        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
-        named = _matches_mistake(arr, mistakes, rtol, atol)
-        extra = f" -- this looks like: {named}" if named else " (overflow? subtract the maximum before exp)"
-        raise Mismatch(f"{what}: {bad} of {arr.size} values are nan or inf{extra}", named)
-    if np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True):
+    arrays([got], [expected], what=[what], rtol=rtol, atol=atol, probes=probes,
+           mistakes=lambda: {name: value if value is None or value is FAILS else [value]
+                             for name, value in _routes(mistakes).items()})
+
+
+def arrays(got: Sequence[Any], expected: Sequence[Any], *, what: Sequence[str], rtol: float = DEFAULT_RTOL,
+           atol: float = DEFAULT_ATOL, mistakes: Mistakes = None, probes: Probes = None) -> None:
+    """Check several values returned together as one check.
+
+    ``got``, ``expected`` and ``what`` are parallel sequences; each route in
+    ``mistakes`` gives a sequence of the same length (or ``None``). The
+    message lists every part that differs.
+    """
+    if len(got) != len(expected) or len(what) != len(expected):
+        raise ValueError("check.arrays: got, expected and what must have the same length")
+    exps = [np.asarray(e, dtype=np.float64) for e in expected]
+    problems, parts = [], []
+    for value, exp, label in zip(got, exps, what):
+        if value is None:
+            problems.append(_none_message(label))
+            parts.append(None)
+            continue
+        arr = to_array(value, label)
+        parts.append(arr)
+        problem = _difference(arr, exp, label, rtol, atol)
+        if problem:
+            problems.append(problem)
+    if not problems:
         return
-    named = _matches_mistake(arr, mistakes, rtol, atol)
-    if named:
-        raise Mismatch(f"{what}: wrong values -- this matches a known mistake: {named}", named)
-    wrong = int(np.count_nonzero(~np.isclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True)))
-    raise Mismatch(f"{what}: {wrong} of {arr.size} values differ from the reference "
-                   f"(tolerance rtol={rtol:g}, atol={atol:g})")
+    if any(p is None for p in parts):
+        raise Mismatch("; ".join(problems))
+    candidates, ruled_out = evidence(parts, exps, mistakes, rtol, atol)
+    observations = [] if candidates else _observe(probes)
+    raise Mismatch(_sentences("; ".join(problems), observations), candidates=candidates, ruled_out=ruled_out,
+                   observations=observations)
 
 
 def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
            atol: float = DEFAULT_ATOL, mistakes: Mistakes = None) -> None:
     """Check one number; ``mistakes`` as in :func:`array`."""
     if got is None:
-        raise Mismatch(f"{what}: no answer given")
+        raise Mismatch(_none_message(what))
     if isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
         arr = to_array(got, what)
         if arr.size != 1:
@@ -99,10 +140,10 @@ def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
     value = float(got)
     if math.isclose(value, float(expected), rel_tol=rtol, abs_tol=atol):
         return
-    named = _matches_mistake(np.asarray(value), mistakes, rtol, atol)
-    if named:
-        raise Mismatch(f"{what}: wrong value -- this matches a known mistake: {named}", named)
-    raise Mismatch(f"{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})")
+    routes = {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _routes(mistakes).items()}
+    candidates, ruled_out = evidence([np.asarray(value)], [np.asarray(float(expected))], routes, rtol, atol)
+    raise Mismatch(f"{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})",
+                   candidates=candidates, ruled_out=ruled_out)
 
 
 def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> bool:
@@ -118,13 +159,81 @@ def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = 
 def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None) -> None:
     """Check a non-numeric answer (a yes/no, a chosen option's text)."""
     if got is None:
-        raise Mismatch(f"{what}: no answer given")
+        raise Mismatch(_none_message(what))
     if _norm(got) == _norm(expected):
         return
-    for text, value in _routes(mistakes).items():
-        if _norm(got) == _norm(value):
-            raise Mismatch(f"{what}: wrong answer -- {text}", text)
-    raise Mismatch(f"{what}: wrong answer")
+    routes = {name: value for name, value in _routes(mistakes).items() if value is not None}
+    candidates = [name for name, value in routes.items() if _norm(got) == _norm(value)]
+    raise Mismatch(f"{what}: wrong answer", candidates=candidates,
+                   ruled_out=[name for name in routes if name not in candidates])
+
+
+def evidence(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], mistakes: Mistakes,
+             rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> tuple[list[str], list[str]]:
+    """What a wrong value says about the known routes: (candidates, ruled out).
+
+    A route is a candidate when the value matches it, or matches a route that
+    gives the same values here (coinciding routes are candidates together: this
+    input cannot tell them apart). A route that gives the right answer here,
+    another value than the student's, or no value at all (:data:`FAILS`) is
+    ruled out. Routes whose value is ``None`` are neither.
+    """
+    rtol, atol = max(rtol, 1e-6), max(atol, 1e-8)
+    values, fails = {}, []
+    for name, value in _routes(mistakes).items():
+        if value is None:
+            continue
+        if value is FAILS:
+            fails.append(name)
+            continue
+        if len(value) != len(got):
+            raise ValueError(f"the route {name!r} gives {len(value)} values, the check compares {len(got)}")
+        values[name] = value
+    wrong = {name: v for name, v in values.items() if not _all_close(v, expected, rtol, atol)}
+    matched = [name for name, v in wrong.items() if _all_close(got, v, rtol, atol)]
+    candidates = [name for name, v in wrong.items()
+                  if name in matched or any(_all_close(v, wrong[m], rtol, atol) for m in matched)]
+    return candidates, [name for name in values if name not in candidates] + fails
+
+
+def _difference(arr: np.ndarray, exp: np.ndarray, what: str, rtol: float, atol: float) -> str | None:
+    """How ``arr`` differs from ``exp``, in words without the expected values; None when equal."""
+    if arr.shape != exp.shape:
+        hint = " (the transpose of the expected shape)" if arr.ndim == 2 and arr.shape == exp.shape[::-1] else ""
+        return f"{what}: shape {arr.shape}, expected shape {exp.shape}{hint}"
+    if not np.all(np.isfinite(arr)) and np.all(np.isfinite(exp)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        return f"{what}: {bad} of {arr.size} values are nan or inf"
+    if np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True):
+        return None
+    wrong = int(np.count_nonzero(~np.isclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True)))
+    return f"{what}: {wrong} of {arr.size} values differ from the reference (tolerance rtol={rtol:g}, atol={atol:g})"
+
+
+def _none_message(what: str) -> str:
+    """The message for a missing value: a variable left unset reads as no answer; a function's
+    None may be a missing ``return``."""
+    if what.isidentifier():
+        return f"{what}: no answer given"
+    return f"{what}: got None -- no answer given, or a function without a `return`"
+
+
+def _observe(probes: Probes) -> list[str]:
+    if probes is None:
+        return []
+    try:
+        seen = list(probes())
+    except Exception:  # a probe that cannot run says nothing
+        return []
+    return [s for s in seen if s]
+
+
+def _sentences(message: str, observations: list[str]) -> str:
+    return message if not observations else f"{message}. " + " ".join(observations)
+
+
+def _all_close(a: Sequence, b: Sequence, rtol: float, atol: float) -> bool:
+    return len(a) == len(b) and all(close(x, y, rtol=rtol, atol=atol) for x, y in zip(a, b))
 
 
 def _norm(value: Any) -> Any:
@@ -135,13 +244,6 @@ def _norm(value: Any) -> Any:
 
 def _routes(mistakes: Mistakes) -> Mapping[str, Any]:
     return (mistakes() if callable(mistakes) else mistakes) or {}
-
-
-def _matches_mistake(arr: np.ndarray, mistakes: Mistakes, rtol: float, atol: float) -> str | None:
-    for text, value in _routes(mistakes).items():
-        if close(arr, value, rtol=max(rtol, 1e-6), atol=max(atol, 1e-8)):
-            return text
-    return None
 
 
 def _describe(value: Any) -> str:

@@ -37,6 +37,7 @@ class GraderFixtures:
 
     def __init__(self, reference: Any):
         self._reference = reference
+        self.recorded: list | None = None   # a list: every value the reference returns is kept (gradekit check)
         self.bind(None, {}, 0)
 
     def bind(self, sandbox, params: dict, seed: int, budget: float | None = None) -> None:
@@ -44,6 +45,8 @@ class GraderFixtures:
         self._sandbox, self._params, self._seed = sandbox, params, seed
         self.checks: dict[str, list[Check]] = {}
         self.give_up = GiveUp(budget)
+        if self.recorded is not None:
+            self.recorded.clear()
 
     # -- fixtures ---------------------------------------------------------------
     @pytest.fixture
@@ -67,7 +70,7 @@ class GraderFixtures:
         if name == "student":
             return Student(self._sandbox, self._reference, give_up=self.give_up)
         if name == "reference":
-            return self._reference
+            return self._reference if self.recorded is None else RecordingReference(self._reference, self.recorded)
         if name == "params":
             return self._params
         return self._rng_for(item.nodeid)
@@ -75,6 +78,27 @@ class GraderFixtures:
     def _rng_for(self, nodeid: str) -> np.random.Generator:
         salt = zlib.crc32(nodeid.split("::", 1)[-1].encode())
         return np.random.default_rng([self._seed & (2**64 - 1), self._seed >> 64, salt])
+
+
+class RecordingReference:
+    """The reference module, keeping every value its functions return (for ``gradekit check``,
+    which looks for them in the feedback: a hidden value that reaches a student is a leak)."""
+
+    def __init__(self, module: Any, sink: list):
+        self._module, self._sink = module, sink
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._module, name)
+        if not callable(value) or isinstance(value, type):
+            return value
+
+        def recorded(*args, **kwargs):
+            out = value(*args, **kwargs)
+            self._sink.append(out)
+            return out
+
+        recorded.__name__ = name
+        return recorded
 
 
 class GraderPlugin(GraderFixtures):
@@ -115,11 +139,11 @@ class GraderPlugin(GraderFixtures):
         except pytest.skip.Exception:
             return
         except Exception as exc:  # noqa: BLE001 - whatever a grader raises is a failed check
-            self._record(item, "failed", feedback_message(exc), getattr(exc, "mistake", None))
+            self._record(item, "failed", feedback_message(exc), exc)
         else:
             self._record(item, "passed", "")
 
-    def _record(self, item, outcome: str, message: str, mistake: str | None = None) -> None:
+    def _record(self, item, outcome: str, message: str, exc: BaseException | None = None) -> None:
         if outcome == "skipped":
             return
         label = self._labels.get(item)
@@ -127,7 +151,10 @@ class GraderPlugin(GraderFixtures):
             label = self._labels[item] = _label(item)
         cell, name, weight = label
         self.checks.setdefault(cell, []).append(
-            Check(name=name, passed=outcome == "passed", message=message, weight=weight, mistake=mistake))
+            Check(name=name, passed=outcome == "passed", message=message, weight=weight,
+                  mistake=getattr(exc, "mistake", None), candidates=list(getattr(exc, "candidates", ())),
+                  ruled_out=list(getattr(exc, "ruled_out", ())),
+                  observations=list(getattr(exc, "observations", ()))))
 
     # -- hooks ------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -140,16 +167,15 @@ class GraderPlugin(GraderFixtures):
         assertion's message.
         """
         excinfo = call.excinfo
-        mistake = None
+        exc = None
         if excinfo is None:
             outcome, message = "passed", ""
         elif excinfo.errisinstance(pytest.skip.Exception):
             outcome, message = "skipped", ""
         else:
-            outcome, message = "failed", feedback_message(excinfo.value)
-            mistake = getattr(excinfo.value, "mistake", None)
+            outcome, message, exc = "failed", feedback_message(excinfo.value), excinfo.value
         if call.when == "call" or (call.when == "setup" and outcome == "failed"):
-            self._record(item, outcome, message, mistake)
+            self._record(item, outcome, message, exc)
         return pytest.TestReport(item.nodeid, item.location, {}, outcome, message or None, call.when,
                                  duration=call.duration, start=call.start, stop=call.stop)
 

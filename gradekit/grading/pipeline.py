@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import json
 import time
+from pathlib import Path
 
 from ..course import Course
 from ..errors import CourseFailure, GraderError, SubmissionError
@@ -88,14 +89,14 @@ class Pipeline:
     def assignment(self) -> str:
         return self.source.name
 
-    def grade_or_zero(self, student: str) -> SubmissionResult:
+    def grade_or_zero(self, student: str, folder: Path | None = None, out_dir: Path | None = None) -> SubmissionResult:
         """:meth:`grade`, or a zero with the reason when the submission cannot be graded at all.
 
         A course failure is not a zero: it propagates. Anything else unexpected
         while grading this one submission costs this student only.
         """
         try:
-            return self.grade(student)
+            return self.grade(student, folder, out_dir)
         except SubmissionError as exc:
             return SubmissionResult(student, self.assignment, error=str(exc))
         except CourseFailure:
@@ -105,11 +106,13 @@ class Pipeline:
             return SubmissionResult(student, self.assignment,
                                     error=f"grading failed: {type(exc).__name__}: {str(exc)[:200]}")
 
-    def grade(self, student: str) -> SubmissionResult:
+    def grade(self, student: str, folder: Path | None = None, out_dir: Path | None = None) -> SubmissionResult:
+        """Grade ``student``'s submission (``folder``: another one, on the student's variant, as
+        ``gradekit check`` does) into autograded/<student>/<assignment>/ (or ``out_dir``)."""
         started = time.monotonic()
         student_before = self.sandbox.student_seconds
         variant = build_variant(self.course, self.source, student, self.secret, render=False)
-        folder = self.course.submitted_dir(student, self.assignment)
+        folder = folder or self.course.submitted_dir(student, self.assignment)
         stamp = read_timestamp(folder)
         result = SubmissionResult(student, self.assignment, timestamp=stamp.text,
                                   fingerprint=fingerprint(folder, self.version, variant.seed))
@@ -133,7 +136,7 @@ class Pipeline:
             self._run_stages(job)
             result.notebooks.append(job.result)
             graded[name] = job.graded
-        out_dir = self.course.autograded_dir(student, self.assignment)
+        out_dir = out_dir or self.course.autograded_dir(student, self.assignment)
         write_notebooks(out_dir, graded)
         result.seconds = time.monotonic() - started
         result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)

@@ -177,6 +177,7 @@ class Annotate(Stage):
             lines = [f"Hidden tests: {res.score or 0:g} / {res.points:g} points"]
             if job.result.error:
                 lines.append(f"  not graded: {job.result.error}")
+            lines += [f"  {note}" for note in res.notes()]
             for check in res.checks:
                 mark = "PASS" if check.passed else "FAIL"
                 lines.append(f"  [{mark}] {check.name}" + (f" -- {check.message}" if check.message else ""))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradekit.graders.check import FAILS
+
 # ---------------------------------------------------------------------------
 # the exercises
 
@@ -122,16 +124,23 @@ def flat_softmax(x):
 
 
 def attention_variant(X, W_q, W_k, W_v, *, scale=None, swap_qk=False, axis=-1,
-                      causal=False, value_matrix=None, exclude_self=False):
+                      causal=False, value_matrix=None, exclude_self=False, query_matrix=None,
+                      key_matrix=None, weights="softmax"):
     """Self-attention with one ingredient changed; returns (output, weights).
 
     ``scale``: divide the scores by this instead of sqrt(d_k) (1.0 = unscaled).
     ``swap_qk``: use K Q^T (Q and K swapped). ``axis``: softmax axis.
     ``causal``: token i sees only tokens 0..i. ``exclude_self``: token i sees only
     tokens 0..i-1 (row 0 is then undefined and set to nan).
-    ``value_matrix``: project V with this matrix instead of W_v.
+    ``query_matrix``, ``key_matrix``, ``value_matrix``: project with this matrix
+    instead of W_q, W_k, W_v (an identity: no projection).
+    ``weights``: "softmax"; "raw" (the scaled scores themselves); "uniform"
+    (1/n each); "flat" (one softmax over the whole table); "transposed" (the
+    softmax's rows used as columns).
     """
     X = np.asarray(X, dtype=float)
+    W_q = W_q if query_matrix is None else query_matrix
+    W_k = W_k if key_matrix is None else key_matrix
     W_v = W_v if value_matrix is None else value_matrix
     Q, K, V = project_qkv(X, W_q, W_k, W_v)
     if swap_qk:
@@ -142,8 +151,88 @@ def attention_variant(X, W_q, W_k, W_v, *, scale=None, swap_qk=False, axis=-1,
     if causal or exclude_self:
         allowed = np.tril(np.ones((n, n), dtype=bool), k=-1 if exclude_self else 0)
         s = np.where(allowed, s, -np.inf)
-    with np.errstate(invalid="ignore"):
-        w = softmax(s, axis=axis)  # a row with no allowed key becomes nan
+    if weights == "raw":
+        w = s
+    elif weights == "uniform":
+        w = np.full_like(s, 1.0 / s.shape[-1])
+    elif weights == "flat":
+        w = flat_softmax(s)
+    elif weights == "transposed":
+        w = softmax(s, axis=-1).T
+    else:
+        with np.errstate(invalid="ignore"):
+            w = softmax(s, axis=axis)  # a row with no allowed key becomes nan
     out = np.where(np.isnan(w), 0.0, w) @ V
     out[np.all(np.isnan(w), axis=-1)] = np.nan
     return out, w
+
+
+def softmax_routes(x, axis):
+    """The values classic wrong softmax routes give on ``x`` for ``axis``: {catalogue name: value}.
+
+    The names do not depend on the input, so that the evidence of several
+    inputs adds up: a softmax that always normalises axis 0 is "axis 0
+    whatever `axis` says" on every input. A route that raises on this input
+    (an axis it does not have, a sum that does not broadcast) is FAILS.
+    """
+    x = np.asarray(x, dtype=float)
+    ndim = x.ndim
+    routes = {IGNORES_AXIS: softmax(x, axis=-1)}
+    for k in range(4):  # an axis the input does not have raises
+        routes[FIXED_AXIS.format(k=k)] = softmax(x, axis=k) if k < ndim else FAILS
+    routes[FLAT] = flat_softmax(x) if ndim > 1 else None
+    with np.errstate(all="ignore"):
+        e = np.exp(x)
+        routes[EXP_ONLY] = e
+        total = np.sum(x, axis=axis, keepdims=True)
+        routes[NO_EXP] = x / total if np.all(np.abs(total) > 1e-9) else None
+    routes[NO_KEEPDIMS] = _no_keepdims(x, axis, np.max(x, axis=axis, keepdims=True))
+    routes[NO_KEEPDIMS_GLOBAL] = _no_keepdims(x, axis, np.max(x))
+    routes[UNSTABLE] = naive_softmax(x, axis=axis)
+    routes[GLOBAL_MAX] = global_shift_softmax(x, axis=axis)
+    return routes
+
+
+IGNORES_AXIS = "normalised along the last axis whatever `axis` says: is the `axis` argument ignored?"
+FIXED_AXIS = "normalised along axis {k} whatever `axis` says"
+FLAT = "normalised over the whole array at once instead of along one axis"
+EXP_ONLY = "returned exp(x) without dividing by the sum"
+NO_EXP = "normalised the raw scores (x / sum of x) without taking exp"
+NO_KEEPDIMS = "the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis"
+NO_KEEPDIMS_GLOBAL = ("the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis, "
+                      "after subtracting the maximum of the whole array")
+UNSTABLE = "not numerically stable: exp() overflowed or underflowed -- subtract the maximum along the axis before exp"
+GLOBAL_MAX = "subtracted the maximum of the whole array instead of the maximum along the axis"
+
+
+def _no_keepdims(x, axis, m):
+    """exp(x - m) / sum(exp(x - m), axis) when the sum loses its axis (FAILS where it does not broadcast)."""
+    with np.errstate(all="ignore"):
+        e = np.exp(x - m)
+        try:
+            return e / np.sum(e, axis=axis)
+        except ValueError:
+            return FAILS
+
+
+def cache_routes(K, V):
+    """What classic wrong KVCache storage hands back as (keys, values) after the rows K, V were appended."""
+    K, V = np.asarray(K, dtype=float), np.asarray(V, dtype=float)
+    return {
+        CACHE_SWAPPED: (V, K),
+        CACHE_REVERSED: (K[::-1], V[::-1]),
+        CACHE_LAST_ONLY: (K[-1:], V[-1:]),
+        CACHE_LAST_ONLY_1D: (K[-1], V[-1]),
+        CACHE_FIRST_ONLY: (K[:1], V[:1]),
+        CACHE_FLAT: (K.reshape(-1), V.reshape(-1)),
+        CACHE_COLUMNS: (K.T, V.T),
+    }
+
+
+CACHE_SWAPPED = "keys and values swapped"
+CACHE_REVERSED = "stored in reverse order (newest first)"
+CACHE_LAST_ONLY = "only the last token is kept"
+CACHE_LAST_ONLY_1D = "only the last token is kept (as a 1-d array)"
+CACHE_FIRST_ONLY = "only the first token is kept: later appends are lost"
+CACHE_FLAT = "stored as one flat array instead of a (t, d) table"
+CACHE_COLUMNS = "stored as columns: the table is (d, t) instead of (t, d)"

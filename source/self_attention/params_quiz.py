@@ -14,46 +14,54 @@ import numpy as np
 LETTERS = "ABCD"
 
 # The concept checks: the right answer and the real misconceptions as
-# distractors, each with the one line of feedback that names it.
+# distractors, each with the one line of feedback that names it. Written
+# against test-wise guessing (tests/test_concept_items.py): the options of an
+# item are of about the same length and form -- the right one is the longest
+# in one item (tied), the shortest in another, in between elsewhere -- and
+# there is no "all of the above" and no absolute word that only distractors use.
 QUESTIONS = [
     {
         "id": "mc_scaling",
         "question": "Why are the scores divided by $\\sqrt{d_k}$ before the softmax?",
-        "correct": "With zero-mean, unit-variance components, q·k has variance d_k; dividing by √d_k brings "
-                   "its spread back to about 1, so the softmax does not saturate and its gradients do not vanish.",
+        "correct": "q·k has variance d_k; dividing by √d_k brings its spread back near 1, so the softmax does not "
+                   "saturate.",
         "wrong": {
-            "It turns the scores into weights that are positive and add up to 1.":
-                "that is what the softmax does, not the scaling",
-            "It makes the matrix product Q Kᵀ cheaper to compute.":
+            "The softmax needs inputs that are non-negative and add up to 1, and dividing by √d_k is what makes "
+            "them so.":
+                "that is what the softmax itself does, not the scaling",
+            "Dividing by √d_k makes the product Q Kᵀ cheaper to compute, and that product is the slowest step of "
+            "the layer.":
                 "the scaling costs one division per score and saves nothing",
-            "It stops the values V from influencing the weights.":
-                "V never enters the weights: only Q and K do",
+            "Dividing by √d_k keeps the values V from influencing the weights, so only Q and K decide them.":
+                "V never enters the weights whether or not you scale: only Q and K do",
         },
     },
     {
         "id": "mc_weights",
-        "question": "A trained model puts a large attention weight from token *i* on token *j*. What does that tell you?",
-        "correct": "That the scaled dot product of q_i and k_j was large compared with i's other scores: "
-                   "a clue worth looking at, not proof of what the model reasons about.",
+        "question": "A trained model puts a large attention weight from token *i* on token *j*. "
+                    "What does that tell you?",
+        "correct": "The scaled dot product of q_i and k_j stood out among i's scores: a clue, not proof of what the "
+                   "model does.",
         "wrong": {
-            "That the model is focusing on token j the way a person pays attention.":
+            "The model focuses on token j in the way a person pays attention to one word while reading a sentence.":
                 "misconception: self-attention is a weighted sum, it does not model human attention",
-            "That token j caused the model's prediction, so the weights explain its reasoning.":
+            "Token j caused the model's prediction, so the weights spell out how the model reasoned about the "
+            "whole text.":
                 "misconception: attention weights are not an explanation of the model's reasoning",
-            "That token j is the most important word of the sentence for every layer and head.":
+            "Token j is the most important word of the sentence, for each layer and for each head of the model.":
                 "misconception: one weight in one head of one layer says nothing about the others",
         },
     },
     {
         "id": "mc_global",
         "question": "From which tokens can one self-attention layer let token *i* draw information directly?",
-        "correct": "From every token of the sequence, however far away, in a single step.",
+        "correct": "From every token of the sequence, however far away it is, in one step.",
         "wrong": {
-            "Only from its neighbours inside a small window.":
+            "From the tokens inside a small window of neighbours around position i.":
                 "misconception: self-attention is global, not local (windows are a later efficiency trick)",
-            "Only from the previous token, passed along one position per step as in an RNN.":
+            "From the previous token, passed along one position per step as in an RNN.":
                 "misconception: that is how an RNN moves information; attention connects any two positions at once",
-            "Only from tokens whose embeddings are identical to its own.":
+            "From the tokens whose embeddings are identical to the embedding of i.":
                 "the weights are graded by similarity, and every token gets some weight",
         },
     },
@@ -61,14 +69,13 @@ QUESTIONS = [
         "id": "mc_order",
         "question": "You shuffle the input tokens of a self-attention layer that has no position encoding. "
                     "What happens to its outputs?",
-        "correct": "They are shuffled the same way and each token's output is unchanged, so the layer cannot "
-                   "tell word order apart: that is why position encodings are added.",
+        "correct": "They are reordered the same way; the output of each token is unchanged.",
         "wrong": {
-            "They come out in the original order: attention sorts the tokens back.":
+            "They come out in the original order, because attention sorts the tokens.":
                 "nothing in the scores depends on positions, so nothing can sort them back",
-            "Every output changes, because the dot products depend on where the tokens stand.":
+            "Each output changes, because every score depends on where the tokens are.":
                 "the score of i and j depends only on the two vectors, not on their positions",
-            "Nothing needs to change: self-attention already knows the order from the dot products.":
+            "They stay where they were: the dot products already encode the word order.":
                 "misconception: without position encodings self-attention treats the input as a set",
         },
     },
@@ -77,30 +84,39 @@ QUESTIONS = [
         "question": "For a sequence of *n* tokens of width *d*, what do computing and storing the score table cost?",
         "correct": "O(n²·d) time and O(n²) memory.",
         "wrong": {
-            "O(n·d) time and O(n) memory, like an RNN.":
+            "O(n·d) time and O(n·d) memory.":
                 "every pair of tokens gets a score: that is n² scores, not n",
-            "O(n³) time, because every score needs all n tokens.":
-                "one score is one dot product of length d, so n² scores cost n²·d",
-            "O(n²) time but O(1) memory, because the scores are thrown away at once.":
-                "the whole n × n table is needed by the softmax and the weighted sum",
+            "O(n³·d) time and O(n³) memory.":
+                "one score is one dot product of length d, so n² scores cost n²·d and fill an n × n table",
+            "O(n²) time and O(1) memory.":
+                "each score is a dot product of length d, and the whole n × n table is needed by the softmax "
+                "and the weighted sum",
         },
     },
     {
         "id": "mc_projections",
         "question": "Why does self-attention project X with three different matrices $W_q$, $W_k$, $W_v$ "
                     "instead of comparing and mixing the raw vectors?",
-        "correct": "What a token looks for, how it can be found and what it contributes are different roles; "
-                   "separate projections let the model learn each one on its own.",
+        "correct": "Looking for, being found and handing over content are different jobs, each learned separately.",
         "wrong": {
-            "Three smaller matrices make the layer three times faster.":
+            "Three small matrices make the layer three times faster than one large matrix would make it.":
                 "three projections cost more than none; they are there for what they let the model learn",
-            "The three matrices are always equal; they are written separately only for clarity.":
+            "The three matrices end up equal in training; they are written separately to make the formula clear.":
                 "they are trained separately and differ: that is the point",
-            "W_v is what makes each row of weights add up to 1.":
+            "W_v is the matrix that makes every row of the attention weights add up to one, as weights must.":
                 "the softmax makes the weights add up to 1; W_v only shapes the content",
         },
     },
 ]
+
+
+def _answer_positions(rng: np.random.Generator, count: int) -> list[int]:
+    """Where the right option goes in each item: every letter equally often (4 items: each once;
+    6 items: two letters twice), in a random order. "Always the same letter" then scores at most
+    ceil(count / 4) of count for every student."""
+    positions = [i % len(LETTERS) for i in range(count - count % len(LETTERS))]
+    positions += [int(p) for p in rng.choice(len(LETTERS), size=count % len(LETTERS), replace=False)]
+    return [positions[i] for i in rng.permutation(count)]
 
 
 def _softmax(s: np.ndarray) -> np.ndarray:
@@ -153,11 +169,12 @@ def generate(rng: np.random.Generator) -> dict:
     n_mem = int(rng.integers(3, 97)) * 1024
 
     mc = []
-    for q in QUESTIONS:
-        options = [q["correct"], *q["wrong"]]
-        order = [options[i] for i in rng.permutation(len(options))]
+    for q, position in zip(QUESTIONS, _answer_positions(rng, len(QUESTIONS))):
+        wrong = list(q["wrong"])
+        order = [wrong[i] for i in rng.permutation(len(wrong))]
+        order.insert(position, q["correct"])
         mc.append({"id": q["id"], "question": q["question"], "options": order,
-                   "answer": LETTERS[order.index(q["correct"])], "why": dict(q["wrong"])})
+                   "answer": LETTERS[position], "why": dict(q["wrong"])})
 
     return {
         "q1_x1": x1, "q1_x2": x2, "q1_c": c,

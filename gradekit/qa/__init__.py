@@ -1,0 +1,13 @@
+"""``gradekit check``: an assignment's QA, run before any student sees it.
+
+    run.py        the simulated class, the gradings and one Row per check
+    rows.py       Row, CheckReport and the table
+    simulate.py   the temporary course, the simulated students, the QA set's submissions
+    leaks.py      the LeakScan stage: hidden values in the feedback
+    items.py      multiple-choice items against test-wise guessing
+"""
+
+from .rows import CheckReport, Row, print_report
+from .run import check_assignment
+
+__all__ = ["check_assignment", "CheckReport", "Row", "print_report"]

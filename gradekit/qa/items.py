@@ -1,0 +1,81 @@
+"""Multiple-choice items against test-wise guessing: always the longest option, always the
+shortest, always the same letter -- each must score near chance.
+
+An assignment's params declare its items the way its graders read them: any
+list in the params whose entries have ``options`` (two or more texts) and
+``answer`` (the right option's letter, ``"A"``..., or its index) is a list of
+items, e.g. ``{"mc": [{"id": "q1", "options": [...], "answer": "C"}, ...]}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .rows import Row
+
+LETTERS = "ABCDEFGHIJ"
+MARGIN = 0.10    # above chance that a strategy may score: 35% with four options
+
+
+def items_of(params: dict) -> list[dict]:
+    found = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list):
+            if value and all(_is_item(v) for v in value):
+                found.extend(value)
+                return
+            for v in value:
+                walk(v)
+        elif isinstance(value, dict):
+            if _is_item(value):
+                found.append(value)
+                return
+            for v in value.values():
+                walk(v)
+
+    walk(params)
+    return found
+
+
+def _is_item(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("options"), list) and len(value["options"]) >= 2 \
+        and all(isinstance(o, str) for o in value["options"]) and _answer_index(value) is not None
+
+
+def _answer_index(item: dict) -> int | None:
+    answer = item.get("answer")
+    if isinstance(answer, int) and not isinstance(answer, bool) and 0 <= answer < len(item["options"]):
+        return answer
+    if isinstance(answer, str) and len(answer) == 1 and answer.upper() in LETTERS[:len(item["options"])]:
+        return LETTERS.index(answer.upper())
+    return None
+
+
+def strategy_scores(items: Iterable[dict]) -> tuple[dict[str, float], float, int]:
+    """Each strategy's share of items right, chance, and the number of items."""
+    items = list(items)
+    if not items:
+        return {}, 0.0, 0
+    width = max(len(i["options"]) for i in items)
+    picks = {"always the longest option": lambda o: max(range(len(o)), key=lambda k: len(o[k])),
+             "always the shortest option": lambda o: min(range(len(o)), key=lambda k: len(o[k]))}
+    for k in range(width):
+        picks[f"always {LETTERS[k]}"] = lambda o, k=k: k
+    scores = {name: sum(pick(i["options"]) == _answer_index(i) for i in items) / len(items)
+              for name, pick in picks.items()}
+    chance = sum(1 / len(i["options"]) for i in items) / len(items)
+    return scores, chance, len(items)
+
+
+def testwise_rows(variants: dict) -> list:
+    items = [item for v in variants.values() for item in items_of(v.params)]
+    if not items:
+        return [Row("multiple-choice items vs test-wise guessing", None, "no items in the params")]
+    scores, chance, n = strategy_scores(items)
+    worst = max(scores, key=scores.get)
+    bad = [f"{name}: {score:.0%}" for name, score in scores.items() if score > chance + MARGIN]
+    return [Row("multiple-choice items vs test-wise guessing", not bad,
+                "; ".join(bad) + f" (chance {chance:.0%}, {n} items)" if bad else
+                f"best strategy {worst} {scores[worst]:.0%}, chance {chance:.0%}, {n} items over "
+                f"{len(variants)} variants")]

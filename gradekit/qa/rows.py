@@ -1,0 +1,54 @@
+"""What ``gradekit check`` found: one Row per check, and the table it prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Row:
+    check: str
+    ok: bool | None          # None: information, not a pass or a failure
+    detail: str = ""
+
+
+@dataclass
+class CheckReport:
+    assignment: str
+    students: int
+    rows: list[Row] = field(default_factory=list)
+    seconds: float = 0.0
+    gradings: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return all(row.ok is not False for row in self.rows)
+
+    def add(self, check: str, failures: list[str], passed: str = "", limit: int = 3) -> None:
+        detail = passed if not failures else "; ".join(failures[:limit]) + (
+            f"; and {len(failures) - limit} more" if len(failures) > limit else "")
+        self.rows.append(Row(check, not failures, detail))
+
+
+def print_report(report: CheckReport) -> None:
+    """The table: one row per check, what failed and where; a summary line."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..untrusted import shown
+
+    table = Table(title=f"gradekit check {report.assignment}: {report.students} simulated students, "
+                        f"{report.gradings} gradings, {report.seconds:.1f} s", title_justify="left")
+    table.add_column("check")
+    table.add_column("", justify="center")
+    table.add_column("details")
+    for row in report.rows:
+        mark = Text("ok", style="green") if row.ok else Text("FAIL", style="bold red") if row.ok is False \
+            else Text("info", style="dim")
+        table.add_row(Text(row.check), mark, Text(shown(row.detail, 600)))
+    console = Console(width=140)
+    console.print(table)
+    failed = [row for row in report.rows if row.ok is False]
+    console.print(Text(f"{len(failed)} check(s) failed" if failed else "every check passed",
+                       style="bold red" if failed else "bold green"))

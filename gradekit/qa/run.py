@@ -1,0 +1,322 @@
+"""``gradekit check ASSIGNMENT``: grade a simulated class and check that the graders are right.
+
+For N simulated students (their own variants, a secret of the check's own;
+no gradebook, no real student) it grades, through the same pipeline as
+``autograde`` plus a :class:`~gradekit.qa.leaks.LeakScan` stage:
+
+* each student's answer key                         -> full marks
+* each student's untouched release                  -> 0 on every autograded cell, no grader error
+* every file of ``correct/``                        -> full marks
+* every file of ``mistakes/``                       -> loses points on its own test cells only, and
+                                                       its feedback names its ``# names:`` phrase,
+                                                       and no other mistake
+* the answer key and the mistakes again, elsewhere  -> the same grades and feedback
+
+Each QA file is graded alone on the first variant -- so that "its own test
+cells only" can be seen -- and, packed with mistakes of other exercises (which
+are graded independently), on every other variant. Besides: the templates
+render for every variant and the variants differ and are deterministic; every
+test cell has a grader and every grader a test cell; no feedback holds a
+value the reference computed for that student; multiple-choice items resist
+the test-wise strategies. One :class:`Row` per check.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..course import Course
+from ..results import SubmissionResult
+from . import simulate
+from .items import testwise_rows
+from .rows import CheckReport, Row
+
+LEAK_STAGE = "gradekit.qa.leaks.LeakScan"
+GRADER_ERROR = "the grader could not check this"
+
+
+@dataclass
+class Task:
+    label: str                    # what is graded: "key", "release", "mistakes/x.py", ...
+    student: str                  # whose variant
+    folder: Path                  # the submission
+    files: list["simulate.QAFile"] = field(default_factory=list)   # the QA files in it
+    again: bool = False           # a second grading, for determinism
+
+
+def check_assignment(course: Course, assignment: str, students: int = 20, jobs: int = 0,
+                     sandboxed: bool = True) -> CheckReport:
+    started = time.monotonic()
+    report = CheckReport(assignment, students)
+    with simulate.simulated_course(course, assignment) as qa:
+        ids = simulate.students(students)
+        variants = _variant_rows(qa, assignment, ids, report)
+        if variants is None:
+            report.seconds = time.monotonic() - started
+            return report
+        notebooks = next(iter(variants.values())).notebooks
+        files, problems = simulate.load_qa_set(qa.graders_dir(assignment), notebooks)
+        _coverage_rows(qa, assignment, notebooks, report)
+        tasks = _tasks(qa, assignment, ids, files)
+        results = _grade(qa, assignment, tasks, jobs, sandboxed)
+        report.gradings = len(tasks)
+        _result_rows(tasks, results, files, problems, report)
+        report.rows.extend(testwise_rows(variants))
+        seconds = [r.seconds for r in results.values() if r.seconds]
+        if seconds:
+            report.rows.append(Row("time per submission", None,
+                                   f"{sum(seconds) / len(seconds):.3f} s mean, {max(seconds):.2f} s at most "
+                                   f"(in the grading process, sandbox included)"))
+        limits = qa.limits_for(assignment)
+        report.rows.append(Row("limits", None, f"cells {limits.run_seconds:g} s, a call {limits.call_seconds:g} s, "
+                                               f"a notebook {limits.grading_seconds:g} s, {limits.memory_mb} MiB "
+                                               "(c.Gradekit in nbgrader_config.py)"))
+    report.seconds = time.monotonic() - started
+    return report
+
+
+# -- variants ------------------------------------------------------------------------------------
+
+def _variant_rows(qa: Course, assignment: str, ids: list[str], report: CheckReport) -> dict | None:
+    from ..errors import GradekitError
+    from ..template import AssignmentSource
+    from ..variant import build_variant
+
+    try:
+        source = AssignmentSource.load(qa, assignment)
+    except GradekitError as exc:
+        report.add("templates render", [str(exc)])
+        return None
+    variants, failures = {}, []
+    for student in ids:
+        try:
+            variants[student] = build_variant(qa, source, student)
+        except GradekitError as exc:
+            failures.append(f"{student}: {exc}")
+    report.add("templates render (StrictUndefined)", failures, f"{len(ids)} variants, every cell")
+    if failures:
+        return None
+    distinct = len({json.dumps(v.params, sort_keys=True) for v in variants.values()})
+    report.add("variants differ", [] if distinct == len(ids) or len(ids) < 2 else
+               [f"only {distinct} different params among {len(ids)} students"], f"{distinct} of {len(ids)} distinct")
+    again = [s for s in ids[:5] if json.dumps(build_variant(qa, source, s).params, sort_keys=True)
+             != json.dumps(variants[s].params, sort_keys=True)]
+    report.add("params are deterministic", [f"{s}: two builds differ" for s in again],
+               "the same student gets the same numbers")
+    return variants
+
+
+def _coverage_rows(qa: Course, assignment: str, notebooks: dict, report: CheckReport) -> None:
+    from ..cells import grade_id, is_graded, is_test, points
+
+    graders = {p.stem for p in qa.graders_dir(assignment).glob("test_*.py")}
+    tests = [grade_id(c) for nb in notebooks.values() for c in nb.cells if is_test(c)]
+    missing = [t for t in tests if t not in graders]
+    orphans = sorted(graders - set(tests))
+    failures = ([f"test cell {t} has no grader (graded on its own asserts)" for t in missing] if graders else []) + \
+               [f"autograder/{assignment}/{g}.py grades no test cell" for g in orphans]
+    report.add("every test cell has a grader, every grader a test cell", failures,
+               f"{len(tests)} test cells" + ("" if graders else ", none with a hidden grader: graded as nbgrader does"))
+    bad = [f"{grade_id(c)}: {points(c):g} points" for nb in notebooks.values() for c in nb.cells
+           if is_graded(c) and points(c) <= 0]
+    totals = ", ".join(f"{name}: {sum(points(c) for c in nb.cells if is_graded(c)):g}" for name, nb in notebooks.items())
+    report.add("points add up", bad, f"{totals} points")
+
+
+# -- the gradings ----------------------------------------------------------------------------------
+
+def _tasks(qa: Course, assignment: str, ids: list[str], files: list) -> list[Task]:
+    from ..release import ReleaseCache, Stripper
+    from ..template import AssignmentSource
+    from ..variant import build_variant
+
+    source = AssignmentSource.load(qa, assignment)
+    releases = ReleaseCache(qa, assignment)
+    stripper = Stripper()
+    base = qa.root / "qa-submissions"
+    tasks = []
+    mistakes = [f for f in files if f.kind == "mistakes"]
+    correct = [f for f in files if f.kind == "correct"]
+    packed = simulate.groups(mistakes)
+    for index, student in enumerate(ids):
+        variant = build_variant(qa, source, student)
+        key = {name: stripper.answer_key(nb) for name, nb in build_variant(qa, source, student).notebooks.items()}
+        release = releases.student_versions(variant)
+
+        def submit(label: str, notebooks: dict, qa_files: list, again: bool = False) -> None:
+            folder = simulate.write_submission(base / f"{len(tasks):05d}", notebooks)
+            tasks.append(Task(label, student, folder, qa_files, again))
+
+        submit("answer key", key, [])
+        submit("untouched release", release, [])
+        if index == 0:   # each QA file alone: is it only its own exercise that loses points?
+            for qa_file in mistakes + correct:
+                submit(qa_file.label, simulate.fill(key, qa_file.sections), [qa_file])
+            submit("answer key", key, [], again=True)
+            for again in (False, True):   # a packed submission, graded twice
+                for group in packed[:1]:
+                    submit("+".join(f.label for f in group), simulate.fill(key, _merged(group)), group, again)
+        else:
+            for group in packed:
+                submit("+".join(f.label for f in group), simulate.fill(key, _merged(group)), group)
+            for qa_file in correct:
+                submit(qa_file.label, simulate.fill(key, qa_file.sections), [qa_file])
+    return tasks
+
+
+def _merged(group: list) -> dict[str, str]:
+    return {gid: code for qa_file in group for gid, code in qa_file.sections.items()}
+
+
+def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed: bool) -> dict[int, SubmissionResult]:
+    """Every task graded, in worker processes forked from this one (the templates and graders are
+    loaded once per worker); results by task index."""
+    from ..runners import workers_for
+
+    jobs = jobs or workers_for(len(tasks))
+    args = (str(qa.root), assignment, sandboxed, str(qa.root / "qa-out"))
+    if jobs <= 1:
+        _init(*args)
+        try:
+            return {i: _grade_task(i, t.student, str(t.folder)) for i, t in enumerate(tasks)}
+        finally:
+            _PIPELINE.close()
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init,
+                             initargs=args) as pool:
+        futures = [pool.submit(_grade_task, i, t.student, str(t.folder)) for i, t in enumerate(tasks)]
+        return {i: future.result() for i, future in enumerate(futures)}
+
+
+_PIPELINE = None
+_OUT = None
+
+
+def _init(root: str, assignment: str, sandboxed: bool, out: str) -> None:
+    global _PIPELINE, _OUT
+    from ..grading.options import Options
+    from ..grading.pipeline import Pipeline
+    from ..grading.stages import DEFAULT_STAGES
+    from ..runners.cores import claim_core
+
+    claim_core()
+    _OUT = Path(out)
+    _PIPELINE = Pipeline(Course.load(root), assignment,
+                         Options(sandboxed=sandboxed, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE,)))
+
+
+def _grade_task(index: int, student: str, folder: str) -> SubmissionResult:
+    return _PIPELINE.grade_or_zero(student, Path(folder), _OUT / f"{index:05d}")
+
+
+# -- the rows -------------------------------------------------------------------------------------
+
+def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files: list, problems: list[str],
+                 report: CheckReport) -> None:
+    first: dict[tuple[str, str], dict] = {}
+    keys, releases, determinism, leaks = [], [], [], []
+    per_file: dict[str, list[str]] = {f.label: [] for f in files}
+    coincide: Counter = Counter()
+    known_names = [f.names for f in files if f.names]
+    for index, task in enumerate(tasks):
+        result = results[index]
+        cells = {c.grade_id: c for nb in result.notebooks for c in nb.cells}
+        where = f"{task.student}"
+        for nb in result.notebooks:
+            leaks += [f"{task.label} ({where}): {leak}" for leak in nb.leaks]
+        for cell in cells.values():
+            for check in cell.checks:
+                for route in getattr(check, "coinciding", []) or []:
+                    coincide[route] += 1
+        fingerprint = _comparable(result)
+        previous = first.setdefault((task.label, task.student), fingerprint)
+        if task.again and previous != fingerprint:
+            determinism.append(f"{task.label} ({where}): the second grading differs")
+        if result.error:
+            target = keys if task.label == "answer key" else releases if task.label == "untouched release" else None
+            message = f"{where}: not graded: {result.error}"
+            if target is not None:
+                target.append(message)
+            for qa_file in task.files:
+                per_file[qa_file.label].append(message)
+            continue
+        if task.label == "answer key":
+            keys += [f"{where}: {c.grade_id} {c.score:g}/{c.points:g}" + _first_failure(c)
+                     for c in cells.values() if not c.manual and (c.score or 0) < c.points - 1e-9]
+        elif task.label == "untouched release":
+            releases += [f"{where}: {c.grade_id} got {c.score:g}" for c in cells.values()
+                         if not c.manual and (c.score or 0) > 1e-9]
+            releases += [f"{where}: {c.grade_id}: {k.message[:80]}" for c in cells.values() for k in c.checks
+                         if GRADER_ERROR in k.message]
+        for qa_file in task.files:
+            per_file[qa_file.label] += _judge(qa_file, task, cells, known_names, alone=len(task.files) == 1)
+    report.add("answer key: full marks", keys, f"{len(report_students(tasks))} variants")
+    report.add("untouched release: 0 on every autograded cell, no grader error", releases,
+               f"{len(report_students(tasks))} variants")
+    for line in problems:
+        report.rows.append(Row("QA set file", False, line))
+    for qa_file in files:
+        runs = sum(1 for t in tasks if qa_file in t.files)
+        breaks = ("breaks " if qa_file.explicit else "breaks within ") + ", ".join(qa_file.breaks)
+        what = f"names “{qa_file.names}”, {breaks}" if qa_file.names else "full marks"
+        report.add(qa_file.label, per_file[qa_file.label], f"{what} on {runs} grading(s)")
+    report.add("grading twice gives the same grades and feedback", determinism,
+               f"{sum(1 for t in tasks if t.again)} submissions graded twice")
+    report.add("no hidden value in the feedback", leaks, "no number the reference computed for the "
+                                                          "student appears in what they are told")
+    if coincide:
+        report.rows.append(Row("inputs where known routes coincide", None, "; ".join(
+            f"{route} ({n}x)" for route, n in coincide.most_common(5)) + ": no evidence on those inputs"))
+
+
+def report_students(tasks: list[Task]) -> set[str]:
+    return {t.student for t in tasks}
+
+
+def _judge(qa_file, task: Task, cells: dict, known_names: list[str], alone: bool) -> list[str]:
+    where = task.student
+    failures = []
+    if qa_file.kind == "correct":   # graded alone, always
+        return [f"{where}: {c.grade_id} {c.score:g}/{c.points:g}" + _first_failure(c)
+                for c in cells.values() if not c.manual and (c.score or 0) < c.points - 1e-9]
+    phrase = qa_file.names.lower()
+    missing = [gid for gid in qa_file.breaks if gid not in cells]
+    failures += [f"{where}: no test cell {gid}" for gid in missing]
+    lost = [cells[gid] for gid in qa_file.breaks if gid in cells and (cells[gid].score or 0) < cells[gid].points - 1e-9]
+    kept = [gid for gid in qa_file.breaks if gid in cells and cells[gid] not in lost]
+    if qa_file.explicit and kept:
+        failures.append(f"{where}: {', '.join(kept)} kept full marks")
+    elif not lost:
+        failures.append(f"{where}: {', '.join(qa_file.breaks)} kept full marks")
+    said = [" ".join([k.message for k in c.checks if not k.passed] + list(c.diagnosis)).lower() for c in lost]
+    if lost and not any(phrase in text for text in said):
+        cell = lost[0]
+        named = "; ".join(cell.diagnosis) or next((k.message for k in cell.checks if not k.passed), "")
+        failures.append(f"{where}: the feedback does not say “{qa_file.names}” ({cell.grade_id} says: {named[:100]})")
+    for cell in lost:
+        wrong = [n for n in cell.diagnosis if phrase not in n.lower()]
+        wrong += [k.mistake for k in cell.checks if not k.passed and k.mistake and phrase not in k.mistake.lower()]
+        if wrong:
+            failures.append(f"{where}: {cell.grade_id} also named “{wrong[0]}”")
+    if alone:
+        failures += [f"{where}: {c.grade_id} lost points too ({c.score:g}/{c.points:g})" for c in cells.values()
+                     if not c.manual and c.grade_id not in qa_file.breaks and (c.score or 0) < c.points - 1e-9]
+    return failures
+
+
+def _first_failure(cell) -> str:
+    failed = next((k for k in cell.checks if not k.passed), None)
+    return f" ({failed.name}: {failed.message[:80]})" if failed else ""
+
+
+def _comparable(result: SubmissionResult) -> str:
+    data = result.to_dict()
+    for key in ("seconds", "student_seconds", "fingerprint", "timestamp"):
+        data.pop(key, None)
+    return json.dumps(data, sort_keys=True)

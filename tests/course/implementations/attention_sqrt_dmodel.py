@@ -1,8 +1,0 @@
-# breaks: self_attention
-# names: scaled by sqrt(d_model)
-# %% self_attention
-def self_attention(X, W_q, W_k, W_v):
-    """Scales by the width of the input tokens, sqrt(d_model), instead of sqrt(d_k)."""
-    Q, K, V = project_qkv(X, W_q, W_k, W_v)
-    weights = softmax(Q @ K.T / np.sqrt(X.shape[1]), axis=-1)
-    return weighted_sum(weights, V), weights

@@ -1,0 +1,111 @@
+"""`gradekit check`: passes on a fresh `gradekit new` assignment, and fails on broken graders --
+one that passes everything, one that fails everything, one that prints the expected array --
+and on a template with an undefined variable. (The shipped assignments pass it in
+tests/test_shipped_assignments.py.)"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, VENV_BIN
+from gradekit.sandbox.bwrap import bwrap_path
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")]
+
+GRADEKIT = str(VENV_BIN / "gradekit")
+A = "probe"
+
+
+@pytest.fixture
+def new_course(tmp_path):
+    root = tmp_path / "course"
+    root.mkdir()
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    assert _run(root, "new", A).returncode == 0
+    return root
+
+
+def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([GRADEKIT, *args], cwd=root, capture_output=True, text=True, timeout=600)
+
+
+def _check(root: Path, students: int = 3) -> tuple[int, dict[str, str]]:
+    proc = _run(root, "check", A, "--students", str(students))
+    rows = {}
+    for line in proc.stdout.splitlines():
+        cells = [c.strip() for c in line.strip("│┃ ").split("│")]
+        if len(cells) == 3 and cells[1] in ("ok", "FAIL", "info"):
+            if cells[0]:
+                current = cells[0]
+                rows[current] = cells[1] + " " + cells[2]
+            else:
+                rows[current] += " " + cells[2]
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    return proc.returncode, rows
+
+
+def _grader(root: Path) -> Path:
+    return root / "autograder" / A / "test_standardize.py"
+
+
+def test_a_fresh_assignment_passes(new_course):
+    code, rows = _check(new_course)
+    assert code == 0, rows
+    assert rows["answer key: full marks"].startswith("ok")
+    assert rows["mistakes/standardize_variance.py"].startswith("ok")
+    assert rows["correct/standardize_loops.py"].startswith("ok")
+    assert rows["no hidden value in the feedback"].startswith("ok")
+
+
+def test_a_grader_that_passes_everything_fails_the_check(new_course):
+    _grader(new_course).write_text("def test_anything(student):\n    pass\n")
+    code, rows = _check(new_course)
+    assert code == 1
+    assert rows["untouched release: 0 on every autograded cell, no grader error"].startswith("FAIL")
+    assert rows["mistakes/standardize_variance.py"].startswith("FAIL")
+    assert "kept full marks" in rows["mistakes/standardize_variance.py"]
+
+
+def test_a_grader_that_fails_everything_fails_the_check(new_course):
+    _grader(new_course).write_text("def test_anything(student):\n    assert False, 'no'\n")
+    code, rows = _check(new_course)
+    assert code == 1
+    assert rows["answer key: full marks"].startswith("FAIL")
+    assert rows["correct/standardize_loops.py"].startswith("FAIL")
+
+
+def test_a_grader_that_prints_the_expected_array_fails_the_check(new_course):
+    path = _grader(new_course)
+    text = path.read_text().replace(
+        '''    check.array(student.standardize(x), reference.standardize(x), what=f"standardize(x) on {what}", **TOL,
+                mistakes=lambda: _mistakes(x))''',
+        '''    expected = reference.standardize(x)
+    got = student.standardize(x)
+    assert check.close(got, expected, rtol=1e-6), f"standardize(x) on {what}: expected {expected}"''')
+    assert "expected {expected}" in text
+    path.write_text(text)
+    code, rows = _check(new_course)
+    assert code == 1
+    assert rows["no hidden value in the feedback"].startswith("FAIL")
+
+
+def test_a_template_with_an_undefined_variable_fails_the_check(new_course):
+    path = new_course / "source" / A / f"{A}.ipynb"
+    nb = json.loads(path.read_text())
+    code_cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    code_cell["source"] = "".join(code_cell["source"]) + "\ny = {{ no_such_param }}\n"
+    path.write_text(json.dumps(nb))
+    code, rows = _check(new_course)
+    assert code == 1
+    row = next(v for k, v in rows.items() if k.startswith("templates render"))
+    assert row.startswith("FAIL") and "no_such_param" in row
+
+
+def test_usage_mistakes_exit_2(new_course):
+    assert _run(new_course, "check", "no_such_assignment").returncode == 2
+    assert _run(new_course, "check", A, "--students", "0").returncode == 2

@@ -58,12 +58,27 @@ class Handle:
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _DECODER = json.JSONDecoder()
+try:  # json's C encoder, built once: JSONEncoder.encode builds one per call (a third of a frame's cost);
+    # no circular-reference markers: a header comes from encode(), whose depth is bounded
+    from json.encoder import c_make_encoder as _c_make_encoder, encode_basestring_ascii as _ascii
+
+    _C_ENCODE = _c_make_encoder(None, _ENCODER.default, _ascii, None, ":", ",", False, False, True) \
+        if _c_make_encoder is not None and _ascii is not None else None
+except ImportError:  # pragma: no cover - a Python without the _json accelerator
+    _C_ENCODE = None
+
+
+def _json(header: dict) -> str:
+    """``_ENCODER.encode(header)``: the same text."""
+    if _C_ENCODE is None:
+        return _ENCODER.encode(header)
+    return "".join(_C_ENCODE(header, 0))
 
 
 def write_frame(fh, header: dict, blobs: list[bytes] = ()) -> None:
     header = dict(header)
     header["blobs"] = [len(b) for b in blobs]
-    data = _ENCODER.encode(header).encode()
+    data = _json(header).encode()
     fh.write(b"".join((struct.pack(">I", len(data)), data, *blobs)))
     fh.flush()
 
@@ -247,9 +262,8 @@ _LAYOUT_OF: dict[bytes, tuple] = {}
 
 
 def npy_bytes(arr: np.ndarray) -> bytes:
-    """A C-contiguous numeric array as .npy (format 1.0) bytes."""
-    if not arr.flags.c_contiguous:
-        arr = arr.copy(order="C")
+    """A numeric array as .npy (format 1.0) bytes, C order (``tobytes`` writes C order whatever
+    the array's layout)."""
     key = (arr.dtype.str, arr.shape)
     prefix = _HEADER_OF.get(key)
     if prefix is None:

@@ -121,6 +121,66 @@ class Channel:
         pass
 
 
+    def read_frame(self) -> tuple[dict, list[bytes]]:
+        """One frame, checked as :func:`read_frame` checks it, parsed in the buffer."""
+        have = len(self._buf) - self._pos
+        if have < 4:
+            self._fill(4, have)
+        (size,) = _SIZE.unpack_from(self._buf, self._pos)
+        if size > MAX_HEADER:
+            raise ProtocolError(f"header of {size} bytes is over the limit")
+        end = self._pos + 4 + size
+        if len(self._buf) < end:
+            self._fill(4 + size, len(self._buf) - self._pos)
+            end = 4 + size
+        try:
+            header = _DECODER.decode(self._buf[end - size:end].decode())
+        except ValueError as exc:
+            raise ProtocolError(f"header is not JSON: {exc}") from None
+        self._pos = end
+        sizes = _blob_sizes(header)
+        if not sizes:
+            return header, []
+        total = sum(sizes)
+        if len(self._buf) - end < total:
+            self._fill(total, len(self._buf) - end)
+        pos, buf, blobs = self._pos, self._buf, []
+        for size in sizes:
+            blobs.append(buf[pos:pos + size])
+            pos += size
+        self._pos = pos
+        return header, blobs
+
+    def _fill(self, n: int, have: int) -> None:
+        """Read until at least ``n`` bytes are unread (``have`` are), keeping them from ``_pos`` = 0."""
+        parts = [self._buf[self._pos:]] if have else []
+        while have < n:
+            if self.deadline is not None:
+                left = self.deadline - time.monotonic()
+                if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+                    raise TimeoutError
+            data = self.sock.recv(min(max(n - have, self.CHUNK), 1 << 20))
+            if not data:
+                raise EOFError("the other side closed the channel")
+            parts.append(data)
+            have += len(data)
+        self._buf, self._pos = (parts[0] if len(parts) == 1 else b"".join(parts)), 0
+
+
+_SIZE = struct.Struct(">I")
+
+
+def _blob_sizes(header) -> list[int]:
+    if not isinstance(header, dict):
+        raise ProtocolError("header is not an object")
+    sizes = header.get("blobs", [])
+    if not isinstance(sizes, list) or not all(isinstance(s, int) and s >= 0 for s in sizes):
+        raise ProtocolError("bad blob list")
+    if sum(sizes) > MAX_BLOBS:
+        raise ProtocolError(f"{sum(sizes)} bytes of arrays is over the limit")
+    return sizes
+
+
 def read_exact(fh, n: int) -> bytes:
     chunks, got = [], 0
     while got < n:
@@ -133,6 +193,8 @@ def read_exact(fh, n: int) -> bytes:
 
 
 def read_frame(fh) -> tuple[dict, list[bytes]]:
+    if type(fh) is Channel:
+        return fh.read_frame()
     (size,) = struct.unpack(">I", read_exact(fh, 4))
     if size > MAX_HEADER:
         raise ProtocolError(f"header of {size} bytes is over the limit")

@@ -73,9 +73,14 @@ class Pipeline:
             raise
         mark("grading", "pipeline ready")
 
-    def start_sandbox(self) -> None:
-        """Launch this process's sandbox without waiting for it (the first submission waits)."""
-        self.sandbox.prestart()
+    def start_sandbox(self, adopt: tuple | None = None) -> None:
+        """Launch this process's sandbox without waiting for it (the first submission waits);
+        ``adopt``: (process, control socket, cgroup) of one started earlier to use instead
+        (see :mod:`gradekit.sandbox.early`)."""
+        if adopt is not None:
+            self.sandbox.adopt(*adopt)
+        else:
+            self.sandbox.prestart()
         mark("grading", "sandbox launched")
 
     def _stage_specs(self) -> list[str]:

@@ -18,13 +18,15 @@ they had met it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
+import threading
 
 from ..course import Course
 from ..errors import CourseFailure
 from ..grading.options import Options
-from ..grading.pipeline import Pipeline
 from .forkserver import ENV
 
 _PREPARED: tuple | None = None   # (key, state, Pipeline or None, CourseFailure or None)
@@ -43,9 +45,45 @@ def _options(data: dict) -> Options:
 
 
 def prepare_from_environment() -> None:
-    """Build the pipeline $GRADEKIT_WARM asks for (in the fork server, before any worker forks)."""
+    """Import the grading code and build the pipeline $GRADEKIT_WARM asks for (in the fork
+    server, before any worker forks), ending at once if the coordinator ends meanwhile."""
+    with _ending_with_parent():
+        from ..grading import pipeline  # noqa: F401 - what every worker runs
+
+        _prepare(os.environ.get(ENV))
+
+
+@contextlib.contextmanager
+def _ending_with_parent():
+    """End this process at once if the process that started it ends: a coordinator killed while
+    its fork server prepares would otherwise leave it preparing, for nobody, for a second or more
+    (afterwards multiprocessing's own loop notices). No thread is left when the block ends."""
+    try:
+        parent = os.pidfd_open(os.getppid())
+    except (OSError, AttributeError):
+        yield
+        return
+    stop_r, stop_w = os.pipe()
+
+    def watch() -> None:
+        if parent in select.select([parent, stop_r], [], [])[0]:
+            os._exit(0)
+
+    watcher = threading.Thread(target=watch, name="gradekit-fork-server-watch", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        os.write(stop_w, b"x")
+        watcher.join()
+        for fd in (parent, stop_r, stop_w):
+            os.close(fd)
+
+
+def _prepare(spec: str | None) -> None:
     global _PREPARED
-    spec = os.environ.get(ENV)
+    from ..grading.pipeline import Pipeline
+
     if not spec:
         return
     try:

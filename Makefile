@@ -10,11 +10,16 @@ STAMP   := $(VENV)/.installed-stamp
 setup: $(STAMP)
 
 # bubblewrap: the sandbox for student code; postgresql: the server the
-# shared-gradebook tests start on loopback (the tests skip without it)
+# shared-gradebook tests start on loopback (the tests skip without it);
+# chromium: the browser the report's tests drive through Playwright (never
+# `playwright install`: its own browser download is not used); fonts-noto-cjk:
+# the pages' Chinese font
 system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	fc-list 2>/dev/null | grep -q "Noto Sans CJK" || missing="$$missing fonts-noto-cjk"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing:$$missing"; \
@@ -26,8 +31,8 @@ system-deps:
 
 $(STAMP): pyproject.toml constraints.txt | system-deps
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e . 2>&1 | grep -v "^WARNING: Location" || true
-	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, dask.distributed"
+	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]" 2>&1 | grep -v "^WARNING: Location" || true
+	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, dask.distributed, vl_convert, playwright"
 	touch $@
 
 demo: setup
@@ -38,10 +43,13 @@ test: setup
 	$(VENV)/bin/python -m pytest -q tests
 	for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done
 
-# side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory)
+# side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory),
+# then copy detection: precision, recall and time on synthetic classes of 212 and 1,000
 bench: setup
 	$(VENV)/bin/python bench/run.py
 	$(VENV)/bin/python bench/run.py --sizes 10,100,1000
+	$(VENV)/bin/python bench/report.py --sizes 100,1000
+	$(VENV)/bin/python bench/integrity.py
 
 clean:
-	rm -rf $(VENV) submitted autograded feedback gradebook.db
+	rm -rf $(VENV) submitted autograded feedback reports gradebook.db

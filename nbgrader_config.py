@@ -44,3 +44,6 @@ c.ExchangeFactory.fetch_feedback = "gradekit.exchange.GradekitFetchFeedback"
 # Extra grading stages (import paths; see gradekit/grading/stages.py):
 # from gradekit.grading import DEFAULT_STAGES
 # c.Gradekit.stages = DEFAULT_STAGES[:4] + ["mycourse.stages.Penalty"] + DEFAULT_STAGES[4:]
+# Multiple-choice cells: the class report counts how often each option was chosen
+# (each wrong option is the misconception its grader names).
+c.Gradekit.choice_cells = ["test_concepts"]

@@ -11,9 +11,11 @@ The package reads as the data flow of one assignment::
     graders/    -- the hidden pytest graders, their fixtures and checks
     results     -- typed results: one currency from graders to gradebook and feedback
     gradebook   -- write results into nbgrader's Gradebook
+    sections    -- exercise titles: the notebook heading each graded cell sits under
+    page        -- the one look of the HTML pages (style, fonts, how points are written)
     feedback    -- per-student HTML
     terminal    -- progress bar and summary table while grading
-    report      -- the class report (HTML, JSON, CSV)
+    report/     -- the class report (HTML with inline SVG plots, JSON, CSV)
     autograde   -- the pipeline that ties the stages together for a class
 """
 

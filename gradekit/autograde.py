@@ -21,7 +21,7 @@ from .errors import SandboxUnavailable
 from .grading.options import Options
 from .results import RESULTS_FILE, SubmissionResult, load
 
-__all__ = ["Options", "grade_many", "preflight", "check_sandbox", "iter_results"]
+__all__ = ["Options", "autograde_class", "grade_many", "preflight", "check_sandbox", "iter_results"]
 
 
 def check_sandbox(options: Options) -> None:
@@ -70,6 +70,59 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
     if on_start is not None:
         on_start(len(students))
     runner.run(students, on_result)
+
+
+def autograde_class(course: Course, assignment: str, students: list[str] | None = None,
+                    options: Options = Options(), wide: bool = False):
+    """``gradekit autograde``: grade ``students`` (default: everyone with a submission), record
+    each result in the gradebook, show progress, print the summary and return it.
+
+    Folders in submitted/ that are not students of the gradebook are skipped with one line
+    on stderr each. A course failure stops the run: its message says how far it got.
+    """
+    import sys
+
+    from . import gradebook, terminal
+    from .errors import CourseFailure, StudentError, UsageError
+    from .timeline import mark
+    from .untrusted import submitted_students
+
+    if not course.source_dir(assignment).is_dir():
+        raise UsageError(f"unknown assignment {assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
+    check_sandbox(options)
+    gradebook.check_assignment_registered(course, assignment)
+    if students:
+        gradebook.check_students(course, students)
+        for student in students:
+            if not course.submitted_dir(student, assignment).is_dir():
+                raise StudentError(f"no submission for {student}: "
+                                   f"{course.submitted_dir(student, assignment)} does not exist")
+    else:
+        students, skipped = submitted_students(course.root / "submitted", assignment, set(gradebook.students(course)))
+        for line in skipped:
+            print(line, file=sys.stderr)
+    if not students:
+        raise UsageError(f"nothing to grade: no submissions in submitted/*/{assignment}/")
+    mark("coordinator", "students listed")
+    progress = terminal.Progress(len(students))
+    summary = terminal.Summary(wide=wide)
+    with course.lock("autograde"), gradebook.Recorder(course, assignment) as recorder:
+        def on_result(result: SubmissionResult) -> None:
+            mark("coordinator", "result")
+            recorder.record(result)
+            summary.add(result)
+            progress.advance(result)
+        try:
+            grade_many(course, assignment, students, options, on_result, on_start=lambda n: recorder.warm())
+        except CourseFailure as exc:
+            raise type(exc)(f"{exc} -- the run stopped; {len(summary.rows)} submission(s) recorded before it, "
+                            "none after") from None
+        finally:
+            progress.close()
+    mark("coordinator", "gradebook closed")
+    summary.print(f"{assignment}: {len(summary.rows)} submission(s)")
+    mark("coordinator", "summary printed")
+    return summary
 
 
 def iter_results(course: Course, assignment: str, students: Iterable[str]) -> Iterator[SubmissionResult]:

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import CourseFailure, GradekitError, StudentError, UsageError
+from .errors import GradekitError, UsageError
 
 
 def _course(args):
@@ -43,74 +43,40 @@ def cmd_answer_key(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from . import gradebook, terminal
-    from .autograde import Options, check_sandbox, grade_many
-    from .untrusted import submitted_students
+    from .autograde import Options, autograde_class
 
     course = _course(args)
     course.source_dir(args.assignment)  # a valid id
-    if not course.source_dir(args.assignment).is_dir():
-        raise UsageError(f"unknown assignment {args.assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
-    options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force,
-                      scheduler=args.scheduler)
-    check_sandbox(options)
     if args.no_sandbox:
         print("WARNING: --no-sandbox: student code runs UNCONFINED, with your rights, "
               "able to read and change your files. Use only for code you trust.", file=sys.stderr)
-    gradebook.check_assignment_registered(course, args.assignment)
-    if args.student:
-        students = gradebook.check_students(course, args.student)
-        for student in students:
-            if not course.submitted_dir(student, args.assignment).is_dir():
-                raise StudentError(f"no submission for {student}: "
-                                   f"{course.submitted_dir(student, args.assignment)} does not exist")
-    else:
-        students, skipped = submitted_students(course.root / "submitted", args.assignment,
-                                               set(gradebook.students(course)))
-        for line in skipped:
-            print(line, file=sys.stderr)
-    if not students:
-        raise UsageError(f"nothing to grade: no submissions in submitted/*/{args.assignment}/")
-    from .timeline import mark
-
-    mark("coordinator", "students listed")
-    progress = terminal.Progress(len(students))
-    summary = terminal.Summary()
-    with course.lock("autograde"), gradebook.Recorder(course, args.assignment) as recorder:
-        def on_result(result):
-            mark("coordinator", "result")
-            recorder.record(result)
-            summary.add(result)
-            progress.advance(result)
-        try:
-            grade_many(course, args.assignment, students, options, on_result,
-                       on_start=lambda n: recorder.warm())
-        except CourseFailure as exc:
-            progress.close()
-            raise type(exc)(f"{exc} -- the run stopped; {len(summary.rows)} submission(s) recorded before it, "
-                                "none after") from None
-        finally:
-            progress.close()
-    mark("coordinator", "gradebook closed")
-    summary.print(f"{args.assignment}: {len(summary.rows)} submission(s)")
-    mark("coordinator", "summary printed")
+    options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force, scheduler=args.scheduler)
+    autograde_class(course, args.assignment, args.student, options, wide=args.wide)
     return 0
 
 
 def cmd_feedback(args) -> int:
-    from . import gradebook
-    from .autograde import iter_results
-    from .feedback import write_feedback
+    from .feedback import write_class_feedback
 
     course = _course(args)
-    students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
-    count = 0
-    with gradebook.open_gradebook(course) as gb:
-        for result in iter_results(course, args.assignment, students):
-            count += len(write_feedback(course, gradebook.final_marks(gb, result)))
-    if count == 0:
-        raise GradekitError(f"no graded submissions of {args.assignment}: run `gradekit autograde` first")
+    count = write_class_feedback(course, args.assignment, args.student)
     print(f"wrote {count} feedback page(s) in {course.root / 'feedback'}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import write_report
+
+    course = _course(args)
+    written = write_report(course, args.assignment)
+    counts = written.report["class"]
+    print(f"{args.assignment}: class report of {counts['graded']} graded submission(s) "
+          f"({counts['not_gradable']} not gradable, {counts['not_submitted']} not submitted)")
+    print(f"  {written.html}")
+    print(f"  {written.json.name} and {written.csv.name} beside it")
+    if written.missing_feedback:
+        print(f"  {written.missing_feedback} student(s) have no feedback page yet for the report to link to: "
+              f"run `gradekit feedback {args.assignment}`")
     return 0
 
 
@@ -146,6 +112,29 @@ def cmd_collect(args) -> int:
                          Path(args.roster) if args.roster else None, args.match, args.timezone)
     for line in report.lines():
         print(line)
+    return 0
+
+
+def cmd_integrity(args) -> int:
+    import json
+
+    from .course import check_id
+    from .integrity import check
+    from .integrity.report import print_table, write_reports
+
+    course = _course(args)
+    findings = check(course, args.assignment)
+    json_path, html_path = write_reports(course.root / "reports" / check_id("assignment", args.assignment), findings)
+    if (json_path.parent / "index.html").is_file():   # the class report gains (or updates) its integrity section
+        from .report import write_report
+
+        write_report(course, args.assignment)
+    if args.json:
+        print(json.dumps(findings.pairs, indent=1, ensure_ascii=False))
+        return 0
+    print_table(findings)
+    print(f"{len(findings.students)} submission(s) compared in {findings.seconds:.1f} s; "
+          f"wrote {html_path} and {json_path.name}")
     return 0
 
 
@@ -208,6 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
     p.add_argument("--no-sandbox", action="store_true", help="run student code without bubblewrap (unsafe)")
     p.add_argument("--force", action="store_true", help="regrade submissions that have not changed")
+    p.add_argument("--wide", action="store_true", help="the summary with one column per graded cell "
+                   "(default: one per notebook, to fit 100 columns)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="grade on this Dask distributed cluster (workers must see the course directory)")
     p.set_defaults(run=cmd_autograde)
@@ -216,6 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment")
     p.add_argument("--student", action="append", default=[])
     p.set_defaults(run=cmd_feedback)
+
+    p = sub.add_parser("report", help="the class report: reports/<assignment>/index.html, report.json, report.csv")
+    p.add_argument("assignment")
+    p.set_defaults(run=cmd_report)
 
     p = sub.add_parser("release", help="each student's own variant into nbgrader's exchange (or --zip DIR)")
     p.add_argument("assignment")
@@ -233,6 +228,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the roster column the file names carry (default: id)")
     p.add_argument("--timezone", default="UTC", help="time zone of the zip's file dates (default: UTC)")
     p.set_defaults(run=cmd_collect)
+
+    p = sub.add_parser("integrity", help="copy detection: pairs of submissions that share what should be "
+                       "one student's own (never changes a grade)")
+    p.add_argument("assignment")
+    p.add_argument("--json", action="store_true", help="print the flagged pairs as JSON instead of a table")
+    p.set_defaults(run=cmd_integrity)
 
     p = sub.add_parser("new", help="start an assignment that grades at once (or a copy of an existing one)")
     p.add_argument("assignment")

@@ -53,6 +53,9 @@ def _settings_class():
                                 "{'project': {'call_timeout': 30}}").tag(config=True)
         unanswered_free_text_zero = Bool(False, help="Give a free-text answer left untouched 0 points "
                                          "automatically instead of waiting for a manual grade").tag(config=True)
+        choice_cells = List(Unicode(), default_value=[],
+                            help="Grade ids of multiple-choice cells (one check per item, each wrong option a "
+                                 "named mistake): the class report counts the options chosen").tag(config=True)
 
     _Settings = Gradekit
     return Gradekit

@@ -1,24 +1,31 @@
-"""``gradekit demo``: a simulated class run through the whole pipeline.
+"""``gradekit demo``: a simulated class run through the whole pipeline, on every assignment.
 
-A temporary course directory gets the repo's course (config, source, hidden
-graders, reference), a roster of students in nbgrader's gradebook, and one
-submission per student:
+The course is the one shipped with gradekit (the ``gradekit_course`` package
+data: in a checkout, the repository itself). A temporary course directory gets
+its config, sources, hidden graders and references, a roster in nbgrader's
+gradebook, and one submission per student and assignment, built from what
+each assignment offers -- nothing here knows a course:
 
-* correct answers, some written differently (loops, einsum, lists, float32);
-* partly wrong answers: one classic mistake each (the course's QA set,
-  ``autograder/<assignment>/mistakes/``, see gradekit.qaset);
+* right answers: the student's own answer key, or a right answer written
+  differently (the assignment's QA set, ``autograder/<a>/correct/``);
+* one classic mistake each (``autograder/<a>/mistakes/``), spread over the exercises;
 * untouched releases;
+* two copiers: one hands in another student's notebooks, one copies another's
+  answer to one exercise with its variables renamed;
 * broken and hostile files: truncated JSON, an empty file, the wrong notebook
-  name, nbformat 3, code that patches ``np.allclose``, exits the process,
-  or loops forever.
+  name, nbformat 3, code that patches ``np.allclose``, exits the process, or
+  loops forever.
 
-Then it grades the class, writes the feedback, and exports the gradebook with
-``nbgrader export``, as an instructor would.
+Then, as an instructor would, for each assignment: ``generate``, ``autograde``,
+``feedback``, ``integrity``, ``report``; then ``nbgrader export`` and one round
+trip through nbgrader's exchange. Everything goes through the library, as the
+command line's own commands do.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -28,13 +35,14 @@ from pathlib import Path
 
 import nbformat
 
-from .course import Course
-from .errors import CourseError
 from . import qaset
+from .cells import grade_id, is_solution, is_test
+from .course import Course
+from .errors import CourseError, GradekitError
 
-ASSIGNMENT = "self_attention"
 COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
-
+BROKEN = ["untouched", "untouched", "truncated", "empty", "wrong_name", "nbformat3",
+          "patches_allclose", "exits_on_import", "endless_loop"]
 HOSTILE = {
     "patches_allclose": (
         "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n"),
@@ -54,25 +62,15 @@ def course_files() -> Path:
     raise CourseError("the demo's course (the gradekit_course package data) is not installed")
 
 
-repo_root = course_files
-
-
-def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.NotebookNode:
-    """Replace solution cells' sources by grade_id."""
-    for cell in nb.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if gid in sources:
-            cell.source = sources[gid]
-    return nb
-
-
 def build_course(target: Path, students: list[str]) -> Course:
-    root = repo_root()
+    """A course directory at ``target`` with the shipped course and these students in its gradebook."""
+    root = course_files()
     target.mkdir(parents=True, exist_ok=True)
     for part in COURSE_PARTS:
         src = root / part
         if src.is_dir():
-            shutil.copytree(src, target / part, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+            shutil.copytree(src, target / part, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "locale"))
         else:
             shutil.copy2(src, target / part)
     course = Course.load(target)
@@ -84,132 +82,195 @@ def build_course(target: Path, students: list[str]) -> Course:
     return course
 
 
-def simulate(course: Course, students: list[str]) -> dict[str, str]:
+def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.NotebookNode:
+    """Replace solution cells' sources by grade_id."""
+    for cell in nb.cells:
+        if is_solution(cell) and grade_id(cell) in sources:
+            cell.source = sources[grade_id(cell)]
+    return nb
+
+
+# -- the simulated class ------------------------------------------------------------------------
+
+def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, str]:
     """Write one submission per student; return what each one did."""
     from .files import atomic_write
     from .release import answer_key
 
-    graders = course.graders_dir(ASSIGNMENT)
+    graders = course.graders_dir(assignment)
     right = [(p.stem, qaset.parse(p)[2]) for p in qaset.files(graders, "correct")]
     wrong = {p.stem: qaset.parse(p)[2] for p in qaset.files(graders, "mistakes")}
-    broken = ["untouched", "untouched", "truncated", "empty", "wrong_name", "nbformat3",
-              "patches_allclose", "exits_on_import", "endless_loop"]
-    plan: dict[str, str] = {}
     n = len(students)
-    n_broken = min(len(broken), max(0, n // 3))
+    n_broken = min(len(BROKEN), max(0, n // 3))
     n_wrong = min(len(wrong), max(0, (n - n_broken) // 2))
     spread = [list(wrong)[i * len(wrong) // n_wrong] for i in range(n_wrong)]  # across the exercises
-    kinds = (["key"] * (n - n_broken - n_wrong)) + [f"wrong:{name}" for name in spread] + broken[:n_broken]
-    previous_key = None
-    for i, (student, kind) in enumerate(zip(students, kinds)):
-        folder = course.submitted_dir(student, ASSIGNMENT)
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder / "timestamp.txt", f"2026-11-2{i % 9} 10:{i % 60:02d}:00.000000 UTC")
-        key_dir = Path(tempfile.mkdtemp(prefix="key-"))
-        answer_key(course, ASSIGNMENT, student, key_dir)
-        nb = nbformat.read(str(key_dir / f"{ASSIGNMENT}.ipynb"), as_version=4)
-        quiz_note = _quiz(course, student, kind, key_dir, folder, previous_key, copies=i % 2 == 1)
-        if previous_key is not None:
-            shutil.rmtree(previous_key, ignore_errors=True)
-        previous_key = key_dir
-        target = folder / f"{ASSIGNMENT}.ipynb"
-        if kind == "key" and right and i % 3 == 1:
-            name, sources = right[i % len(right)]
-            fill(nb, sources)
-            kind = f"correct:{name}"
-        elif kind.startswith("wrong:"):
-            fill(nb, wrong[kind[6:]])
-        elif kind == "untouched":
-            nb = nbformat.read(str(course.release_dir(student, ASSIGNMENT) / f"{ASSIGNMENT}.ipynb"), as_version=4)
-        elif kind in HOSTILE:
-            nb.cells.insert(1, nbformat.v4.new_code_cell(HOSTILE[kind]))
-        elif kind == "endless_loop":
-            fill(nb, {"softmax": "def softmax(x, axis=-1):\n    while True:\n        pass\n"})
-        text = nbformat.writes(nb)
-        if kind == "truncated":
-            text = text[: len(text) // 2]
-        elif kind == "empty":
-            text = ""
-        elif kind == "nbformat3":
-            text = json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []})
-        elif kind == "wrong_name":
-            target = folder / "my_homework.ipynb"
-        atomic_write(target, text)
-        plan[student] = ("correct (answer key)" if kind == "key" else kind) + quiz_note
-    if previous_key is not None:
-        shutil.rmtree(previous_key, ignore_errors=True)
+    kinds = ["key"] * (n - n_broken - n_wrong) + [f"wrong:{name}" for name in spread] + BROKEN[:n_broken]
+    plan: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="gradekit-demo-keys-") as tmp:
+        for i, (student, kind) in enumerate(zip(students, kinds)):
+            folder = course.submitted_dir(student, assignment)
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(folder / "timestamp.txt", f"2026-11-2{i % 9} 10:{i % 60:02d}:00.000000 UTC")
+            keys = Path(tmp) / student
+            answer_key(course, assignment, student, keys)
+            notebooks = {p.stem: nbformat.read(str(p), as_version=4) for p in sorted(keys.glob("*.ipynb"))}
+            main = max(notebooks, key=lambda name: sum(1 for c in notebooks[name].cells if is_test(c)))
+            styled = [s for s, k in plan.items() if k.startswith("correct:")]
+            copiers = sum(1 for k in plan.values() if k.startswith("copier"))
+            files = {name: f"{name}.ipynb" for name in notebooks}
+            if kind == "key" and i % 3 == 1 and len(styled) < len(right):
+                # each right answer written differently by one student: the same code handed in by
+                # several is what copy detection is there to flag
+                name, sources = right[len(styled)]
+                for nb in notebooks.values():
+                    fill(nb, sources)
+                kind = f"correct: {name}"
+            elif kind == "key" and styled and copiers == 0:
+                for name in notebooks:   # someone else's notebooks, handed in as one's own
+                    shutil.copy(course.submitted_dir(styled[0], assignment) / f"{name}.ipynb", folder / f"{name}.ipynb")
+                plan[student] = f"copier: handed in {styled[0]}'s notebooks as their own"
+                continue
+            elif kind == "key" and len(styled) > 1 and copiers == 1:
+                theirs = nbformat.read(str(course.submitted_dir(styled[-1], assignment) / f"{main}.ipynb"), 4)
+                gid, code = _an_answer(theirs, longest=True)   # the hardest exercise: the one worth copying
+                fill(notebooks[main], {gid: renamed(code)})
+                kind = f"copier: {styled[-1]}'s {gid}, renamed and reformatted; the rest their own"
+            elif kind.startswith("wrong:"):
+                for nb in notebooks.values():
+                    fill(nb, wrong[kind[6:]])
+                kind = f"mistake: {kind[6:]}"
+            elif kind == "untouched":
+                notebooks = {name: nbformat.read(str(course.release_dir(student, assignment) / f"{name}.ipynb"), 4)
+                             for name in notebooks}
+            elif kind in HOSTILE:
+                notebooks[main].cells.insert(1, nbformat.v4.new_code_cell(HOSTILE[kind]))
+            elif kind == "endless_loop":
+                gid, code = _an_answer(notebooks[main])
+                function = re.search(r"^def (\w+)\(", code, re.M)
+                fill(notebooks[main], {gid: f"def {function.group(1) if function else 'f'}(*args, **kwargs):\n"
+                                            "    while True:\n        pass\n"})
+            texts = {name: nbformat.writes(nb) for name, nb in notebooks.items()}
+            if kind == "truncated":
+                texts[main] = texts[main][: len(texts[main]) // 2]
+            elif kind == "empty":
+                texts[main] = ""
+            elif kind == "nbformat3":
+                texts[main] = json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []})
+            elif kind == "wrong_name":
+                files[main] = "my_homework.ipynb"
+            for name, text in texts.items():
+                atomic_write(folder / files[name], text)
+            plan[student] = "correct (answer key)" if kind == "key" else kind
     return plan
 
 
-def _quiz(course: Course, student: str, kind: str, key_dir: Path, folder: Path, previous_key,
-          copies: bool) -> str:
-    """The quiz notebook a simulated student hands in; returns how it is described."""
-    quiz = key_dir / "quiz.ipynb"
-    if not quiz.exists():
-        return ""
-    if kind in ("key",) or kind.startswith("correct"):
-        shutil.copy(quiz, folder / "quiz.ipynb")
-        return "; quiz: answer key"
-    if kind == "untouched":
-        shutil.copy(course.release_dir(student, ASSIGNMENT) / "quiz.ipynb", folder / "quiz.ipynb")
-        return "; quiz: untouched"
-    if kind.startswith("wrong:") and previous_key is not None and copies:
-        shutil.copy(Path(previous_key) / "quiz.ipynb", folder / "quiz.ipynb")
-        return "; quiz: copied a neighbour's answers"
-    if kind.startswith("wrong:"):
-        nb = nbformat.read(str(quiz), as_version=4)
-        for cell in nb.cells:  # two classic slips: the lecture's weights, and n2/n1 not squared
-            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if gid == "tq1":
-                cell.source += "\ntq1_weights = [0.670, 0.330]\n"
-            elif gid == "tq5":
-                cell.source += "\ntq5_factor = tq5_factor ** 0.5\n"
-        nbformat.write(nb, str(folder / "quiz.ipynb"))
-        return "; quiz: lecture's weights, n2/n1 not squared"
-    return ""
+def _an_answer(nb: nbformat.NotebookNode, longest: bool = False) -> tuple[str, str]:
+    """A solution cell that defines something (a function or a class), the first or the
+    longest: its grade_id and code."""
+    found = [(grade_id(cell), cell.source) for cell in nb.cells
+             if is_solution(cell) and cell.cell_type == "code" and re.search(r"^(def|class) ", cell.source, re.M)]
+    if not found:
+        raise GradekitError("the demo needs an exercise whose answer defines a function or a class")
+    return max(found, key=lambda answer: len(answer[1])) if longest else found[0]
 
 
-def _slowest(course: Course, students: list[str]) -> tuple[str, float] | None:
-    """The student whose grading took longest, from their results.json."""
-    from .autograde import iter_results
+def renamed(source: str) -> str:
+    """What a copier makes of someone else's code: local names renamed, comments dropped, re-spaced."""
+    import io
+    import keyword
+    import tokenize
 
-    times = [(r.seconds, r.student) for r in iter_results(course, ASSIGNMENT, students) if r.seconds]
-    if not times:
-        return None
-    seconds, student = max(times)
-    return student, seconds
+    defined = {m.group(1) for m in re.finditer(r"^\s*(?:def|class)\s+(\w+)", source, re.M)}
+    params = {m for signature in re.findall(r"def \w+\(([^)]*)\)", source)
+              for m in re.findall(r"\b([a-z_]\w*)\b", signature) if m != "self"}
+    assigned = set(re.findall(r"^\s*([a-z_]\w*)\s*=", source, re.M))
+    local = (params | assigned) - defined - set(keyword.kwlist) - {"np", "self"}
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            continue
+        if tok.type == tokenize.NAME and tok.string in local:
+            out.append((tok.type, f"my_{tok.string}"))
+        else:
+            out.append((tok.type, tok.string))
+    return tokenize.untokenize(out)
 
+
+# -- the run -----------------------------------------------------------------------------------------
 
 def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True) -> int:
-    from .cli import main as cli
-
     target = Path(keep).resolve() if keep else Path(tempfile.mkdtemp(prefix="gradekit-demo-"))
     ids = [f"s{i:03d}" for i in range(1, students + 1)]
     print(f"demo course: {target}")
     course = build_course(target, ids)
+    for assignment in course.assignments():
+        _grade_assignment(course, assignment, ids, sandboxed)
+    _export(target)
+    from .exchange import demo_round_trip
+
+    demo_round_trip(target, course.assignments()[0], ids[:3])  # the same class through nbgrader's exchange
+    print()
+    for assignment in course.assignments():
+        print(f"class report of {assignment}: {course.root / 'reports' / assignment / 'index.html'}")
+    if not keep:
+        print(f"(the demo course stays in {target} for a closer look: delete it when done, "
+              "or choose where it goes with `gradekit demo --keep DIR`)")
+    return 0
+
+
+def _grade_assignment(course: Course, assignment: str, ids: list[str], sandboxed: bool) -> None:
+    from .autograde import Options, autograde_class, iter_results
+    from .feedback import write_class_feedback
+    from .release import generate
+
+    print(f"\n=== {assignment} ===")
     started = time.monotonic()
-    if cli(["--course", str(target), "generate", ASSIGNMENT]) != 0:
-        return 1
+    generate(course, assignment, ids)
     print(f"generate: {time.monotonic() - started:.1f} s for {len(ids)} students (each has their own numbers)")
-    plan = simulate(course, ids)
+    plan = simulate(course, assignment, ids)
     print("\nthe simulated class:")
     for student, kind in plan.items():
         print(f"  {student}: {kind}")
     print()
     started = time.monotonic()
-    args = ["--course", str(target), "autograde", ASSIGNMENT] + ([] if sandboxed else ["--no-sandbox"])
-    if cli(args) != 0:
-        return 1
+    autograde_class(course, assignment, options=Options(sandboxed=sandboxed))
     elapsed = time.monotonic() - started
     print(f"autograde: {elapsed:.1f} s for {len(ids)} submissions ({elapsed / len(ids):.2f} s each)")
-    slowest = _slowest(course, ids)
-    if slowest:
-        student, seconds = slowest
-        limit = course.limits.call_seconds
+    times = [(r.seconds, r.student) for r in iter_results(course, assignment, ids) if r.seconds]
+    if times:
+        seconds, student = max(times)
+        limit = course.limits_for(assignment).call_seconds
         why = f": a call that does not return is stopped after {limit:g} s" if seconds >= limit else ""
         print(f"  the slowest, {student} ({plan.get(student, '?')}), took {seconds:.1f} s of that{why}")
-    if cli(["--course", str(target), "feedback", ASSIGNMENT]) != 0:
-        return 1
+    pages = write_class_feedback(course, assignment)
+    wrong = next((s for s, k in plan.items() if k.startswith("mistake:")), ids[0])
+    print(f"feedback: {pages} pages in {course.root / 'feedback'}/<student>/{assignment}/")
+    result = next(iter_results(course, assignment, [wrong]), None)
+    if result is not None and result.notebooks:   # the page of the notebook the mistake cost points in
+        worst = min(result.notebooks, key=lambda nb: nb.score / nb.possible if nb.possible else 1)
+        print(f"  e.g. {course.feedback_dir(wrong, assignment) / (worst.name + '.html')}  ({plan[wrong]})")
+    _integrity(course, assignment)
+    _report(course, assignment)
+
+
+def _integrity(course: Course, assignment: str) -> None:
+    from .integrity import check
+    from .integrity.report import print_table, write_reports
+
+    findings = check(course, assignment)
+    write_reports(course.root / "reports" / assignment, findings)
+    print()
+    print_table(findings)
+
+
+def _report(course: Course, assignment: str) -> None:
+    from .report import write_report
+
+    written = write_report(course, assignment)
+    print(f"class report: {written.html}")
+
+
+def _export(target: Path) -> None:
     export = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "export"], cwd=target,
                             capture_output=True, text=True)
     if export.returncode == 0 and (target / "grades.csv").exists():
@@ -219,13 +280,3 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
             print("  " + line)
     else:
         print(f"nbgrader export failed: {export.stderr.strip()[-300:]}")
-    first_wrong = next((s for s, k in plan.items() if k.startswith("wrong:")), ids[0])
-    print(f"\nfeedback pages: {target / 'feedback'}/<student>/{ASSIGNMENT}/{ASSIGNMENT}.html")
-    print(f"  e.g. {course.feedback_dir(first_wrong, ASSIGNMENT) / (ASSIGNMENT + '.html')}  ({plan[first_wrong]})")
-    from .exchange import demo_round_trip
-
-    demo_round_trip(target, ASSIGNMENT, ids[:3])  # the same class through nbgrader's exchange
-    if not keep:
-        print(f"(the demo course stays in {target} for a closer look: delete it when done, "
-              "or choose where it goes with `gradekit demo --keep DIR`)")
-    return 0

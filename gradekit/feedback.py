@@ -1,61 +1,45 @@
 """Feedback pages: one HTML file per student and notebook.
 
-For each graded cell: passed or failed, the points, and for every failed
+At the top, the score, summed up with one line per exercise. Then, for each
+graded cell, titled by its exercise (the notebook's heading before it, the
+grade id small beside it): passed or failed, the points, and for every failed
 hidden check what was checked and how the result differed -- the graders'
-messages, which never include the expected arrays. Problems running the
-student's own cells and any restored tampering are listed too.
+messages, which never include the expected arrays. A free-text answer left as
+handed out reads "not answered". Problems running the student's own cells and
+any restored tampering are listed too. The pages share the class report's
+look (:mod:`gradekit.page`); they link to the student's other notebooks and
+up to the assignment's class report.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import jinja2
 import nbformat
 
+from . import page, sections
 from .course import Course
-from .files import atomic_write
-from .results import SubmissionResult
 from .cells import is_graded, is_solution
+from .files import atomic_write
+from .results import CellResult, NotebookResult, SubmissionResult
 
-_PAGE = jinja2.Environment(autoescape=True).from_string("""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>Feedback: {{ r.assignment }} / {{ nb.name }} / {{ r.student }}</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:56rem;margin:2rem auto;padding:0 1rem;color:#222}
-.score{font-size:1.4rem} .pass{color:#1a7f37} .fail{color:#c62828} .manual{color:#8a6d00}
-section{border:1px solid #ddd;border-radius:6px;padding:.6rem 1rem;margin:1rem 0}
-pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;font-size:.85rem}
-li{margin:.2rem 0} .diagnosis{background:#fdecea;padding:.4rem .8rem;border-left:4px solid #c62828} .note{background:#fff8e1;padding:.5rem 1rem;border-left:4px solid #f0b400}
-</style></head><body>
-<h1>{{ r.assignment }} &mdash; {{ nb.name }}</h1>
-<p>Student: <b>{{ r.student }}</b>{% if r.timestamp %} &middot; submitted {{ r.timestamp }}{% endif %}</p>
-<p class="score">Score: <b>{{ "%g"|format(nb.final) }} / {{ "%g"|format(nb.possible) }}</b>
-{% if manual %}<span class="manual">(plus {{ manual }} answer(s) waiting for a manual grade)</span>{% endif %}</p>
-{% if nb.late_penalty %}<p class="note">Submitted late: a penalty of {{ "%g"|format(nb.late_penalty) }} point(s)
-was taken off {{ "%g"|format(nb.score) }}.</p>{% endif %}
-{% if r.error or nb.error %}<p class="note"><b>Not graded:</b> {{ nb.error or r.error }}</p>{% endif %}
-{% for note in notes %}<p class="note">{{ note }}</p>{% endfor %}
-{% if failed_runs %}<section><h2>Problems running your cells</h2><ul>
-{% for run in failed_runs %}<li>cell <code>{{ run.cell_id }}</code>: {{ run.error }}</li>{% endfor %}
-</ul></section>{% endif %}
-{% for cell in nb.cells %}
-<section id="{{ cell.grade_id }}">
-<h2>{{ cell.grade_id }} &mdash;
-{% if cell.manual and cell.score is none %}<span class="manual">waiting for a manual grade ({{ "%g"|format(cell.points) }} points)</span>
-{% elif cell.by_hand %}<span class="manual">graded by your instructor, {{ "%g"|format(cell.score) }} / {{ "%g"|format(cell.points) }}</span>
-{% elif cell.passed %}<span class="pass">passed, {{ "%g"|format(cell.score) }} / {{ "%g"|format(cell.points) }}</span>
-{% else %}<span class="fail">{{ "%g"|format(cell.score or 0) }} / {{ "%g"|format(cell.points) }}</span>{% endif %}</h2>
-{% for note in cell.notes() %}<p class="diagnosis">{{ note }}</p>{% endfor %}
-{% if code.get(cell.grade_id) %}<details><summary>your code</summary><pre>{{ code[cell.grade_id] }}</pre></details>{% endif %}
-{% if cell.checks %}<ul>{% for check in cell.checks %}
-<li class="{{ 'pass' if check.passed else 'fail' }}">{{ '✔' if check.passed else '✘' }} {{ check.name }}
-{% if not check.passed and check.message %}<br><span>{{ check.message }}</span>{% endif %}</li>
-{% endfor %}</ul>{% endif %}
-</section>
-{% endfor %}
-</body></html>
-""")
+
+def write_class_feedback(course: Course, assignment: str, students: list[str] | None = None) -> int:
+    """``gradekit feedback``: the pages of every graded student (or these), with the gradebook's
+    final marks; returns how many pages were written."""
+    from . import gradebook
+    from .autograde import iter_results
+    from .errors import UsageError
+
+    students = gradebook.check_students(course, students) if students else gradebook.students(course)
+    count = 0
+    with gradebook.open_gradebook(course) as gb:
+        for result in iter_results(course, assignment, students):
+            count += len(write_feedback(course, gradebook.final_marks(gb, result)))
+    if count == 0:
+        raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde` first")
+    return count
 
 
 def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
@@ -64,15 +48,78 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
     paths = []
     out_dir = course.feedback_dir(result.student, result.assignment)
     graded_dir = course.autograded_dir(result.student, result.assignment)
+    siblings = [{"name": nb.name, "href": f"{nb.name}.html", "final": nb.final, "possible": nb.possible}
+                for nb in result.notebooks]
     for nb in result.notebooks:
         code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
-        html = _PAGE.render(r=result, nb=nb, notes=notes, code=code,
-                            failed_runs=[run for run in nb.runs if not run.ok],
-                            manual=sum(1 for c in nb.cells if c.manual and c.score is None))
+        titles = _titles(course, result.assignment, nb.name)
+        html = page.render(
+            "feedback.html", r=result, nb=nb, notes=notes, code=code, siblings=siblings,
+            failed_runs=[run for run in nb.runs if not run.ok], manual=waiting_sentence(nb),
+            titles={c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title
+                    for c in nb.cells},
+            exercises=exercises(nb, titles),
+            overview=f"../../../reports/{result.assignment}/index.html")
         path = out_dir / f"{nb.name}.html"
         atomic_write(path, html)
         paths.append(path)
     return paths
+
+
+def waiting_sentence(nb: NotebookResult) -> str:
+    count = sum(1 for c in nb.cells if c.manual and c.score is None and c.answered)
+    if count == 0:
+        return ""
+    if count == 1:
+        return "1 answer still waits for a manual grade; its points are not counted yet."
+    return "{n} answers still wait for a manual grade; their points are not counted yet.".format(n=count)
+
+
+def exercises(nb: NotebookResult, titles: dict[str, sections.Heading]) -> list[dict]:
+    """One line per exercise for the summary at the top of the page."""
+    by_gid = {c.grade_id: c for c in nb.cells}
+    out = []
+    for heading, gids in sections.group([c.grade_id for c in nb.cells], titles):
+        cells = [by_gid[g] for g in gids]
+        out.append({"title": heading.title, "anchor": gids[0], "score": sum(c.score or 0.0 for c in cells),
+                    "points": sum(c.points for c in cells), "result": _result(cells, nb)})
+    return out
+
+
+def _result(cells: list[CellResult], nb: NotebookResult) -> str:
+    if nb.error:
+        return "not graded"
+    if any(not c.answered and not c.by_hand for c in cells):
+        return "not answered"
+    if any(c.manual and c.score is None for c in cells):
+        return "waiting for a manual grade"
+    checks = [k for c in cells for k in c.checks]
+    failed = sum(1 for k in checks if not k.passed)
+    if any(c.by_hand for c in cells) and not checks:
+        return "graded by your instructor"
+    if not failed:
+        return "all checks passed"
+    if len(checks) == 1:
+        return "the check failed"
+    return "{failed} of {n} checks failed".format(failed=failed, n=len(checks))
+
+
+_TITLES: dict = {}
+
+
+def _titles(course: Course, assignment: str, notebook: str) -> dict[str, sections.Heading]:
+    """The exercise headings of a notebook, from its source (the instructor's cells, never the student's)."""
+    path = course.source_dir(assignment) / f"{notebook}.ipynb"
+    try:
+        key = (path, path.stat().st_mtime_ns)
+    except OSError:
+        return {}
+    if key not in _TITLES:
+        try:
+            _TITLES[key] = sections.headings(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            _TITLES[key] = {}
+    return _TITLES[key]
 
 
 def _solutions(path: Path) -> tuple[dict[str, str], list[str]]:

@@ -108,6 +108,8 @@ class SubmissionResult:
     student_seconds: float = 0.0    # of which the student's code ran (cells and graders' calls), per the worker
     fingerprint: str = ""           # hash of the submitted files: regrading unchanged work is a no-op
     notes: list[str] = field(default_factory=list)   # about the submission as a whole (e.g. its timestamp)
+    timeouts: int = 0               # calls or cell runs of the student's code stopped at a deadline
+    kills: int = 0                  # times the student's process died or broke the protocol and was killed
 
     @property
     def score(self) -> float:

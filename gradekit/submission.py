@@ -34,14 +34,15 @@ MAX_NOTEBOOK_BYTES = 20 << 20
 
 MAX_CELLS = 5000
 _NBGRADER_KEYS = {"grade_id": str, "solution": bool, "grade": bool, "locked": bool, "task": bool,
-                  "points": (int, float), "schema_version": int, "cell_type": str}
+                  "points": (int, float), "schema_version": int, "cell_type": str,
+                  "checksum": str}  # copy detection: whose release a cell came from (gradekit.integrity)
 
 
 def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> NotebookNode:
     """Read a submitted notebook or raise SubmissionError with the reason.
 
-    Only what grading uses survives: each cell's type, source, id and the
-    scalar fields of its nbgrader metadata (anything else a student put in the
+    Only what grading and copy detection use survives: each cell's type, source, id
+    and the scalar fields of its nbgrader metadata (anything else a student put in the
     metadata is dropped here, before any other stage sees it).
     """
     raw = read_bytes(path, max_bytes)  # no symbolic links, FIFOs or devices; never past the limit

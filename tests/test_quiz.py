@@ -189,3 +189,19 @@ def test_manual_grade_round_trip_through_nbgrader(quiz_course):
     assert "graded by your instructor, 1.5 / " in section
     section = page.split('id="tq5_explain"', 1)[1].split("</section>", 1)[0]
     assert "waiting for a manual grade" in section
+
+
+def test_free_text_left_as_handed_out_is_not_answered(quiz_course):
+    """Marked at grading time; by default it still waits for a person (c.Gradekit.unanswered_free_text_zero is off)."""
+    student = STUDENTS[7]
+    release = nbformat.read(str(quiz_course.root / "release" / student / ASSIGNMENT / f"{QUIZ}.ipynb"),
+                            as_version=4)
+    stub = next(c.source for c in release.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "tq1_explain")
+    nb = key(quiz_course, student)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "tq1_explain":
+            cell.source = stub
+    submit_quiz(quiz_course, student, nb)
+    cells = quiz_cells(quiz_course.grade(student))
+    assert not cells["tq1_explain"].answered and cells["tq1_explain"].score is None
+    assert cells["tq5_explain"].answered and cells["tq5_explain"].score is None

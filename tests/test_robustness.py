@@ -291,3 +291,21 @@ def test_zip_bomb_slip_and_size_caps(course, tmp_path, capsys):
 
     with pytest.raises(LMSError, match="101 entries"):
         collect_zip(course.course, ASSIGNMENT, too_many, limits=limits)
+
+
+def test_timeouts_and_kills_are_counted_in_the_result(course):
+    """The report's grading health reads these counts, not the (translated) messages."""
+    course.generate("alice", "bob")
+    key = course.answer_key("alice")
+    from conftest import with_solutions
+
+    hangs = with_solutions(key, {"softmax": "def softmax(x, axis=-1):\n    while True:\n        pass\n"})
+    dies = with_solutions(course.answer_key("bob"),
+                          {"softmax": "def softmax(x, axis=-1):\n    import os\n    os._exit(3)\n"})
+    course.submit("alice", hangs)
+    course.submit("bob", dies)
+    course.configure(call_timeout=1.0)
+    assert course.autograde("alice", "bob") == 0
+    results = course.results(["alice", "bob"])
+    assert results["alice"].timeouts >= 1 and results["alice"].kills == 0
+    assert results["bob"].kills >= 1 and results["bob"].timeouts == 0

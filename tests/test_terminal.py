@@ -1,4 +1,6 @@
-"""gradekit.report and the final marks in results: what the instructor's summary shows."""
+"""gradekit.terminal and the final marks in results: what the instructor's summary shows."""
+
+import pytest
 
 from gradekit.terminal import Summary, note_of
 from gradekit.results import CellResult, NotebookResult, SubmissionResult
@@ -41,3 +43,46 @@ def test_a_submission_not_graded_at_all_counts_out_of_the_class_total(capsys):
     out = capsys.readouterr().out
     bob = next(line for line in out.splitlines() if "bob" in line)
     assert "0/5" in bob and "grading failed" in bob
+
+
+def _class(n: int) -> list[SubmissionResult]:
+    from gradekit.results import Check
+
+    out = []
+    for i in range(n):
+        cells = [CellResult(f"test_cell_number_{k}", 2.0, 2.0 if (i + k) % 3 else 0.0,
+                            [Check("check", bool((i + k) % 3), "" if (i + k) % 3 else "wrong -- divided by d_k",
+                                   mistake=None if (i + k) % 3 else "divided by d_k instead of sqrt(d_k)")])
+                 for k in range(14)]
+        for cell in cells:
+            cell.diagnose()
+        nbs = [NotebookResult("exercises", cells[:8]), NotebookResult("quiz_with_a_long_name", cells[8:])]
+        out.append(SubmissionResult(f"student{i:03d}", "self_attention", nbs))
+    return out
+
+
+@pytest.mark.parametrize("n", [5, 80])
+def test_the_summary_fits_a_100_column_terminal(capsys, n):
+    summary = Summary()
+    for r in _class(n):
+        summary.add(r)
+    summary.print("self_attention: a class")
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 100
+    header = next(line for line in lines if "most common problem" in line and "┃" in line)
+    assert "cell_number" not in header
+    if n <= 60:      # a row per student, a column per notebook
+        assert "exercises" in header and "quiz_with_a_long_name" in header
+    else:            # a row per notebook
+        assert {line.split()[1] for line in lines if line.startswith("│")} >= {"exercises", "quiz_with_a_long_name"}
+    assert lines[-1].startswith("most common problem: ") and "divided by d_k" in lines[-1]
+
+
+def test_wide_gives_one_column_per_cell(capsys):
+    summary = Summary(wide=True)
+    for r in _class(5):
+        summary.add(r)
+    summary.print("self_attention: a class")
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "student" in line and "┃" in line)
+    assert header.count("cell_number") == 14 or header.count("cell_nu") == 14

@@ -116,6 +116,7 @@ class Pipeline:
         ``gradekit check`` does) into autograded/<student>/<assignment>/ (or ``out_dir``)."""
         started = time.monotonic()
         student_before = self.sandbox.student_seconds
+        timeouts_before, kills_before = self.sandbox.timeouts, self.sandbox.kills
         variant = build_variant(self.course, self.source, student, self.secret, render=False)
         folder = folder or self.course.submitted_dir(student, self.assignment)
         stamp = read_timestamp(folder)
@@ -145,6 +146,8 @@ class Pipeline:
         write_notebooks(out_dir, graded)
         result.seconds = time.monotonic() - started
         result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
+        result.timeouts = self.sandbox.timeouts - timeouts_before
+        result.kills = self.sandbox.kills - kills_before
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
         mark("grading", "graded")
         return result

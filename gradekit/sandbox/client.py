@@ -88,6 +88,8 @@ class Sandbox:
         self.generation = 0
         self.restarts = 0
         self.student_seconds = 0.0   # as the worker reports it: the time spent in the student's code
+        self.timeouts = 0            # requests the student's code did not answer in time
+        self.kills = 0               # children that died or broke the protocol and were killed
 
     # -- the zygote ---------------------------------------------------------------
     def prestart(self) -> None:
@@ -238,12 +240,15 @@ class Sandbox:
                     self.student_seconds += seconds
                 return reply, value
         except TimeoutError:
+            self.timeouts += 1
             self._end_child(kill=True)
             raise SandboxTimeout(f"no answer within {timeout:g} s (endless loop?)") from None
         except (EOFError, OSError):
+            self.kills += 1
             code = self._end_child(kill=True)
             raise SandboxCrashed(CodeFailure.CRASHED, _exit_reason(code)) from None
         except P.ProtocolError as exc:
+            self.kills += 1
             self._end_child(kill=True)
             raise SandboxCrashed(CodeFailure.PROTOCOL, str(exc)) from None
 

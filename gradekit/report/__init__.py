@@ -1,0 +1,67 @@
+"""The class report: what a class got right and wrong, for the instructor.
+
+``gradekit report ASSIGNMENT`` writes ``reports/<assignment>/``:
+
+    index.html    one self-contained page: inline style, inline SVG plots, an optional
+                  sorting script; opens from file:// with no network and reads the
+                  same with JavaScript off
+    report.json   every number the page shows
+    report.csv    the student table
+
+from the graded results (``autograded/<student>/<assignment>/results.json``)
+and nbgrader's gradebook (manual grades, late penalties, lateness).
+
+    data.py            read everything once          -> ClassData
+    stats.py           the numbers                   -> the report dict (report.json)
+    misconceptions.py  named mistakes and concept-check options
+    plots.py           Vega-Lite specs -> SVG with vl-convert (why that stack: see there)
+    export.py          report.json, report.csv
+    html.py            the page (gradekit/templates/report.html, the look of gradekit/page.py)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..course import Course
+
+
+@dataclass
+class Written:
+    html: Path
+    json: Path
+    csv: Path
+    report: dict
+    missing_feedback: int          # graded students whose feedback pages are not written yet
+
+
+def write_report(course: Course, assignment: str) -> Written:
+    from ..errors import UsageError
+    from ..files import atomic_write
+    from . import data as data_mod, export, html, plots, stats
+
+    warming = plots.warm_up()
+    data = data_mod.load(course, assignment)
+    if not any(r.result is not None for r in data.students):
+        raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde {assignment}` first")
+    report = stats.build(data)
+    warming.join()
+    figures = plots.all_plots(report)
+    columns = {key: title for key, (title, _) in stats.exercise_columns(data).items()}
+    out = data.report_dir()
+    paths = Written(out / "index.html", out / "report.json", out / "report.csv", report,
+                    missing_feedback=_missing_feedback(data))
+    atomic_write(paths.json, export.to_json(report))
+    atomic_write(paths.csv, export.to_csv(report, columns))
+    atomic_write(paths.html, html.page(report, figures, columns))
+    return paths
+
+
+def _missing_feedback(data) -> int:
+    missing = 0
+    for row in data.students:
+        if row.result is not None and row.result.notebooks:
+            page = data.course.feedback_dir(row.student, data.assignment) / f"{row.result.notebooks[0].name}.html"
+            missing += not page.is_file()
+    return missing

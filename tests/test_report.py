@@ -1,0 +1,240 @@
+"""The class report's numbers, files and command, on synthetic results (no grading, no browser).
+
+The browser tests (test_report_browser.py) grade a real class and open the
+pages; these pin the arithmetic: discrimination, histograms, misconception and
+option counts, the CSV and JSON agreeing with each other, the integrity
+section, the exercise titles and how points are written.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import nbformat
+import pytest
+
+from conftest import ASSIGNMENT, CourseDir
+from gradekit import page, sections
+from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
+
+
+# -- how numbers and titles are written ------------------------------------------------
+
+@pytest.mark.parametrize("value, text", [(16.93333, "16.93"), (20.0, "20"), (1.5, "1.5"), (0.004, "0"),
+                                         (2.999, "3"), (None, "–")])
+def test_points_are_rounded_to_two_decimals(value, text):
+    assert page.points(value) == text
+
+
+def test_one_point_two_points():
+    assert [page.points_phrase(v) for v in (1, 1.0, 2, 1.5, 0.999)] == \
+        ["1 point", "1 point", "2 points", "1.5 points", "1 point"]
+
+
+def test_exercise_titles_come_from_the_heading_before_the_cell():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title of the notebook\n\nintro"),
+        nbformat.v4.new_markdown_cell("## 3. Softmax: from scores to weights\n\ntext"),
+        nbformat.v4.new_code_cell("", metadata={"nbgrader": {"grade": False, "solution": True, "grade_id": "softmax"}}),
+        nbformat.v4.new_code_cell("", metadata={"nbgrader": {"grade": True, "grade_id": "test_softmax", "points": 2}}),
+        nbformat.v4.new_markdown_cell("## Question 2 — why divide by $\\sqrt{d_k}$ for {{ n }} tokens"),
+        nbformat.v4.new_markdown_cell("# a heading inside a graded answer is not a title",
+                                      metadata={"nbgrader": {"grade": True, "solution": True, "grade_id": "q2_explain"}}),
+        nbformat.v4.new_code_cell("", metadata={"nbgrader": {"grade": True, "grade_id": "test_q2", "points": 1}}),
+    ])
+    found = sections.headings(nb)
+    assert found["test_softmax"] == sections.Heading("3. Softmax", "3. Softmax: from scores to weights")
+    assert found["test_q2"].title == "Question 2"
+    assert found["test_q2"].full == "Question 2 — why divide by √d_k for … tokens"
+    assert found["q2_explain"].title == "Question 2"
+    groups = sections.group(["test_softmax", "q2_explain", "test_q2", "orphan"], found)
+    assert [(h.title, gids) for h, gids in groups] == [
+        ("3. Softmax", ["test_softmax"]), ("Question 2", ["q2_explain", "test_q2"]), ("orphan", ["orphan"])]
+
+
+# -- the numbers, on a synthetic class -------------------------------------------------
+
+def _class(rows, layout, choice=()):
+    from gradekit.course import Course
+    from gradekit.report.data import GRADED, ClassData, Row
+
+    course = Course(root=__import__("pathlib").Path("/nonexistent"), course_id="c", db_url="sqlite://")
+    students = [Row(r.student, GRADED, r) for r in rows]
+    return ClassData(course, ASSIGNMENT, ["nb"], layout, students)
+
+
+def _layout(*cells, choice=()):
+    from gradekit.report.data import Cell
+
+    return [Cell(gid, "nb", points, False, sections.Heading(title, title), gid in choice) for gid, points, title in cells]
+
+
+def _result(student, scores: dict, diagnosis=None, checks=None):
+    cells = []
+    for gid, (score, points) in scores.items():
+        cell = CellResult(gid, points, score, list((checks or {}).get(gid, [])))
+        cell.diagnosis = list((diagnosis or {}).get(gid, []))
+        cells.append(cell)
+    return SubmissionResult(student, ASSIGNMENT, [NotebookResult("nb", cells)], seconds=0.1)
+
+
+def test_discrimination_and_flags():
+    from gradekit.report import stats
+
+    layout = _layout(("tracks", 1, "A"), ("inverse", 1, "B"), ("all_pass", 1, "C"), ("rest", 10, "D"))
+    rows = []
+    for i in range(20):
+        strong = i >= 10
+        rows.append(_result(f"s{i:02d}", {"tracks": (1.0 if strong else 0.0, 1), "inverse": (0.0 if strong else 1.0, 1),
+                                         "all_pass": (1.0, 1), "rest": (float(i) / 2, 10)}))
+    items = {i["grade_id"]: i for i in stats.items(_class(rows, layout))}
+    assert items["tracks"]["item_rest_r"] > 0.8 and items["tracks"]["upper_lower"] == 1.0
+    assert items["inverse"]["item_rest_r"] < 0 and "discriminates negatively" in items["inverse"]["flags"]
+    assert items["all_pass"]["item_rest_r"] is None and items["all_pass"]["flags"] == ["too easy"]
+    assert items["tracks"]["mean_share"] == 0.5 and items["tracks"]["full_share"] == 0.5
+    assert items["tracks"]["zero_share"] == 0.5 and items["tracks"]["flags"] == []
+
+
+def test_histogram_counts_everyone_and_full_marks_land_in_the_last_bin():
+    from gradekit.report.stats import histogram
+
+    values = [0, 0.5, 7.25, 19.99, 20, 20]
+    bins = histogram(values, 20)
+    assert sum(b["count"] for b in bins) == len(values)
+    assert bins[0]["from"] == 0 and bins[-1]["to"] >= 20 and bins[-1]["count"] == 3
+    assert all(b["to"] - b["from"] == pytest.approx(bins[0]["to"]) for b in bins)
+
+
+def test_misconceptions_count_students_once_and_link_their_feedback():
+    from gradekit.report import misconceptions
+
+    layout = _layout(("test_a", 2, "1. A"), ("test_b", 2, "1. A"), ("test_c", 2, "2. C"))
+    rows = [
+        _result("s1", {"test_a": (0, 2), "test_b": (0, 2), "test_c": (2, 2)},
+                diagnosis={"test_a": ["forgot x"], "test_b": ["forgot x"]}),
+        _result("s2", {"test_a": (0, 2), "test_b": (2, 2), "test_c": (0, 2)},
+                diagnosis={"test_a": ["forgot x", "used y"], "test_c": ["wrong axis"]}),
+        _result("s3", {"test_a": (2, 2), "test_b": (2, 2), "test_c": (2, 2)}),
+        _result("s4", {"test_a": (2, 2), "test_b": (2, 2), "test_c": (2, 2)}),
+    ]
+    found = misconceptions.misconceptions(_class(rows, layout))
+    assert [e["exercise"] for e in found] == ["1. A", "2. C"]
+    first = {m["mistake"]: m for m in found[0]["mistakes"]}
+    assert first["forgot x"]["count"] == 2 and first["forgot x"]["share"] == 0.5
+    assert first["forgot x"]["uncertain"] == 1 and first["used y"]["count"] == 1
+    assert [s["href"] for s in first["forgot x"]["students"]] == [
+        f"../../feedback/s1/{ASSIGNMENT}/nb.html#test_a", f"../../feedback/s2/{ASSIGNMENT}/nb.html#test_a"]
+
+
+def test_concept_check_options_are_counted_from_the_checks():
+    from gradekit.report import misconceptions
+
+    layout = _layout(("test_mc", 2, "Concepts"), choice=("test_mc",))
+    wrong = "misconception: weights explain the model"
+
+    def checks(first: Check):
+        return {"test_mc": [first, Check("item (q2)", True)]}
+    rows = [_result("s1", {"test_mc": (2, 2)}, checks=checks(Check("item (q1)", True))),
+            _result("s2", {"test_mc": (1, 2)}, checks=checks(Check("item (q1)", False, "wrong", mistake=wrong))),
+            _result("s3", {"test_mc": (1, 2)}, checks=checks(Check("item (q1)", False, "wrong", mistake=wrong))),
+            _result("s4", {"test_mc": (1, 2)}, checks=checks(Check("item (q1)", False, "no answer given")))]
+    data = _class(rows, layout)
+    items = {c["item"]: c for c in misconceptions.concept_checks(data)}
+    options = {o["option"]: o["count"] for o in items["item (q1)"]["options"]}
+    assert options == {"right answer": 1, wrong: 2, "no answer, or not one of the options": 1}
+    assert items["item (q2)"]["options"][0]["share"] == 1.0
+    named = misconceptions.misconceptions(data)[0]["mistakes"]
+    assert [(m["mistake"], m["count"], m["uncertain"]) for m in named] == [(wrong, 2, 0)]
+
+
+# -- the command and its files ---------------------------------------------------------
+
+def _graded(course: CourseDir, students: dict[str, float]) -> None:
+    """Synthetic results for ``students`` (name -> share of the checks passed), recorded in the gradebook."""
+    from gradekit import gradebook
+    from gradekit.report.data import layout as layout_of
+
+    c = course.course
+    layout = layout_of(c, ASSIGNMENT)
+    with gradebook.open_gradebook(c) as gb:
+        for student, share in students.items():
+            cells = [CellResult(cell.grade_id, cell.points, round(cell.points * share, 6),
+                                [Check("check", share == 1.0, "" if share == 1.0 else "wrong -- forgot x",
+                                       candidates=[] if share == 1.0 else ["forgot x"])])
+                     for cell in layout]
+            for cell in cells:
+                cell.diagnose()
+            result = SubmissionResult(student, ASSIGNMENT, [NotebookResult("self_attention", cells)], seconds=0.2)
+            folder = c.autograded_dir(student, ASSIGNMENT)
+            folder.mkdir(parents=True)
+            (folder / "results.json").write_text(json.dumps(result.to_dict()))
+            gradebook.record(gb, result)
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    course = CourseDir.create(tmp_path_factory.mktemp("report-unit") / "course")
+    course.generate("alice")
+    _graded(course, {"alice": 1.0, "bob": 0.5, "carol": 0.0})
+    return course
+
+
+def test_report_json_and_csv_say_the_same(reported, capsys):
+    assert reported.cli("report", ASSIGNMENT) == 0
+    out = capsys.readouterr().out
+    folder = reported.root / "reports" / ASSIGNMENT
+    assert str(folder / "index.html") in out and "3 student(s) have no feedback page" in out
+    report = json.loads((folder / "report.json").read_text())
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO((folder / "report.csv").read_text()))}
+    assert set(rows) == set(reported.students())
+    for student in report["students"]:
+        row = rows[student["student"]]
+        assert row["status"] == student["status"]
+        assert row["total"] == page.points(student["total"]) if student["total"] is not None else row["total"] == ""
+    assert report["class"]["graded"] == 3 and report["class"]["not_submitted"] == len(reported.students()) - 3
+    assert [s["total"] for s in report["students"] if s["student"] in ("alice", "bob", "carol")] == [20, 10, 0]
+    forgot = report["misconceptions"][0]["mistakes"][0]
+    assert forgot["mistake"] == "forgot x" and forgot["count"] == 2
+    html = (folder / "index.html").read_text()
+    assert 'id="integrity"' not in html and "<script src" not in html and "http://" not in html.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "").replace('xmlns:xlink="http://www.w3.org/1999/xlink"', "")
+
+
+def test_an_integrity_report_gains_a_section(reported):
+    folder = reported.root / "reports" / ASSIGNMENT
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "integrity.json").write_text(json.dumps(
+        [{"students": ["bob", "carol"], "evidence": ["same unusual variable names"], "score": 0.93}]))
+    try:
+        assert reported.cli("report", ASSIGNMENT) == 0
+        html = (folder / "index.html").read_text()
+        section = html.split('id="integrity"', 1)[1].split("</section>", 1)[0]
+        assert 'href="integrity.html"' in section and "same unusual variable names" in section
+        assert json.loads((folder / "report.json").read_text())["integrity"][0]["students"] == ["bob", "carol"]
+    finally:
+        (folder / "integrity.json").unlink()
+
+
+def test_report_before_grading_is_one_line(course, capsys):
+    assert course.cli("report", ASSIGNMENT) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "gradekit autograde" in err[0]
+    assert course.cli("report", "nope") == 2
+    assert "unknown assignment" in capsys.readouterr().err
+
+
+def test_the_report_reads_the_file_autograde_writes():
+    from gradekit.autograde import RESULTS_FILE
+    from gradekit.report.data import RESULTS_FILE as READ
+
+    assert READ == RESULTS_FILE
+
+
+def test_bad_gradekit_settings_are_one_line(course, capsys):
+    with (course.root / "nbgrader_config.py").open("a") as fh:
+        fh.write("\nc.Gradekit.choice_cells = 5\n")
+    assert course.cli("report", ASSIGNMENT) == 3      # a course failure
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "choice_cells" in err[0]

@@ -119,15 +119,23 @@ def breakdown(marks: list[tuple], started: float, total: float) -> list[tuple[st
     add("coordinator: unchanged results found", first("coordinator", "unchanged checked"))
     add("coordinator: grading processes asked for", first("coordinator", "runner started"))
     pipeline = first("grading", "pipeline")
-    if pipeline is not None:
-        where = "fork server" if coordinator is None or pipeline[2] != coordinator[2] else "coordinator"
-        add(f"{where}: interpreter started, grading code imported", pipeline)
-        add(f"{where}: templates loaded, course checked (preflight)", first("grading", "templates checked", pipeline[2]))
-        add(f"{where}: hidden graders collected (pytest)", first("grading", "graders collected", pipeline[2]))
     worker = first("worker", "forked")
-    add("first worker forked", worker)
+    workers = {m[2] for m in marks if m[3] == "worker"}
+    if pipeline is not None:
+        where = ("coordinator" if coordinator is not None and pipeline[2] == coordinator[2] else
+                 "first worker" if pipeline[2] in workers else "fork server")
+        if where == "first worker":
+            add("first worker forked", worker)
+        add(f"{where}: grading code imported, pipeline started", pipeline)
+        add(f"{where}: templates loaded (and checked, where the preflight runs there)",
+            first("grading", "templates checked", pipeline[2]))
+        add(f"{where}: hidden graders collected (pytest)", first("grading", "graders collected", pipeline[2]))
+        if where != "first worker":
+            add("first worker forked", worker)
+    else:
+        add("first worker forked", worker)
     pid = worker[2] if worker else (pipeline[2] if pipeline else None)
-    add("first worker: sandbox launched", first("grading", "sandbox launched", pid))
+    add("first worker: sandbox started (or taken over)", first("grading", "sandbox launched", pid))
     add("first worker: first submission waits for the sandbox", first("grading", "sandbox wait", pid))
     add("first worker: sandbox ready (numpy, IPython imported in it)", first("grading", "sandbox ready", pid))
     add("first submission graded", first("grading", "graded"))

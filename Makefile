@@ -5,9 +5,13 @@ VENV    := .venv
 PYTHON  ?= python3
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test bench clean system-deps
+.PHONY: setup demo test bench clean system-deps translations
 
-setup: $(STAMP)
+# the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
+setup: $(STAMP) translations
+
+translations: $(STAMP)
+	@$(VENV)/bin/python -m gradekit.i18n compile .
 
 # bubblewrap: the sandbox for student code; postgresql: the server the
 # shared-gradebook tests start on loopback (the tests skip without it);

@@ -169,6 +169,12 @@ def cmd_check(args) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_translate(args) -> int:
+    from .i18n.cli import translate
+
+    return translate(None if args.gradekit else _course(args), args.assignment, args.language, args.check)
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -246,6 +252,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
     p.add_argument("--no-sandbox", action="store_true", help="run the QA set's code without bubblewrap")
     p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("translate", help="bring ASSIGNMENT's catalog for a language in step with its texts "
+                                         "(source/<assignment>/locale/<lang>.po) and list what is left to translate")
+    p.add_argument("assignment", nargs="?")
+    p.add_argument("--language", required=True, help="a language code, e.g. zh")
+    p.add_argument("--gradekit", action="store_true", help="gradekit's own catalog instead (gradekit/locale/)")
+    p.add_argument("--check", action="store_true", help="change nothing: exit 1 if anything is left to translate")
+    p.set_defaults(run=cmd_translate)
 
     p = sub.add_parser("demo", help="run a simulated class through the whole pipeline")
     p.add_argument("--keep", metavar="DIR", help="build the demo course here and keep it")

@@ -12,6 +12,7 @@ each assignment offers -- nothing here knows a course:
 * untouched releases;
 * two copiers: one hands in another student's notebooks, one copies another's
   answer to one exercise with its variables renamed;
+* every other student reads the course in Chinese (``languages.csv``);
 * broken and hostile files: truncated JSON, an empty file, the wrong notebook
   name, nbformat 3, code that patches ``np.allclose``, exits the process, or
   loops forever.
@@ -70,9 +71,12 @@ def build_course(target: Path, students: list[str]) -> Course:
         src = root / part
         if src.is_dir():
             shutil.copytree(src, target / part, dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "locale"))
+                            ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
         else:
             shutil.copy2(src, target / part)
+    # a bilingual class: every other student reads the course in Chinese (languages.csv)
+    (target / "languages.csv").write_text("student_id,language\n" + "".join(
+        f"{s},{'zh' if i % 2 else 'en'}\n" for i, s in enumerate(students)), encoding="utf-8")
     course = Course.load(target)
     from .gradebook import open_gradebook
 
@@ -249,8 +253,37 @@ def _grade_assignment(course: Course, assignment: str, ids: list[str], sandboxed
     if result is not None and result.notebooks:   # the page of the notebook the mistake cost points in
         worst = min(result.notebooks, key=lambda nb: nb.score / nb.possible if nb.possible else 1)
         print(f"  e.g. {course.feedback_dir(wrong, assignment) / (worst.name + '.html')}  ({plan[wrong]})")
+    _excerpt_in_chinese(course, assignment, plan)
     _integrity(course, assignment)
     _report(course, assignment)
+
+
+_EXCERPTS: set = set()
+
+
+def _excerpt_in_chinese(course: Course, assignment: str, plan: dict[str, str]) -> None:
+    """Once per demo: what a student who reads Chinese (languages.csv) is told about a mistake."""
+    from .autograde import iter_results
+    from .i18n import View, language_of, translator
+
+    if _EXCERPTS:
+        return
+    for student, kind in plan.items():
+        if not kind.startswith("mistake:") or language_of(course, student) != "zh":
+            continue
+        for result in iter_results(course, assignment, [student]):
+            view = View("zh", result.translations, translator(course.root, assignment, "zh"))
+            for nb in result.notebooks:
+                cell = next((c for c in nb.cells if c.diagnosis), None)
+                if cell is None:
+                    continue
+                failed = next(k for k in cell.checks if not k.passed)
+                page = course.feedback_dir(student, assignment) / f"{nb.name}.html"
+                print(f"\na student who reads Chinese, {student} ({kind}), is told on {page}:")
+                for line in [*cell.notes(view), f"✘ {view(failed.name)}: {view(failed.message)}"]:
+                    print(f"  {line}")
+                _EXCERPTS.add(student)
+                return
 
 
 def _integrity(course: Course, assignment: str) -> None:

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from .i18n.text import Text, _, join
 
 if TYPE_CHECKING:
     from .results import Check
@@ -69,10 +71,13 @@ def weigh(checks: Iterable["Check"]) -> list[Finding]:
     return findings
 
 
-def sentences(findings: list[Finding], checks: Iterable["Check"] = ()) -> list[str]:
+def sentences(findings: list[Finding], checks: Iterable["Check"] = (),
+              name: Callable[[str], str] = str) -> list[Text]:
     """The findings as sentences for the student: what is likely wrong, and how many checks say so.
 
-    A finding that a check's own message already states (a chosen option's
+    ``name`` shows a route's catalogue name (and a check's name) to the
+    student: in their language, through a :class:`gradekit.i18n.View`. A
+    finding that a check's own message already states (a chosen option's
     misconception) is not repeated.
     """
     checks = list(checks)
@@ -80,23 +85,33 @@ def sentences(findings: list[Finding], checks: Iterable["Check"] = ()) -> list[s
     several = len(findings) > 1
     out = []
     for f in findings:
+        about = name(f.about)
         if len(f.routes) == 1:
-            name = f.routes[0]
+            route = name(f.routes[0])
             if several:
-                out.append("{about}: likely mistake: {name}.".format(about=f.about, name=name))
+                out.append(_("{about}: likely mistake: {name}.").format(about=about, name=route))
             elif f.failed > 1:
-                out.append("Likely mistake: {name} (your values match it on {checks} of {failed} failed checks)."
-                           .format(name=name, checks=f.checks, failed=f.failed))
+                out.append(_("Likely mistake: {name} (your values match it on {checks} of {failed} failed checks).")
+                           .format(name=route, checks=f.checks, failed=f.failed))
             else:
-                out.append("Likely mistake: {name}.".format(name=name))
+                out.append(_("Likely mistake: {name}.").format(name=route))
         else:
-            names = " or ".join(f"“{r}”" for r in f.routes)
+            names = _alternatives([name(r) for r in f.routes])
             if several:
-                out.append("{about}: your values fit more than one known mistake: {names}."
-                           .format(about=f.about, names=names))
+                out.append(_("{about}: your values fit more than one known mistake: {names}.")
+                           .format(about=about, names=names))
             else:
-                out.append("Your values fit more than one known mistake: {names}.".format(names=names))
+                out.append(_("Your values fit more than one known mistake: {names}.").format(names=names))
     return out
+
+
+def _alternatives(names: list[str]) -> Text:
+    """“A” or “B” (or “C”): at most MAX_ALTERNATIVES names."""
+    if len(names) == 2:
+        return _("“{0}” or “{1}”").format(*names)
+    if len(names) == 3:
+        return _("“{0}” or “{1}” or “{2}”").format(*names)
+    return join(", ", [_("“{0}”").format(n) for n in names])
 
 
 def _said(finding: Finding, checks: list["Check"]) -> bool:

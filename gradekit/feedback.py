@@ -9,6 +9,11 @@ handed out reads "not answered". Problems running the student's own cells and
 any restored tampering are listed too. The pages share the class report's
 look (:mod:`gradekit.page`); they link to the student's other notebooks and
 up to the assignment's class report.
+
+A page is in the student's language (``SubmissionResult.language``): its own
+texts through the catalogs, the graders' texts through the translations the
+result carries (:class:`gradekit.i18n.View`), the exercise titles from the
+notebook as the student received it.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 import nbformat
 
 from . import page, sections
+from .i18n import View, _, translator
 from .course import Course
 from .cells import is_graded, is_solution
 from .files import atomic_write
@@ -50,15 +56,18 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
     graded_dir = course.autograded_dir(result.student, result.assignment)
     siblings = [{"name": nb.name, "href": f"{nb.name}.html", "final": nb.final, "possible": nb.possible}
                 for nb in result.notebooks]
+    language = result.language or "en"
+    translate = translator(course.root, result.assignment, language)
+    view = View(language, result.translations, translate)
     for nb in result.notebooks:
         code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
-        titles = _titles(course, result.assignment, nb.name)
+        titles = _titles(course, result.assignment, nb.name, language)
         html = page.render(
-            "feedback.html", r=result, nb=nb, notes=notes, code=code, siblings=siblings,
-            failed_runs=[run for run in nb.runs if not run.ok], manual=waiting_sentence(nb),
+            "feedback.html", language, translate, view=view, r=result, nb=nb, notes=notes, code=code,
+            siblings=siblings, failed_runs=[run for run in nb.runs if not run.ok], manual=view(waiting_sentence(nb)),
             titles={c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title
                     for c in nb.cells},
-            exercises=exercises(nb, titles),
+            exercises=[{**e, "result": view(e["result"])} for e in exercises(nb, titles)],
             overview=f"../../../reports/{result.assignment}/index.html")
         path = out_dir / f"{nb.name}.html"
         atomic_write(path, html)
@@ -71,8 +80,8 @@ def waiting_sentence(nb: NotebookResult) -> str:
     if count == 0:
         return ""
     if count == 1:
-        return "1 answer still waits for a manual grade; its points are not counted yet."
-    return "{n} answers still wait for a manual grade; their points are not counted yet.".format(n=count)
+        return _("1 answer still waits for a manual grade; its points are not counted yet.")
+    return _("{n} answers still wait for a manual grade; their points are not counted yet.").format(n=count)
 
 
 def exercises(nb: NotebookResult, titles: dict[str, sections.Heading]) -> list[dict]:
@@ -88,35 +97,46 @@ def exercises(nb: NotebookResult, titles: dict[str, sections.Heading]) -> list[d
 
 def _result(cells: list[CellResult], nb: NotebookResult) -> str:
     if nb.error:
-        return "not graded"
+        return _("not graded")
     if any(not c.answered and not c.by_hand for c in cells):
-        return "not answered"
+        return _("not answered")
     if any(c.manual and c.score is None for c in cells):
-        return "waiting for a manual grade"
+        return _("waiting for a manual grade")
     checks = [k for c in cells for k in c.checks]
     failed = sum(1 for k in checks if not k.passed)
     if any(c.by_hand for c in cells) and not checks:
-        return "graded by your instructor"
+        return _("graded by your instructor")
     if not failed:
-        return "all checks passed"
+        return _("all checks passed")
     if len(checks) == 1:
-        return "the check failed"
-    return "{failed} of {n} checks failed".format(failed=failed, n=len(checks))
+        return _("the check failed")
+    return _("{failed} of {n} checks failed").format(failed=failed, n=len(checks))
 
 
 _TITLES: dict = {}
 
 
-def _titles(course: Course, assignment: str, notebook: str) -> dict[str, sections.Heading]:
-    """The exercise headings of a notebook, from its source (the instructor's cells, never the student's)."""
+def _titles(course: Course, assignment: str, notebook: str, language: str = "en") -> dict[str, sections.Heading]:
+    """The exercise headings of a notebook, from its source (the instructor's cells, never the
+    student's), in ``language``: each markdown cell as its translation gives it."""
+    from .template import message_of
+
     path = course.source_dir(assignment) / f"{notebook}.ipynb"
     try:
-        key = (path, path.stat().st_mtime_ns)
+        key = (path, path.stat().st_mtime_ns, language)
     except OSError:
         return {}
     if key not in _TITLES:
         try:
-            _TITLES[key] = sections.headings(json.loads(path.read_text()))
+            nb = json.loads(path.read_text())
+            if language != "en":
+                translate = translator(course.root, assignment, language)
+                for cell in nb.get("cells", []):
+                    source = "".join(cell.get("source", "")) if isinstance(cell.get("source"), list) \
+                        else cell.get("source", "")
+                    if message_of({**cell, "source": source}):
+                        cell["source"] = translate(source)
+            _TITLES[key] = sections.headings(nb)
         except (OSError, ValueError):
             _TITLES[key] = {}
     return _TITLES[key]

@@ -25,7 +25,8 @@ def assignment_version(course: Course, assignment: str) -> str:
     digest = hashlib.sha256(_code_version().encode())
     for base in (course.source_dir(assignment), course.graders_dir(assignment), course.solutions_dir(assignment)):
         for path in sorted(base.rglob("*")) if base.is_dir() else []:
-            if path.is_file() and "__pycache__" not in path.parts and not _qa_set(path, base):
+            if path.is_file() and "__pycache__" not in path.parts and not _qa_set(path, base) \
+                    and path.suffix != ".mo":   # compiled from the .po beside it
                 digest.update(str(path.relative_to(course.root)).encode())
                 digest.update(path.read_bytes())
     settings = course.settings
@@ -44,24 +45,25 @@ _CODE_VERSION: str | None = None
 
 
 def _code_version() -> str:
-    """A hash of gradekit's own source: a new gradekit regrades, as new graders do."""
+    """A hash of gradekit's own source and catalogs: a new gradekit regrades, as new graders do."""
     global _CODE_VERSION
     if _CODE_VERSION is None:
         package = Path(__file__).resolve().parent
         digest = hashlib.sha256()
-        for path in sorted(package.rglob("*.py")):
+        for path in sorted([*package.rglob("*.py"), *package.rglob("*.po")]):
             digest.update(path.read_bytes())
         _CODE_VERSION = digest.hexdigest()
     return _CODE_VERSION
 
 
-def fingerprint(folder: Path, version: str, seed: int) -> str:
-    """Submission files + assignment version + the student's seed: equal means nothing changed.
+def fingerprint(folder: Path, version: str, seed: int, language: str = "en") -> str:
+    """Submission files + assignment version + the student's seed and language: equal means
+    nothing changed (the language changes what the results say, not the grades).
 
     Only regular files are read (never a symbolic link, a FIFO or a device),
     and never past a size cap: the fingerprint of a huge file is its size.
     """
-    digest = hashlib.sha256(f"{version}/{seed}".encode())
+    digest = hashlib.sha256(f"{version}/{seed}".encode() + (f"/{language}".encode() if language != "en" else b""))
     for name, path in submission_files(folder).items():
         digest.update(name.encode())
         try:
@@ -86,6 +88,7 @@ def fingerprint(folder: Path, version: str, seed: int) -> str:
 
 def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str, SubmissionResult]:
     """Earlier results whose submission, graders and variant are all unchanged."""
+    from .i18n.languages_csv import language_of
     from .variant import student_seed
 
     version = assignment_version(course, assignment)
@@ -96,6 +99,7 @@ def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str,
         if old is None:
             continue  # none, half-written or from another version: grade again
         seed = student_seed(secret, course.course_id, assignment, student)
-        if hmac.compare_digest(old.fingerprint, fingerprint(course.submitted_dir(student, assignment), version, seed)):
+        if hmac.compare_digest(old.fingerprint, fingerprint(course.submitted_dir(student, assignment), version, seed,
+                                                           language_of(course, student))):
             out[student] = old
     return out

@@ -5,6 +5,11 @@ is installed), the jinja2 environment the pages are rendered with, and how a
 page writes numbers: points rounded to two decimals ("16.93 / 20"), "1 point"
 but "2 points", shares as whole percentages.
 
+A page a student reads is rendered in their language: pass ``language`` and
+``translate`` (the gettext function of :func:`gradekit.i18n.translator`) to
+:func:`render`; the templates mark their texts with ``{% trans %}`` and
+``_()``. The class report is the instructor's and stays English.
+
 Every page is self-contained: the style is inline, there are no fonts, scripts
 or images to fetch, and a page reads the same with JavaScript off.
 """
@@ -68,11 +73,18 @@ def points(value: float | None) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def points_phrase(value: float) -> str:
-    """ "1 point", "2 points", "1.5 points": the unit with its number."""
-    if points(value) == "1":
-        return "1 point"
-    return "{n} points".format(n=points(value))
+def points_phrase(value: float, translate=None) -> str:
+    """ "1 point", "2 points", "1.5 points": the unit with its number (in the language of ``translate``)."""
+    from .i18n import _
+    from .i18n.text import render as render_text
+
+    text = _("1 point") if points(value) == "1" else _("{n} points").format(n=points(value))
+    return render_text(text, translate) if translate is not None else str(text)
+
+
+@jinja2.pass_context
+def _points_phrase(context, value: float) -> str:
+    return points_phrase(value, context.get("gettext"))
 
 
 def percent(share: float | None) -> str:
@@ -84,9 +96,10 @@ def percent(share: float | None) -> str:
 
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("gradekit", "templates"), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True)
+                             trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
+    env.install_null_translations()   # English, unless a page is rendered with a language's gettext
     env.filters["points"] = points
-    env.filters["points_phrase"] = points_phrase
+    env.filters["points_phrase"] = _points_phrase
     env.filters["percent"] = percent
     env.globals["css"] = CSS
     env.globals["font_stack"] = FONT_STACK
@@ -96,9 +109,17 @@ def environment() -> jinja2.Environment:
 _ENV: jinja2.Environment | None = None
 
 
-def render(template: str, **context) -> str:
-    """Render one of gradekit/templates/ with the shared look."""
+def render(template: str, language: str = "en", translate=None, **context) -> str:
+    """Render one of gradekit/templates/ with the shared look, in ``language`` (its gettext
+    function ``translate``; see the module's docstring)."""
     global _ENV
     if _ENV is None:
         _ENV = environment()
+    if translate is not None:
+        context.update(gettext=translate, _=translate,
+                       ngettext=lambda one, many, n: translate(one if n == 1 else many))
+    context.setdefault("lang", HTML_LANG.get(language, language))
     return _ENV.get_template(template).render(**context)
+
+
+HTML_LANG = {"en": "en", "zh": "zh-CN"}   # the page's lang attribute: Chinese glyphs in the CJK font

@@ -40,50 +40,67 @@ if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
 
 
+def stubs(language: str = "en") -> tuple[dict[str, str], str]:
+    """nbgrader's stubs for a cleared answer (code, free text), in ``language``."""
+    from .i18n import _, translator
+    from .i18n.text import render
+
+    say = translator(None, None, language)
+    code = render(_("YOUR CODE HERE"), say)
+    return {"python": f"# {code}\nraise NotImplementedError()"}, render(_("YOUR ANSWER HERE"), say)
+
+
 class Stripper:
     """The release steps, applied per notebook: :mod:`gradekit.strip`, or nbgrader's own
     preprocessors for a notebook that module does not handle.
 
     Each method strips the notebook it is given, in place, and returns it:
     pass one nothing else still needs -- a Variant's, freshly rendered.
+    The stubs that replace the answers are in ``language``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = "en") -> None:
+        code_stub, text_stub = stubs(language)
+        self.language = language
+        self._stubs = (code_stub["python"], text_stub)
         self._nbgrader = None
 
     def student_version(self, nb: NotebookNode) -> NotebookNode:
         """The notebook as released: solutions and hidden tests removed, cells locked."""
-        return self._strip(nb, "student_version")
+        return self._strip(nb, "student_version", *self._stubs)
 
     def registration_version(self, nb: NotebookNode) -> NotebookNode:
         """The notebook as SaveCells must see it: solutions cleared, hidden tests present."""
-        return self._strip(nb, "registration_version")
+        return self._strip(nb, "registration_version", *self._stubs)
 
     def answer_key(self, nb: NotebookNode) -> NotebookNode:
         """Locked and without outputs or hidden tests; the solutions kept (no checksums)."""
         return self._strip(nb, "answer_key")
 
-    def _strip(self, nb: NotebookNode, version: str) -> NotebookNode:
+    def _strip(self, nb: NotebookNode, version: str, *stubs: str) -> NotebookNode:
         from . import strip
 
         original = json.dumps(nb)   # strip changes the notebook as it goes: nbgrader gets this
         try:
-            return getattr(strip, version)(nb)
+            return getattr(strip, version)(nb, *stubs)
         except strip.Unsupported:
             if self._nbgrader is None:
-                self._nbgrader = NbgraderStripper()
+                self._nbgrader = NbgraderStripper(self.language)
             return getattr(self._nbgrader, version)(from_dict(json.loads(original)))
 
 
 class NbgraderStripper:
     """nbgrader's release preprocessors, built once: the fallback of :class:`Stripper`, and the
-    oracle its test compares :mod:`gradekit.strip` with."""
+    oracle its test compares :mod:`gradekit.strip` with. The stubs are in ``language``."""
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = "en") -> None:
         from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions, ComputeChecksums, LockCells
 
+        code_stub, text_stub = stubs(language)
+        self.language = language
         self.lock = LockCells()
-        self.clear_solutions = ClearSolutions()
+        # nbgrader's stubs for other kernel languages stay (only Python's is translated)
+        self.clear_solutions = ClearSolutions(code_stub={**ClearSolutions().code_stub, **code_stub}, text_stub=text_stub)
         self.clear_output = ClearOutput()
         self.checksums = ComputeChecksums()
         self.clear_hidden = ClearHiddenTests()
@@ -191,7 +208,7 @@ class ReleaseCache:
     """Each student's released notebooks, kept where only the instructor can read them.
 
     Keyed by what the release is a function of: the notebook's template (its
-    digest), the student's params, and the code that renders and strips it
+    digest, with the translations of the student's language), the student's params, and the code that renders and strips it
     (jinja2's version, gradekit's template and release modules). A changed
     template, params, secret or renderer gives another key, so a stale entry is
     never used; and a hit needs no rendering at all.
@@ -199,24 +216,26 @@ class ReleaseCache:
 
     def __init__(self, course: Course, assignment: str):
         self.directory = course.root / ".gradekit" / "releases" / assignment
-        self._stripper: Stripper | None = None
+        self._strippers: dict[str, Stripper] = {}
 
     def student_versions(self, variant: Variant) -> dict[str, NotebookNode]:
         """The variant's notebooks as released (solutions and hidden tests out, cells locked)."""
         out, fresh = {}, None
+        language = variant.language
         params = json.dumps(variant.params, sort_keys=True, separators=(",", ":"))
         for name in variant.source.notebooks:
-            key = hashlib.sha256(f"{_renderer_version()}\0{variant.source.digest(name)}\0{params}".encode()).hexdigest()
+            digest = variant.source.digest(name, language)
+            key = hashlib.sha256(f"{_renderer_version()}\0{language}\0{digest}\0{params}".encode()).hexdigest()
             path = self.directory / key[:2] / f"{key}.json.z"
             try:
                 out[name] = from_dict(json.loads(zlib.decompress(path.read_bytes())))
                 continue
             except (OSError, ValueError, zlib.error):
                 pass
-            if self._stripper is None:
-                self._stripper = Stripper()
+            if language not in self._strippers:
+                self._strippers[language] = Stripper(language)
             fresh = fresh or variant.fresh_notebooks()   # stripping changes them: not the variant's own
-            released = self._stripper.student_version(fresh[name])
+            released = self._strippers[language].student_version(fresh[name])
             self._store(path, released)
             out[name] = released
         return out
@@ -245,7 +264,8 @@ def _renderer_version() -> str:
 
         digest = hashlib.sha256(f"{_STRIPPER_VERSION}\0{jinja2.__version__}".encode())
         here = Path(__file__).resolve().parent
-        for module in ("template.py", "variant.py", "notebooks.py", "strip.py", "release.py"):
+        for module in ("template.py", "variant.py", "notebooks.py", "strip.py", "release.py",
+                       "i18n/catalogs.py", "i18n/text.py"):
             digest.update((here / module).read_bytes())
         _RENDERER = digest.hexdigest()
     return _RENDERER
@@ -257,6 +277,6 @@ def answer_key(course: Course, assignment: str, student: str, out: Path) -> list
     from .variant import build_variant
 
     source = AssignmentSource.load(course, assignment)
-    stripper = Stripper()
     variant = build_variant(course, source, student)
+    stripper = Stripper(variant.language)
     return write_notebooks(out, {name: stripper.answer_key(nb) for name, nb in variant.notebooks.items()})

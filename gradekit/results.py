@@ -8,6 +8,12 @@
 
 All of them are plain dataclasses with ``to_dict``/``from_dict`` so they can
 cross a process boundary (a Dask worker) as JSON.
+
+Every text in a result is English -- the instructor's language, and the
+catalogue names the class report and ``gradekit check`` count -- whatever
+the student's language. ``SubmissionResult.translations`` holds what the
+student reads instead (English -> their language); a page shows a result
+through a :class:`gradekit.i18n.View`.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import json
 import copy
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 from .diagnosis import Finding, sentences, weigh
 
@@ -58,9 +65,10 @@ class CellResult:
         best = max(self.findings, key=lambda f: f.checks, default=None)
         self.diagnosis = list(best.routes) if best else []
 
-    def notes(self) -> list[str]:
-        """The diagnosis in sentences for the student, one per finding."""
-        return sentences(self.findings, self.checks)
+    def notes(self, view: Callable[[Any], str] = str) -> list[str]:
+        """The diagnosis in sentences for the student, one per finding, through ``view`` (a
+        :class:`gradekit.i18n.View`: the student's language; default English)."""
+        return [view(sentence) for sentence in sentences(self.findings, self.checks, name=view)]
 
     @property
     def passed(self) -> bool:
@@ -108,6 +116,8 @@ class SubmissionResult:
     student_seconds: float = 0.0    # of which the student's code ran (cells and graders' calls), per the worker
     fingerprint: str = ""           # hash of the submitted files: regrading unchanged work is a no-op
     notes: list[str] = field(default_factory=list)   # about the submission as a whole (e.g. its timestamp)
+    language: str = "en"            # the language the student reads (languages.csv)
+    translations: dict[str, str] = field(default_factory=dict)   # English text -> the student's language
     timeouts: int = 0               # calls or cell runs of the student's code stopped at a deadline
     kills: int = 0                  # times the student's process died or broke the protocol and was killed
 

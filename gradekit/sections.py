@@ -39,8 +39,9 @@ def plain(text: str) -> str:
 
 
 def short(full: str) -> str:
-    """The title before the first ": " or " — " / " - ": "3. Softmax: from ..." -> "3. Softmax"."""
-    head = re.split(r":\s| [—–-] ", full, maxsplit=1)[0].strip()
+    """The title before the first ": " or " — " / " - " (in Chinese "：" or "——"):
+    "3. Softmax: from ..." -> "3. Softmax"."""
+    head = re.split(r":\s| [—–-] |：|——", full, maxsplit=1)[0].strip()   # and Chinese "：", "——"
     return head or full
 
 

@@ -99,17 +99,17 @@ def lock_cells(nb) -> None:
             cell.metadata["editable"] = False
 
 
-def clear_solutions(nb) -> None:
+def clear_solutions(nb, code_stub: str = CODE_STUB, text_stub: str = TEXT_STUB) -> None:
     if nb.metadata.get("kernelspec", {}).get("language", "python") != "python":
         raise Unsupported("a kernel language other than Python")
     for cell in nb.cells:
-        replaced = _replace_region(cell, BEGIN_SOLUTION, END_SOLUTION,
-                                   CODE_STUB if cell.cell_type == "code" else TEXT_STUB)
+        stub = code_stub if cell.cell_type == "code" else text_stub
+        replaced = _replace_region(cell, BEGIN_SOLUTION, END_SOLUTION, stub)
         solution = _solution(cell)
         if replaced and not solution:
             raise Unsupported("a solution region in a cell that is not a solution cell")
         if solution and not replaced:
-            cell.source = CODE_STUB if cell.cell_type == "code" else TEXT_STUB
+            cell.source = stub
     if "celltoolbar" in nb.metadata:
         del nb.metadata["celltoolbar"]
 
@@ -167,18 +167,19 @@ def _replace_region(cell, begin: str, end: str, stub: str | None) -> bool:
 
 # -- what release.Stripper asks for ------------------------------------------------------------
 
-def student_version(nb):
-    """LockCells, ClearSolutions, ClearOutput, ComputeChecksums, ClearHiddenTests, ComputeChecksums."""
-    registration_version(nb)
+def student_version(nb, code_stub: str = CODE_STUB, text_stub: str = TEXT_STUB):
+    """LockCells, ClearSolutions, ClearOutput, ComputeChecksums, ClearHiddenTests, ComputeChecksums
+    (the stubs replace the answers: a student's language may have its own)."""
+    registration_version(nb, code_stub, text_stub)
     clear_hidden_tests(nb)
     compute_checksums(nb)
     return nb
 
 
-def registration_version(nb):
+def registration_version(nb, code_stub: str = CODE_STUB, text_stub: str = TEXT_STUB):
     """LockCells, ClearSolutions, ClearOutput, ComputeChecksums (what SaveCells is given)."""
     lock_cells(nb)
-    clear_solutions(nb)
+    clear_solutions(nb, code_stub, text_stub)
     clear_output(nb)
     compute_checksums(nb)
     return nb

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from .cells import grade_id, is_editable, is_test
 from .errors import SubmissionError
+from .i18n.text import _
 from .notebooks import from_dict, new_cell, new_notebook
 from .untrusted import read_bytes
 
@@ -47,27 +48,29 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> NotebookNo
     """
     raw = read_bytes(path, max_bytes)  # no symbolic links, FIFOs or devices; never past the limit
     if not raw:
-        raise SubmissionError(f"{path.name}: the file is empty")
+        raise SubmissionError(_("{name}: the file is empty").format(name=path.name))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise SubmissionError(f"{path.name}: not a text file (binary data)") from None
+        raise SubmissionError(_("{name}: not a text file (binary data)").format(name=path.name)) from None
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise SubmissionError(f"{path.name}: not valid JSON ({exc.msg} at line {exc.lineno}) -- truncated?") from None
+        raise SubmissionError(_("{name}: not valid JSON ({error} at line {line}) -- truncated?")
+                              .format(name=path.name, error=exc.msg, line=exc.lineno)) from None
     except RecursionError:
-        raise SubmissionError(f"{path.name}: JSON nested too deeply to be a notebook") from None
+        raise SubmissionError(_("{name}: JSON nested too deeply to be a notebook").format(name=path.name)) from None
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
-        raise SubmissionError(f"{path.name}: JSON, but not a Jupyter notebook")
+        raise SubmissionError(_("{name}: JSON, but not a Jupyter notebook").format(name=path.name))
     major = data.get("nbformat")
     if major != 4:
-        raise SubmissionError(f"{path.name}: notebook format {repr(major)[:20]} is not supported; "
-                              "open and save it in a current Jupyter (format 4)")
+        raise SubmissionError(_("{name}: notebook format {format} is not supported; open and save it in a current "
+                                "Jupyter (format 4)").format(name=path.name, format=repr(major)[:20]))
     if not isinstance(data.get("cells"), list):
-        raise SubmissionError(f"{path.name}: the notebook has no cell list")
+        raise SubmissionError(_("{name}: the notebook has no cell list").format(name=path.name))
     if len(data["cells"]) > MAX_CELLS:
-        raise SubmissionError(f"{path.name}: {len(data['cells']):,} cells, over the limit of {MAX_CELLS:,}")
+        raise SubmissionError(_("{name}: {cells:,} cells, over the limit of {limit:,}")
+                              .format(name=path.name, cells=len(data["cells"]), limit=MAX_CELLS))
     cells = []
     for cell in data["cells"]:
         if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
@@ -122,15 +125,16 @@ def sanitize(submitted: NotebookNode, release: NotebookNode) -> tuple[NotebookNo
         if gid is None and "nbgrader" not in cell.get("metadata", {}) and \
                 gid_of_id.get(cell.get("id")) not in claimed | {None}:
             gid = gid_of_id[cell["id"]]
-            if not any("lost their nbgrader metadata" in n for n in notes):
-                notes.append("cells that lost their nbgrader metadata were matched by cell id "
-                             f"(first: {gid}); the metadata was restored")
+            if not any("lost their nbgrader metadata" in str(n) for n in notes):
+                notes.append(_("cells that lost their nbgrader metadata were matched by cell id (first: {cell}); "
+                               "the metadata was restored").format(cell=gid))
         key = gid if gid in by_gid else (("id:" + cell.get("id", "")) if cell.get("id") in by_id else None)
         if key is not None and key not in answers and key not in extras:
             original = by_gid.get(gid) if gid in by_gid else by_id[cell["id"]]
             if is_editable(original):
                 if cell.cell_type != original.cell_type:
-                    notes.append(f"cell {key} was turned into {cell.cell_type}; graded as {original.cell_type}")
+                    notes.append(_("cell {cell} was turned into {kind}; graded as {original}")
+                                 .format(cell=key, kind=cell.cell_type, original=original.cell_type))
                 answers[key] = cell.source
             elif cell.source != original.source or cell.cell_type != original.cell_type:
                 changed.append(key)
@@ -138,13 +142,15 @@ def sanitize(submitted: NotebookNode, release: NotebookNode) -> tuple[NotebookNo
             extras[anchor] = []
             continue
         if gid is not None and gid not in by_gid:
-            notes.append(f"an added cell claimed grade_id {gid!r}; it counts for nothing")
+            notes.append(_("an added cell claimed grade_id {cell!r}; it counts for nothing").format(cell=gid))
         elif gid is not None:
-            notes.append(f"a second cell with grade_id {gid!r} is treated as an ordinary cell")
+            notes.append(_("a second cell with grade_id {cell!r} is treated as an ordinary cell").format(cell=gid))
         extras.setdefault(anchor, []).append(_plain(cell))
     if changed:
-        notes.insert(0, f"{len(changed)} read-only cell(s) differ from your own notebook (first: {changed[0]}); "
-                        "the originals were restored" + ("; is this someone else's notebook?" if len(changed) > 2 else ""))
+        notes.insert(0, (_("{count} read-only cell(s) differ from your own notebook (first: {cell}); the originals "
+                           "were restored") if len(changed) <= 2 else
+                         _("{count} read-only cell(s) differ from your own notebook (first: {cell}); the originals "
+                           "were restored; is this someone else's notebook?")).format(count=len(changed), cell=changed[0]))
     out = new_notebook(metadata=copy.deepcopy(release.metadata))
     out.cells = list(extras.get(None, []))
     for cell in release.cells:
@@ -158,7 +164,7 @@ def sanitize(submitted: NotebookNode, release: NotebookNode) -> tuple[NotebookNo
             # back for the record but do not run it -- its stub would override whatever the
             # student's own cells defined
             new.metadata["gradekit"] = {"not_submitted": True}
-            notes.append(f"answer cell {gid} was not in the submission; its stub is shown but not run")
+            notes.append(_("answer cell {cell} was not in the submission; its stub is shown but not run").format(cell=gid))
         if new.cell_type == "code":
             new.outputs, new.execution_count = [], None
         out.cells.append(new)

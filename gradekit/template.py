@@ -10,6 +10,13 @@ Filters available in templates:
 
 * ``{{ X | array }}`` -- a nested list as a Python literal ``np.array([...])``
 * ``{{ v | fmt(3) }}`` -- a number (or list of numbers) with N decimals
+
+A template is written in English and rendered in one language per student
+(:mod:`gradekit.i18n`): a markdown cell's whole source is its message id (its
+translation is a template too, with the same ``{{ ... }}``); in code cells,
+``{% trans %}...{% endtrans %}`` and ``{{ _("...") }}`` mark comments,
+docstrings and assert messages, and ``{{ _(q.text) }}`` translates a text
+from the params. Code, metadata and numbers are the same in every language.
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ def fmt_filter(value: Any, digits: int = 3) -> str:
 
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                             autoescape=False)
+                             autoescape=False, extensions=["jinja2.ext.i18n"])
     env.filters["array"] = array_filter
     env.filters["fmt"] = fmt_filter
     return env
@@ -67,6 +74,9 @@ class AssignmentSource:
     notebooks: dict[str, NotebookNode]
     generators: dict[str, Callable[[np.random.Generator], dict]]
     _compiled: dict[tuple[str, int], jinja2.Template] = field(default_factory=dict, repr=False)
+    course_root: Path | None = None
+    _translated: dict[tuple[str, int, str], jinja2.Template | None] = field(default_factory=dict, repr=False)
+    _translators: dict[str, Callable[[str], str]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, course: Course, assignment: str) -> "AssignmentSource":
@@ -85,12 +95,12 @@ class AssignmentSource:
                 raise TemplateError(f"{path}: not a readable notebook ({exc})") from None
         generators = {path.stem: _load_generator(path)
                       for path in sorted(directory.glob("params*.py"))}
-        source = cls(assignment, directory, notebooks, generators)
+        source = cls(assignment, directory, notebooks, generators, course_root=course.root)
         source._compile()
         return source
 
     def _compile(self) -> None:
-        env = _environment()
+        self._env = env = _environment()
         self._frozen = {name: json.dumps(nb) for name, nb in self.notebooks.items()}
         for name, nb in self.notebooks.items():
             for index, cell in enumerate(nb.cells):
@@ -123,31 +133,77 @@ class AssignmentSource:
         except (TypeError, ValueError) as exc:
             raise TemplateError(f"{self.name}: generate() must return plain JSON data ({exc})") from None
 
-    def digest(self, name: str) -> str:
-        """A digest of notebook ``name``'s template: equal digests and params render equal notebooks."""
+    def digest(self, name: str, language: str = "en") -> str:
+        """A digest of notebook ``name``'s template in ``language`` (its translations included):
+        equal digests and params render equal notebooks."""
         digests = self.__dict__.setdefault("_digests", {})
-        if name not in digests:
+        if (name, language) not in digests:
             import hashlib
 
-            digests[name] = hashlib.sha256(self._frozen[name].encode()).hexdigest()
-        return digests[name]
+            h = hashlib.sha256(self._frozen[name].encode())
+            if language != "en":
+                from .i18n.catalogs import catalogs
 
-    def render(self, params: dict) -> dict[str, NotebookNode]:
-        """Every notebook with every cell rendered for these params."""
+                for po in catalogs(self.course_root, self.name):
+                    if po.stem == language:
+                        h.update(b"\0" + po.read_bytes())
+            digests[(name, language)] = h.hexdigest()
+        return digests[(name, language)]
+
+    def render(self, params: dict, language: str = "en") -> dict[str, NotebookNode]:
+        """Every notebook with every cell rendered for these params, in ``language``."""
+        translate = self.translator(language)
+        context = {**params, "gettext": translate, "_": translate,
+                   "ngettext": lambda one, many, n: translate(one if n == 1 else many)}
         out = {}
         for name, nb in self.notebooks.items():
             # a JSON round trip is several times faster than copy.deepcopy of NotebookNodes
             rendered = from_dict(json.loads(self._frozen[name]))
             for index, cell in enumerate(rendered.cells):
-                template = self._compiled[(name, index)]
+                template = self._template(name, index, cell, language)
                 if template is None:
                     continue   # plain text: it renders to itself
                 try:
-                    cell.source = template.render(**params)
+                    cell.source = template.render(**context)
                 except jinja2.UndefinedError as exc:
-                    raise TemplateError(f"{name}.ipynb cell {index}: {exc.message}") from None
+                    where = "" if language == "en" else f" ({language} translation)"
+                    raise TemplateError(f"{name}.ipynb cell {index}{where}: {exc.message}") from None
             out[name] = rendered
         return out
+
+    def translator(self, language: str) -> Callable[[str], str]:
+        """The gettext function of ``language`` for this assignment (see gradekit.i18n.catalogs)."""
+        if language not in self._translators:
+            from .i18n.catalogs import translator
+
+            self._translators[language] = translator(self.course_root, self.name, language)
+        return self._translators[language]
+
+    def _template(self, name: str, index: int, cell, language: str) -> jinja2.Template | None:
+        """A cell's template in ``language``: a markdown cell's translated source, compiled once;
+        else the English template (whose ``{% trans %}`` parts are looked up at render time);
+        None for a cell that renders to itself."""
+        english = self._compiled[(name, index)]
+        if language == "en" or cell.cell_type != "markdown" or not message_of(cell):
+            return english
+        key = (name, index, language)
+        if key not in self._translated:
+            translated = self.translator(language)(cell.source)
+            try:
+                self._translated[key] = self._env.from_string(translated) if translated != cell.source else None
+            except jinja2.TemplateSyntaxError as exc:
+                raise TemplateError(f"{name}.ipynb cell {index} ({language} translation): template syntax: "
+                                    f"{exc}") from None
+        return self._translated[key] or english
+
+
+def message_of(cell) -> str | None:
+    """The message id of a markdown cell (its whole source), or None: a cell without words, or a
+    free-text answer (the student replaces it; the answer key stays as written)."""
+    if cell.get("cell_type") != "markdown" or cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+        return None
+    source = cell.get("source", "")
+    return source if any(ch.isalpha() for ch in source) else None
 
 
 def _is_template(source: str) -> bool:

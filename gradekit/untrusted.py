@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import SubmissionError, UsageError
+from .i18n.text import _
 
 # -- student ids ----------------------------------------------------------------------------
 
@@ -141,7 +142,8 @@ def find_notebook(files: dict[str, Path], expected: str) -> tuple[Path | None, s
         return files[expected], None
     folded = [name for name in files if name.casefold() == expected.casefold()]
     if len(folded) == 1:
-        return files[folded[0]], f"{folded[0]} was graded as {expected} (the name differs only in case)"
+        return files[folded[0]], _("{name} was graded as {expected} (the name differs only in case)").format(
+            name=folded[0], expected=expected)
     return None, None
 
 
@@ -152,17 +154,19 @@ def read_bytes(path: Path, limit: int, what: str | None = None) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno == 40:  # ELOOP: a symbolic link
-            raise SubmissionError(f"{label}: a symbolic link, not a file; links are not followed") from None
-        raise SubmissionError(f"{label}: cannot be read ({exc.strerror})") from None
+            raise SubmissionError(_("{file}: a symbolic link, not a file; links are not followed")
+                                  .format(file=label)) from None
+        raise SubmissionError(_("{file}: cannot be read ({reason})").format(file=label, reason=exc.strerror)) from None
     with os.fdopen(fd, "rb") as fh:
         info = os.fstat(fh.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise SubmissionError(f"{label}: not a regular file")
+            raise SubmissionError(_("{file}: not a regular file").format(file=label))
         if info.st_size > limit:
-            raise SubmissionError(f"{label}: {_size(info.st_size)} is over the {_size(limit)} limit")
+            raise SubmissionError(_("{file}: {size} is over the {limit} limit").format(
+                file=label, size=_size(info.st_size), limit=_size(limit)))
         data = fh.read(limit + 1)
     if len(data) > limit:  # it grew while we read it
-        raise SubmissionError(f"{label}: over the {_size(limit)} limit")
+        raise SubmissionError(_("{file}: over the {limit} limit").format(file=label, limit=_size(limit)))
     return data
 
 
@@ -193,30 +197,36 @@ def read_timestamp(folder: Path, now: dt.datetime | None = None) -> Timestamp:
     try:
         raw = read_bytes(path, MAX_TIMESTAMP_BYTES, "timestamp.txt")
     except SubmissionError as exc:
-        return Timestamp(None, f"{exc}; the submission time is unknown (graded as on time)")
+        return Timestamp(None, _("{reason}; the submission time is unknown (graded as on time)").format(
+            reason=exc.args[0]))
     return parse_timestamp(raw, now)
 
 
 def parse_timestamp(raw: bytes | str, now: dt.datetime | None = None) -> Timestamp:
-    problem = "timestamp.txt {}; the submission time is unknown (graded as on time)"
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError:
-        return Timestamp(None, problem.format("is not text"))
+        return Timestamp(None, _("timestamp.txt is not text; the submission time is unknown (graded as on time)"))
     text = text.strip()
-    if not text or any(unicodedata.category(ch) == "Cc" for ch in text):
-        return Timestamp(None, problem.format("is empty" if not text else "holds control characters"))
+    if not text:
+        return Timestamp(None, _("timestamp.txt is empty; the submission time is unknown (graded as on time)"))
+    if any(unicodedata.category(ch) == "Cc" for ch in text):
+        return Timestamp(None, _("timestamp.txt holds control characters; the submission time is unknown "
+                                 "(graded as on time)"))
     try:
         from nbgrader.utils import parse_utc
 
         when = parse_utc(text)
     except Exception:  # dateutil raises ParserError, ValueError, OverflowError, TypeError, ...
-        return Timestamp(None, problem.format(f"does not hold a date ({shown(text, 40)!r})"))
+        return Timestamp(None, _("timestamp.txt does not hold a date ({text!r}); the submission time is unknown "
+                                 "(graded as on time)").format(text=shown(text, 40)))
     if not isinstance(when, dt.datetime) or when.year < 1970:
-        return Timestamp(None, problem.format(f"does not hold a believable date ({shown(text, 40)!r})"))
+        return Timestamp(None, _("timestamp.txt does not hold a believable date ({text!r}); the submission time "
+                                 "is unknown (graded as on time)").format(text=shown(text, 40)))
     now = now or dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     if when > now + FUTURE_SLACK:
-        return Timestamp(None, problem.format(f"is in the future ({when:%Y-%m-%d %H:%M} UTC)"))
+        return Timestamp(None, _("timestamp.txt is in the future ({when} UTC); the submission time is unknown "
+                                 "(graded as on time)").format(when=f"{when:%Y-%m-%d %H:%M}"))
     return Timestamp(when.strftime(TIMESTAMP_FORMAT))
 
 

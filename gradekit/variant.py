@@ -4,7 +4,9 @@
 
 The variant is a pure function of (secret, course, assignment, student): the
 grader rebuilds it from the student id under which a submission arrives and
-never reads anything inside the submitted notebook to do so.
+never reads anything inside the submitted notebook to do so. The student's
+language (``languages.csv``) picks the words the notebooks are rendered in;
+the seed and the params never depend on it.
 """
 
 from __future__ import annotations
@@ -42,23 +44,28 @@ class Variant:
     seed: int
     params: dict
     source: "AssignmentSource" = field(repr=False, compare=False)
+    language: str = "en"
 
     @cached_property
     def notebooks(self) -> dict[str, "nbformat.NotebookNode"]:
-        return self.source.render(self.params)
+        return self.source.render(self.params, self.language)
 
     def fresh_notebooks(self) -> dict[str, "nbformat.NotebookNode"]:
         """The notebooks rendered anew, for a caller that changes them."""
-        return self.source.render(self.params)
+        return self.source.render(self.params, self.language)
 
 
-def build_variant(course: Course, source: "AssignmentSource", student: str, secret: bytes | None = None, *,
-                  render: bool = True) -> Variant:
-    """The student's variant; with ``render=False`` its notebooks are rendered when first used
-    (a template error is raised then, not here)."""
+def build_variant(course: Course, source: "AssignmentSource", student: str, secret: bytes | None = None,
+                  language: str | None = None, *, render: bool = True) -> Variant:
+    """``student``'s variant, in ``language`` (default: the language the course sets for them);
+    with ``render=False`` its notebooks are rendered when first used (a template error is
+    raised then, not here)."""
+    from .i18n.languages_csv import language_of
+
     check_id("student", student)
     seed = student_seed(secret if secret is not None else course.secret(), course.course_id, source.name, student)
-    variant = Variant(source.name, student, seed, source.params(seed), source)
+    language = language or language_of(course, student)
+    variant = Variant(source.name, student, seed, source.params(seed), source, language)
     if render:
         variant.notebooks  # noqa: B018 - renders every cell now
     return variant

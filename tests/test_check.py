@@ -82,7 +82,7 @@ def test_a_grader_that_fails_everything_fails_the_check(new_course):
 def test_a_grader_that_prints_the_expected_array_fails_the_check(new_course):
     path = _grader(new_course)
     text = path.read_text().replace(
-        '''    check.array(student.standardize(x), reference.standardize(x), what=f"standardize(x) on {what}", **TOL,
+        '''    check.array(student.standardize(x), reference.standardize(x), what=_("standardize(x) on {what}").format(what=what), **TOL,
                 mistakes=lambda: _mistakes(x))''',
         '''    expected = reference.standardize(x)
     got = student.standardize(x)

@@ -23,6 +23,8 @@ def strategy(kind):
         return st.one_of(*(strategy(a) for a in args))
     if origin is list:
         return st.lists(strategy(args[0]), max_size=3)
+    if origin is dict:
+        return st.dictionaries(strategy(args[0]), strategy(args[1]), max_size=3)
     return {str: st.text(max_size=12), bool: st.booleans(), int: st.integers(0, 9), float: st.floats(0, 10),
             type(None): st.none()}[kind]
 

@@ -144,3 +144,14 @@ def test_another_kernel_language_goes_to_nbgrader():
     theirs = NbgraderStripper().student_version(nbformat.from_dict(copy.deepcopy(nb)))
     assert notebook_json(ours) == notebook_json(theirs)
     assert "fail()" in notebook_json(ours)   # R's stub: nbgrader did it
+
+
+@pytest.mark.parametrize("version", ["student_version", "registration_version"])
+def test_a_chinese_release_strips_as_nbgrader_strips_it(variants, version):
+    """The stubs that replace the answers are the student's language's (YOUR CODE HERE translated)."""
+    ours_stripper, theirs_stripper = Stripper("zh"), NbgraderStripper("zh")
+    assert ours_stripper._stubs[0] != strip.CODE_STUB   # the catalog has it: this compares translated stubs
+    for assignment, name, nb in variants[:6]:
+        ours = getattr(ours_stripper, version)(nbformat.from_dict(copy.deepcopy(nb)))
+        theirs = getattr(theirs_stripper, version)(nbformat.from_dict(copy.deepcopy(nb)))
+        assert notebook_json(ours) == notebook_json(theirs), f"{assignment}/{name}"

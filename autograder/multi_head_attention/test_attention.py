@@ -10,6 +10,7 @@ import functools
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-7)
 
@@ -18,32 +19,32 @@ def check_attention(student, reference, Q, K, V, what, mask=None):
     """Compare (output, weights) with the reference; name the route a wrong answer took."""
     got = student.attention(Q, K, V) if mask is None else student.attention(Q, K, V, mask)
     assert isinstance(got, (tuple, list)) and len(got) == 2, \
-        f"attention on {what}: should return the tuple (output, weights)"
+        _("attention on {what}: should return the tuple (output, weights)").format(what=what)
     out, w = reference.attention(Q, K, V, mask)
     routes = functools.cache(lambda: reference.attention_routes(Q, K, V, mask))  # only for a wrong answer
-    swapped = "returned (weights, output) instead of (output, weights)"
-    check.array(got[1], w, what=f"the weights from attention on {what}", **TOL,
+    swapped = _("returned (weights, output) instead of (output, weights)")
+    check.array(got[1], w, what=_("the weights from attention on {what}").format(what=what), **TOL,
                 mistakes=lambda: {**{k: v[1] for k, v in routes().items()}, swapped: out})
-    check.array(got[0], out, what=f"the output from attention on {what}", **TOL,
+    check.array(got[0], out, what=_("the output from attention on {what}").format(what=what), **TOL,
                 mistakes=lambda: {**{k: v[0] for k, v in routes().items()}, swapped: w})
 
 
 def test_one_head_non_square(student, reference, rng):
     """one head, 3 queries and 6 keys"""
     Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 2))
-    check_attention(student, reference, Q, K, V, "3 queries, 6 keys, d_k=4, d_v=2")
+    check_attention(student, reference, Q, K, V, _("3 queries, 6 keys, d_k=4, d_v=2"))
 
 
 def test_stack_of_heads(student, reference, rng):
     """a stack of 3 heads"""
     Q, K, V = rng.normal(size=(3, 5, 2)), rng.normal(size=(3, 5, 2)), rng.normal(size=(3, 5, 3))
-    check_attention(student, reference, Q, K, V, "a stack of 3 heads (5 tokens, d_k=2, d_v=3)")
+    check_attention(student, reference, Q, K, V, _("a stack of 3 heads (5 tokens, d_k=2, d_v=3)"))
 
 
 def test_batch_of_stacks(student, reference, rng):
     """a batch of 2 sequences with 3 heads each"""
     Q, K, V = rng.normal(size=(2, 3, 4, 3)), rng.normal(size=(2, 3, 6, 3)), rng.normal(size=(2, 3, 6, 5))
-    check_attention(student, reference, Q, K, V, "a batch of shape (2, 3) with 4 queries, 6 keys, d_k=3, d_v=5")
+    check_attention(student, reference, Q, K, V, _("a batch of shape (2, 3) with 4 queries, 6 keys, d_k=3, d_v=5"))
 
 
 def test_your_heads(student, reference, params):
@@ -51,7 +52,7 @@ def test_your_heads(student, reference, params):
     X, W_q, W_k, W_v = (np.array(params[k]) for k in ("X", "W_q", "W_k", "W_v"))
     h = params["n_heads"]
     Q, K, V = (reference.split_heads(X @ W, h) for W in (W_q, W_k, W_v))
-    check_attention(student, reference, Q, K, V, "the heads of your X, W_q, W_k, W_v")
+    check_attention(student, reference, Q, K, V, _("the heads of your X, W_q, W_k, W_v"))
 
 
 def large_scores(rng, lead, n_q, n_k, d_k):
@@ -65,10 +66,10 @@ def large_scores(rng, lead, n_q, n_k, d_k):
 def test_large_scores(student, reference, rng):
     """scores near 1000: the softmax must subtract each row's maximum"""
     Q, K = large_scores(rng, (2,), 4, 5, 3)
-    check_attention(student, reference, Q, K, rng.normal(size=(2, 5, 2)), "2 heads with scores near 1000")
+    check_attention(student, reference, Q, K, rng.normal(size=(2, 5, 2)), _("2 heads with scores near 1000"))
 
 
 def test_one_key(student, reference, rng):
     """a single key: every weight is 1"""
     Q, K, V = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 1, 4)), rng.normal(size=(2, 1, 3))
-    check_attention(student, reference, Q, K, V, "2 heads with a single key")
+    check_attention(student, reference, Q, K, V, _("2 heads with a single key"))

@@ -9,6 +9,7 @@ import functools
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-7)
 
@@ -16,12 +17,12 @@ TOL = dict(rtol=1e-5, atol=1e-7)
 def _check(student, reference, Q, K, V, mask, what):
     got = student.attention(Q, K, V, mask)
     assert isinstance(got, (tuple, list)) and len(got) == 2, \
-        f"attention on {what}: should return the tuple (output, weights)"
+        _("attention on {what}: should return the tuple (output, weights)").format(what=what)
     out, w = reference.attention(Q, K, V, mask)
     routes = functools.cache(lambda: reference.attention_routes(Q, K, V, mask))
-    check.array(got[1], w, what=f"the weights from attention on {what}", **TOL,
+    check.array(got[1], w, what=_("the weights from attention on {what}").format(what=what), **TOL,
                 mistakes=lambda: {k: v[1] for k, v in routes().items()})
-    check.array(got[0], out, what=f"the output from attention on {what}", **TOL,
+    check.array(got[0], out, what=_("the output from attention on {what}").format(what=what), **TOL,
                 mistakes=lambda: {k: v[0] for k, v in routes().items()})
 
 
@@ -36,38 +37,38 @@ def _random_mask(rng, shape):
 def test_causal_one_head(student, reference, rng):
     """the causal mask, one head"""
     Q, K, V = rng.normal(size=(6, 3)), rng.normal(size=(6, 3)), rng.normal(size=(6, 2))
-    _check(student, reference, Q, K, V, reference.causal_mask(6), "one head of 6 tokens with the causal mask")
+    _check(student, reference, Q, K, V, reference.causal_mask(6), _("one head of 6 tokens with the causal mask"))
 
 
 def test_causal_mask_broadcast_over_heads(student, reference, rng):
     """one (n, n) causal mask for a stack of 4 heads"""
     Q, K, V = rng.normal(size=(4, 5, 2)), rng.normal(size=(4, 5, 2)), rng.normal(size=(4, 5, 3))
-    _check(student, reference, Q, K, V, reference.causal_mask(5), "4 heads of 5 tokens with one causal mask")
+    _check(student, reference, Q, K, V, reference.causal_mask(5), _("4 heads of 5 tokens with one causal mask"))
 
 
 def test_causal_batch(student, reference, rng):
     """a batch of 2 sequences with 2 heads each, causal"""
     Q, K, V = rng.normal(size=(2, 2, 5, 3)), rng.normal(size=(2, 2, 5, 3)), rng.normal(size=(2, 2, 5, 4))
-    _check(student, reference, Q, K, V, reference.causal_mask(5), "a batch of shape (2, 2), 5 tokens, causal")
+    _check(student, reference, Q, K, V, reference.causal_mask(5), _("a batch of shape (2, 2), 5 tokens, causal"))
 
 
 def test_mask_not_square(student, reference, rng):
     """4 queries, 7 keys, an arbitrary mask"""
     Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(7, 3)), rng.normal(size=(7, 2))
-    _check(student, reference, Q, K, V, _random_mask(rng, (4, 7)), "4 queries, 7 keys and a mask that is not causal")
+    _check(student, reference, Q, K, V, _random_mask(rng, (4, 7)), _("4 queries, 7 keys and a mask that is not causal"))
 
 
 def test_one_mask_per_head(student, reference, rng):
     """a different mask in each of 3 heads"""
     Q, K, V = rng.normal(size=(3, 5, 2)), rng.normal(size=(3, 6, 2)), rng.normal(size=(3, 6, 3))
-    _check(student, reference, Q, K, V, _random_mask(rng, (3, 5, 6)), "3 heads, each with a mask of its own")
+    _check(student, reference, Q, K, V, _random_mask(rng, (3, 5, 6)), _("3 heads, each with a mask of its own"))
 
 
 def test_your_heads_causal(student, reference, params):
     """the heads of your notebook's layer, causal"""
     X, W_q, W_k, W_v = (np.array(params[k]) for k in ("X", "W_q", "W_k", "W_v"))
     Q, K, V = (reference.split_heads(X @ W, params["n_heads"]) for W in (W_q, W_k, W_v))
-    _check(student, reference, Q, K, V, reference.causal_mask(X.shape[0]), "the heads of your X, causal")
+    _check(student, reference, Q, K, V, reference.causal_mask(X.shape[0]), _("the heads of your X, causal"))
 
 
 def test_large_scores_causal(student, reference, rng):
@@ -75,4 +76,4 @@ def test_large_scores_causal(student, reference, rng):
     Q, K = rng.normal(size=(2, 6, 3)), rng.normal(size=(2, 6, 3))
     Q[..., 0] = K[..., 0] = np.sqrt(1000.0 * np.sqrt(3))  # every score near 1000, differences about 1
     _check(student, reference, Q, K, rng.normal(size=(2, 6, 2)), reference.causal_mask(6),
-           "2 heads with scores near 1000, causal")
+           _("2 heads with scores near 1000, causal"))

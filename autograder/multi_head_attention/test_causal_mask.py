@@ -3,16 +3,17 @@
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 
 def _mistakes(n):
     ones = np.ones((n, n), dtype=bool)
     return {
-        "the wrong triangle: query i may see keys 0 … i (on and below the diagonal), not the keys after it":
+        _("the wrong triangle: query i may see keys 0 … i (on and below the diagonal), not the keys after it"):
             np.triu(ones),
-        "a token must also see itself: keep the diagonal": np.tril(ones, k=-1),
-        "True and False swapped: True should mark the keys a query may attend to": ~np.tril(ones),
-        "an additive mask (0 and -inf): return booleans, True where attending is allowed":
+        _("a token must also see itself: keep the diagonal"): np.tril(ones, k=-1),
+        _("True and False swapped: True should mark the keys a query may attend to"): ~np.tril(ones),
+        _("an additive mask (0 and -inf): return booleans, True where attending is allowed"):
             np.where(np.tril(ones), 0.0, -np.inf),
     }
 

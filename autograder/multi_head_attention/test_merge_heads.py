@@ -8,6 +8,7 @@ one head, the student's own heads; and the law merge_heads(split_heads(X)) == X
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 SHAPES = [(2, 5, 3), (3, 4, 2), (4, 3, 5), (1, 6, 4), (5, 2, 1), (3, 1, 2), (8, 9, 6)]
 
@@ -15,38 +16,37 @@ SHAPES = [(2, 5, 3), (3, 4, 2), (4, 3, 5), (1, 6, 4), (5, 2, 1), (3, 1, 2), (8, 
 def _routes(H):
     h, n, d = H.shape
     return {
-        "reshaped without moving the head axis back: transpose (n_heads, n, d) to (n, n_heads, d) "
-        "before the reshape": H.reshape(n, h * d),
-        "the heads' columns interleaved: put each head's d columns side by side, head 0's first":
+        _("reshaped without moving the head axis back: transpose (n_heads, n, d) to (n, n_heads, d) before the reshape"): H.reshape(n, h * d),
+        _("the heads' columns interleaved: put each head's d columns side by side, head 0's first"):
             H.transpose(1, 2, 0).reshape(n, h * d),
-        "merged the heads in reverse order: head 0's columns come first": np.concatenate(H[::-1], axis=-1),
-        "added the heads together instead of putting them side by side": H.sum(axis=0),
-        "averaged the heads instead of putting them side by side": H.mean(axis=0),
-        "stacked the heads as rows, (n_heads·n, d), instead of side by side": H.reshape(h * n, d),
+        _("merged the heads in reverse order: head 0's columns come first"): np.concatenate(H[::-1], axis=-1),
+        _("added the heads together instead of putting them side by side"): H.sum(axis=0),
+        _("averaged the heads instead of putting them side by side"): H.mean(axis=0),
+        _("stacked the heads as rows, (n_heads·n, d), instead of side by side"): H.reshape(h * n, d),
     }
 
 
 def _check(student, reference, H, what):
-    check.array(student.merge_heads(H), reference.merge_heads(H), what=f"merge_heads(H) on {what}",
+    check.array(student.merge_heads(H), reference.merge_heads(H), what=_("merge_heads(H) on {what}").format(what=what),
                 mistakes=lambda: _routes(H))
 
 
 def test_shapes_with_every_size_different(student, reference, rng):
     """n_heads, n and d all different"""
     for shape in SHAPES[:3]:
-        _check(student, reference, rng.normal(size=shape), f"H of shape {shape}")
+        _check(student, reference, rng.normal(size=shape), _("H of shape {shape}").format(shape=shape))
 
 
 def test_corner_shapes(student, reference, rng):
     """one head, width one, one token, many heads"""
     for shape in SHAPES[3:]:
-        _check(student, reference, rng.normal(size=shape), f"H of shape {shape}")
+        _check(student, reference, rng.normal(size=shape), _("H of shape {shape}").format(shape=shape))
 
 
 def test_your_heads(student, reference, params):
     """the heads of your notebook's X @ W_v"""
     X, W_v, h = np.array(params["X"]), np.array(params["W_v"]), params["n_heads"]
-    _check(student, reference, reference.split_heads(X @ W_v, h), "the heads of your X @ W_v")
+    _check(student, reference, reference.split_heads(X @ W_v, h), _("the heads of your X @ W_v"))
 
 
 def test_merge_undoes_split(student, reference, rng):
@@ -54,5 +54,4 @@ def test_merge_undoes_split(student, reference, rng):
     for n, h, d in ((5, 3, 2), (4, 2, 6)):
         X = rng.normal(size=(n, h * d))
         H = reference.split_heads(X, h)
-        check.array(student.merge_heads(H), X, what=f"merge_heads(split_heads(X, {h})) on X of shape ({n}, {h * d}) "
-                    "(it should give X back)", mistakes=lambda: _routes(H))
+        check.array(student.merge_heads(H), X, what=_("merge_heads(split_heads(X, {h})) on X of shape ({n}, {number}) (it should give X back)").format(h=h, n=n, number=h * d), mistakes=lambda: _routes(H))

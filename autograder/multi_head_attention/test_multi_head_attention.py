@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-7)
 HELPERS = ("causal_mask", "attention", "split_heads", "merge_heads")
@@ -21,20 +22,19 @@ def check_layer(student, reference, X, W_q, W_k, W_v, W_o, h, causal, what):
     """Compare (output, weights) with the reference; name the route a wrong answer took."""
     layer = student.with_reference(*HELPERS)
     got = layer.multi_head_attention(X, W_q, W_k, W_v, W_o, h, causal=causal)
-    what = f"{what}{', causal' if causal else ''}"
+    what = _("{what}, causal").format(what=what) if causal else what
     assert isinstance(got, (tuple, list)) and len(got) == 2, \
-        f"multi_head_attention on {what}: should return the tuple (output, weights)"
+        _("multi_head_attention on {what}: should return the tuple (output, weights)").format(what=what)
     out, w = reference.multi_head_attention(X, W_q, W_k, W_v, W_o, h, causal=causal)
     routes = functools.cache(lambda: reference.mha_routes(X, W_q, W_k, W_v, W_o, h, causal))
-    swapped = "returned (weights, output) instead of (output, weights)"
-    check.array(got[1], w, what=f"the weights from multi_head_attention on {what}", **TOL,
+    swapped = _("returned (weights, output) instead of (output, weights)")
+    check.array(got[1], w, what=_("the weights from multi_head_attention on {what}").format(what=what), **TOL,
                 mistakes=lambda: {
                     **{k: v[1] for k, v in routes().items()},
-                    "returned the heads' weights averaged: return one (n, n) table per head, shape "
-                    "(n_heads, n, n)": w.mean(axis=0),
-                    "returned the weights of the first head only: return every head's, shape (n_heads, n, n)": w[0],
+                    _("returned the heads' weights averaged: return one (n, n) table per head, shape (n_heads, n, n)"): w.mean(axis=0),
+                    _("returned the weights of the first head only: return every head's, shape (n_heads, n, n)"): w[0],
                     swapped: out})
-    check.array(got[0], out, what=f"the output from multi_head_attention on {what}", **TOL,
+    check.array(got[0], out, what=_("the output from multi_head_attention on {what}").format(what=what), **TOL,
                 mistakes=lambda: {**{k: v[0] for k, v in routes().items()}, swapped: w})
     return got
 
@@ -42,36 +42,36 @@ def check_layer(student, reference, X, W_q, W_k, W_v, W_o, h, causal, what):
 def test_every_size_different(student, reference, rng):
     """d_model=5, 3 heads with d_k=2 and d_v=4, d_out=7"""
     layer = reference.random_layer(rng, 6, 5, 3, 2, 4, 7)
-    check_layer(student, reference, *layer, 3, False, "6 tokens, d_model=5, 3 heads, d_k=2, d_v=4, d_out=7")
+    check_layer(student, reference, *layer, 3, False, _("6 tokens, d_model=5, 3 heads, d_k=2, d_v=4, d_out=7"))
 
 
 def test_every_size_different_causal(student, reference, rng):
     """the same, causal"""
     layer = reference.random_layer(rng, 7, 5, 2, 3, 2, 4)
-    check_layer(student, reference, *layer, 2, True, "7 tokens, d_model=5, 2 heads, d_k=3, d_v=2, d_out=4")
+    check_layer(student, reference, *layer, 2, True, _("7 tokens, d_model=5, 2 heads, d_k=3, d_v=2, d_out=4"))
 
 
 def test_standard_layer_several_head_counts(student, reference, rng):
     """the standard layer (every width d_model=8) with 1, 2, 4 and 8 heads"""
     for h in (1, 2, 4, 8):
         layer = reference.random_layer(rng, 5, 8, h, 8 // h, 8 // h, 8)
-        check_layer(student, reference, *layer, h, h % 2 == 0, f"the standard layer with d_model=8 and {h} head(s)")
+        check_layer(student, reference, *layer, h, h % 2 == 0, _("the standard layer with d_model=8 and {h} head(s)").format(h=h))
 
 
 def test_your_notebook_layer(student, reference, params):
     """your notebook's layer, causal and not"""
     X, W_q, W_k, W_v, W_o = (np.array(params[k]) for k in ("X", "W_q", "W_k", "W_v", "W_o"))
     for causal in (False, True):
-        check_layer(student, reference, X, W_q, W_k, W_v, W_o, params["n_heads"], causal, "your notebook's layer")
+        check_layer(student, reference, X, W_q, W_k, W_v, W_o, params["n_heads"], causal, _("your notebook's layer"))
 
 
 def test_one_token(student, reference, rng):
     """a single token"""
     layer = reference.random_layer(rng, 1, 4, 2, 3, 2, 5)
-    check_layer(student, reference, *layer, 2, True, "a single token (n=1), 2 heads")
+    check_layer(student, reference, *layer, 2, True, _("a single token (n=1), 2 heads"))
 
 
 def test_many_tokens(student, reference, rng):
     """16 tokens, 4 heads, causal"""
     layer = reference.random_layer(rng, 16, 6, 4, 3, 2, 5)
-    check_layer(student, reference, *layer, 4, True, "16 tokens, d_model=6, 4 heads, d_k=3, d_v=2, d_out=5")
+    check_layer(student, reference, *layer, 4, True, _("16 tokens, d_model=6, 4 heads, d_k=3, d_v=2, d_out=5"))

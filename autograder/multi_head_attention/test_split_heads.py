@@ -9,6 +9,7 @@ merge_heads).
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 # (tokens, heads, width of a head), the same for every student; the values are each student's own
 SHAPES = [(5, 2, 3), (4, 3, 2), (3, 4, 5), (6, 1, 4), (2, 5, 1), (1, 3, 2), (9, 8, 6)]
@@ -18,13 +19,11 @@ def _routes(X, h):
     n, width = X.shape
     d = width // h
     routes = {
-        "split in the wrong order: head i takes the d consecutive columns from column i·d, "
-        "not every n_heads-th column": X.reshape(n, d, h).transpose(2, 0, 1),
-        "reshaped straight to (n_heads, n, d): reshape to (n, n_heads, d) first, then move the head "
-        "axis to the front": X.reshape(h, n, d),
-        "forgot to move the head axis to the front: (n, n_heads, d) instead of (n_heads, n, d)":
+        _("split in the wrong order: head i takes the d consecutive columns from column i·d, not every n_heads-th column"): X.reshape(n, d, h).transpose(2, 0, 1),
+        _("reshaped straight to (n_heads, n, d): reshape to (n, n_heads, d) first, then move the head axis to the front"): X.reshape(h, n, d),
+        _("forgot to move the head axis to the front: (n, n_heads, d) instead of (n_heads, n, d)"):
             X.reshape(n, h, d),
-        "each head came out transposed: (n_heads, d, n) instead of (n_heads, n, d)":
+        _("each head came out transposed: (n_heads, d, n) instead of (n_heads, n, d)"):
             X.reshape(n, h, d).transpose(1, 2, 0),
     }
     return routes
@@ -32,27 +31,27 @@ def _routes(X, h):
 
 def _check(student, reference, X, h, what):
     got = student.split_heads(X, h)
-    check.array(got, reference.split_heads(X, h), what=f"split_heads(X, {h}) on {what}",
+    check.array(got, reference.split_heads(X, h), what=_("split_heads(X, {h}) on {what}").format(h=h, what=what),
                 mistakes=lambda: _routes(X, h))
 
 
 def test_shapes_with_every_size_different(student, reference, rng):
     """n, n_heads and d all different"""
     for n, h, d in SHAPES[:3]:
-        _check(student, reference, rng.normal(size=(n, h * d)), h, f"X of shape ({n}, {h * d})")
+        _check(student, reference, rng.normal(size=(n, h * d)), h, _("X of shape ({n}, {number})").format(n=n, number=h * d))
 
 
 def test_corner_shapes(student, reference, rng):
     """one head, one column per head, one token, many heads"""
     for n, h, d in SHAPES[3:]:
-        _check(student, reference, rng.normal(size=(n, h * d)), h, f"X of shape ({n}, {h * d})")
+        _check(student, reference, rng.normal(size=(n, h * d)), h, _("X of shape ({n}, {number})").format(n=n, number=h * d))
 
 
 def test_your_projections(student, reference, params):
     """your notebook's X @ W_q and X @ W_v"""
     X, h = np.array(params["X"]), params["n_heads"]
     for name in ("W_q", "W_v"):
-        _check(student, reference, X @ np.array(params[name]), h, f"your X @ {name}")
+        _check(student, reference, X @ np.array(params[name]), h, _("your X @ {name}").format(name=name))
 
 
 def test_merge_undoes_split(student, reference, rng):
@@ -60,10 +59,8 @@ def test_merge_undoes_split(student, reference, rng):
     for n, h, d in ((5, 3, 2), (4, 2, 6)):
         X = rng.normal(size=(n, h * d))
         got = student.split_heads(X, h)
-        arr = check.to_array(got, f"split_heads(X, {h})")
+        arr = check.to_array(got, _("split_heads(X, {h})").format(h=h))
         if arr.shape != (h, n, d):
-            raise check.Mismatch(f"split_heads(X, {h}) on X of shape ({n}, {h * d}): shape {arr.shape}, "
-                                 f"expected shape {(h, n, d)}")
+            raise check.Mismatch(_("split_heads(X, {h}) on X of shape ({n}, {number}): shape {shape}, expected shape {value}").format(h=h, n=n, number=h * d, shape=arr.shape, value=(h, n, d)))
         routes = lambda: {k: reference.merge_heads(v) for k, v in _routes(X, h).items() if v.shape == (h, n, d)}
-        check.array(reference.merge_heads(arr), X, what=f"merge_heads(split_heads(X, {h})) on X of shape "
-                    f"({n}, {h * d}) (it should give X back)", mistakes=routes)
+        check.array(reference.merge_heads(arr), X, what=_("merge_heads(split_heads(X, {h})) on X of shape ({n}, {number}) (it should give X back)").format(h=h, n=n, number=h * d), mistakes=routes)

@@ -3,6 +3,7 @@
 import pytest
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 LETTERS = "ABCD"
 IDS = ["mc_scaling", "mc_weights", "mc_global", "mc_order", "mc_cost", "mc_projections"]
@@ -15,7 +16,7 @@ def test_concept(student, params, qid):
     correct = question["options"][LETTERS.index(question["answer"])]
     got = student[qid]
     if got is None:
-        raise check.Mismatch(f"{qid}: no answer given")
+        raise check.Mismatch(_("{qid}: no answer given").format(qid=qid))
     letter = str(got).strip().upper()
     if letter in LETTERS[:len(question["options"])]:
         chosen = question["options"][LETTERS.index(letter)]
@@ -25,5 +26,5 @@ def test_concept(student, params, qid):
         return
     reason = question["why"].get(chosen)
     if reason is None:
-        raise check.Mismatch(f"{qid}: wrong answer -- not one of the options")
-    raise check.Mismatch(f"{qid}: wrong answer -- {reason}", mistake=reason)
+        raise check.Mismatch(_("{qid}: wrong answer -- not one of the options").format(qid=qid))
+    raise check.Mismatch(_("{qid}: wrong answer -- {reason}").format(qid=qid, reason=_(reason)), mistake=reason)

@@ -9,20 +9,21 @@ self_attention are replaced by the reference ones; their KVCache is used.
 import numpy as np
 
 from gradekit.graders import check, probes
+from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-6)
 HELPERS = ("project_qkv", "scaled_scores", "softmax", "weighted_sum", "self_attention")
 LECTURE_WEIGHTS = np.array([0.330, 0.670])
 
 
-IGNORES_CACHE = "ignores the cache: the new token attends only to itself (output = its own value)"
-NOT_ITSELF = "the new token does not attend to itself: append k, v to the cache before attending"
-NO_SCALING = "no scaling: divide the scores by sqrt(d_k)"
-DIV_DK = "divided the cache scores by d_k instead of sqrt(d_k)"
-NO_SOFTMAX = "no softmax: the scaled scores themselves were used as weights"
-UNIFORM = "ignored the scores: every cached token got the same weight"
-KEYS_AS_VALUES = "mixed the cached keys instead of the cached values"
-LECTURE = "hard-coded the lecture's weights (its hand example), not computed from the scores"
+IGNORES_CACHE = _("ignores the cache: the new token attends only to itself (output = its own value)")
+NOT_ITSELF = _("the new token does not attend to itself: append k, v to the cache before attending")
+NO_SCALING = _("no scaling: divide the scores by sqrt(d_k)")
+DIV_DK = _("divided the cache scores by d_k instead of sqrt(d_k)")
+NO_SOFTMAX = _("no softmax: the scaled scores themselves were used as weights")
+UNIFORM = _("ignored the scores: every cached token got the same weight")
+KEYS_AS_VALUES = _("mixed the cached keys instead of the cached values")
+LECTURE = _("hard-coded the lecture's weights (its hand example), not computed from the scores")
 
 
 def _attend(reference, q, K, V, scale=None, weights="softmax"):
@@ -66,22 +67,21 @@ def _holds(cache, K, V):
 
 def _probes(got, q, K, V):
     return lambda: [
-        probes.equals(got, V[-1], subject="Your output", other_name="the new token's own value")
+        probes.equals(got, V[-1], subject=_("Your output"), other_name=_("the new token's own value"))
         if len(K) > 1 else None,
-        probes.equals(got, V[0], subject="Your output", other_name="the value of the first cached token")
+        probes.equals(got, V[0], subject=_("Your output"), other_name=_("the value of the first cached token"))
         if len(K) > 1 else None,
     ]
 
 
 def _decode_all(sa, reference, X, W_q, W_k, W_v, what):
     cache = sa.KVCache()
-    expected, _ = reference.causal_self_attention(X, W_q, W_k, W_v)
+    expected, unused = reference.causal_self_attention(X, W_q, W_k, W_v)
     n = X.shape[0]
     for t in range(n):
         got = sa.decode_step(X[t], W_q, W_k, W_v, cache)
         q, K, V = X[t] @ W_q, X[: t + 1] @ W_k, X[: t + 1] @ W_v
-        check.array(got, expected[t], what=f"decode_step for token {t + 1} of {what} (row {t + 1} of causal "
-                    "self-attention)", **TOL, mistakes=lambda: _step_mistakes(reference, cache, q, K, V),
+        check.array(got, expected[t], what=_("decode_step for token {number} of {what} (row {number} of causal self-attention)").format(number=t + 1, what=what), **TOL, mistakes=lambda: _step_mistakes(reference, cache, q, K, V),
                     probes=_probes(got, q, K, V))
     return cache
 
@@ -90,23 +90,23 @@ def test_matches_causal_attention_row_by_row(student, reference, rng):
     sa = student.with_reference(*HELPERS)
     X = rng.normal(size=(6, 5))
     W_q, W_k, W_v = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 4))
-    _decode_all(sa, reference, X, W_q, W_k, W_v, "6 random tokens (d_model=5, d_k=3, d_v=4)")
+    _decode_all(sa, reference, X, W_q, W_k, W_v, _("6 random tokens (d_model=5, d_k=3, d_v=4)"))
 
 
 def test_your_notebook_sequence_and_cache_contents(student, reference, params):
     sa = student.with_reference(*HELPERS)
     X, W_q, W_k, W_v = (np.array(params[k]) for k in ("X", "W_q", "W_k", "W_v"))
-    cache = _decode_all(sa, reference, X, W_q, W_k, W_v, "your notebook's X")
+    cache = _decode_all(sa, reference, X, W_q, W_k, W_v, _("your notebook's X"))
     n = len(cache)
-    assert n == X.shape[0], f"after {X.shape[0]} decode steps the cache should hold {X.shape[0]} tokens, not {n}"
+    assert n == X.shape[0], _("after {value} decode steps the cache should hold {value} tokens, not {n}").format(value=X.shape[0], n=n)
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
     check.arrays([cache.keys, cache.values], [K, V], **TOL,
-                 what=["cache.keys after decoding your X (should be X[t] @ W_k for every t)",
-                       "cache.values after decoding your X (should be X[t] @ W_v for every t)"],
+                 what=[_("cache.keys after decoding your X (should be X[t] @ W_k for every t)"),
+                       _("cache.values after decoding your X (should be X[t] @ W_v for every t)")],
                  mistakes=lambda: {**reference.cache_routes(K, V),
-                                   "the cache holds the queries instead of the keys": (Q, V),
-                                   "the cache holds the keys as values": (K, K),
-                                   "the cache holds the values as keys": (V, V)})
+                                   _("the cache holds the queries instead of the keys"): (Q, V),
+                                   _("the cache holds the keys as values"): (K, K),
+                                   _("the cache holds the values as keys"): (V, V)})
 
 
 def test_cache_holds_t_entries_after_t_steps(student, reference, rng):
@@ -117,9 +117,10 @@ def test_cache_holds_t_entries_after_t_steps(student, reference, rng):
     for t in range(4):
         sa.decode_step(X[t], W_q, W_k, W_v, cache)
         n = len(cache)
-        assert n == t + 1, (f"after {t + 1} decode steps the cache should hold {t + 1} tokens, not {n}" +
-                            (" (is the key and value appended more than once per step?)" if n > t + 1 else "") +
-                            (" (decode_step should append the new token's key and value)" if n < t + 1 else ""))
+        assert n == t + 1, (_("after {steps} decode steps the cache should hold {steps} tokens, not {n} (is the key "
+                              "and value appended more than once per step?)") if n > t + 1 else
+                            _("after {steps} decode steps the cache should hold {steps} tokens, not {n} (decode_step "
+                              "should append the new token's key and value)")).format(steps=t + 1, n=n)
 
 
 def test_attends_over_what_the_cache_holds(student, reference, rng):
@@ -136,14 +137,14 @@ def test_attends_over_what_the_cache_holds(student, reference, rng):
     K, V = np.vstack([K_old, k_new]), np.vstack([V_old, v_new])
     got = sa.decode_step(x, W_q, W_k, W_v, cache)
     check.array(got, _attend(reference, q, K, V),
-                what="decode_step on a cache already holding 4 tokens (it should attend over all 5)", **TOL,
+                what=_("decode_step on a cache already holding 4 tokens (it should attend over all 5)"), **TOL,
                 mistakes=lambda: _step_mistakes(reference, cache, q, K, V), probes=_probes(got, q, K, V))
     n = len(cache)
-    assert n == 5, f"a cache holding 4 tokens should hold 5 after one decode_step, not {n}"
+    assert n == 5, _("a cache holding 4 tokens should hold 5 after one decode_step, not {n}").format(n=n)
 
 
 def test_your_hand_example(student, reference, params):
     sa = student.with_reference(*HELPERS)
     X = np.array([params["x1"], params["x2"]])
     I = np.eye(2)
-    _decode_all(sa, reference, X, I, I, params["c"] * I, "your hand example (x1, x2, W_q = W_k = I, W_v = c·I)")
+    _decode_all(sa, reference, X, I, I, params["c"] * I, _("your hand example (x1, x2, W_q = W_k = I, W_v = c·I)"))

@@ -3,6 +3,7 @@
 import numpy as np
 
 from gradekit.graders import check, probes
+from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-6)  # loose enough for float32 answers
 
@@ -12,18 +13,18 @@ def _weights(rng, n, d_model, d_k, d_v):
     return X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
 
 
-SWAPPED = "Q and K swapped: the queries come from W_q, the keys from W_k"
-WQ_FOR_BOTH = "one projection for both: W_q was used for the keys too"
-WK_FOR_BOTH = "one projection for both: W_k was used for the queries too"
-WK_FOR_V = "used W_k for the values (V should be X @ W_v)"
-WQ_FOR_V = "used W_q for the values (V should be X @ W_v)"
-WV_FOR_Q = "used W_v for the queries (Q should be X @ W_q)"
-WV_FOR_K = "used W_v for the keys (K should be X @ W_k)"
-K_V_SWAPPED = "K and V swapped: the keys come from W_k, the values from W_v"
-X_AS_V = "no value projection: X itself was returned as V"
-NO_PROJECTION = "no projections: X itself was returned as Q, K and V"
-WRONG_ORDER = "multiplied in the wrong order: the token rows of X go on the left, X @ W"
-TRANSPOSED_W = "multiplied by the transposed matrices (X @ Wᵀ)"
+SWAPPED = _("Q and K swapped: the queries come from W_q, the keys from W_k")
+WQ_FOR_BOTH = _("one projection for both: W_q was used for the keys too")
+WK_FOR_BOTH = _("one projection for both: W_k was used for the queries too")
+WK_FOR_V = _("used W_k for the values (V should be X @ W_v)")
+WQ_FOR_V = _("used W_q for the values (V should be X @ W_v)")
+WV_FOR_Q = _("used W_v for the queries (Q should be X @ W_q)")
+WV_FOR_K = _("used W_v for the keys (K should be X @ W_k)")
+K_V_SWAPPED = _("K and V swapped: the keys come from W_k, the values from W_v")
+X_AS_V = _("no value projection: X itself was returned as V")
+NO_PROJECTION = _("no projections: X itself was returned as Q, K and V")
+WRONG_ORDER = _("multiplied in the wrong order: the token rows of X go on the left, X @ W")
+TRANSPOSED_W = _("multiplied by the transposed matrices (X @ Wᵀ)")
 
 
 def _mistakes(X, W_q, W_k, W_v):
@@ -48,31 +49,33 @@ def _mistakes(X, W_q, W_k, W_v):
 def _check(student, reference, X, W_q, W_k, W_v, what):
     got = student.project_qkv(X, W_q, W_k, W_v)
     assert isinstance(got, (tuple, list)) and len(got) == 3, \
-        f"project_qkv on {what}: should return the tuple (Q, K, V), got {type(got).__name__}" + \
-        (f" of length {len(got)}" if isinstance(got, (tuple, list)) else "")
+        (_("project_qkv on {what}: should return the tuple (Q, K, V), got {kind} of length {count}")
+         if isinstance(got, (tuple, list)) else
+         _("project_qkv on {what}: should return the tuple (Q, K, V), got {kind}")).format(
+            what=what, kind=type(got).__name__, count=len(got) if isinstance(got, (tuple, list)) else 0)
     # the three are one check: a route predicts all three ("Q right, K wrong" tells routes apart)
     check.arrays(got, reference.project_qkv(X, W_q, W_k, W_v), **TOL,
-                 what=[f"{name} from project_qkv on {what}" for name in "QKV"],
+                 what=[_("{name} from project_qkv on {what}").format(name=name, what=what) for name in "QKV"],
                  mistakes=lambda: _mistakes(X, W_q, W_k, W_v), probes=lambda: [
-                     probes.equals(got[2], X, subject="Your V", other_name="the input rows X"),
+                     probes.equals(got[2], X, subject=_("Your V"), other_name=_("the input rows X")),
                  ])
 
 
 def test_all_dimensions_different(student, reference, rng):
     X, W_q, W_k, W_v = _weights(rng, n=6, d_model=5, d_k=3, d_v=4)
-    _check(student, reference, X, W_q, W_k, W_v, "6 tokens, d_model=5, d_k=3, d_v=4")
+    _check(student, reference, X, W_q, W_k, W_v, _("6 tokens, d_model=5, d_k=3, d_v=4"))
 
 
 def test_your_notebook_numbers(student, reference, params):
     X, W_q, W_k, W_v = (np.array(params[k]) for k in ("X", "W_q", "W_k", "W_v"))
-    _check(student, reference, X, W_q, W_k, W_v, "the X, W_q, W_k, W_v of your notebook")
+    _check(student, reference, X, W_q, W_k, W_v, _("the X, W_q, W_k, W_v of your notebook"))
 
 
 def test_values_wider_than_keys(student, reference, rng):
     X, W_q, W_k, W_v = _weights(rng, n=7, d_model=3, d_k=2, d_v=9)
-    _check(student, reference, X, W_q, W_k, W_v, "7 tokens, d_model=3, d_k=2, d_v=9")
+    _check(student, reference, X, W_q, W_k, W_v, _("7 tokens, d_model=3, d_k=2, d_v=9"))
 
 
 def test_single_token(student, reference, rng):
     X, W_q, W_k, W_v = _weights(rng, n=1, d_model=4, d_k=6, d_v=2)
-    _check(student, reference, X, W_q, W_k, W_v, "a single token (n=1), d_model=4, d_k=6, d_v=2")
+    _check(student, reference, X, W_q, W_k, W_v, _("a single token (n=1), d_model=4, d_k=6, d_v=2"))

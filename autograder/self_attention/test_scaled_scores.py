@@ -3,19 +3,20 @@
 import numpy as np
 
 from gradekit.graders import check, probes
+from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-6)
 
 
-NO_SCALING = "no scaling: the dot products should be divided by sqrt(d_k)"
-DIV_DK = "divided by d_k instead of sqrt(d_k)"
-MUL_SQRT = "multiplied by sqrt(d_k) instead of dividing"
-TRANSPOSED = "computed K Qᵀ instead of Q Kᵀ (rows should be queries, columns keys)"
-SQRT_NQ = "scaled by sqrt(number of queries) instead of sqrt(d_k), the key width"
-SQRT_NK = "scaled by sqrt(number of keys) instead of sqrt(d_k), the key width"
-DIV_NK = "divided by the number of keys instead of sqrt(d_k)"
-SOFTMAX_INSIDE = "applied the softmax inside scaled_scores: it should return the scaled scores themselves"
-QUERIES_ONLY = "compared the queries with themselves (Q Qᵀ): the keys are not used"
+NO_SCALING = _("no scaling: the dot products should be divided by sqrt(d_k)")
+DIV_DK = _("divided by d_k instead of sqrt(d_k)")
+MUL_SQRT = _("multiplied by sqrt(d_k) instead of dividing")
+TRANSPOSED = _("computed K Qᵀ instead of Q Kᵀ (rows should be queries, columns keys)")
+SQRT_NQ = _("scaled by sqrt(number of queries) instead of sqrt(d_k), the key width")
+SQRT_NK = _("scaled by sqrt(number of keys) instead of sqrt(d_k), the key width")
+DIV_NK = _("divided by the number of keys instead of sqrt(d_k)")
+SOFTMAX_INSIDE = _("applied the softmax inside scaled_scores: it should return the scaled scores themselves")
+QUERIES_ONLY = _("compared the queries with themselves (Q Qᵀ): the keys are not used")
 
 
 def _softmax_rows(s):
@@ -45,31 +46,31 @@ def _mistakes(Q, K):
 def _check(student, reference, Q, K, what):
     got = student.scaled_scores(Q, K)
     other_K = K[::-1] * 1.5 + 0.5
-    check.array(got, reference.scaled_scores(Q, K), what=f"scaled_scores on {what}", **TOL,
+    check.array(got, reference.scaled_scores(Q, K), what=_("scaled_scores on {what}").format(what=what), **TOL,
                 mistakes=lambda: _mistakes(Q, K), probes=lambda: [
                     probes.unchanged_when(lambda: student.scaled_scores(Q, other_K), got,
-                                          subject="Your table of scores", changed="the keys"),
+                                          subject=_("Your table of scores"), changed=_("the keys")),
                 ])
 
 
 def test_more_keys_than_queries(student, reference, rng):
     Q, K = rng.normal(size=(6, 3)), rng.normal(size=(7, 3))
-    _check(student, reference, Q, K, "6 queries and 7 keys of width d_k=3")
+    _check(student, reference, Q, K, _("6 queries and 7 keys of width d_k=3"))
 
 
 def test_square_table(student, reference, rng):
     Q, K = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
-    _check(student, reference, Q, K, "5 queries and 5 keys of width d_k=3")
+    _check(student, reference, Q, K, _("5 queries and 5 keys of width d_k=3"))
 
 
 def test_wide_keys(student, reference, rng):
     Q, K = rng.normal(size=(2, 8)), rng.normal(size=(4, 8))
-    _check(student, reference, Q, K, "2 queries and 4 keys of width d_k=8")
+    _check(student, reference, Q, K, _("2 queries and 4 keys of width d_k=8"))
 
 
 def test_your_hand_example(student, reference, params):
     H = np.array([params["x1"], params["x2"]])
-    _check(student, reference, H, H, "your hand example (Q = K = [x1; x2], d_k=2)")
+    _check(student, reference, H, H, _("your hand example (Q = K = [x1; x2], d_k=2)"))
 
 
 def _shape_cases(count=8):
@@ -94,5 +95,5 @@ def test_random_shapes(student, reference, rng):
     """random numbers of queries and keys and key widths"""
     for n_q, n_k, d_k in SHAPE_CASES:
         Q, K = rng.normal(size=(n_q, d_k)) * 2, rng.normal(size=(n_k, d_k))
-        _check(student, reference, Q, K, f"{n_q} quer{'y' if n_q == 1 else 'ies'} and "
-               f"{n_k} key{'' if n_k == 1 else 's'} of width d_k={d_k}")
+        _check(student, reference, Q, K, _("{n_q} query(ies) and {n_k} key(s) of width d_k={d_k}")
+               .format(n_q=n_q, n_k=n_k, d_k=d_k))

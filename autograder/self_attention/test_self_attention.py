@@ -8,33 +8,34 @@ costs points here.
 import numpy as np
 
 from gradekit.graders import check, probes
+from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-6)
 HELPERS = ("project_qkv", "scaled_scores", "softmax", "weighted_sum")
 
 
-NO_SCALING = "no scaling: divide the scores by sqrt(d_k)"
-DIV_DK = "divided the scores by d_k instead of sqrt(d_k)"
-SQRT_DMODEL = "scaled by sqrt(d_model) instead of sqrt(d_k)"
-SQRT_DV = "scaled by sqrt(d_v) instead of sqrt(d_k)"
-SQRT_N = "scaled by sqrt(n), the number of tokens, instead of sqrt(d_k)"
-DIV_DMODEL = "divided the scores by d_model instead of sqrt(d_k)"
-DIV_N = "divided the scores by n, the number of tokens, instead of sqrt(d_k)"
-KQ = "Q and K swapped (computed K Qᵀ)"
-WRONG_AXIS = "softmax along the wrong axis: each row (one query) should sum to 1"
-FLAT = "one softmax over the whole score table instead of one per row"
-TRANSPOSED = "transposed the weights: row i of the weights belongs to query i"
-RAW = "no softmax: the scaled scores themselves were used as weights"
-UNIFORM = "ignored the scores: every token got the same weight"
-X_AS_V = "no value projection: the inputs X were mixed instead of the values V = X W_v"
-WK_FOR_V = "projected the values with W_k instead of W_v"
-WQ_FOR_V = "projected the values with W_q instead of W_v"
-WQ_FOR_BOTH = "one projection for both queries and keys: W_q was used for the keys too"
-WK_FOR_BOTH = "one projection for both queries and keys: W_k was used for the queries too"
-CAUSAL = "used a causal mask: plain self-attention lets every token see every other token"
-LECTURE = "hard-coded the lecture's weights (its hand example), not computed from the scores"
-RETURN_ORDER = "returned (weights, output) instead of (output, weights)"
-UNMIXED = "returned the values V without mixing them with the weights"
+NO_SCALING = _("no scaling: divide the scores by sqrt(d_k)")
+DIV_DK = _("divided the scores by d_k instead of sqrt(d_k)")
+SQRT_DMODEL = _("scaled by sqrt(d_model) instead of sqrt(d_k)")
+SQRT_DV = _("scaled by sqrt(d_v) instead of sqrt(d_k)")
+SQRT_N = _("scaled by sqrt(n), the number of tokens, instead of sqrt(d_k)")
+DIV_DMODEL = _("divided the scores by d_model instead of sqrt(d_k)")
+DIV_N = _("divided the scores by n, the number of tokens, instead of sqrt(d_k)")
+KQ = _("Q and K swapped (computed K Qᵀ)")
+WRONG_AXIS = _("softmax along the wrong axis: each row (one query) should sum to 1")
+FLAT = _("one softmax over the whole score table instead of one per row")
+TRANSPOSED = _("transposed the weights: row i of the weights belongs to query i")
+RAW = _("no softmax: the scaled scores themselves were used as weights")
+UNIFORM = _("ignored the scores: every token got the same weight")
+X_AS_V = _("no value projection: the inputs X were mixed instead of the values V = X W_v")
+WK_FOR_V = _("projected the values with W_k instead of W_v")
+WQ_FOR_V = _("projected the values with W_q instead of W_v")
+WQ_FOR_BOTH = _("one projection for both queries and keys: W_q was used for the keys too")
+WK_FOR_BOTH = _("one projection for both queries and keys: W_k was used for the queries too")
+CAUSAL = _("used a causal mask: plain self-attention lets every token see every other token")
+LECTURE = _("hard-coded the lecture's weights (its hand example), not computed from the scores")
+RETURN_ORDER = _("returned (weights, output) instead of (output, weights)")
+UNMIXED = _("returned the values V without mixing them with the weights")
 
 LECTURE_WEIGHTS = np.array([[0.670, 0.330], [0.330, 0.670]])
 
@@ -79,19 +80,20 @@ def _check(student, reference, X, W_q, W_k, W_v, what):
     sa = student.with_reference(*HELPERS)
     got = sa.self_attention(X, W_q, W_k, W_v)
     assert isinstance(got, (tuple, list)) and len(got) == 2, \
-        f"self_attention on {what}: should return the tuple (output, weights)"
+        _("self_attention on {what}: should return the tuple (output, weights)").format(what=what)
     order = np.roll(np.arange(X.shape[0]), 1)
     # output and weights are one check: "weights right, output wrong" tells X-as-V from a scaling slip
     check.arrays(got, reference.self_attention(X, W_q, W_k, W_v), **TOL,
-                 what=[f"the output from self_attention on {what}", f"the weights from self_attention on {what}"],
+                 what=[_("the output from self_attention on {what}").format(what=what),
+                       _("the weights from self_attention on {what}").format(what=what)],
                  mistakes=lambda: _mistakes(reference, X, W_q, W_k, W_v), probes=lambda: [
-                     probes.slices_not_summing_to_one(got[1], subject="the rows of your weights"),
-                     probes.negative_entries(got[1], subject="your weights"),
-                     probes.equals(got[0], X, subject="Your output", other_name="the input rows X"),
+                     probes.slices_not_summing_to_one(got[1], subject=_("the rows of your weights")),
+                     probes.negative_entries(got[1], subject=_("your weights")),
+                     probes.equals(got[0], X, subject=_("Your output"), other_name=_("the input rows X")),
                      probes.unchanged_when(lambda: sa.self_attention(X, W_q, W_k, 2.0 * W_v + 1.0)[0], got[0],
-                                           subject="Your output", changed="the value matrix W_v"),
+                                           subject=_("Your output"), changed=_("the value matrix W_v")),
                      probes.not_equivariant(lambda: sa.self_attention(X[order], W_q, W_k, W_v)[0], got[0], order,
-                                            subject="your output", items="the tokens")
+                                            subject=_("your output"), items=_("the tokens"))
                      if X.shape[0] > 1 else None,
                  ])
 
@@ -99,35 +101,35 @@ def _check(student, reference, X, W_q, W_k, W_v, what):
 def test_all_dimensions_different(student, reference, rng):
     X = rng.normal(size=(6, 5))
     W_q, W_k, W_v = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 4))
-    _check(student, reference, X, W_q, W_k, W_v, "6 tokens, d_model=5, d_k=3, d_v=4")
+    _check(student, reference, X, W_q, W_k, W_v, _("6 tokens, d_model=5, d_k=3, d_v=4"))
 
 
 def test_your_notebook_numbers(student, reference, params):
     X, W_q, W_k, W_v = (np.array(params[k]) for k in ("X", "W_q", "W_k", "W_v"))
-    _check(student, reference, X, W_q, W_k, W_v, "the X, W_q, W_k, W_v of your notebook")
+    _check(student, reference, X, W_q, W_k, W_v, _("the X, W_q, W_k, W_v of your notebook"))
 
 
 def test_your_hand_example(student, reference, params):
     X = np.array([params["x1"], params["x2"]])
     I = np.eye(2)
-    _check(student, reference, X, I, I, params["c"] * I, "your hand example (x1, x2, W_q = W_k = I, W_v = c·I)")
+    _check(student, reference, X, I, I, params["c"] * I, _("your hand example (x1, x2, W_q = W_k = I, W_v = c·I)"))
 
 
 def test_two_tokens(student, reference, rng):
     X = rng.normal(size=(2, 3))
     W_q, W_k, W_v = rng.normal(size=(3, 5)), rng.normal(size=(3, 5)), rng.normal(size=(3, 4))
-    _check(student, reference, X, W_q, W_k, W_v, "2 tokens, d_model=3, d_k=5, d_v=4")
+    _check(student, reference, X, W_q, W_k, W_v, _("2 tokens, d_model=3, d_k=5, d_v=4"))
 
 
 def test_sharp_scores(student, reference, rng):
     # larger scores, where the scaling decides which token dominates
     X = 2.0 * rng.normal(size=(7, 4))
     W_q, W_k, W_v = rng.normal(size=(4, 6)), rng.normal(size=(4, 6)), rng.normal(size=(4, 2))
-    _check(student, reference, X, W_q, W_k, W_v, "7 tokens with large scores, d_model=4, d_k=6, d_v=2")
+    _check(student, reference, X, W_q, W_k, W_v, _("7 tokens with large scores, d_model=4, d_k=6, d_v=2"))
 
 
 def test_single_token(student, reference, rng):
     # one token can only attend to itself: weight 1, output = its value
     X = rng.normal(size=(1, 3))
     W_q, W_k, W_v = rng.normal(size=(3, 2)), rng.normal(size=(3, 2)), rng.normal(size=(3, 4))
-    _check(student, reference, X, W_q, W_k, W_v, "a single token (n=1), d_model=3, d_k=2, d_v=4")
+    _check(student, reference, X, W_q, W_k, W_v, _("a single token (n=1), d_model=3, d_k=2, d_v=4"))

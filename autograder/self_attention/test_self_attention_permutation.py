@@ -8,25 +8,24 @@ are the reference ones, so only self_attention itself is judged.
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-6)
 HELPERS = ("project_qkv", "scaled_scores", "softmax", "weighted_sum")
-NOT_EQUIVARIANT = ("self_attention must not depend on the order of the tokens (no masks or "
-                   "position-dependent steps): ")
 
 
 def _run(sa, X, W_q, W_k, W_v, what):
     got = sa.self_attention(X, W_q, W_k, W_v)
     assert isinstance(got, (tuple, list)) and len(got) == 2, \
-        f"self_attention on {what}: should return the tuple (output, weights)"
-    out = check.to_array(got[0], f"the output from self_attention on {what}")
-    w = check.to_array(got[1], f"the weights from self_attention on {what}")
+        _("self_attention on {what}: should return the tuple (output, weights)").format(what=what)
+    out = check.to_array(got[0], _("the output from self_attention on {what}").format(what=what))
+    w = check.to_array(got[1], _("the weights from self_attention on {what}").format(what=what))
     n = X.shape[0]
-    assert w.shape == (n, n), f"the weights from self_attention on {what}: shape {w.shape}, expected ({n}, {n})"
+    assert w.shape == (n, n), _("the weights from self_attention on {what}: shape {shape}, expected ({n}, {n})").format(what=what, shape=w.shape, n=n)
     assert out.shape == (n, W_v.shape[1]), \
-        f"the output from self_attention on {what}: shape {out.shape}, expected ({n}, {W_v.shape[1]})"
+        _("the output from self_attention on {what}: shape {shape}, expected ({n}, {value})").format(what=what, shape=out.shape, n=n, value=W_v.shape[1])
     assert np.allclose(w.sum(axis=1), 1.0, atol=1e-5), \
-        f"the weights from self_attention on {what}: each row should sum to 1"
+        _("the weights from self_attention on {what}: each row should sum to 1").format(what=what)
     return out, w
 
 
@@ -38,31 +37,38 @@ def _weights(rng, n=6, d_model=5, d_k=3, d_v=4):
 def test_reordering_tokens_reorders_outputs(student, rng):
     sa = student.with_reference(*HELPERS)
     X, W_q, W_k, W_v = _weights(rng)
-    out, w = _run(sa, X, W_q, W_k, W_v, "6 random tokens")
+    out, w = _run(sa, X, W_q, W_k, W_v, _("6 random tokens"))
     for k in range(3):
         perm = rng.permutation(X.shape[0])
-        what = f"the same 6 tokens reordered as {perm.tolist()}"
+        what = _("the same 6 tokens reordered as {value}").format(value=perm.tolist())
         out_p, w_p = _run(sa, X[perm], W_q, W_k, W_v, what)
-        check.array(out_p, out[perm], what=f"{NOT_EQUIVARIANT}the output on {what}, compared with the output "
-                    "rows reordered the same way", **TOL)
-        check.array(w_p, w[perm][:, perm], what=f"{NOT_EQUIVARIANT}the weights on {what}, compared with the "
-                    "weights with rows and columns reordered the same way", **TOL)
+        check.array(out_p, out[perm], what=_("not permutation-equivariant (self_attention must not depend on the order of the tokens: no masks "
+                                              "or position-dependent steps): the output on {what}, compared with the output "
+                                              "rows reordered the same way").format(what=what), **TOL)
+        check.array(w_p, w[perm][:, perm], what=_("not permutation-equivariant (self_attention must not depend on the order of the "
+                                                     "tokens: no masks or position-dependent steps): the weights on {what}, "
+                                                     "compared with the weights with rows and columns reordered the same way")
+                    .format(what=what), **TOL)
 
 
 def test_reversing_your_sequence(student, params):
     sa = student.with_reference(*HELPERS)
     X, W_q, W_k, W_v = (np.array(params[k]) for k in ("X", "W_q", "W_k", "W_v"))
-    out, w = _run(sa, X, W_q, W_k, W_v, "your notebook's X")
-    out_r, w_r = _run(sa, X[::-1], W_q, W_k, W_v, "your notebook's X in reverse order")
-    check.array(out_r, out[::-1], what=f"{NOT_EQUIVARIANT}the output on your X reversed, compared with the "
-                "output rows reversed", **TOL)
-    check.array(w_r, w[::-1, ::-1], what=f"{NOT_EQUIVARIANT}the weights on your X reversed", **TOL)
+    out, w = _run(sa, X, W_q, W_k, W_v, _("your notebook's X"))
+    out_r, w_r = _run(sa, X[::-1], W_q, W_k, W_v, _("your notebook's X in reverse order"))
+    check.array(out_r, out[::-1], what=_("not permutation-equivariant (self_attention must not depend on the order of "
+                                             "the tokens: no masks or position-dependent steps): the output on your X "
+                                             "reversed, compared with the output rows reversed"), **TOL)
+    check.array(w_r, w[::-1, ::-1], what=_("not permutation-equivariant (self_attention must not depend on the order "
+                                                   "of the tokens: no masks or position-dependent steps): the weights on "
+                                                   "your X reversed"), **TOL)
 
 
 def test_identical_tokens_get_identical_outputs(student, rng):
     sa = student.with_reference(*HELPERS)
     X, W_q, W_k, W_v = _weights(rng, n=5, d_model=4, d_k=2, d_v=3)
     X[3] = X[0]
-    out, _ = _run(sa, X, W_q, W_k, W_v, "5 tokens of which the first and the fourth are equal")
-    check.array(out[3], out[0], what=f"{NOT_EQUIVARIANT}the outputs of two identical tokens (1st and 4th) "
-                "should be equal", **TOL)
+    out, unused = _run(sa, X, W_q, W_k, W_v, _("5 tokens of which the first and the fourth are equal"))
+    check.array(out[3], out[0], what=_("not permutation-equivariant (self_attention must not depend on the order of the "
+                                             "tokens: no masks or position-dependent steps): the outputs of two identical "
+                                             "tokens (1st and 4th) should be equal"), **TOL)

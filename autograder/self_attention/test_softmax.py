@@ -3,6 +3,7 @@
 import numpy as np
 
 from gradekit.graders import check, probes
+from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-7)
 
@@ -15,48 +16,48 @@ def _mistakes(reference, x, axis):
 
 def _probes(got, axis):
     return lambda: [
-        probes.slices_not_summing_to_one(got, axis=axis, subject="the slices of your result along `axis`"),
-        probes.negative_entries(got, subject="your values"),
+        probes.slices_not_summing_to_one(got, axis=axis, subject=_("the slices of your result along `axis`")),
+        probes.negative_entries(got, subject=_("your values")),
     ]
 
 
 def _check(student, reference, x, axis, what):
     got = student.softmax(x, axis=axis)
-    check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis}) on {what}", **TOL,
+    check.array(got, reference.softmax(x, axis=axis), what=_("softmax(x, axis={axis}) on {what}").format(axis=axis, what=what), **TOL,
                 mistakes=lambda: _mistakes(reference, x, axis), probes=_probes(got, axis))
 
 
 def test_one_dimensional(student, reference, rng):
     x = rng.normal(size=7) * 2
     got = student.softmax(x)
-    check.array(got, reference.softmax(x), what="softmax(x) on a vector of length 7", **TOL,
+    check.array(got, reference.softmax(x), what=_("softmax(x) on a vector of length 7"), **TOL,
                 mistakes=lambda: _mistakes(reference, x, -1), probes=_probes(got, -1))
 
 
 def test_default_axis_is_last(student, reference, rng):
     x = rng.normal(size=(3, 4, 5))
     got = student.softmax(x)
-    check.array(got, reference.softmax(x, axis=-1), what="softmax(x) with the default axis on a 3×4×5 input",
+    check.array(got, reference.softmax(x, axis=-1), what=_("softmax(x) with the default axis on a 3×4×5 input"),
                 **TOL, mistakes=lambda: _mistakes(reference, x, -1), probes=_probes(got, -1))
 
 
 def test_every_axis_of_a_3d_input(student, reference, rng):
     x = rng.normal(size=(3, 4, 5)) * 2
     for axis in (0, 1, 2, -2):
-        _check(student, reference, x, axis, "a 3×4×5 input")
+        _check(student, reference, x, axis, _("a 3×4×5 input"))
 
 
 def test_every_axis_of_a_4d_batch(student, reference, rng):
     x = rng.normal(size=(2, 3, 4, 5)) * 2
     for axis in (0, 1, 2, 3, -1):
-        _check(student, reference, x, axis, "a 2×3×4×5 batch")
+        _check(student, reference, x, axis, _("a 2×3×4×5 batch"))
 
 
 def test_square_score_table_rows_and_columns(student, reference, rng):
     # square, so a missing keepdims broadcasts silently instead of failing
     x = rng.normal(size=(4, 4)) * 2
-    _check(student, reference, x, -1, "a 4×4 table of scores")
-    _check(student, reference, x, 0, "a 4×4 table of scores")
+    _check(student, reference, x, -1, _("a 4×4 table of scores"))
+    _check(student, reference, x, 0, _("a 4×4 table of scores"))
 
 
 def _law_cases(count=8):
@@ -84,14 +85,13 @@ def test_laws_sum_to_one_and_shift_invariance(student, reference, rng):
     """random shapes and axes: each slice sums to 1 and adding a constant to it changes nothing"""
     for shape, axis in LAW_CASES:
         x = rng.normal(size=shape) * 3
-        what = f"an input of shape {shape}"
+        what = _("an input of shape {shape}").format(shape=shape)
         got = student.softmax(x, axis=axis)
-        check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis}) on {what}", **TOL,
+        check.array(got, reference.softmax(x, axis=axis), what=_("softmax(x, axis={axis}) on {what}").format(axis=axis, what=what), **TOL,
                     mistakes=lambda: _mistakes(reference, x, axis), probes=_probes(got, axis))
         # shift every slice along the axis by its own constant
         shift_shape = list(shape)
         shift_shape[axis] = 1
         shifted = x + rng.uniform(-20, 20, size=shift_shape)
         got_shifted = student.softmax(shifted, axis=axis)
-        check.array(got_shifted, got, what=f"softmax(x + c, axis={axis}) on {what}, compared with softmax(x) "
-                    "(adding a constant to a slice should not change its weights)", **TOL)
+        check.array(got_shifted, got, what=_("softmax(x + c, axis={axis}) on {what}, compared with softmax(x) (adding a constant to a slice should not change its weights)").format(axis=axis, what=what), **TOL)

@@ -3,6 +3,7 @@
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 TOL = 0.005  # the question accepts answers within ±0.005 (the lecture rounds to three decimals)
 LECTURE_WEIGHTS = [0.670, 0.330]
@@ -20,12 +21,12 @@ def _routes(params):
     raw = X[0] @ X.T
     right = _softmax(raw / np.sqrt(2))
     weights = {
-        "weights from the lecture's numbers, not yours": LECTURE_WEIGHTS,
-        "forgot the √d_k: the scores must be divided by √2 before the softmax": _softmax(raw),
-        "divided by d_k = 2 instead of √d_k": _softmax(raw / 2),
-        "these are position 2's weights; position 1's query is x1": _softmax(X[1] @ X.T / np.sqrt(2)),
-        "the raw scaled scores, before the softmax": raw / np.sqrt(2),
-        "equal weights: the softmax of the scores is not uniform": [0.5, 0.5],
+        _("weights from the lecture's numbers, not yours"): LECTURE_WEIGHTS,
+        _("forgot the √d_k: the scores must be divided by √2 before the softmax"): _softmax(raw),
+        _("divided by d_k = 2 instead of √d_k"): _softmax(raw / 2),
+        _("these are position 2's weights; position 1's query is x1"): _softmax(X[1] @ X.T / np.sqrt(2)),
+        _("the raw scaled scores, before the softmax"): raw / np.sqrt(2),
+        _("equal weights: the softmax of the scores is not uniform"): [0.5, 0.5],
     }
     return X, c, right, weights
 
@@ -40,12 +41,12 @@ def test_output(student, params):
     """position 1's output vector"""
     X, c, right, weights = _routes(params)
     mistakes = {
-        "the lecture's output, not yours": LECTURE_OUTPUT,
-        "used W_v = 2·I from the lecture instead of your c": 2 * (right @ X),
-        "forgot W_v: the output mixes the value vectors c·x_j, not the inputs": right @ X,
-        "forgot the √d_k in the weights": c * (weights["forgot the √d_k: the scores must be divided by √2 before the softmax"] @ X),
-        "divided the scores by d_k instead of √d_k": c * (weights["divided by d_k = 2 instead of √d_k"] @ X),
-        "this is position 2's output": c * (_softmax(X[1] @ X.T / np.sqrt(2)) @ X),
+        _("the lecture's output, not yours"): LECTURE_OUTPUT,
+        _("used W_v = 2·I from the lecture instead of your c"): 2 * (right @ X),
+        _("forgot W_v: the output mixes the value vectors c·x_j, not the inputs"): right @ X,
+        _("forgot the √d_k in the weights"): c * (weights["forgot the √d_k: the scores must be divided by √2 before the softmax"] @ X),
+        _("divided the scores by d_k instead of √d_k"): c * (weights["divided by d_k = 2 instead of √d_k"] @ X),
+        _("this is position 2's output"): c * (_softmax(X[1] @ X.T / np.sqrt(2)) @ X),
     }
     check.array(student["tq1_output"], c * (right @ X), what="tq1_output", rtol=0, atol=TOL, mistakes=mistakes)
 
@@ -53,7 +54,7 @@ def test_output(student, params):
 def test_weights_do_not_depend_on_v(student):
     """whether W_v changes the weights"""
     check.choice(_yes_no(student["tq1_weights_change"]), "no", what="tq1_weights_change",
-                 mistakes={"W_v only enters the output: the weights come from Q and K alone": "yes"})
+                 mistakes={_("W_v only enters the output: the weights come from Q and K alone"): "yes"})
 
 
 def _yes_no(value):

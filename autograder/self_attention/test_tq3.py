@@ -3,6 +3,7 @@
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 TOL = 0.005
 
@@ -19,8 +20,7 @@ def test_new_position_one(student, params):
     old_1 = c * (_softmax(X[0] @ X.T / np.sqrt(2)) @ X)
     old_2 = c * (_softmax(X[1] @ X.T / np.sqrt(2)) @ X)
     check.array(student["tq3_output"], old_2, what="tq3_output", rtol=0, atol=TOL, mistakes={
-        "that is the old position 1's output: outputs move with their tokens, so the new position 1 "
-        "(the old token 2) gets the old position 2's output": old_1,
-        "the lecture's numbers, not yours": [0.660, 1.340],
-        "forgot W_v = c·I": old_2 / c,
+        _("that is the old position 1's output: outputs move with their tokens, so the new position 1 (the old token 2) gets the old position 2's output"): old_1,
+        _("the lecture's numbers, not yours"): [0.660, 1.340],
+        _("forgot W_v = c·I"): old_2 / c,
     })

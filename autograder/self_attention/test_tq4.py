@@ -3,6 +3,7 @@
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.i18n import _
 
 TOL = 0.005
 
@@ -10,7 +11,7 @@ TOL = 0.005
 def test_single_weight(student):
     """the one attention weight"""
     check.scalar(student["tq4_weight"], 1.0, what="tq4_weight", rtol=0, atol=TOL, mistakes={
-        "with one token the softmax has a single entry, so the weight is 1 whatever the score": 0.0,
+        _("with one token the softmax has a single entry, so the weight is 1 whatever the score"): 0.0,
     })
 
 
@@ -19,5 +20,5 @@ def test_output_is_x_times_wv(student, params):
     x = np.array(params["q4_x"])
     W = np.array(params["q4_Wv"])
     check.array(student["tq4_output"], x @ W, what="tq4_output", rtol=0, atol=TOL, mistakes={
-        "summed the rows of W_v: each row must be weighted by the matching entry of x": W.sum(axis=0),
+        _("summed the rows of W_v: each row must be weighted by the matching entry of x"): W.sum(axis=0),
     })

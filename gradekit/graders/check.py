@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 import numpy as np
 
 from ..errors import Mismatch
+from ..i18n.text import Text, _, join
 
 __all__ = ["Mismatch", "FAILS", "array", "arrays", "scalar", "close", "choice", "to_array", "evidence"]
 
@@ -75,9 +76,11 @@ def to_array(value: Any, what: str) -> np.ndarray:
         try:
             arr = np.asarray(value)
         except Exception:  # ragged lists and the like
-            raise Mismatch(f"{what}: returned a {type(value).__name__} that is not a rectangular array of numbers")
+            raise Mismatch(_("{what}: returned a {kind} that is not a rectangular array of numbers")
+                           .format(what=what, kind=type(value).__name__))
     if arr.dtype.kind not in "biuf":
-        raise Mismatch(f"{what}: returned {_describe(value)}, expected an array of numbers")
+        raise Mismatch(_("{what}: returned {value}, expected an array of numbers")
+                       .format(what=what, value=_describe(value)))
     return arr.astype(np.float64, copy=False)
 
 
@@ -120,10 +123,10 @@ def arrays(got: Sequence[Any], expected: Sequence[Any], *, what: Sequence[str], 
     if not problems:
         return
     if any(p is None for p in parts):
-        raise Mismatch("; ".join(problems))
+        raise Mismatch(join("; ", problems))
     candidates, ruled_out = evidence(parts, exps, mistakes, rtol, atol)
     observations = [] if candidates else _observe(probes)
-    raise Mismatch(_sentences("; ".join(problems), observations), candidates=candidates, ruled_out=ruled_out,
+    raise Mismatch(_sentences(join("; ", problems), observations), candidates=candidates, ruled_out=ruled_out,
                    observations=observations)
 
 
@@ -135,15 +138,15 @@ def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
     if isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
         arr = to_array(got, what)
         if arr.size != 1:
-            raise Mismatch(f"{what}: expected a single number, got shape {arr.shape}")
+            raise Mismatch(_("{what}: expected a single number, got shape {shape}").format(what=what, shape=arr.shape))
         got = arr.reshape(-1)[0]
     value = float(got)
     if math.isclose(value, float(expected), rel_tol=rtol, abs_tol=atol):
         return
     routes = {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _routes(mistakes).items()}
     candidates, ruled_out = evidence([np.asarray(value)], [np.asarray(float(expected))], routes, rtol, atol)
-    raise Mismatch(f"{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})",
-                   candidates=candidates, ruled_out=ruled_out)
+    raise Mismatch(_("{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})")
+                   .format(what=what, rtol=rtol, atol=atol), candidates=candidates, ruled_out=ruled_out)
 
 
 def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> bool:
@@ -164,7 +167,7 @@ def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None) -> 
         return
     routes = {name: value for name, value in _routes(mistakes).items() if value is not None}
     candidates = [name for name, value in routes.items() if _norm(got) == _norm(value)]
-    raise Mismatch(f"{what}: wrong answer", candidates=candidates,
+    raise Mismatch(_("{what}: wrong answer").format(what=what), candidates=candidates,
                    ruled_out=[name for name in routes if name not in candidates])
 
 
@@ -196,26 +199,30 @@ def evidence(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], mistakes
     return candidates, [name for name in values if name not in candidates] + fails
 
 
-def _difference(arr: np.ndarray, exp: np.ndarray, what: str, rtol: float, atol: float) -> str | None:
+def _difference(arr: np.ndarray, exp: np.ndarray, what: str, rtol: float, atol: float) -> Text | None:
     """How ``arr`` differs from ``exp``, in words without the expected values; None when equal."""
     if arr.shape != exp.shape:
-        hint = " (the transpose of the expected shape)" if arr.ndim == 2 and arr.shape == exp.shape[::-1] else ""
-        return f"{what}: shape {arr.shape}, expected shape {exp.shape}{hint}"
+        if arr.ndim == 2 and arr.shape == exp.shape[::-1]:
+            return _("{what}: shape {shape}, expected shape {expected} (the transpose of the expected shape)") \
+                .format(what=what, shape=arr.shape, expected=exp.shape)
+        return _("{what}: shape {shape}, expected shape {expected}").format(what=what, shape=arr.shape,
+                                                                             expected=exp.shape)
     if not np.all(np.isfinite(arr)) and np.all(np.isfinite(exp)):
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
-        return f"{what}: {bad} of {arr.size} values are nan or inf"
+        return _("{what}: {bad} of {size} values are nan or inf").format(what=what, bad=bad, size=arr.size)
     if np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True):
         return None
     wrong = int(np.count_nonzero(~np.isclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True)))
-    return f"{what}: {wrong} of {arr.size} values differ from the reference (tolerance rtol={rtol:g}, atol={atol:g})"
+    return _("{what}: {wrong} of {size} values differ from the reference (tolerance rtol={rtol:g}, atol={atol:g})") \
+        .format(what=what, wrong=wrong, size=arr.size, rtol=rtol, atol=atol)
 
 
-def _none_message(what: str) -> str:
+def _none_message(what) -> Text:
     """The message for a missing value: a variable left unset reads as no answer; a function's
     None may be a missing ``return``."""
-    if what.isidentifier():
-        return f"{what}: no answer given"
-    return f"{what}: got None -- no answer given, or a function without a `return`"
+    if str(what).isidentifier():
+        return _("{what}: no answer given").format(what=what)
+    return _("{what}: got None -- no answer given, or a function without a `return`").format(what=what)
 
 
 def _observe(probes: Probes) -> list[str]:
@@ -228,8 +235,8 @@ def _observe(probes: Probes) -> list[str]:
     return [s for s in seen if s]
 
 
-def _sentences(message: str, observations: list[str]) -> str:
-    return message if not observations else f"{message}. " + " ".join(observations)
+def _sentences(message: Text, observations: list) -> Text:
+    return message if not observations else join(" ", [_("{message}.").format(message=message), *observations])
 
 
 def _all_close(a: Sequence, b: Sequence, rtol: float, atol: float) -> bool:
@@ -246,7 +253,7 @@ def _routes(mistakes: Mistakes) -> Mapping[str, Any]:
     return (mistakes() if callable(mistakes) else mistakes) or {}
 
 
-def _describe(value: Any) -> str:
+def _describe(value: Any) -> Text:
     if isinstance(value, np.ndarray):
-        return f"an array of dtype {value.dtype}"
-    return f"a {type(value).__name__}"
+        return _("an array of dtype {dtype}").format(dtype=str(value.dtype))
+    return _("a {kind}").format(kind=type(value).__name__)

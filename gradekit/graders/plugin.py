@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ..errors import CodeFailure, StudentCodeError, StudentFailure
+from ..errors import CodeFailure, Mismatch, StudentCodeError, StudentFailure
+from ..i18n import Say, Text, _
 from ..results import Check
 from .student import GiveUp, Student
 
@@ -40,9 +41,11 @@ class GraderFixtures:
         self.recorded: list | None = None   # a list: every value the reference returns is kept (gradekit check)
         self.bind(None, {}, 0)
 
-    def bind(self, sandbox, params: dict, seed: int, budget: float | None = None) -> None:
-        """Point the fixtures at the next submission; forget the last one's checks."""
+    def bind(self, sandbox, params: dict, seed: int, budget: float | None = None, say=None) -> None:
+        """Point the fixtures at the next submission; forget the last one's checks. ``say``
+        stores each check's texts (English) and notes their translation (gradekit.i18n.Say)."""
         self._sandbox, self._params, self._seed = sandbox, params, seed
+        self.say = say or Say()
         self.checks: dict[str, list[Check]] = {}
         self.give_up = GiveUp(budget)
         if self.recorded is not None:
@@ -150,11 +153,14 @@ class GraderPlugin(GraderFixtures):
         if label is None:
             label = self._labels[item] = _label(item)
         cell, name, weight = label
+        say = self.say
+        mistake = getattr(exc, "mistake", None)
         self.checks.setdefault(cell, []).append(
-            Check(name=name, passed=outcome == "passed", message=message, weight=weight,
-                  mistake=getattr(exc, "mistake", None), candidates=list(getattr(exc, "candidates", ())),
-                  ruled_out=list(getattr(exc, "ruled_out", ())),
-                  observations=list(getattr(exc, "observations", ()))))
+            Check(name=say(name), passed=outcome == "passed", message=say(message), weight=weight,
+                  mistake=None if mistake is None else say(mistake),
+                  candidates=[say(c) for c in getattr(exc, "candidates", ())],
+                  ruled_out=[str(r) for r in getattr(exc, "ruled_out", ())],
+                  observations=[say(o) for o in getattr(exc, "observations", ())]))
 
     # -- hooks ------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -176,7 +182,7 @@ class GraderPlugin(GraderFixtures):
             outcome, message, exc = "failed", feedback_message(excinfo.value), excinfo.value
         if call.when == "call" or (call.when == "setup" and outcome == "failed"):
             self._record(item, outcome, message, exc)
-        return pytest.TestReport(item.nodeid, item.location, {}, outcome, message or None, call.when,
+        return pytest.TestReport(item.nodeid, item.location, {}, outcome, str(message) or None, call.when,
                                  duration=call.duration, start=call.start, stop=call.stop)
 
     def pytest_collectreport(self, report) -> None:
@@ -191,12 +197,12 @@ def _label(item) -> tuple[str, str, float]:
     """A test's cell (its module), its name for the feedback (the docstring's first line) and its weight."""
     marker = item.get_closest_marker("weight")
     weight = float(marker.args[0]) if marker and marker.args else 1.0
-    name = item.name.removeprefix("test_").replace("_", " ")
+    name = _(item.name.removeprefix("test_").replace("_", " "))
     doc = getattr(getattr(item, "function", None), "__doc__", None)
     if doc:
-        name = doc.strip().splitlines()[0]
+        name = _(doc.strip().splitlines()[0])
         if hasattr(item, "callspec"):
-            name += f" ({item.callspec.id})"
+            name = _("{name} ({id})").format(name=name, id=item.callspec.id)
     return module_of(item.nodeid), name, weight
 
 
@@ -219,25 +225,30 @@ def module_of(nodeid: str) -> str:
     return path.rsplit("/", 1)[-1].removesuffix(".py")
 
 
-def feedback_message(exc: BaseException) -> str:
-    """What a student may see of a failure: the assertion's own message, never its operands."""
+def feedback_message(exc: BaseException):
+    """What a student may see of a failure: the assertion's own message, never its operands
+    (a :class:`gradekit.i18n.Text` when the grader wrote one)."""
+    if isinstance(exc, (StudentFailure, Mismatch)) and exc.args and isinstance(exc.args[0], Text):
+        return exc.args[0]
     if isinstance(exc, StudentFailure):
         return str(exc)
     if isinstance(exc, StudentCodeError):  # raised through an object of the student's (a method, a property)
         where = f" ({exc.where[-1]})" if exc.where else ""
         if exc.failure is CodeFailure.LOST:
-            return "your object was lost when your code had to be restarted after an earlier failure"
-        return f"your code raised {exc.kind}: {exc.message}{where}"
+            return _("your object was lost when your code had to be restarted after an earlier failure")
+        return _("your code raised {kind}: {message}{where}").format(kind=exc.kind, message=exc.message, where=where)
     if isinstance(exc, AssertionError):
+        if exc.args and isinstance(exc.args[0], Text):
+            return exc.args[0]
         text = str(exc)
         # pytest's assertion rewriting appends "assert <expr>" with values: drop it
         head = text.split("\nassert ", 1)[0]
         if head.startswith("assert "):
-            return "a hidden check failed"
-        return head.strip()[:1000] or "a hidden check failed"
+            return _("a hidden check failed")
+        return head.strip()[:1000] or _("a hidden check failed")
     if "hypothesis" in type(exc).__module__:
-        return "a hidden property check failed"
-    return f"the grader could not check this: {type(exc).__name__}"
+        return _("a hidden property check failed")
+    return _("the grader could not check this: {kind}").format(kind=type(exc).__name__)
 
 
 def collect_error(report) -> tuple[str, str, str]:

@@ -24,6 +24,8 @@ import functools
 
 import numpy as np
 
+from ..i18n.text import _
+
 __all__ = ["unchanged_when", "slices_not_summing_to_one", "equals", "identical_rows",
            "not_equivariant", "negative_entries"]
 
@@ -42,13 +44,13 @@ def _safe(probe: Callable[..., str | None]) -> Callable[..., str | None]:
 
 
 @_safe
-def unchanged_when(call_again: Callable[[], Any], got: Any, *, subject: str, changed: str) -> str | None:
+def unchanged_when(call_again: Callable[[], Any], got: Any, *, subject: str, changed: str):
     """``call_again()`` runs the student's function with ``changed`` altered (so that the right
     answer changes); the same result means the function does not depend on it."""
     again = _quietly(call_again)
     if again is None or not _same(again, got):
         return None
-    return "{subject} stayed the same when the grader changed {changed}.".format(subject=subject, changed=changed)
+    return _("{subject} stayed the same when the grader changed {changed}.").format(subject=subject, changed=changed)
 
 
 @_safe
@@ -59,7 +61,7 @@ def slices_not_summing_to_one(value: Any, *, subject: str, axis: int = -1, atol:
         return None
     if np.allclose(arr.sum(axis=axis), 1.0, atol=atol):
         return None
-    return "Not all {subject} sum to 1.".format(subject=subject)
+    return _("Not all {subject} sum to 1.").format(subject=subject)
 
 
 @_safe
@@ -67,7 +69,7 @@ def equals(value: Any, other: Any, *, subject: str, other_name: str) -> str | No
     """The value is ``other`` unchanged (e.g. the output equals the input rows)."""
     if not _same(value, other):
         return None
-    return "{subject} equals {other_name}, unchanged.".format(subject=subject, other_name=other_name)
+    return _("{subject} equals {other_name}, unchanged.").format(subject=subject, other_name=other_name)
 
 
 @_safe
@@ -78,7 +80,7 @@ def identical_rows(value: Any, *, subject: str) -> str | None:
         return None
     if not np.allclose(arr, arr[:1], rtol=RTOL, atol=ATOL):
         return None
-    return "Every row of {subject} is the same.".format(subject=subject)
+    return _("Every row of {subject} is the same.").format(subject=subject)
 
 
 @_safe
@@ -94,7 +96,7 @@ def not_equivariant(call_permuted: Callable[[], Any], got: Any, order: Sequence[
     expected = arr[order][:, order] if table else arr[order]
     if _same(again, expected):
         return None
-    return ("Reordering {items} does not reorder {subject} the same way: it is not permutation-equivariant."
+    return (_("Reordering {items} does not reorder {subject} the same way: it is not permutation-equivariant.")
             .format(items=items, subject=subject))
 
 
@@ -103,7 +105,7 @@ def negative_entries(value: Any, *, subject: str) -> str | None:
     arr = _array(value)
     if arr is None or not np.any(arr < -ATOL):
         return None
-    return "Some of {subject} are negative.".format(subject=subject)
+    return _("Some of {subject} are negative.").format(subject=subject)
 
 
 def _quietly(call: Callable[[], Any]) -> Any:

@@ -14,6 +14,7 @@ import time
 from typing import Any, Callable, Mapping
 
 from ..errors import CodeFailure, SandboxTimeout, StudentCodeError, StudentFailure
+from ..i18n.text import Text, _
 from ..sandbox.client import RemoteObject, Sandbox
 
 
@@ -78,26 +79,28 @@ class Student:
 
     def _guarded(self, action: Callable[[], Any], name: str) -> Any:
         if name in self._give_up.reasons:
-            raise StudentFailure(f"not run: {self._give_up.reasons[name]}")
+            raise StudentFailure(_("not run: {reason}").format(reason=self._give_up.reasons[name]))
         if self._give_up.deadline is not None and time.monotonic() > self._give_up.deadline:
-            raise StudentFailure(f"not run: this notebook used up its grading time "
-                                 f"({self._give_up.budget:g} s) on earlier checks")
+            raise StudentFailure(_("not run: this notebook used up its grading time ({seconds:g} s) on earlier checks")
+                                 .format(seconds=self._give_up.budget))
         try:
             return action()
         except SandboxTimeout as exc:
-            self._give_up.reasons[name] = f"`{name}` timed out on an earlier check ({exc.message})"
-            raise StudentFailure(f"`{name}` did not finish: {exc.message}") from None
+            self._give_up.reasons[name] = _("`{name}` timed out on an earlier check ({reason})").format(
+                name=name, reason=exc.message)
+            raise StudentFailure(_("`{name}` did not finish: {reason}").format(name=name, reason=exc.message)) from None
         except StudentCodeError as exc:
             raise StudentFailure(describe(name, exc)) from None
 
 
-def describe(name: str, exc: StudentCodeError) -> str:
+def describe(name: str, exc: StudentCodeError) -> Text:
     if exc.failure is CodeFailure.RAISED and exc.exc_type == "NameError" and f"'{name}'" in exc.message:
-        return f"`{name}` is not defined in your notebook"
+        return _("`{name}` is not defined in your notebook").format(name=name)
     if exc.failure is CodeFailure.RAISED and exc.exc_type == "NotImplementedError":
-        return f"`{name}` is not implemented yet (NotImplementedError)"
+        return _("`{name}` is not implemented yet (NotImplementedError)").format(name=name)
     where = f" ({exc.where[-1]})" if exc.where else ""
-    return f"calling `{name}` raised {exc.kind}: {exc.message}{where}"
+    return _("calling `{name}` raised {kind}: {message}{where}").format(name=name, kind=exc.kind,
+                                                                      message=exc.message, where=where)
 
 
 class StudentObject:

@@ -52,11 +52,12 @@ class GraderSuite:
             self._start_session()
 
     def run(self, sandbox, grade_ids: list[str], params: dict, seed: int,
-            budget: float | None = None) -> dict[str, list[Check]]:
+            budget: float | None = None, say=None) -> dict[str, list[Check]]:
         """Run the graders of these test cells; return their checks by cell.
 
         ``budget`` bounds the wall-clock seconds of all calls into the student's
-        code: once spent, the remaining checks fail at once.
+        code: once spent, the remaining checks fail at once. ``say`` (a
+        :class:`gradekit.i18n.Say`) notes each check's texts in the student's language.
         """
         if not self.modules:
             return {}
@@ -64,7 +65,7 @@ class GraderSuite:
         wanted = set(grade_ids)
         items = [item for item in session.items if module_of(item.nodeid) in wanted]
         plugin = self._plugin
-        plugin.bind(sandbox, params, seed, budget)
+        plugin.bind(sandbox, params, seed, budget, say)
         hook = self._config.hook
         direct = [plugin.is_direct(item) for item in items]
         protocol = [item for item, is_direct in zip(items, direct) if not is_direct]
@@ -83,6 +84,9 @@ class GraderSuite:
         kept open so that a class of a thousand pays for configuration and
         collection once, not a thousand times.
         """
+        # --assert=plain: an assert's message reaches the feedback as the grader wrote it (a
+        # gradekit.i18n.Text stays translatable; pytest's rewriting would turn it into a string with
+        # the operands appended, which a student must not see anyway).
         # --import-mode=importlib with the filesystem root as rootdir gives every grader
         # module a name made from its full path: two courses (or assignments) with a
         # test_softmax.py each can be graded in one process without clashing. --confcutdir
@@ -96,7 +100,7 @@ class GraderSuite:
         args = [str(self.directory)] + \
             [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + \
             ["--rootdir", "/", "--confcutdir", str(self.directory.parent), "--import-mode=importlib",
-             "-o", "addopts=", "-o", "python_files=test_*.py", "--capture=no"]
+             "-o", "addopts=", "-o", "python_files=test_*.py", "--capture=no", "--assert=plain"]
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             config = _prepareconfig(args, plugins=[self._plugin])
             config._do_configure()

@@ -10,6 +10,12 @@ Then, for each student::
     stages       each notebook through Sanitize -> RunCells -> RunGraders -> Score -> Annotate
     results      a SubmissionResult, plus autograded/<student>/<assignment>/
 
+The student's language (``languages.csv``) renders their release and the
+texts they read: the results keep every text in English (the instructor's,
+and the catalogue names the class report counts) and, in
+``SubmissionResult.translations``, each one's rendering in the student's
+language (:class:`gradekit.i18n.Say`). Grades never depend on the language.
+
 A :class:`~gradekit.errors.CourseFailure` (a grader that does not load, a
 template that does not render, a sandbox that does not start) propagates: the
 run must stop. A :class:`~gradekit.errors.SubmissionError` is this student's
@@ -27,6 +33,7 @@ from ..course import Course
 from ..errors import CourseFailure, GraderError, SubmissionError
 from ..files import atomic_write, write_notebooks
 from ..graders.suite import GraderSuite
+from ..i18n import Say, _, language_of, translator
 from ..incremental import assignment_version, fingerprint
 from ..release import ReleaseCache
 from ..results import RESULTS_FILE, NotebookResult, SubmissionResult
@@ -53,6 +60,7 @@ class Pipeline:
         """
         mark("grading", "pipeline")
         self.course, self.options = course, options
+        self._translators: dict = {}
         self.limits = options.limits or course.limits_for(assignment)
         self.sandbox = Sandbox(self.limits, sandboxed=options.sandboxed)
         if start_sandbox:
@@ -94,54 +102,73 @@ class Pipeline:
     def assignment(self) -> str:
         return self.source.name
 
-    def grade_or_zero(self, student: str, folder: Path | None = None, out_dir: Path | None = None) -> SubmissionResult:
+    def grade_or_zero(self, student: str, folder: Path | None = None, out_dir: Path | None = None,
+                      language: str | None = None) -> SubmissionResult:
         """:meth:`grade`, or a zero with the reason when the submission cannot be graded at all.
 
         A course failure is not a zero: it propagates. Anything else unexpected
         while grading this one submission costs this student only.
         """
         try:
-            return self.grade(student, folder, out_dir)
+            return self.grade(student, folder, out_dir, language)
         except SubmissionError as exc:
-            return SubmissionResult(student, self.assignment, error=str(exc))
+            return self._zero(student, exc.args[0] if exc.args else str(exc), language)
         except CourseFailure:
             raise
         except Exception as exc:  # noqa: BLE001 - a bug met on one submission must not stop the class
             self.sandbox.end_child()
-            return SubmissionResult(student, self.assignment,
-                                    error=f"grading failed: {type(exc).__name__}: {str(exc)[:200]}")
+            return self._zero(student, _("grading failed: {kind}: {message}").format(
+                kind=type(exc).__name__, message=str(exc)[:200]), language)
 
-    def grade(self, student: str, folder: Path | None = None, out_dir: Path | None = None) -> SubmissionResult:
+    def _zero(self, student: str, reason, language: str | None) -> SubmissionResult:
+        say = self.say(language or language_of(self.course, student))
+        result = SubmissionResult(student, self.assignment, error=say(reason), language=say.language)
+        result.translations = say.table
+        return result
+
+    def say(self, language: str) -> Say:
+        """Where grading a student of ``language`` stores what they will read (see gradekit.i18n)."""
+        if language not in self._translators:
+            self._translators[language] = translator(self.course.root, self.assignment, language)
+        return Say(language, self._translators[language])
+
+    def grade(self, student: str, folder: Path | None = None, out_dir: Path | None = None,
+              language: str | None = None) -> SubmissionResult:
         """Grade ``student``'s submission (``folder``: another one, on the student's variant, as
-        ``gradekit check`` does) into autograded/<student>/<assignment>/ (or ``out_dir``)."""
+        ``gradekit check`` does) into autograded/<student>/<assignment>/ (or ``out_dir``), in
+        ``language`` (default: the student's, from languages.csv)."""
         started = time.monotonic()
         student_before = self.sandbox.student_seconds
         timeouts_before, kills_before = self.sandbox.timeouts, self.sandbox.kills
-        variant = build_variant(self.course, self.source, student, self.secret, render=False)
+        language = language or language_of(self.course, student)
+        variant = build_variant(self.course, self.source, student, self.secret, language, render=False)
+        say = self.say(language)
         folder = folder or self.course.submitted_dir(student, self.assignment)
         stamp = read_timestamp(folder)
-        result = SubmissionResult(student, self.assignment, timestamp=stamp.text,
-                                  fingerprint=fingerprint(folder, self.version, variant.seed))
+        result = SubmissionResult(student, self.assignment, timestamp=stamp.text, language=language,
+                                  fingerprint=fingerprint(folder, self.version, variant.seed, language))
         if stamp.problem:
-            result.notes.append(stamp.problem)
+            result.notes.append(say(stamp.problem))
         files = submission_files(folder)
         expected = {f"{name}.ipynb" for name in variant.source.notebooks}
         if not is_plain_folder(folder):
-            result.error = ("no submission" if not folder.exists() and not folder.is_symlink() else
-                            "the submission folder is a symbolic link or not a folder; links are not followed")
+            result.error = say(_("no submission") if not folder.exists() and not folder.is_symlink() else
+                               _("the submission folder is a symbolic link or not a folder; links are not followed"))
         elif not any(find_notebook(files, name)[0] for name in expected):
-            found = ", ".join(folder_listing(folder)[:5]) or "nothing"
-            result.error = (f"no notebook named {', '.join(sorted(expected))} in the submission "
-                            f"(found: {found})")
+            found = ", ".join(folder_listing(folder)[:5])
+            result.error = say((_("no notebook named {names} in the submission (found: {found})") if found else
+                                _("no notebook named {names} in the submission (found: nothing)"))
+                               .format(names=", ".join(sorted(expected)), found=found))
         graded = {}
         for name, release in self.releases.student_versions(variant).items():
             path, note = find_notebook(files, f"{name}.ipynb")
             if note:
-                result.notes.append(note)
-            job = NotebookJob(name, release, path, variant, NotebookResult(name))
+                result.notes.append(say(note))
+            job = NotebookJob(name, release, path, variant, NotebookResult(name), say=say)
             self._run_stages(job)
             result.notebooks.append(job.result)
             graded[name] = job.graded
+        result.translations = say.table
         out_dir = out_dir or self.course.autograded_dir(student, self.assignment)
         write_notebooks(out_dir, graded)
         result.seconds = time.monotonic() - started

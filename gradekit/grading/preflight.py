@@ -18,17 +18,20 @@ from ..errors import GraderError
 def preflight(course: Course, assignment: str, source=None) -> None:
     """Stop a broken course before any submission is graded.
 
-    The templates compile and render a variant (StrictUndefined), and every
+    The templates compile and render a variant (StrictUndefined) in every
+    language the course's students read (``languages.csv`` is checked too), and every
     Python file of the graders and the reference compiles; the error names
     the file and line. (Graders that compile but fail to import are caught
     when the grading processes collect them, still before any grade is recorded.)
     ``source``: the assignment's already loaded :class:`~gradekit.template.AssignmentSource`.
     """
+    from ..i18n.languages_csv import default_language, student_languages
     from ..template import AssignmentSource
     from ..variant import build_variant
 
     source = source or AssignmentSource.load(course, assignment)
-    build_variant(course, source, "gradekit-preflight")
+    for language in sorted({default_language(course), *student_languages(course).values()}):
+        build_variant(course, source, "gradekit-preflight", language=language)
     graders = course.graders_dir(assignment)
     files = sorted(graders.glob("**/*.py")) if graders.is_dir() else []
     files += [p for p in [course.solutions_dir(assignment) / "reference.py"] if p.is_file()]

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ..cells import grade_id, is_graded, is_solution, is_test, points
 from ..errors import SubmissionError
+from ..i18n import Say, _
 from ..notebooks import new_stream_output
 from ..results import CellResult, CellRun, Check, NotebookResult
 from ..submission import code_to_run, read_notebook, sanitize
@@ -64,6 +65,7 @@ class NotebookJob:
     notes: list[str] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)          # the sandbox's report on each code cell
     checks: dict[str, list[Check]] = field(default_factory=dict)   # the graders' checks by test cell
+    say: Say = field(default_factory=Say)   # stores a text the student reads: English, and its translation
 
     @property
     def failed(self) -> bool:
@@ -91,15 +93,15 @@ class Sanitize(Stage):
     def __call__(self, job: NotebookJob) -> None:
         try:
             if job.path is None:
-                raise SubmissionError(f"{job.name}.ipynb was not submitted")
+                raise SubmissionError(_("{name}.ipynb was not submitted").format(name=job.name))
             submitted = read_notebook(job.path)
         except SubmissionError as exc:
-            job.result.error = str(exc)
+            job.result.error = job.say(exc.args[0] if exc.args else str(exc))
             job.result.cells = [CellResult(grade_id(c), points(c), 0.0) for c in job.release.cells if is_graded(c)]
             job.graded = copy.deepcopy(job.release)
             return
         job.graded, notes = sanitize(submitted, job.release)
-        job.notes.extend(notes)
+        job.notes.extend(job.say(note) for note in notes)
 
 
 class RunCells(Stage):
@@ -121,7 +123,7 @@ class RunGraders(Stage):
         graded = [gid for gid in job.test_ids() if gid in suite.modules]
         if graded:
             job.checks = suite.run(self.pipeline.sandbox, graded, job.variant.params, job.variant.seed,
-                                   self.pipeline.limits.grading_seconds)
+                                   self.pipeline.limits.grading_seconds, say=job.say)
 
 
 class Score(Stage):
@@ -144,7 +146,8 @@ class Score(Stage):
             if is_solution(cell):  # a manually graded answer
                 blank = _unanswered(answers.get(gid, ""))
                 if blank and zero_blank:
-                    job.result.cells.append(CellResult(gid, worth, 0.0, [Check("answered", False, "not answered")],
+                    job.result.cells.append(CellResult(gid, worth, 0.0, [Check(job.say(_("answered")), False,
+                                                                               job.say(_("not answered")))],
                                                        answered=False))
                 else:
                     job.result.cells.append(CellResult(gid, worth, None, manual=True, answered=not blank))
@@ -153,7 +156,8 @@ class Score(Stage):
                 found = job.checks.get(gid, [])
             else:
                 run = runs.get(gid) or {}
-                found = [Check("the notebook's own tests", bool(run.get("ok")), _short(run.get("error")) or "")]
+                found = [Check(job.say(_("the notebook's own tests")), bool(run.get("ok")),
+                               _short(run.get("error")) or "")]
             total = sum(c.weight for c in found)
             score = worth * sum(c.weight for c in found if c.passed) / total if total else 0.0
             cell_result = CellResult(gid, worth, round(score, 6), found)
@@ -168,19 +172,21 @@ class Annotate(Stage):
 
     def __call__(self, job: NotebookJob) -> None:
         by_gid = {c.grade_id: c for c in job.result.cells}
+        view = job.say.view()   # the student's language
         for cell in job.graded.cells:
             if cell.cell_type != "code" or not is_test(cell):
                 continue
             res = by_gid.get(grade_id(cell))
             if res is None:
                 continue
-            lines = [f"Hidden tests: {res.score or 0:g} / {res.points:g} points"]
+            lines = [view(_("Hidden tests: {score:g} / {points:g} points").format(score=res.score or 0,
+                                                                                   points=res.points))]
             if job.result.error:
-                lines.append(f"  not graded: {job.result.error}")
-            lines += [f"  {note}" for note in res.notes()]
+                lines.append("  " + view(_("not graded: {reason}").format(reason=view(job.result.error))))
+            lines += [f"  {note}" for note in res.notes(view)]
             for check in res.checks:
-                mark = "PASS" if check.passed else "FAIL"
-                lines.append(f"  [{mark}] {check.name}" + (f" -- {check.message}" if check.message else ""))
+                mark = view(_("PASS") if check.passed else _("FAIL"))
+                lines.append(f"  [{mark}] {view(check.name)}" + (f" -- {view(check.message)}" if check.message else ""))
             cell.outputs = [new_stream_output("\n".join(lines) + "\n")]
         if job.notes:
             job.graded.metadata["gradekit"] = {"notes": list(job.notes)}
@@ -188,7 +194,20 @@ class Annotate(Stage):
 
 def _unanswered(source: str) -> bool:
     text = source.strip()
-    return not text or text == UNANSWERED or text.strip("# ") == UNANSWERED
+    return not text or text in _stubs() or text.strip("# ") in _stubs()
+
+
+_STUBS: set[str] = set()
+
+
+def _stubs() -> set[str]:
+    """nbgrader's stub of a free-text answer, in every language gradekit speaks."""
+    if not _STUBS:
+        from ..i18n import languages
+        from ..release import stubs
+
+        _STUBS.update({UNANSWERED, *(stubs(language)[1] for language in languages())})
+    return _STUBS
 
 
 def _short(text) -> str | None:

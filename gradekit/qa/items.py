@@ -68,14 +68,20 @@ def strategy_scores(items: Iterable[dict]) -> tuple[dict[str, float], float, int
     return scores, chance, len(items)
 
 
-def testwise_rows(variants: dict) -> list:
+def testwise_rows(variants: dict, language: str = "en", translate=None) -> list:
+    """The row for the items of these variants, with their options as a student of ``language``
+    reads them (``translate``: that language's gettext function): an option's length is what a
+    test-wise student sees."""
     items = [item for v in variants.values() for item in items_of(v.params)]
+    title = "multiple-choice items vs test-wise guessing" + ("" if language == "en" else f" ({language})")
     if not items:
-        return [Row("multiple-choice items vs test-wise guessing", None, "no items in the params")]
+        return [Row(title, None, "no items in the params")]
+    if translate is not None:
+        items = [{**item, "options": [translate(o) for o in item["options"]]} for item in items]
     scores, chance, n = strategy_scores(items)
     worst = max(scores, key=scores.get)
     bad = [f"{name}: {score:.0%}" for name, score in scores.items() if score > chance + MARGIN]
-    return [Row("multiple-choice items vs test-wise guessing", not bad,
+    return [Row(title, not bad,
                 "; ".join(bad) + f" (chance {chance:.0%}, {n} items)" if bad else
                 f"best strategy {worst} {scores[worst]:.0%}, chance {chance:.0%}, {n} items over "
                 f"{len(variants)} variants")]

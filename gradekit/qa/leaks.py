@@ -3,7 +3,8 @@
 While ``gradekit check`` grades, the ``reference`` fixture keeps every value
 the reference's functions return (:class:`gradekit.graders.plugin.RecordingReference`),
 and the :class:`LeakScan` stage, last in the pipeline, looks for them in what
-the student is told: each check's message and the cell's diagnosis. A number
+the student is told: each check's message and the cell's diagnosis, in English
+and in the student's language. A number
 printed with at least three significant digits that equals a reference value
 at the printed precision is a leak -- unless it is also one of the student's
 own inputs (the params of their variant), which they can see anyway.
@@ -107,5 +108,6 @@ class LeakScan(Stage):
     def __call__(self, job: NotebookJob) -> None:
         texts = [check.message for cell in job.result.cells for check in cell.checks if check.message]
         texts += [text for cell in job.result.cells for text in getattr(cell, "diagnosis", []) or []]
+        texts = texts + [job.say.table[t] for t in texts if t in job.say.table]   # and as the student reads them
         job.result.leaks = leaks(texts, flatten(self.sink), flatten([job.variant.params]))
         self.sink.clear()

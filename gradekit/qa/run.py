@@ -10,7 +10,8 @@ no gradebook, no real student) it grades, through the same pipeline as
 * every file of ``mistakes/``                       -> loses points on its own test cells only, and
                                                        its feedback names its ``# names:`` phrase,
                                                        and no other mistake
-* the answer key and the mistakes again, elsewhere  -> the same grades and feedback
+* the answer key and the mistakes again, elsewhere  -> the same grades and feedback (in another
+                                                       language, when the assignment has translations)
 
 Each QA file is graded alone on the first variant -- so that "its own test
 cells only" can be seen -- and, packed with mistakes of other exercises (which
@@ -18,7 +19,9 @@ are graded independently), on every other variant. Besides: the templates
 render for every variant and the variants differ and are deterministic; every
 test cell has a grader and every grader a test cell; no feedback holds a
 value the reference computed for that student; multiple-choice items resist
-the test-wise strategies. One :class:`Row` per check.
+the test-wise strategies. When the assignment has translations, the simulated
+students take its languages in turn, and every text a student of another
+language reads must have its translation. One :class:`Row` per check.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class Task:
     folder: Path                  # the submission
     files: list["simulate.QAFile"] = field(default_factory=list)   # the QA files in it
     again: bool = False           # a second grading, for determinism
+    language: str | None = None   # grade in this language rather than the student's
 
 
 def check_assignment(course: Course, assignment: str, students: int = 20, jobs: int = 0,
@@ -54,6 +58,7 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
     report = CheckReport(assignment, students)
     with simulate.simulated_course(course, assignment) as qa:
         ids = simulate.students(students)
+        spoken = simulate.assign_languages(qa, assignment, ids)
         variants = _variant_rows(qa, assignment, ids, report)
         if variants is None:
             report.seconds = time.monotonic() - started
@@ -61,11 +66,16 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
         notebooks = next(iter(variants.values())).notebooks
         files, problems = simulate.load_qa_set(qa.graders_dir(assignment), notebooks)
         _coverage_rows(qa, assignment, notebooks, report)
-        tasks = _tasks(qa, assignment, ids, files)
+        tasks = _tasks(qa, assignment, ids, files, simulate.translations(qa, assignment))
         results = _grade(qa, assignment, tasks, jobs, sandboxed)
         report.gradings = len(tasks)
         _result_rows(tasks, results, files, problems, report)
+        _translation_rows(tasks, results, spoken, report)
         report.rows.extend(testwise_rows(variants))
+        for language in simulate.translations(qa, assignment):
+            from ..i18n import translator
+
+            report.rows.extend(testwise_rows(variants, language, translator(qa.root, assignment, language)))
         seconds = [r.seconds for r in results.values() if r.seconds]
         if seconds:
             report.rows.append(Row("time per submission", None,
@@ -129,7 +139,7 @@ def _coverage_rows(qa: Course, assignment: str, notebooks: dict, report: CheckRe
 
 # -- the gradings ----------------------------------------------------------------------------------
 
-def _tasks(qa: Course, assignment: str, ids: list[str], files: list) -> list[Task]:
+def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: list[str] = ()) -> list[Task]:
     from ..release import ReleaseCache, Stripper
     from ..template import AssignmentSource
     from ..variant import build_variant
@@ -149,7 +159,9 @@ def _tasks(qa: Course, assignment: str, ids: list[str], files: list) -> list[Tas
 
         def submit(label: str, notebooks: dict, qa_files: list, again: bool = False) -> None:
             folder = simulate.write_submission(base / f"{len(tasks):05d}", notebooks)
-            tasks.append(Task(label, student, folder, qa_files, again))
+            # a second grading is in another language: the same answers must get the same grades
+            language = languages[0] if again and languages and variant.language == "en" else None
+            tasks.append(Task(label, student, folder, qa_files, again, language))
 
         submit("answer key", key, [])
         submit("untouched release", release, [])
@@ -182,7 +194,7 @@ def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed:
     if jobs <= 1:
         _init(*args)
         try:
-            return {i: _grade_task(i, t.student, str(t.folder)) for i, t in enumerate(tasks)}
+            return {i: _grade_task(i, t.student, str(t.folder), t.language) for i, t in enumerate(tasks)}
         finally:
             _PIPELINE.close()
     import multiprocessing
@@ -190,7 +202,7 @@ def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed:
 
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init,
                              initargs=args) as pool:
-        futures = [pool.submit(_grade_task, i, t.student, str(t.folder)) for i, t in enumerate(tasks)]
+        futures = [pool.submit(_grade_task, i, t.student, str(t.folder), t.language) for i, t in enumerate(tasks)]
         return {i: future.result() for i, future in enumerate(futures)}
 
 
@@ -211,8 +223,8 @@ def _init(root: str, assignment: str, sandboxed: bool, out: str) -> None:
                          Options(sandboxed=sandboxed, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE,)))
 
 
-def _grade_task(index: int, student: str, folder: str) -> SubmissionResult:
-    return _PIPELINE.grade_or_zero(student, Path(folder), _OUT / f"{index:05d}")
+def _grade_task(index: int, student: str, folder: str, language: str | None = None) -> SubmissionResult:
+    return _PIPELINE.grade_or_zero(student, Path(folder), _OUT / f"{index:05d}", language)
 
 
 # -- the rows -------------------------------------------------------------------------------------
@@ -266,8 +278,10 @@ def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files:
         breaks = ("breaks " if qa_file.explicit else "breaks within ") + ", ".join(qa_file.breaks)
         what = f"names “{qa_file.names}”, {breaks}" if qa_file.names else "full marks"
         report.add(qa_file.label, per_file[qa_file.label], f"{what} on {runs} grading(s)")
+    other = sorted({t.language for t in tasks if t.again and t.language})
     report.add("grading twice gives the same grades and feedback", determinism,
-               f"{sum(1 for t in tasks if t.again)} submissions graded twice")
+               f"{sum(1 for t in tasks if t.again)} submissions graded twice" +
+               (f", the second time in {', '.join(other)}" if other else ""))
     report.add("no hidden value in the feedback", leaks, "no number the reference computed for the "
                                                           "student appears in what they are told")
     if coincide:
@@ -317,6 +331,40 @@ def _first_failure(cell) -> str:
 
 def _comparable(result: SubmissionResult) -> str:
     data = result.to_dict()
-    for key in ("seconds", "student_seconds", "fingerprint", "timestamp"):
+    for key in ("seconds", "student_seconds", "fingerprint", "timestamp", "language", "translations"):
         data.pop(key, None)
     return json.dumps(data, sort_keys=True)
+
+
+def _translation_rows(tasks: list[Task], results: dict[int, SubmissionResult], spoken: dict[str, str],
+                      report: CheckReport) -> None:
+    """Every text a student of another language reads (check names, failed checks' messages, named
+    mistakes, reasons) has its translation in the result."""
+    for language in sorted(set(spoken.values()) - {"en"}):
+        missing: dict[str, str] = {}
+        graded = 0
+        for index, task in enumerate(tasks):
+            result = results[index]
+            if result.language != language:
+                continue
+            graded += 1
+            for text in shown_texts(result):
+                if text not in result.translations and any(ch.isalpha() for ch in text):
+                    missing.setdefault(text, task.label)
+        report.add(f"{language}: every text the student reads is translated",
+                   [f"{text[:90]!r} ({label})" for text, label in list(missing.items())[:20]],
+                   f"{graded} grading(s) in {language}")
+
+
+def shown_texts(result: SubmissionResult) -> list[str]:
+    """The English texts of a result that its feedback shows the student."""
+    texts = [t for t in (result.error, *result.notes) if t]
+    for nb in result.notebooks:
+        texts += [t for t in (nb.error,) if t]
+        for cell in nb.cells:
+            for check in cell.checks:
+                texts.append(check.name)
+                if not check.passed and check.message:
+                    texts.append(check.message)
+            texts += [route for finding in cell.findings for route in finding.routes]
+    return texts

@@ -72,6 +72,25 @@ def students(n: int) -> list[str]:
     return [f"{STUDENT_PREFIX}{i:03d}" for i in range(1, n + 1)]
 
 
+def translations(course: Course, assignment: str) -> list[str]:
+    """The languages besides English that the assignment has a catalog for (and gradekit speaks)."""
+    from ..i18n import languages
+    from ..i18n.catalogs import locale_dir
+
+    return [lang for lang in languages() if lang != "en" and (locale_dir(course.root, assignment) /
+                                                                f"{lang}.po").is_file()]
+
+
+def assign_languages(course: Course, assignment: str, ids: list[str]) -> dict[str, str]:
+    """Give the simulated students the assignment's languages in turn (English first), through the
+    simulated course's languages.csv: a QA file is then graded in every language."""
+    spoken = ["en", *translations(course, assignment)]
+    chosen = {student: spoken[i % len(spoken)] for i, student in enumerate(ids)}
+    rows = "".join(f"{student},{language}\n" for student, language in chosen.items())
+    (course.root / "languages.csv").write_text("student_id,language\n" + rows, encoding="utf-8")
+    return chosen
+
+
 def exercise_tests(notebooks: dict[str, nbformat.NotebookNode]) -> dict[str, list[str]]:
     """Each solution cell's grade_id -> the test cells that grade it (those after it, before the next)."""
     out: dict[str, list[str]] = {}

@@ -12,13 +12,14 @@ import dataclasses
 import json
 import os
 
-PRELOAD = ["gradekit.runners.local", "gradekit.runners.warm"]   # what the workers run; the pipeline
+PRELOAD = ["gradekit.runners.warm", "gradekit.runners.local"]   # the pipeline; what the workers run
 ENV = "GRADEKIT_WARM"   # which pipeline the fork server prepares (read by gradekit.runners.warm)
 
 
 def request(root: str, assignment: str, options) -> str:
     """A request to prepare this pipeline (the value of $GRADEKIT_WARM)."""
-    return json.dumps({"root": str(root), "assignment": assignment, "options": dataclasses.asdict(options)})
+    return json.dumps({"root": str(root), "assignment": assignment, "options": dataclasses.asdict(options),
+                       "coordinator": os.getpid()})
 
 
 def warm_fork_server(request: str | None = None):

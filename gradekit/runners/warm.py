@@ -47,19 +47,32 @@ def _options(data: dict) -> Options:
 def prepare_from_environment() -> None:
     """Import the grading code and build the pipeline $GRADEKIT_WARM asks for (in the fork
     server, before any worker forks), ending at once if the coordinator ends meanwhile."""
-    with _ending_with_parent():
+    spec = os.environ.get(ENV)
+    with _ending_with_parent(_coordinator(spec)):
         from ..grading import pipeline  # noqa: F401 - what every worker runs
 
-        _prepare(os.environ.get(ENV))
+        _prepare(spec)
+
+
+def _coordinator(spec: str | None) -> int:
+    """The pid of the coordinator that asked for this fork server: named in the request, since
+    by the time this runs it may have ended already (and this process been handed to another)."""
+    try:
+        return int(json.loads(spec)["coordinator"])
+    except (TypeError, ValueError, KeyError):
+        return os.getppid()
 
 
 @contextlib.contextmanager
-def _ending_with_parent():
-    """End this process at once if the process that started it ends: a coordinator killed while
-    its fork server prepares would otherwise leave it preparing, for nobody, for a second or more
-    (afterwards multiprocessing's own loop notices). No thread is left when the block ends."""
+def _ending_with_parent(pid: int):
+    """End this process at once if the process that started it (``pid``) ends: a coordinator
+    killed while its fork server prepares would otherwise leave it preparing, for nobody, for a
+    second or more (afterwards multiprocessing's own loop notices). No thread is left when the
+    block ends."""
     try:
-        parent = os.pidfd_open(os.getppid())
+        parent = os.pidfd_open(pid)
+    except ProcessLookupError:
+        os._exit(0)   # it has ended already
     except (OSError, AttributeError):
         yield
         return

@@ -20,6 +20,7 @@ import time
 from typing import Any, Callable, Mapping
 
 from ..errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
+from ..i18n.text import _
 from . import protocol as P
 from .bwrap import Limits, remove_cgroup, start_zygote
 
@@ -242,7 +243,7 @@ class Sandbox:
         except TimeoutError:
             self.timeouts += 1
             self._end_child(kill=True)
-            raise SandboxTimeout(f"no answer within {timeout:g} s (endless loop?)") from None
+            raise SandboxTimeout(_("no answer within {seconds:g} s (endless loop?)").format(seconds=timeout)) from None
         except (EOFError, OSError):
             self.kills += 1
             code = self._end_child(kill=True)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradekit.i18n import _
+
 # ---------------------------------------------------------------------------
 # the exercises
 
@@ -106,7 +108,7 @@ def decode_step(x_t, W_q, W_k, W_v, W_o, n_heads, cache):
     k = split_heads(x @ np.asarray(W_k, dtype=float), n_heads)
     v = split_heads(x @ np.asarray(W_v, dtype=float), n_heads)
     cache.append(k[:, 0], v[:, 0])
-    out, _ = attention(q, cache.keys, cache.values)               # (h, 1, d_v)
+    out, unused = attention(q, cache.keys, cache.values)               # (h, 1, d_v)
     return (merge_heads(out) @ np.asarray(W_o, dtype=float))[0]
 
 
@@ -187,26 +189,25 @@ def attention_routes(Q, K, V, mask=None):
     Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
     d_k, d_v = K.shape[-1], V.shape[-1]
     routes = {
-        "no scaling: divide the scores by sqrt(d_k)": dict(scale=1.0),
-        "divided the scores by d_k instead of sqrt(d_k)": dict(scale=float(d_k)),
+        _("no scaling: divide the scores by sqrt(d_k)"): dict(scale=1.0),
+        _("divided the scores by d_k instead of sqrt(d_k)"): dict(scale=float(d_k)),
     }
     if d_v != d_k:
-        routes["scaled by sqrt(d_v) instead of sqrt(d_k): the dot products have d_k terms"] = \
+        routes[_("scaled by sqrt(d_v) instead of sqrt(d_k): the dot products have d_k terms")] = \
             dict(scale=float(np.sqrt(d_v)))
     for axis in range(Q.ndim - 1):
-        routes[f"the softmax ran along axis {axis}, not the last axis: each query's weights over "
-               "the keys should sum to 1"] = dict(axis=axis)
+        routes[_("the softmax ran along axis {axis}, not the last axis: each query's weights over "
+                 "the keys should sum to 1").format(axis=axis)] = dict(axis=axis)
     if mask is not None:
         routes.update({
-            "applied the mask after the softmax: the allowed weights no longer sum to 1 "
-            "(set masked scores to -inf before the softmax)": dict(mask_mode="after"),
-            "set the masked scores to 0 instead of -inf: a masked key still gets weight": dict(mask_mode="zero"),
-            "ignored the mask": dict(mask_mode="ignore"),
-            "attended where the mask is False: True marks the keys a query may see": dict(mask_mode="inverted"),
+            _("applied the mask after the softmax: the allowed weights no longer sum to 1 (set masked scores to -inf before the softmax)"): dict(mask_mode="after"),
+            _("set the masked scores to 0 instead of -inf: a masked key still gets weight"): dict(mask_mode="zero"),
+            _("ignored the mask"): dict(mask_mode="ignore"),
+            _("attended where the mask is False: True marks the keys a query may see"): dict(mask_mode="inverted"),
         })
         m = np.asarray(mask, dtype=bool)
         if m.ndim >= 2 and m.shape[-1] == m.shape[-2]:
-            routes["used the mask transposed: row i of the mask belongs to query i"] = \
+            routes[_("used the mask transposed: row i of the mask belongs to query i")] = \
                 dict(mask=np.swapaxes(m, -1, -2))
     out = {}
     for name, kw in routes.items():
@@ -222,29 +223,26 @@ def mha_routes(X, W_q, W_k, W_v, W_o, n_heads, causal=False):
     hd_k = np.shape(W_q)[1]
     d_k = hd_k // n_heads
     routes = {
-        "forgot the output projection W_o: multiply the merged heads by W_o": dict(project=False),
-        "no scaling: divide each head's scores by sqrt(d_k)": dict(scale=1.0),
-        "split the projections in the wrong order (every n_heads-th column): head i owns d_k "
-        "consecutive columns": dict(split=split_interleaved),
-        "merged the heads in the wrong order (columns interleaved): head i's output goes to "
-        "columns i·d_v … (i+1)·d_v − 1": dict(merge=merge_interleaved),
+        _("forgot the output projection W_o: multiply the merged heads by W_o"): dict(project=False),
+        _("no scaling: divide each head's scores by sqrt(d_k)"): dict(scale=1.0),
+        _("split the projections in the wrong order (every n_heads-th column): head i owns d_k consecutive columns"): dict(split=split_interleaved),
+        _("merged the heads in the wrong order (columns interleaved): head i's output goes to columns i·d_v … (i+1)·d_v − 1"): dict(merge=merge_interleaved),
     }
     if d_model != d_k:
-        routes["scaled the scores by sqrt(d_model) instead of sqrt(d_k) of one head"] = \
+        routes[_("scaled the scores by sqrt(d_model) instead of sqrt(d_k) of one head")] = \
             dict(scale=float(np.sqrt(d_model)))
     if hd_k not in (d_k, d_model):
-        routes["scaled the scores by sqrt(n_heads·d_k), the width of all heads together, instead of "
-               "sqrt(d_k) of one head"] = dict(scale=float(np.sqrt(hd_k)))
+        routes[_("scaled the scores by sqrt(n_heads·d_k), the width of all heads together, instead of "
+               "sqrt(d_k) of one head")] = dict(scale=float(np.sqrt(hd_k)))
     if causal:
         routes.update({
-            "ignored causal=True: with the causal mask each token sees only itself and the tokens "
-            "before it": dict(mask_mode="ignore"),
-            "the causal mask's wrong triangle: token i may see tokens 0 … i, not the ones after it":
+            _("ignored causal=True: with the causal mask each token sees only itself and the tokens before it"): dict(mask_mode="ignore"),
+            _("the causal mask's wrong triangle: token i may see tokens 0 … i, not the ones after it"):
                 dict(mask=np.triu(np.ones((n, n), dtype=bool))),
-            "applied the mask after the softmax: the allowed weights no longer sum to 1": dict(mask_mode="after"),
+            _("applied the mask after the softmax: the allowed weights no longer sum to 1"): dict(mask_mode="after"),
         })
     else:
-        routes["used a causal mask although causal=False"] = dict(causal_anyway=True)
+        routes[_("used a causal mask although causal=False")] = dict(causal_anyway=True)
     out = {}
     for name, kw in routes.items():
         kw = dict(kw)

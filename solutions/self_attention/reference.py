@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradekit.graders.check import FAILS
+from gradekit.i18n import _
 
 # ---------------------------------------------------------------------------
 # the exercises
@@ -193,16 +194,15 @@ def softmax_routes(x, axis):
     return routes
 
 
-IGNORES_AXIS = "normalised along the last axis whatever `axis` says: is the `axis` argument ignored?"
-FIXED_AXIS = "normalised along axis {k} whatever `axis` says"
-FLAT = "normalised over the whole array at once instead of along one axis"
-EXP_ONLY = "returned exp(x) without dividing by the sum"
-NO_EXP = "normalised the raw scores (x / sum of x) without taking exp"
-NO_KEEPDIMS = "the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis"
-NO_KEEPDIMS_GLOBAL = ("the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis, "
-                      "after subtracting the maximum of the whole array")
-UNSTABLE = "not numerically stable: exp() overflowed or underflowed -- subtract the maximum along the axis before exp"
-GLOBAL_MAX = "subtracted the maximum of the whole array instead of the maximum along the axis"
+IGNORES_AXIS = _("normalised along the last axis whatever `axis` says: is the `axis` argument ignored?")
+FIXED_AXIS = _("normalised along axis {k} whatever `axis` says")
+FLAT = _("normalised over the whole array at once instead of along one axis")
+EXP_ONLY = _("returned exp(x) without dividing by the sum")
+NO_EXP = _("normalised the raw scores (x / sum of x) without taking exp")
+NO_KEEPDIMS = _("the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis")
+NO_KEEPDIMS_GLOBAL = (_("the sum lost its axis (use keepdims=True) and was broadcast along the wrong axis, after subtracting the maximum of the whole array"))
+UNSTABLE = _("not numerically stable: exp() overflowed or underflowed -- subtract the maximum along the axis before exp")
+GLOBAL_MAX = _("subtracted the maximum of the whole array instead of the maximum along the axis")
 
 
 def _no_keepdims(x, axis, m):
@@ -229,10 +229,10 @@ def cache_routes(K, V):
     }
 
 
-CACHE_SWAPPED = "keys and values swapped"
-CACHE_REVERSED = "stored in reverse order (newest first)"
-CACHE_LAST_ONLY = "only the last token is kept"
-CACHE_LAST_ONLY_1D = "only the last token is kept (as a 1-d array)"
-CACHE_FIRST_ONLY = "only the first token is kept: later appends are lost"
-CACHE_FLAT = "stored as one flat array instead of a (t, d) table"
-CACHE_COLUMNS = "stored as columns: the table is (d, t) instead of (t, d)"
+CACHE_SWAPPED = _("keys and values swapped")
+CACHE_REVERSED = _("stored in reverse order (newest first)")
+CACHE_LAST_ONLY = _("only the last token is kept")
+CACHE_LAST_ONLY_1D = _("only the last token is kept (as a 1-d array)")
+CACHE_FIRST_ONLY = _("only the first token is kept: later appends are lost")
+CACHE_FLAT = _("stored as one flat array instead of a (t, d) table")
+CACHE_COLUMNS = _("stored as columns: the table is (d, t) instead of (t, d)")

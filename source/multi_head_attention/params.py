@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradekit.i18n import N_   # marks the texts students read, for translation
+
 # The student's layer: every size differs from the others, so a product in the
 # wrong order, a wrong reshape or a scaling by the wrong width changes a shape
 # or a value.
@@ -23,18 +25,18 @@ D_OUT = 4
 
 LETTERS = "ABCD"
 HEADS_QUESTION = {
-    "correct": "As many multiply-adds as one wide head, but n_heads score tables to keep: the heads buy "
-               "separate patterns, not speed.",
+    "correct": N_("As many multiply-adds as one wide head, but n_heads score tables to keep: the heads buy "
+                  "separate patterns, not speed."),
     "wrong": {
-        "n_heads times cheaper: each head is only d_model / n_heads wide, so the score tables of all the "
-        "heads cost that much less.":
-            "each head is narrower, but there are n_heads of them: together they do the same work as one wide head",
-        "n_heads times dearer: every head computes a full-width score table over all d_model columns of "
-        "the queries and keys.":
-            "a head works on its own d_model / n_heads columns, not on all of d_model",
-        "No extra cost at all, neither in multiply-adds nor in memory, because all the heads share one "
-        "single score table.":
-            "every head keeps its own n × n table of weights: n_heads tables instead of one",
+        N_("n_heads times cheaper: each head is only d_model / n_heads wide, so the score tables of all the "
+           "heads cost that much less."):
+            N_("each head is narrower, but there are n_heads of them: together they do the same work as one wide head"),
+        N_("n_heads times dearer: every head computes a full-width score table over all d_model columns of "
+           "the queries and keys."):
+            N_("a head works on its own d_model / n_heads columns, not on all of d_model"),
+        N_("No extra cost at all, neither in multiply-adds nor in memory, because all the heads share one "
+           "single score table."):
+            N_("every head keeps its own n × n table of weights: n_heads tables instead of one"),
     },
 }
 

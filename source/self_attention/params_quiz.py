@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradekit.i18n import N_   # marks the texts students read, for translation
+
 LETTERS = "ABCD"
 
 # The concept checks: the right answer and the real misconceptions as
@@ -22,89 +24,89 @@ LETTERS = "ABCD"
 QUESTIONS = [
     {
         "id": "mc_scaling",
-        "question": "Why are the scores divided by $\\sqrt{d_k}$ before the softmax?",
-        "correct": "q·k has variance d_k; dividing by √d_k brings its spread back near 1, so the softmax does not "
-                   "saturate.",
+        "question": N_("Why are the scores divided by $\\sqrt{d_k}$ before the softmax?"),
+        "correct": N_("q·k has variance d_k; dividing by √d_k brings its spread back near 1, so the softmax does not "
+                      "saturate."),
         "wrong": {
-            "The softmax needs inputs that are non-negative and add up to 1, and dividing by √d_k is what makes "
-            "them so.":
-                "that is what the softmax itself does, not the scaling",
-            "Dividing by √d_k makes the product Q Kᵀ cheaper to compute, and that product is the slowest step of "
-            "the layer.":
-                "the scaling costs one division per score and saves nothing",
-            "Dividing by √d_k keeps the values V from influencing the weights, so only Q and K decide them.":
-                "V never enters the weights whether or not you scale: only Q and K do",
+            N_("The softmax needs inputs that are non-negative and add up to 1, and dividing by √d_k is what makes "
+               "them so."):
+                N_("that is what the softmax itself does, not the scaling"),
+            N_("Dividing by √d_k makes the product Q Kᵀ cheaper to compute, and that product is the slowest step of "
+               "the layer."):
+                N_("the scaling costs one division per score and saves nothing"),
+            N_("Dividing by √d_k keeps the values V from influencing the weights, so only Q and K decide them."):
+                N_("V never enters the weights whether or not you scale: only Q and K do"),
         },
     },
     {
         "id": "mc_weights",
-        "question": "A trained model puts a large attention weight from token *i* on token *j*. "
-                    "What does that tell you?",
-        "correct": "The scaled dot product of q_i and k_j stood out among i's scores: a clue, not proof of what the "
-                   "model does.",
+        "question": N_("A trained model puts a large attention weight from token *i* on token *j*. "
+                       "What does that tell you?"),
+        "correct": N_("The scaled dot product of q_i and k_j stood out among i's scores: a clue, not proof of what the "
+                      "model does."),
         "wrong": {
-            "The model focuses on token j in the way a person pays attention to one word while reading a sentence.":
-                "misconception: self-attention is a weighted sum, it does not model human attention",
-            "Token j caused the model's prediction, so the weights spell out how the model reasoned about the "
-            "whole text.":
-                "misconception: attention weights are not an explanation of the model's reasoning",
-            "Token j is the most important word of the sentence, for each layer and for each head of the model.":
-                "misconception: one weight in one head of one layer says nothing about the others",
+            N_("The model focuses on token j in the way a person pays attention to one word while reading a sentence."):
+                N_("misconception: self-attention is a weighted sum, it does not model human attention"),
+            N_("Token j caused the model's prediction, so the weights spell out how the model reasoned about the "
+               "whole text."):
+                N_("misconception: attention weights are not an explanation of the model's reasoning"),
+            N_("Token j is the most important word of the sentence, for each layer and for each head of the model."):
+                N_("misconception: one weight in one head of one layer says nothing about the others"),
         },
     },
     {
         "id": "mc_global",
-        "question": "From which tokens can one self-attention layer let token *i* draw information directly?",
-        "correct": "From every token of the sequence, however far away it is, in one step.",
+        "question": N_("From which tokens can one self-attention layer let token *i* draw information directly?"),
+        "correct": N_("From every token of the sequence, however far away it is, in one step."),
         "wrong": {
-            "From the tokens inside a small window of neighbours around position i.":
-                "misconception: self-attention is global, not local (windows are a later efficiency trick)",
-            "From the previous token, passed along one position per step as in an RNN.":
-                "misconception: that is how an RNN moves information; attention connects any two positions at once",
-            "From the tokens whose embeddings are identical to the embedding of i.":
-                "the weights are graded by similarity, and every token gets some weight",
+            N_("From the tokens inside a small window of neighbours around position i."):
+                N_("misconception: self-attention is global, not local (windows are a later efficiency trick)"),
+            N_("From the previous token, passed along one position per step as in an RNN."):
+                N_("misconception: that is how an RNN moves information; attention connects any two positions at once"),
+            N_("From the tokens whose embeddings are identical to the embedding of i."):
+                N_("the weights are graded by similarity, and every token gets some weight"),
         },
     },
     {
         "id": "mc_order",
-        "question": "You shuffle the input tokens of a self-attention layer that has no position encoding. "
-                    "What happens to its outputs?",
-        "correct": "They are reordered the same way; the output of each token is unchanged.",
+        "question": N_("You shuffle the input tokens of a self-attention layer that has no position encoding. "
+                       "What happens to its outputs?"),
+        "correct": N_("They are reordered the same way; the output of each token is unchanged."),
         "wrong": {
-            "They come out in the original order, because attention sorts the tokens.":
-                "nothing in the scores depends on positions, so nothing can sort them back",
-            "Each output changes, because every score depends on where the tokens are.":
-                "the score of i and j depends only on the two vectors, not on their positions",
-            "They stay where they were: the dot products already encode the word order.":
-                "misconception: without position encodings self-attention treats the input as a set",
+            N_("They come out in the original order, because attention sorts the tokens."):
+                N_("nothing in the scores depends on positions, so nothing can sort them back"),
+            N_("Each output changes, because every score depends on where the tokens are."):
+                N_("the score of i and j depends only on the two vectors, not on their positions"),
+            N_("They stay where they were: the dot products already encode the word order."):
+                N_("misconception: without position encodings self-attention treats the input as a set"),
         },
     },
     {
         "id": "mc_cost",
-        "question": "For a sequence of *n* tokens of width *d*, what do computing and storing the score table cost?",
-        "correct": "O(n²·d) time and O(n²) memory.",
+        "question": N_("For a sequence of *n* tokens of width *d*, what do computing and storing the score table cost?"),
+        "correct": N_("O(n²·d) time and O(n²) memory."),
         "wrong": {
-            "O(n·d) time and O(n·d) memory.":
-                "every pair of tokens gets a score: that is n² scores, not n",
-            "O(n³·d) time and O(n³) memory.":
-                "one score is one dot product of length d, so n² scores cost n²·d and fill an n × n table",
-            "O(n²) time and O(1) memory.":
-                "each score is a dot product of length d, and the whole n × n table is needed by the softmax "
-                "and the weighted sum",
+            N_("O(n·d) time and O(n·d) memory."):
+                N_("every pair of tokens gets a score: that is n² scores, not n"),
+            N_("O(n³·d) time and O(n³) memory."):
+                N_("one score is one dot product of length d, so n² scores cost n²·d and fill an n × n table"),
+            N_("O(n²) time and O(1) memory."):
+                N_("each score is a dot product of length d, and the whole n × n table is needed by the softmax "
+                   "and the weighted sum"),
         },
     },
     {
         "id": "mc_projections",
-        "question": "Why does self-attention project X with three different matrices $W_q$, $W_k$, $W_v$ "
-                    "instead of comparing and mixing the raw vectors?",
-        "correct": "Looking for, being found and handing over content are different jobs, each learned separately.",
+        "question": N_("Why does self-attention project X with three different matrices $W_q$, $W_k$, $W_v$ "
+                       "instead of comparing and mixing the raw vectors?"),
+        "correct": N_("Looking for, being found and handing over content are different jobs, each learned separately."),
         "wrong": {
-            "Three small matrices make the layer three times faster than one large matrix would make it.":
-                "three projections cost more than none; they are there for what they let the model learn",
-            "The three matrices end up equal in training; they are written separately to make the formula clear.":
-                "they are trained separately and differ: that is the point",
-            "W_v is the matrix that makes every row of the attention weights add up to one, as weights must.":
-                "the softmax makes the weights add up to 1; W_v only shapes the content",
+            N_("Three small matrices make the layer three times faster than one large matrix would make it."):
+                N_("three projections cost more than none; they are there for what they let the model learn"),
+            N_("The three matrices end up equal in training; they are written separately to make the formula clear."):
+                N_("they are trained separately and differ: that is the point"),
+            N_("W_v is the matrix that makes every row of the attention weights add up to one, as weights must."):
+                N_("the softmax makes the weights add up to 1; W_v only shapes the content"),
         },
     },
 ]

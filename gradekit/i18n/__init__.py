@@ -1,0 +1,30 @@
+"""Everything a student reads, in their language: English and Chinese today.
+
+    text.py       _("..."), Text, Say (grading stores English, notes the translation), View (a page shows it)
+    catalogs.py   the gettext catalogs: gradekit/locale/<lang>.po, source/<assignment>/locale/<lang>.po
+    languages_csv.py  languages.csv: which student reads which language
+    extract.py    the message ids of gradekit and of an assignment (Babel), and updating a catalog
+
+A grader marks a text for translation with ``_``::
+
+    from gradekit.i18n import _
+
+    MISTAKES = {_("forgot the √d_k"): ...}
+    raise check.Mismatch(_("{what}: wrong answer").format(what=what))
+
+The command line stays English: it is the instructor's.
+"""
+
+from .catalogs import languages, translator
+from .text import N_, Say, Text, View, _, join
+
+__all__ = ["_", "N_", "Text", "join", "Say", "View", "languages", "translator", "language_of"]
+
+
+def __getattr__(name: str):
+    # languages.py reads ids through gradekit.untrusted, which itself marks texts with _: import it late
+    if name == "language_of":
+        from .languages_csv import language_of
+
+        return language_of
+    raise AttributeError(name)

@@ -1,0 +1,84 @@
+"""Which language each student reads: ``languages.csv`` at the course root, else the course's.
+
+``languages.csv`` has a header ``student_id,language`` and one row per
+student, the language a code gradekit speaks (``en``, ``zh``). Students it
+does not list read ``c.Gradekit.language`` (``en`` unless set). A row that
+cannot be used stops the command with one line naming the file and line:
+the instructor fixes it before anyone gets a notebook in the wrong language.
+
+The language changes the words only: a student's seed, numbers and points
+never depend on it.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from ..errors import UsageError
+from ..untrusted import check_id
+from .catalogs import languages
+
+LANGUAGES_FILE = "languages.csv"
+
+_CACHE: dict[tuple[str, float], dict[str, str]] = {}
+
+
+def default_language(course) -> str:
+    language = str(getattr(course.settings, "language", None) or "en")
+    if language not in languages():
+        raise UsageError(f"nbgrader_config.py: c.Gradekit.language = {language!r} is not a language gradekit "
+                         f"speaks ({', '.join(languages())})")
+    return language
+
+
+def student_languages(course) -> dict[str, str]:
+    """student id -> language, as ``languages.csv`` sets it (read again when the file changes)."""
+    path = Path(course.root) / LANGUAGES_FILE
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return {}
+    key = (str(path), mtime)
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = read_languages(path)
+    return _CACHE[key]
+
+
+def language_of(course, student: str) -> str:
+    """The language ``student`` reads."""
+    return student_languages(course).get(student) or default_language(course)
+
+
+def read_languages(path: Path) -> dict[str, str]:
+    """Parse and check ``languages.csv``; a bad row is a UsageError naming the file and line."""
+    known = languages()
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path.name}: cannot be read ({exc})") from None
+    rows = list(csv.reader(text.splitlines()))
+    out: dict[str, str] = {}
+    header = [c.strip().lower() for c in rows[0]] if rows else []
+    if header[:2] != ["student_id", "language"]:
+        raise UsageError(f"{path.name}:1: the first line must be the header 'student_id,language'")
+    for number, row in enumerate(rows[1:], start=2):
+        if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
+            continue
+        if len(row) != 2:
+            raise UsageError(f"{path.name}:{number}: expected two columns 'student_id,language', "
+                             f"found {len(row)}")
+        student, language = row[0].strip(), row[1].strip().lower()
+        try:
+            check_id("student", student)
+        except Exception as exc:  # noqa: BLE001 - an id no folder may have
+            raise UsageError(f"{path.name}:{number}: {exc}") from None
+        if language not in known:
+            raise UsageError(f"{path.name}:{number}: {language!r} is not a language gradekit speaks "
+                             f"({', '.join(known)})")
+        if student in out and out[student] != language:
+            raise UsageError(f"{path.name}:{number}: {student} is listed twice, with {out[student]} "
+                             f"and {language}")
+        out[student] = language
+    return out

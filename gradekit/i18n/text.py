@@ -1,0 +1,144 @@
+"""Texts a student reads, translated when they are shown: ``_("...")`` and what it returns.
+
+``_("forgot the √d_k")`` makes a :class:`Text`: a message id (the English
+text) and, after ``.format(...)``, its arguments. Nothing is looked up when
+it is made, so ``_()`` works at a grader module's top level: the text is
+rendered per student, in their language, when grading stores it (see
+:class:`Say`) or a page shows it (see :class:`View`).
+
+A Text *is* its English rendering (a ``str`` subclass): ``==``, ``hash``,
+``in``, ``join``, JSON and f-strings see the English text, so a mistake's
+catalogue name is the same for every student (``Check.mistake``,
+``CellResult.diagnosis``) and code that handles messages as strings keeps
+working. A translation that does not format (a placeholder the translator
+mistyped) falls back to the English text, never to an error.
+
+``N_("...")`` only marks a string for extraction (a quiz option in the
+params, a misconception kept in a table) and returns it unchanged; it is
+translated where it is shown, by looking the English text up.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+Translate = Callable[[str], str]
+
+__all__ = ["Text", "_", "N_", "join", "render", "Say", "View"]
+
+
+class Text(str):
+    """A message for a student: a string -- its English rendering -- that remembers its message id
+    and arguments, so it can be rendered again in another language (:meth:`render`)."""
+
+    __slots__ = ("msgid", "args", "kwargs")
+
+    def __new__(cls, msgid: str, args: tuple = (), kwargs: dict | None = None):
+        msgid, args, kwargs = str(msgid), tuple(args), dict(kwargs or {})
+        english = msgid.format(*args, **kwargs) if args or kwargs else msgid
+        text = super().__new__(cls, english)
+        text.msgid, text.args, text.kwargs = msgid, args, kwargs
+        return text
+
+    def format(self, *args: Any, **kwargs: Any) -> "Text":
+        """The same message with these arguments (``str.format`` placeholders), still translatable."""
+        return Text(self.msgid, args, kwargs)
+
+    def render(self, translate: Translate) -> str:
+        """The text in the language of ``translate`` (a gettext function); arguments that are
+        Texts are rendered in the same language."""
+        template = translate(self.msgid)
+        if not self.args and not self.kwargs:
+            return template
+        args = [render(a, translate) for a in self.args]
+        kwargs = {k: render(v, translate) for k, v in self.kwargs.items()}
+        try:
+            return template.format(*args, **kwargs)
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError):
+            return self.msgid.format(*args, **kwargs)   # a broken translation: say it in English
+
+
+class Joined(Text):
+    """Several texts shown one after another (each a whole sentence or clause of its own)."""
+
+    __slots__ = ("separator", "parts")
+
+    def __new__(cls, separator: str, parts: Iterable[Any]):
+        parts = list(parts)
+        text = str.__new__(cls, separator.join(str(p) for p in parts))
+        text.msgid, text.args, text.kwargs = str(text), (), {}
+        text.separator, text.parts = separator, parts
+        return text
+
+    def format(self, *args: Any, **kwargs: Any) -> "Text":  # pragma: no cover - nothing to format
+        raise TypeError("a joined text has no placeholders")
+
+    def render(self, translate: Translate) -> str:
+        return self.separator.join(render(p, translate) for p in self.parts)
+
+
+def _(msgid: str) -> Text:
+    """Mark ``msgid`` for translation; the result is translated when it is shown."""
+    return Text(msgid)
+
+
+def N_(msgid: str) -> str:
+    """Mark ``msgid`` for extraction only; it stays a plain string (translated where it is shown)."""
+    return msgid
+
+
+def join(separator: str, parts: Iterable[Any]) -> Text:
+    return Joined(separator, parts)
+
+
+def render(value: Any, translate: Translate) -> Any:
+    """A Text rendered with ``translate``; anything else unchanged (numbers keep their format specs)."""
+    return value.render(translate) if isinstance(value, Text) else value
+
+
+class Say:
+    """Where grading stores a text a student will read: keep the English, note the translation.
+
+    ``say(text)`` returns the English text to store in the results and puts
+    its rendering in the student's language into :attr:`table` (English ->
+    translation) when the two differ. A plain string is looked up as a
+    message id, so a constant message or a catalogue name marked with
+    ``N_`` is translated too.
+    """
+
+    def __init__(self, language: str = "en", translate: Translate | None = None):
+        self.language = language
+        self._translate = translate if language != "en" else None
+        self.table: dict[str, str] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if value is None:
+            return None
+        english = str(value)
+        if self._translate is not None and english:
+            local = value.render(self._translate) if isinstance(value, Text) else self._translate(english)
+            if local != english:
+                self.table[english] = local
+        return english
+
+    def view(self) -> "View":
+        """How the student sees what was stored so far (for a stage that writes feedback)."""
+        return View(self.language, self.table, self._translate)
+
+
+class View:
+    """What a student sees of a result: stored English texts through the result's translations,
+    and the page's own texts (Texts) rendered in the student's language."""
+
+    def __init__(self, language: str = "en", translations: dict[str, str] | None = None,
+                 translate: Translate | None = None):
+        self.language = language
+        self.translations = translations or {}
+        self._translate = translate or (lambda msgid: msgid)
+
+    def __call__(self, value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, Text) and value not in self.translations:
+            return value.render(self._translate)
+        return self.translations.get(value, str(value)) if isinstance(value, str) else str(value)

@@ -1,33 +1,46 @@
-"""Benchmark: `gradekit autograde` against `nbgrader autograde`, same six exercises.
+"""Benchmark: `gradekit autograde` against `nbgrader autograde`, same six exercises, in one run.
 
-What is measured (wall-clock, on this machine, in one run):
+What is measured (on this machine, in one run, each figure as wall-clock time
+and as CPU time -- user + system -- of the command's whole process tree; see
+bench/measure.py):
 
-* gradekit: the package installed in the venv (editable: this working tree)
-  on a temporary copy of this course (nbgrader_config.py, source/,
-  autograder/, solutions/) with N students; `gradekit generate`, then each
-  student's submission is built from their own answer key; the timed part is
-  the whole `gradekit autograde self_attention` command as a subprocess,
-  start-up, worker pool, sandboxes, hidden pytest graders and gradebook
-  writes included.
-* nbgrader: a plain nbgrader course built from one student's answer key with
-  the hidden graders translated into `### BEGIN HIDDEN TESTS` regions (see
-  bench/nbgrader_rendition.py); the timed part is the whole
-  `nbgrader autograde self_attention` command (one Jupyter kernel per
-  submission, one submission at a time: that is how nbgrader works).
-* Both get the same mix of submissions: mostly the answer key, every tenth
-  one with a wrong function, every tenth one the untouched release notebook.
-* gradekit's in-worker time: the mean of the "seconds" field of
-  autograded/<student>/self_attention/results.json, the time Pipeline.grade()
-  takes for one student inside a worker (child sandbox, student code, graders).
-* the floor: the mean of "student_seconds" in the same files, the time the
-  student's cells and the graders' calls into them take as the sandboxed
-  worker measures it: what grading could not go below.
-* steady-state throughput (``--throughput N``, default 300): both tools run
-  a small class (10) and a large one; (T(large) - T(small)) / (large - small)
-  is the cost of one more submission with the start-up left out.
+* the whole command on a class of N (default 30): ``gradekit autograde`` on
+  a fresh copy of this course (nbgrader_config.py, source/, autograder/,
+  solutions/; the quiz left out) with N students, generated and then each
+  given a submission built from their own answer key, against ``nbgrader
+  autograde`` on a plain nbgrader rendition of the same assignment
+  (bench/nbgrader_rendition.py: hidden tests in cells, one Jupyter kernel per
+  submission, one after the other -- how nbgrader works). Both get the same
+  mix: mostly the answer key, every tenth a wrong function, every tenth the
+  untouched release. Start-up, imports, workers, sandboxes, pytest, gradebook
+  writes included. Target (issue 15): gradekit at least 20x faster.
+* where gradekit's start-up goes on that run: the timeline its processes
+  write when $GRADEKIT_TIMELINE is set (gradekit/timeline.py), from the
+  command's start to the first result; and what the fork server's imports
+  cost by package (``python -X importtime``).
+* nothing changed: ``gradekit autograde`` again on an unchanged class of 150
+  (the median and the fastest of 5 runs). Target: under 0.3 s. (nbgrader's own
+  rerun of its N, which skips what it graded before, is shown for reference.)
+* ``gradekit generate`` for 10 students on a fresh course (median and fastest
+  of 3). Target: under 0.5 s.
+* the steady state, what one more submission costs with start-up left out:
+  (T(big) - T(small)) / (big - small), for gradekit from its 150 (big) and
+  10 of them (small), for nbgrader from its N and 10. It must not get worse.
+* the floor: the mean of "student_seconds" in results.json, the time the
+  student's cells and the graders' calls into them take inside the sandbox.
 
-`--sizes 10,100,1000` times gradekit alone at several class sizes, plus
-`gradekit generate` and the peak RSS of the coordinating process.
+Python caches compiled modules (``__pycache__``) unless PYTHONDONTWRITEBYTECODE
+is set; this project's build machine sets it for every process, an
+instructor's does not. The timed commands run without it, so that both tools
+start as they start for a user: after a warm-up run that writes the caches --
+gradekit's modules, and pytest's rewritten graders, which every course of the
+bench starts with, as a course that has been graded before does (a first run
+after editing the graders compiles them again: about 0.2 s more).
+
+``--baseline DIR`` times another gradekit source tree (e.g. a checkout of an
+older commit) the same way, side by side: before and after, in one run.
+``--sizes 10,100,1000`` times gradekit alone at several class sizes, plus
+``gradekit generate`` and the peak RSS of the coordinating process.
 Results are printed and written to bench/out/latest.txt.
 """
 
@@ -37,27 +50,29 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
 
 import nbformat
-import psutil
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
+import measure  # noqa: E402
 import nbgrader_rendition as nbr  # noqa: E402
 
 ASSIGNMENT = "self_attention"
 BIN = Path(sys.executable).parent
 # the venv's scripts first: nbgrader's Gradebook runs `alembic` from PATH to set up a new database
 os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
-ENV = {**os.environ, "PYTHONWARNINGS": "ignore"}
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"PYTHONWARNINGS": "ignore"}
+UNCHANGED_CLASS, UNCHANGED_RUNS, GENERATE_CLASS, GENERATE_RUNS, SMALL = 150, 5, 10, 3, 10
+TARGETS = {"ratio": 20.0, "unchanged": 0.3, "generate": 0.5}
 
 
 def say(message: str) -> None:
@@ -80,71 +95,56 @@ def kind_of(i: int) -> str:
     return "empty" if i % 10 == 7 else "answer"
 
 
-# -- running and timing a command --------------------------------------------------------------
+class Gradekit:
+    """One gradekit source tree: this working tree (the venv's editable install), or a baseline."""
 
-def timed(cmd: list[str], cwd: Path, log: Path) -> dict:
-    """Run cmd to completion: wall seconds, and the peak RSS of the process itself and of its
-    whole tree (sampled every 0.1 s with psutil, which comes with dask.distributed)."""
-    peak = {"self": 0, "tree": 0}
-    done = threading.Event()
+    def __init__(self, name: str, source: Path | None = None):
+        self.name, self.source = name, source
+        self.env = dict(ENV)
+        if source is not None:
+            self.env["PYTHONPATH"] = str(source)
 
-    def watch(pid: int) -> None:
-        try:
-            me = psutil.Process(pid)
-            while not done.is_set():
-                rss = me.memory_info().rss
-                tree = rss + sum(_rss(child) for child in me.children(recursive=True))
-                peak["self"], peak["tree"] = max(peak["self"], rss), max(peak["tree"], tree)
-                done.wait(0.1)
-        except psutil.Error:  # the process has ended
-            pass
+    def command(self, root: Path, *args: str) -> list[str]:
+        return [str(BIN / "gradekit"), "--course", str(root), *args]
 
-    with open(log, "w") as out:
-        started = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=ENV, stdout=out, stderr=subprocess.STDOUT)
-        watcher = threading.Thread(target=watch, args=(proc.pid,), daemon=True)
-        watcher.start()
-        rc = proc.wait()
-        seconds = time.perf_counter() - started
-        done.set()
-        watcher.join()
-    if rc != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited with {rc} (log: {log}):\n{log.read_text()[-3000:]}")
-    return {"seconds": seconds, "rss_self": peak["self"] or None, "rss_tree": peak["tree"] or None}
+    def timed(self, root: Path, log: str, *args: str, env: dict | None = None) -> dict:
+        return measure.timed(self.command(root, *args), root, root / log, env or self.env)
 
 
-def _rss(process) -> int:
-    try:
-        return process.memory_info().rss
-    except psutil.Error:
-        return 0
+# -- courses -----------------------------------------------------------------------------------
+
+WARM_GRADERS: Path | None = None   # the warm-up course's graders, with pytest's cache of them
 
 
-# -- the gradekit course -------------------------------------------------------------------------
-
-def gradekit_course(root: Path, n: int) -> dict:
-    """A copy of this course with n students and their submissions; returns the generate timing."""
+def empty_course(root: Path, n: int) -> None:
+    """A copy of this course (the six exercises, no quiz) with n students in its gradebook; the
+    graders' __pycache__ (pytest's rewritten modules) as the warm-up run left it, as in a course
+    that has been graded before."""
     from nbgrader.api import Gradebook
 
     from gradekit.course import Course
-    from gradekit.release import answer_key
 
     root.mkdir(parents=True)
     shutil.copy(REPO / "nbgrader_config.py", root)
-    # the six exercises only, as in the nbgrader rendition: the thought-question quiz stays out
     for folder in ("source", "autograder", "solutions"):
         shutil.copytree(REPO / folder, root / folder,
                         ignore=shutil.ignore_patterns("__pycache__", "quiz.ipynb", "params_quiz.py"))
-    course = Course.load(root)
-    students = student_ids(n)
-    say(f"gradekit course with {n} students: generate, submissions")
-    with Gradebook(course.db_url) as gb:
-        for student in students:
+    if WARM_GRADERS is not None and (WARM_GRADERS / "__pycache__").is_dir():
+        shutil.copytree(WARM_GRADERS / "__pycache__", root / "autograder" / ASSIGNMENT / "__pycache__")
+    with Gradebook(Course.load(root).db_url) as gb:
+        for student in student_ids(n):
             gb.update_or_create_student(student)
-    generate = timed([str(BIN / "gradekit"), "--course", str(root), "generate", ASSIGNMENT], root,
-                     root / "generate.log")
+
+
+def submit_all(gk: Gradekit, root: Path, n: int) -> dict:
+    """``gradekit generate``, then every student's submission from their own answer key."""
+    from gradekit.course import Course
+    from gradekit.release import answer_key
+
+    generate = gk.timed(root, "generate.log", "generate", ASSIGNMENT)
+    course = Course.load(root)
     with tempfile.TemporaryDirectory() as tmp:
-        for i, student in enumerate(students):
+        for i, student in enumerate(student_ids(n)):
             answer_key(course, ASSIGNMENT, student, Path(tmp) / student)
             key = nbformat.read(Path(tmp) / student / f"{nbr.NOTEBOOK}.ipynb", as_version=4)
             release = nbformat.read(course.release_dir(student, ASSIGNMENT) / f"{nbr.NOTEBOOK}.ipynb", as_version=4)
@@ -154,17 +154,22 @@ def gradekit_course(root: Path, n: int) -> dict:
     return generate
 
 
-def gradekit_autograde(root: Path, n: int, jobs: int, only: list[str] | None = None) -> dict:
-    """Time `gradekit autograde` (all students, or ``only`` these) with --force, as a subprocess."""
-    cmd = [str(BIN / "gradekit"), "--course", str(root), "autograde", ASSIGNMENT, "--force"]
-    if jobs:
-        cmd += ["--jobs", str(jobs)]
-    for student in only or []:
-        cmd += ["--student", student]
-    say(f"timing gradekit autograde on {n} submissions")
-    run = timed(cmd, root, root / "autograde.log")
+def gradekit_course(gk: Gradekit, root: Path, n: int) -> dict:
+    say(f"{gk.name}: a course of {n}: generate, submissions")
+    empty_course(root, n)
+    return submit_all(gk, root, n)
+
+
+def autograde(gk: Gradekit, root: Path, students: list[str], *args: str, timeline: bool = False) -> dict:
+    """``gradekit autograde`` (these students, or all with no ``--student``), with the mean
+    in-worker and floor times of the results it wrote."""
+    env = dict(gk.env)
+    if timeline:
+        env["GRADEKIT_TIMELINE"] = str(root / "timeline.txt")
+        Path(env["GRADEKIT_TIMELINE"]).unlink(missing_ok=True)
+    run = gk.timed(root, "autograde.log", "autograde", ASSIGNMENT, *args, env=env)
     inner, floor = [], []
-    for student in only or student_ids(n):
+    for student in students:
         path = root / "autograded" / student / ASSIGNMENT / "results.json"
         if path.is_file():
             data = json.loads(path.read_text())
@@ -173,6 +178,10 @@ def gradekit_autograde(root: Path, n: int, jobs: int, only: list[str] | None = N
     run["in_worker"] = sum(inner) / len(inner) if inner else None
     run["floor"] = sum(floor) / len(floor) if floor else None
     run["graded"] = len(inner)
+    if timeline:
+        from gradekit import timeline as tl
+
+        run["marks"] = tl.read(env["GRADEKIT_TIMELINE"])
     return run
 
 
@@ -190,7 +199,7 @@ def ensure_kernel() -> str:
     return f"python3 kernelspec: {specs['python3']['resource_dir']}"
 
 
-def nbgrader_run(root: Path, gk_root: Path, n: int) -> dict:
+def nbgrader_course(root: Path, gk_root: Path, n: int) -> None:
     from gradekit.course import Course
     from gradekit.release import answer_key
     from gradekit.template import AssignmentSource
@@ -202,13 +211,12 @@ def nbgrader_run(root: Path, gk_root: Path, n: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         answer_key(course, ASSIGNMENT, first, Path(tmp))
         key = nbformat.read(Path(tmp) / f"{nbr.NOTEBOOK}.ipynb", as_version=4)
-    students = student_ids(n)
-    say(f"nbgrader course with {n} students: generate_assignment, submissions")
-    nbr.build_course(root, students, [kind_of(i) for i in range(n)], key, params, ENV)
-    say(f"timing nbgrader autograde on {n} submissions")
-    run = timed([str(BIN / "nbgrader"), "autograde", ASSIGNMENT], root, root / "autograde.log")
-    run["scores"] = nbr.scores(root, students)
-    return run
+    say(f"nbgrader: a course of {n}: generate_assignment, submissions")
+    nbr.build_course(root, student_ids(n), [kind_of(i) for i in range(n)], key, params, ENV)
+
+
+def nbgrader_autograde(root: Path, log: str, *args: str) -> dict:
+    return measure.timed([str(BIN / "nbgrader"), "autograde", ASSIGNMENT, *args], root, root / log, ENV)
 
 
 # -- reports -------------------------------------------------------------------------------------
@@ -226,11 +234,31 @@ def mb(value) -> str:
     return f"{value / 2**20:.0f} MB" if value else "n/a"
 
 
+def fig(run: dict | None) -> str:
+    """``wall s (cpu s)`` of one timed run."""
+    return "-" if run is None else f"{run['seconds']:.2f} s (cpu {run['cpu']:.2f})"
+
+
+def repeated(runs: list[dict]) -> dict:
+    """The median run's wall and CPU, and the fastest, of several runs of one command."""
+    walls, cpus = [r["seconds"] for r in runs], [r["cpu"] for r in runs]
+    return {"seconds": statistics.median(walls), "cpu": statistics.median(cpus),
+            "fastest": min(walls), "fastest_cpu": min(cpus), "runs": len(runs)}
+
+
+def fig_repeated(run: dict) -> str:
+    return (f"{run['seconds']:.2f} s (cpu {run['cpu']:.2f}); fastest {run['fastest']:.2f} s "
+            f"(cpu {run['fastest_cpu']:.2f}), of {run['runs']}")
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
 def score_check(n: int, tools: dict[str, dict], out: list[str]) -> None:
     """Mean score per kind of submission, per tool: both should grade the mix alike."""
-    kinds = sorted({kind_of(i) for i in range(n)})
     rows = []
-    for kind in kinds:
+    for kind in sorted({kind_of(i) for i in range(n)}):
         row = [kind, sum(kind_of(i) == kind for i in range(n))]
         for scores in tools.values():
             got = [scores.get(s) for i, s in enumerate(student_ids(n)) if kind_of(i) == kind]
@@ -241,89 +269,137 @@ def score_check(n: int, tools: dict[str, dict], out: list[str]) -> None:
     table(["submission", "count", *tools], rows, out)
 
 
+def start_up(name: str, run: dict, out: list[str]) -> None:
+    rows = measure.breakdown(run.get("marks") or [], run["started"], run["seconds"])
+    if len(rows) <= 1:
+        out.append(f"\n{name}: no timeline (a gradekit without gradekit/timeline.py)")
+        return
+    out.append(f"\nwhere {name}'s whole command went (seconds since it started; CPU: of the process "
+               "that got there, so far):")
+    table(["moment", "s", "process cpu s"], [[label, f"{at:.3f}", "" if cpu is None else f"{cpu:.3f}"]
+                                            for label, at, cpu in rows], out)
+
+
+# -- the comparison ------------------------------------------------------------------------------
+
 def compare(args, work: Path, out: list[str]) -> None:
     n = args.n
-    gk_root = work / "gradekit-course"
-    gen = gradekit_course(gk_root, n)
-    out.append(f"gradekit generate, {n} students: {gen['seconds']:.2f} s")
-    gk = gradekit_autograde(gk_root, n, args.jobs)
-    if gk["graded"] != n:
-        out.append(f"WARNING: gradekit wrote results.json for {gk['graded']} of {n} students")
-    gk_scores = nbr.scores(gk_root, student_ids(n))
-    rows = [["gradekit autograde" + (f" --jobs {args.jobs}" if args.jobs else ""), n,
-             f"{gk['seconds']:.2f}", f"{gk['seconds'] / n:.3f}", ""]]
-    tools = {"gradekit": gk_scores}
+    tools = [Gradekit("gradekit")] + ([Gradekit("baseline", Path(args.baseline).resolve())] if args.baseline else [])
+    whole, again, scores = {}, {}, {}
+    global WARM_GRADERS
+    for gk in tools:   # one warm-up command writes the __pycache__ files a user's machine would have
+        warm = work / f"{gk.name}-warm"
+        empty_course(warm, 2)
+        submit_all(gk, warm, 2)
+        autograde(gk, warm, student_ids(2), "--jobs", "2")
+        WARM_GRADERS = warm / "autograder" / ASSIGNMENT
+    for gk in tools:
+        root = work / f"{gk.name}-{n}"
+        gradekit_course(gk, root, n)
+        say(f"{gk.name}: autograde on {n}")
+        whole[gk.name] = autograde(gk, root, student_ids(n), timeline=True)
+        again[gk.name] = autograde(gk, root, student_ids(n))
+        scores[gk.name] = nbr.scores(root, student_ids(n))
+        if whole[gk.name]["graded"] != n:
+            out.append(f"WARNING: {gk.name} wrote results.json for {whole[gk.name]['graded']} of {n} students")
+    nb = nb_again = nb_small = None
     if not args.skip_nbgrader:
         out.append(ensure_kernel())
-        nb = nbgrader_run(work / "nbgrader-course", gk_root, n)
-        ratio = (nb["seconds"] / n) / (gk["seconds"] / n)
-        rows.append(["nbgrader autograde", n, f"{nb['seconds']:.2f}", f"{nb['seconds'] / n:.3f}",
-                     f"{ratio:.2f}x"])
-        tools["nbgrader"] = nb["scores"]
-    out.append("")
-    header = ["tool", "N", "total s", "s/submission", "nbgrader s/sub / gradekit s/sub"]
-    table(header if len(rows) > 1 else header[:-1], [r if len(rows) > 1 else r[:-1] for r in rows], out)
-    out.append("")
-    if gk["in_worker"] is not None:
-        out.append(f"gradekit in-worker time per submission (mean of results.json 'seconds', "
-                   f"Pipeline.grade() inside a worker): {gk['in_worker']:.3f} s")
-    out.append(f"gradekit peak RSS: coordinator {mb(gk['rss_self'])}, whole process tree {mb(gk['rss_tree'])}")
-    score_check(n, tools, out)
-    if args.throughput:
-        throughput(args, work, gk_root, out, None if args.skip_nbgrader else (nb["seconds"], n))
-
-
-def throughput(args, work: Path, gk_root: Path, out: list[str], nb_full) -> None:
-    """Steady-state cost per submission: (T(big) - T(small)) / (big - small), start-up excluded.
-
-    A command's fixed start-up (imports, worker pool, sandboxes, pytest
-    collection) is paid once per run; what a class of thousands costs is the
-    marginal time per submission, measured here for both tools from two runs
-    of different size.
-    """
-    small, big = 10, args.throughput
-    root = work / "gradekit-throughput"
-    gradekit_course(root, big)
-    gk_small = gradekit_autograde(root, small, args.jobs, only=student_ids(small))
-    gk_big = gradekit_autograde(root, big, args.jobs)
-    gk_marginal = (gk_big["seconds"] - gk_small["seconds"]) / (big - small)
-    cores = len(os.sched_getaffinity(0))
-    out.append(f"\nsteady-state throughput (marginal seconds per submission between runs of {small} and N):")
-    rows = [["gradekit autograde", big, f"{gk_small['seconds']:.2f}", f"{gk_big['seconds']:.2f}",
-             f"{gk_marginal:.4f}", ""]]
-    if nb_full is not None:
-        nb_root = work / "nbgrader-course"
+        nb_root = work / "nbgrader"
+        nbgrader_course(nb_root, work / f"gradekit-{n}", n)
+        say(f"nbgrader: autograde on {n}")
+        nb = nbgrader_autograde(nb_root, "autograde.log")
+        scores["nbgrader"] = nbr.scores(nb_root, student_ids(n))
+        nb_again = nbgrader_autograde(nb_root, "autograde-again.log")
         shutil.rmtree(nb_root / "autograded", ignore_errors=True)
-        say(f"timing nbgrader autograde on {small} submissions")
-        nb_small = timed([str(BIN / "nbgrader"), "autograde", ASSIGNMENT,
-                          f"--CourseDirectory.student_id={student_ids(1)[0][:-1]}?"], nb_root,
-                         nb_root / "autograde-small.log")
-        nb_seconds, nb_n = nb_full
-        nb_marginal = (nb_seconds - nb_small["seconds"]) / (nb_n - small)
-        rows.append(["nbgrader autograde", nb_n, f"{nb_small['seconds']:.2f}", f"{nb_seconds:.2f}",
-                     f"{nb_marginal:.4f}", f"{nb_marginal / gk_marginal:.1f}x"])
-    table(["tool", "N", f"T({small}) s", "T(N) s", "s/submission", "nbgrader / gradekit"], rows, out)
-    floor = gk_big["floor"]
+        say(f"nbgrader: autograde on {SMALL}")
+        nb_small = nbgrader_autograde(nb_root, "autograde-small.log",
+                                      f"--CourseDirectory.student_id={student_ids(1)[0][:-1]}?")
+    generate, unchanged, steady = {}, {}, {}
+    for gk in tools:
+        runs = []
+        for k in range(GENERATE_RUNS):
+            root = work / f"{gk.name}-generate-{k}"
+            empty_course(root, GENERATE_CLASS)
+            runs.append(gk.timed(root, "generate.log", "generate", ASSIGNMENT))
+        generate[gk.name] = repeated(runs)
+        root = work / f"{gk.name}-{UNCHANGED_CLASS}"
+        gradekit_course(gk, root, UNCHANGED_CLASS)
+        say(f"{gk.name}: autograde on {SMALL}, then on {UNCHANGED_CLASS}, then {UNCHANGED_RUNS} times unchanged")
+        small = autograde(gk, root, student_ids(SMALL), *[a for s in student_ids(SMALL) for a in ("--student", s)])
+        big = autograde(gk, root, student_ids(UNCHANGED_CLASS), "--force")
+        steady[gk.name] = {"small": small, "big": big,
+                           "marginal": (big["seconds"] - small["seconds"]) / (UNCHANGED_CLASS - SMALL),
+                           "marginal_cpu": (big["cpu"] - small["cpu"]) / (UNCHANGED_CLASS - SMALL)}
+        unchanged[gk.name] = repeated([autograde(gk, root, []) for _ in range(UNCHANGED_RUNS)])
+    report(args, tools, whole, again, nb, nb_again, nb_small, generate, unchanged, steady, out)
+    score_check(n, scores, out)
+    for gk in tools:
+        start_up(gk.name, whole[gk.name], out)
+        if gk.name == "gradekit" or gk.source is not None:
+            code = "gradekit.runners.warm" if (gk.source or REPO).joinpath("gradekit/runners/warm.py").exists() \
+                else "gradekit.runners.local"
+            costs = measure.import_costs(str(BIN / "python"), code, gk.env)
+            out.append(f"{gk.name}: what the grading processes' imports ({code}) cost, by package "
+                       f"(python -X importtime, wall): " + ", ".join(f"{p} {s:.3f} s" for p, s in costs))
+
+
+def report(args, tools, whole, again, nb, nb_again, nb_small, generate, unchanged, steady, out) -> None:
+    n, main = args.n, whole["gradekit"]
+    out.append("")
+    out.append("The targets of issue 15 (wall time, and CPU time of the whole process tree):")
+    rows = []
+    ratio = nb["seconds"] / main["seconds"] if nb else None
+    rows.append([f"autograde, {n} submissions, whole command", fig(main), fig(nb),
+                 f"{ratio:.1f}x" if ratio else "-",
+                 f">= {TARGETS['ratio']:g}x: {verdict(ratio >= TARGETS['ratio'])}" if ratio else ""])
+    rows.append([f"autograde again, nothing changed, {UNCHANGED_CLASS} submissions", fig_repeated(unchanged["gradekit"]),
+                 "-", "-", f"< {TARGETS['unchanged']} s: {verdict(unchanged['gradekit']['seconds'] < TARGETS['unchanged'])}"])
+    rows.append([f"generate, {GENERATE_CLASS} students", fig_repeated(generate["gradekit"]), "-", "-",
+                 f"< {TARGETS['generate']} s: {verdict(generate['gradekit']['seconds'] < TARGETS['generate'])}"])
+    mine = steady["gradekit"]
+    nb_marginal = (nb["seconds"] - nb_small["seconds"]) / (n - SMALL) if nb else None
+    rows.append(["steady state: one more submission", f"{mine['marginal']:.3f} s (cpu {mine['marginal_cpu']:.3f})",
+                 f"{nb_marginal:.3f} s" if nb_marginal else "-",
+                 f"{nb_marginal / mine['marginal']:.0f}x" if nb_marginal else "-", "not worse than before"])
+    rows.append([f"for reference: autograde again, nothing changed, {n} submissions", fig(again["gradekit"]),
+                 fig(nb_again), "-", ""])
+    table(["", "gradekit", "nbgrader", "ratio", "target"], rows, out)
+    floor = steady["gradekit"]["big"]["floor"]
+    cores = len(os.sched_getaffinity(0))
     if floor:
-        out.append(f"the floor: the student's code and the graders' calls into it, measured inside the "
-                   f"sandbox worker: {floor:.4f} s per submission; gradekit spends {gk_marginal * cores:.4f} "
-                   f"core-seconds per submission ({cores} cores x {gk_marginal:.4f} s), "
-                   f"{gk_marginal * cores / floor:.1f}x the floor")
+        out.append(f"the floor (the student's code and the graders' calls into it, inside the sandbox): "
+                   f"{floor:.4f} s per submission; gradekit's steady state is {mine['marginal'] * cores:.4f} "
+                   f"core-seconds ({cores} cores x {mine['marginal']:.4f} s), {mine['marginal'] * cores / floor:.1f}x it")
+    out.append(f"steady state from: gradekit T({SMALL}) {fig(mine['small'])}, T({UNCHANGED_CLASS}) {fig(mine['big'])}"
+               + (f"; nbgrader T({SMALL}) {fig(nb_small)}, T({n}) {fig(nb)}" if nb else ""))
+    if main["in_worker"] is not None:
+        out.append(f"gradekit in-worker time per submission on the {n} (results.json 'seconds'): {main['in_worker']:.3f} s; "
+                   f"peak RSS: coordinator {mb(main['rss_self'])}, whole tree {mb(main['rss_tree'])}")
+    if len(tools) > 1:
+        out.append("\nbefore and after, in this run (wall, and CPU of the whole process tree):")
+        rows = []
+        for gk in tools:
+            rows.append([gk.name + (f" ({gk.source})" if gk.source else ""), fig(whole[gk.name]),
+                         fig_repeated(unchanged[gk.name]), fig_repeated(generate[gk.name]),
+                         f"{steady[gk.name]['marginal']:.3f} s (cpu {steady[gk.name]['marginal_cpu']:.3f})"])
+        table(["", f"autograde {n}", f"unchanged {UNCHANGED_CLASS}", f"generate {GENERATE_CLASS}", "steady state"], rows, out)
 
 
 def sizes(args, work: Path, out: list[str]) -> None:
-    rows = []
+    gk, rows = Gradekit("gradekit"), []
     for n in args.sizes:
         root = work / f"gradekit-{n}"
-        gen = gradekit_course(root, n)
-        gk = gradekit_autograde(root, n, args.jobs)
-        rows.append([n, f"{gen['seconds']:.2f}", f"{gk['seconds']:.2f}", f"{gk['seconds'] / n:.3f}",
-                     f"{gk['in_worker']:.3f}" if gk["in_worker"] is not None else "n/a",
-                     mb(gk["rss_self"]), mb(gk["rss_tree"])])
-        say(f"{n} students: generate {gen['seconds']:.1f} s, autograde {gk['seconds']:.1f} s, {load()}")
+        gen = gradekit_course(gk, root, n)
+        say(f"gradekit: autograde on {n}")
+        run = autograde(gk, root, student_ids(n))
+        rows.append([n, fig(gen), fig(run), f"{run['seconds'] / n:.3f}",
+                     f"{run['in_worker']:.3f}" if run["in_worker"] is not None else "n/a",
+                     mb(run["rss_self"]), mb(run["rss_tree"])])
+        say(f"{n} students: generate {gen['seconds']:.1f} s, autograde {run['seconds']:.1f} s, {load()}")
         shutil.rmtree(root / "autograded", ignore_errors=True)
-    out.append("gradekit alone, one fresh course per class size" + (f", --jobs {args.jobs}" if args.jobs else ""))
-    table(["N", "generate s", "autograde s", "s/submission", "in-worker s/sub", "coordinator peak RSS",
+    out.append("gradekit alone, one fresh course per class size (wall, and CPU of the whole process tree)")
+    table(["N", "generate", "autograde", "s/submission", "in-worker s/sub", "coordinator peak RSS",
            "tree peak RSS"], rows, out)
 
 
@@ -333,10 +409,8 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-nbgrader", action="store_true", help="time gradekit only")
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",") if x],
                         help="gradekit alone at these class sizes, e.g. 10,100,1000")
-    parser.add_argument("--jobs", type=int, default=0, help="gradekit --jobs (default: its own, one per core)")
+    parser.add_argument("--baseline", metavar="DIR", help="also time the gradekit source tree in DIR (before/after)")
     parser.add_argument("--keep", metavar="DIR", help="build the courses here and keep them")
-    parser.add_argument("--throughput", type=int, default=300, metavar="N",
-                        help="also measure steady-state throughput with a class of N (default 300; 0: skip)")
     args = parser.parse_args(argv)
     if not (BIN / "gradekit").exists() or not (BIN / "nbgrader").exists():
         print(f"bench: run with the venv's python (.venv/bin/python); no gradekit/nbgrader in {BIN}", file=sys.stderr)
@@ -346,9 +420,10 @@ def main(argv=None) -> int:
     except AttributeError:
         cores = os.cpu_count()
     out = [f"gradekit benchmark, {time.strftime('%Y-%m-%d %H:%M:%S')}, git {git_head()}",
-           f"machine: {cores} core(s) usable (os.cpu_count() = {os.cpu_count()}), python {sys.version.split()[0]}",
+           f"machine: {cores} core(s) usable (os.cpu_count() = {os.cpu_count()}), python {sys.version.split()[0]}; "
+           f"CPU times {'include' if measure.SUBREAPER else 'may miss'} every process a command starts",
            f"submission mix: {mix(args.n if not args.sizes else max(args.sizes))}",
-           f"at start: {load()} (other work on the machine skews the timings)", ""]
+           f"at start: {load()} (other work on the machine stretches wall times; CPU times much less)", ""]
     work = Path(args.keep).resolve() if args.keep else Path(tempfile.mkdtemp(prefix="gradekit-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     print("\n".join(out), flush=True)

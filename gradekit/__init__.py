@@ -23,17 +23,49 @@ __version__ = "0.1.0"
 
 
 def _skip_slow_optional_imports() -> None:
-    """Keep jsonschema from importing rfc3987_syntax, which builds a lark grammar on import.
+    """Import jsonschema without the optional packages its format checkers use.
 
-    nbformat imports jsonschema, and jsonschema's format checker imports
-    rfc3987_syntax when it is installed (it arrives with jupyter-events): 1.4 s
-    for every process that reads a notebook. Only the "iri" formats use it, and
-    notebooks do not. A ``None`` entry in sys.modules makes that optional
-    import fail fast, so jsonschema simply skips those two formats.
+    nbformat imports jsonschema, and jsonschema's ``_format`` module imports,
+    when they are installed (they arrive with Jupyter), a package per string
+    format: rfc3987_syntax (which builds a lark grammar on import: 1.4 s),
+    rfc3986_validator, isoduration with arrow and dateutil, webcolors... --
+    a fifth of a second of every process that reads a notebook. Neither
+    nbformat's schemas nor gradekit check string formats. While (and only
+    while) ``jsonschema._format`` executes, those imports fail fast, so
+    jsonschema simply leaves those formats out; afterwards they import as usual.
     """
+    import importlib.machinery
     import sys
 
-    sys.modules.setdefault("rfc3987_syntax", None)
+    class _PlainFormats:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name != "jsonschema._format":
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            if spec is None or not hasattr(spec.loader, "exec_module"):
+                return spec
+            execute = spec.loader.exec_module
 
+            def exec_module(module):
+                blocked = [n for n in _FORMAT_PACKAGES if n not in sys.modules]
+                for n in blocked:
+                    sys.modules[n] = None
+                try:
+                    execute(module)
+                finally:
+                    for n in blocked:
+                        if n in sys.modules and sys.modules[n] is None:
+                            del sys.modules[n]
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    if not any(type(f).__name__ == "_PlainFormats" for f in sys.meta_path):
+        sys.meta_path.insert(0, _PlainFormats())
+
+
+_FORMAT_PACKAGES = ("fqdn", "idna", "rfc3987", "rfc3986_validator", "rfc3987_syntax", "rfc3339_validator",
+                    "webcolors", "jsonpointer", "uri_template", "isoduration")
 
 _skip_slow_optional_imports()

@@ -1,9 +1,10 @@
-"""Grading a class: check the course, decide what needs grading, run it, record it.
+"""Grading a class: decide what needs grading, run it, record it.
 
-    preflight     the templates render and every grader and the reference compile
-                  -- before the first submission is graded (a course bug stops the run here)
     incremental   results whose submission, graders and variant are unchanged are reused
-    runners       the rest is graded in this process, a local pool or a Dask cluster
+    runners       the rest is graded in this process, a local pool or a Dask cluster;
+                  each grading process checks the course first (grading/preflight.py:
+                  the templates render, every grader and the reference compile), so a
+                  course bug stops the run before the first submission is graded
     on_result     the coordinator alone records each result (the gradebook, the summary)
 
 One submission's problems are that submission's zero (with the reason). A
@@ -13,11 +14,10 @@ more is recorded, and the command exits non-zero.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from .course import Course
-from .errors import GraderError, SandboxUnavailable
+from .errors import SandboxUnavailable
 from .grading.options import Options
 from .results import RESULTS_FILE, SubmissionResult, load
 
@@ -33,47 +33,10 @@ def check_sandbox(options: Options) -> None:
 
 
 def preflight(course: Course, assignment: str) -> None:
-    """Stop a broken course before any submission is graded.
+    """Check the course as a grading process would (see :mod:`gradekit.grading.preflight`)."""
+    from .grading.preflight import preflight as check
 
-    The templates compile and render a variant (StrictUndefined) in every
-    language the course's students read (``languages.csv`` is checked too),
-    and every Python file of the graders and the reference compiles; the
-    error names the file and line. (Graders that compile but fail to import
-    are caught when the grading processes collect them, still before any
-    grade is recorded.)
-    """
-    from .i18n.languages_csv import default_language, student_languages
-    from .template import AssignmentSource
-    from .variant import build_variant
-
-    source = AssignmentSource.load(course, assignment)
-    for language in sorted({default_language(course), *student_languages(course).values()}):
-        build_variant(course, source, "gradekit-preflight", language=language)
-    files = sorted(course.graders_dir(assignment).glob("**/*.py")) if course.graders_dir(assignment).is_dir() else []
-    files += [p for p in [course.solutions_dir(assignment) / "reference.py"] if p.is_file()]
-    for path in files:
-        if any(part in ("mistakes", "correct", "__pycache__") for part in path.relative_to(course.root).parts):
-            continue  # the QA set holds notebook cells, not grader code
-        compile_or_fail(path, course.root)
-
-
-def compile_or_fail(path: Path, root: Path) -> None:
-    """Compile a course file; raise GraderError naming ``file:line: message``."""
-    try:
-        source = path.read_bytes()
-        compile(source, str(path), "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        where = _relative(path, root)
-        raise GraderError(f"{where}:{exc.lineno or '?'}: {exc.msg}") from None
-    except (OSError, ValueError) as exc:
-        raise GraderError(f"{_relative(path, root)}: cannot be read ({exc})") from None
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(root))
-    except ValueError:
-        return str(path)
+    check(course, assignment)
 
 
 def grade_many(course: Course, assignment: str, students: list[str], options: Options,
@@ -89,6 +52,7 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
     """
     from .incremental import unchanged
     from .runners import make_runner
+    from .timeline import mark
 
     check_sandbox(options)
     if not options.force:
@@ -97,13 +61,14 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
             if student in done:
                 on_result(done[student])
         students = [s for s in students if s not in done]
+        mark("coordinator", "unchanged checked")
     if not students:
         return
     runner = make_runner(course, assignment, options, len(students))
-    runner.start()          # a pool's fork server imports while the course is checked
+    runner.start()          # a pool's fork server loads the assignment while this process goes on
+    mark("coordinator", "runner started")
     if on_start is not None:
         on_start(len(students))
-    preflight(course, assignment)
     runner.run(students, on_result)
 
 
@@ -119,6 +84,7 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
 
     from . import gradebook, terminal
     from .errors import CourseFailure, StudentError, UsageError
+    from .timeline import mark
     from .untrusted import submitted_students
 
     if not course.source_dir(assignment).is_dir():
@@ -137,10 +103,12 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
             print(line, file=sys.stderr)
     if not students:
         raise UsageError(f"nothing to grade: no submissions in submitted/*/{assignment}/")
+    mark("coordinator", "students listed")
     progress = terminal.Progress(len(students))
     summary = terminal.Summary(wide=wide)
     with course.lock("autograde"), gradebook.Recorder(course, assignment) as recorder:
         def on_result(result: SubmissionResult) -> None:
+            mark("coordinator", "result")
             recorder.record(result)
             summary.add(result)
             progress.advance(result)
@@ -151,7 +119,9 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
                             "none after") from None
         finally:
             progress.close()
+    mark("coordinator", "gradebook closed")
     summary.print(f"{assignment}: {len(summary.rows)} submission(s)")
+    mark("coordinator", "summary printed")
     return summary
 
 

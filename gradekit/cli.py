@@ -269,7 +269,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_blas_thread() -> None:
+    """numpy's BLAS starts a thread per core on import, which spins while it waits for work: a
+    tenth of a CPU second of every gradekit process that imports numpy, for nothing -- they compute
+    on small arrays, one process per core. A setting of the user's own is kept."""
+    import os
+
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+
+
 def main(argv: list[str] | None = None) -> int:
+    from .timeline import mark
+
+    mark("coordinator", "main")
+    _one_blas_thread()
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -31,7 +32,8 @@ def _settings_class():
     if _Settings is not None:
         return _Settings
     from traitlets import Bool, Dict, Float, Int, List, Unicode
-    from traitlets.config import Configurable
+
+    Configurable = _traitlets_config("configurable").Configurable
 
     class Gradekit(Configurable):
         """gradekit's settings for a course, read from ``c.Gradekit`` in nbgrader_config.py."""
@@ -60,6 +62,15 @@ def _settings_class():
 
 
 _Settings = None
+
+
+def _traitlets_config(module: str):
+    """``traitlets.config.<module>`` without the package's ``__init__``, which imports the whole
+    Application machinery (logging.config, argparse helpers): a course's config needs only the
+    loader and Configurable (see :mod:`gradekit.lean`)."""
+    from .lean import without_package_init
+
+    return without_package_init("traitlets.config", f"traitlets.config.{module}")
 _LIMITS = ("cell_timeout", "call_timeout", "notebook_budget", "memory", "cpu_seconds", "processes", "tmpfs")
 
 
@@ -95,10 +106,11 @@ class Course:
         config_file = root / "nbgrader_config.py"
         if not config_file.is_file():
             raise UsageError(f"{root} is not a course directory: no nbgrader_config.py")
-        from traitlets.config.loader import PyFileConfigLoader
-
+        PyFileConfigLoader = _traitlets_config("loader").PyFileConfigLoader
         try:
-            config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+            # a logger of our own: traitlets' default one imports its Application machinery
+            config = PyFileConfigLoader("nbgrader_config.py", path=str(root),
+                                        log=logging.getLogger("gradekit")).load_config()
         except Exception as exc:  # a syntax error in the instructor's config
             raise CourseError(f"nbgrader_config.py does not load: {exc}") from None
         cd = config.get("CourseDirectory", {})

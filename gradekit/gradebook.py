@@ -5,10 +5,13 @@ SQLite by default), written through nbgrader's own API, so ``nbgrader export``,
 ``nbgrader db student list`` and formgrader read what gradekit writes. Only
 the coordinating process writes to it, one submission per transaction.
 
-nbgrader's API is imported only when something must be written: reads go
-through :mod:`gradekit.roster` (plain SQL) where they can, and a
-:class:`Recorder` skips a result the gradebook already holds -- so a rerun on
-an unchanged class touches neither nbgrader nor SQLAlchemy.
+nbgrader's API is imported only when nothing lighter will do: reads go
+through :mod:`gradekit.roster` (plain SQL) where they can; a :class:`Recorder`
+skips a result the gradebook already holds (so a rerun on an unchanged class
+touches neither nbgrader nor SQLAlchemy) and writes an SQLite gradebook with
+:mod:`gradekit.sqlite_grades` (the same rows as nbgrader's API, by test),
+leaving to nbgrader's API what that module declines (a late submission,
+another database).
 """
 
 from __future__ import annotations
@@ -113,17 +116,23 @@ class Recorder:
         self.written = 0
 
     def warm(self) -> None:
-        """Import nbgrader's API in the background: grading is about to produce results to write,
-        and this process has nothing else to do while the grading processes start."""
+        """Import nbgrader's API in the background when it will write the results (not an SQLite
+        gradebook): grading is about to produce them, and this process has little else to do."""
         import threading
 
-        threading.Thread(target=_api, name="gradekit-gradebook-warm", daemon=True).start()
+        if roster.sqlite_path(self.course) is None:
+            threading.Thread(target=_api, name="gradekit-gradebook-warm", daemon=True).start()
 
     def record(self, result: SubmissionResult) -> None:
         held = self.held.pop(result.student, None)
         if held is not None and _holds(held, result):
             for nb in result.notebooks:
                 nb.late_penalty = held.penalties.get(nb.name) or None
+            return
+        from . import sqlite_grades
+
+        if sqlite_grades.record(self.course, result):
+            self.written += 1
             return
         if self.gb is None:
             self.gb = open_gradebook(self.course)
@@ -325,17 +334,11 @@ def class_marks(gb: "Gradebook", assignment: str) -> ClassMarks:
 _LATE: dict = {}
 
 
-def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission) -> None:
-    """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it.
-
-    The plugin is the course's (``c.AssignLatePenalties.plugin_class``,
-    ``c.LateSubmissionPlugin.penalty_method`` in nbgrader_config.py); the
-    lateness is nbgrader's (submission timestamp vs. the assignment's due date
-    plus the student's extension).
-    """
+def _late_penalty_assigner(root):
+    """The course's AssignLatePenalties, built once per config file version (only a late
+    submission needs it: importing nbgrader's preprocessors costs half a second)."""
     from nbgrader.preprocessors import AssignLatePenalties
 
-    root = getattr(gb, "gradekit_root", None)
     try:
         key = (root, Path(root, "nbgrader_config.py").stat().st_mtime_ns) if root else None
     except OSError:
@@ -346,7 +349,17 @@ def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission) -> No
         config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config() if key else None
         _LATE[key] = AssignLatePenalties(config=config) if config is not None else AssignLatePenalties()
         _LATE[key].init_plugin()
-    assigner = _LATE[key]
+    return _LATE[key]
+
+
+def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission) -> None:
+    """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it.
+
+    The plugin is the course's (``c.AssignLatePenalties.plugin_class``,
+    ``c.LateSubmissionPlugin.penalty_method`` in nbgrader_config.py); the
+    lateness is nbgrader's (submission timestamp vs. the assignment's due date
+    plus the student's extension).
+    """
     gb.db.flush()
     seconds_late = submission.total_seconds_late
     for nb in result.notebooks:
@@ -356,6 +369,7 @@ def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission) -> No
         gb.db.query(SubmittedNotebook).filter(SubmittedNotebook.assignment_id == submission.id).update(
             {SubmittedNotebook.late_submission_penalty: None}, synchronize_session=False)
         return
+    assigner = _late_penalty_assigner(getattr(gb, "gradekit_root", None))
     for nb in result.notebooks:
         try:
             notebook = gb.find_submission_notebook(nb.name, result.assignment, result.student)

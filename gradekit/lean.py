@@ -1,4 +1,4 @@
-"""Importing the parts of nbgrader gradekit uses, without the rest.
+"""Importing the parts of nbgrader (and nbformat) gradekit uses, without the rest.
 
 ``import nbgrader.api`` first runs nbgrader's package ``__init__``, which
 loads its Jupyter server extensions -- tornado handlers, every nbgrader app,
@@ -26,10 +26,11 @@ _LOCK = threading.Lock()   # one import at a time: a module half-imported by one
 def nbgrader_api():
     """The ``nbgrader.api`` module (Gradebook and its tables); safe to call from several threads."""
     with _LOCK:
-        return _without_package_init("nbgrader", "nbgrader.api")
+        return without_package_init("nbgrader", "nbgrader.api")
 
 
-def _without_package_init(package: str, module: str):
+def without_package_init(package: str, module: str):
+    """``package.module``, imported without running ``package/__init__.py`` yet (see above)."""
     if module in sys.modules:
         return sys.modules[module]
     if package in sys.modules:

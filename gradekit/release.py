@@ -1,4 +1,4 @@
-"""From a variant to what a student receives, with nbgrader's own preprocessors.
+"""From a variant to what a student receives: nbgrader's release steps, in nbgrader's order.
 
 The order follows nbgrader's ``generate_assignment`` converter:
 
@@ -11,12 +11,15 @@ cell is the checksum of its stub) and again after ClearHiddenTests.
 The answer key is the variant with its solutions kept: the same cells, ids
 and locks as the release, only the solution regions filled in.
 
-nbgrader's preprocessors are imported when first needed (their import costs
-about a second: nbconvert). Grading needs each student's release to restore
+The steps run as :mod:`gradekit.strip` implements them (byte for byte what
+nbgrader's preprocessors make, by test); a notebook that module does not
+handle goes through nbgrader's own preprocessors, imported only then (their
+import costs about a second: nbconvert). The registration goes through
+:mod:`gradekit.registry`. Grading needs each student's release to restore
 locked cells; :class:`ReleaseCache` keeps what ``generate`` stripped under
 ``.gradekit/releases/`` (the instructor's, 0700), keyed by the digest of the
-rendered notebook, so a grading process strips -- and imports nbgrader --
-only for a variant nobody has released yet.
+rendered notebook, so a grading process strips only a variant nobody has
+released yet.
 """
 
 from __future__ import annotations
@@ -26,12 +29,15 @@ import json
 import os
 import zlib
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from .course import Course
 from .files import write_notebooks
+from .notebooks import from_dict
 from .variant import Variant
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nbformat import NotebookNode
 
 
 def stubs(language: str = "en") -> tuple[dict[str, str], str]:
@@ -45,7 +51,8 @@ def stubs(language: str = "en") -> tuple[dict[str, str], str]:
 
 
 class Stripper:
-    """nbgrader's release preprocessors, built once and applied per notebook.
+    """The release steps, applied per notebook: :mod:`gradekit.strip`, or nbgrader's own
+    preprocessors for a notebook that module does not handle.
 
     Each method strips the notebook it is given, in place, and returns it:
     pass one nothing else still needs -- a Variant's, freshly rendered.
@@ -53,12 +60,47 @@ class Stripper:
     """
 
     def __init__(self, language: str = "en") -> None:
+        code_stub, text_stub = stubs(language)
+        self.language = language
+        self._stubs = (code_stub["python"], text_stub)
+        self._nbgrader = None
+
+    def student_version(self, nb: NotebookNode) -> NotebookNode:
+        """The notebook as released: solutions and hidden tests removed, cells locked."""
+        return self._strip(nb, "student_version", *self._stubs)
+
+    def registration_version(self, nb: NotebookNode) -> NotebookNode:
+        """The notebook as SaveCells must see it: solutions cleared, hidden tests present."""
+        return self._strip(nb, "registration_version", *self._stubs)
+
+    def answer_key(self, nb: NotebookNode) -> NotebookNode:
+        """Locked and without outputs or hidden tests; the solutions kept (no checksums)."""
+        return self._strip(nb, "answer_key")
+
+    def _strip(self, nb: NotebookNode, version: str, *stubs: str) -> NotebookNode:
+        from . import strip
+
+        original = json.dumps(nb)   # strip changes the notebook as it goes: nbgrader gets this
+        try:
+            return getattr(strip, version)(nb, *stubs)
+        except strip.Unsupported:
+            if self._nbgrader is None:
+                self._nbgrader = NbgraderStripper(self.language)
+            return getattr(self._nbgrader, version)(from_dict(json.loads(original)))
+
+
+class NbgraderStripper:
+    """nbgrader's release preprocessors, built once: the fallback of :class:`Stripper`, and the
+    oracle its test compares :mod:`gradekit.strip` with. The stubs are in ``language``."""
+
+    def __init__(self, language: str = "en") -> None:
         from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions, ComputeChecksums, LockCells
 
         code_stub, text_stub = stubs(language)
         self.language = language
         self.lock = LockCells()
-        self.clear_solutions = ClearSolutions(code_stub=code_stub, text_stub=text_stub)
+        # nbgrader's stubs for other kernel languages stay (only Python's is translated)
+        self.clear_solutions = ClearSolutions(code_stub={**ClearSolutions().code_stub, **code_stub}, text_stub=text_stub)
         self.clear_output = ClearOutput()
         self.checksums = ComputeChecksums()
         self.clear_hidden = ClearHiddenTests()
@@ -69,16 +111,14 @@ class Stripper:
             nb, resources = step.preprocess(nb, resources)
         return nb
 
-    def student_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-        """The notebook as released: solutions and hidden tests removed, cells locked."""
+    def student_version(self, nb: NotebookNode) -> NotebookNode:
         nb = self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
         return self._run(nb, self.clear_hidden, self.checksums)
 
-    def registration_version(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-        """The notebook as SaveCells must see it: solutions cleared, hidden tests present."""
+    def registration_version(self, nb: NotebookNode) -> NotebookNode:
         return self._run(nb, self.lock, self.clear_solutions, self.clear_output, self.checksums)
 
-    def answer_key(self, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    def answer_key(self, nb: NotebookNode) -> NotebookNode:
         """The variant with its solutions kept, without the ``### BEGIN/END SOLUTION`` marker lines
         (formgrader shows them as headings in a free-text answer)."""
         nb = self._run(nb, self.lock, self.clear_output, self.clear_hidden)
@@ -92,17 +132,32 @@ class Stripper:
 
 
 def register(course: Course, variant: Variant, stripper: Stripper) -> None:
-    """Record the assignment, its notebooks and grade cells in nbgrader's gradebook."""
+    """Record the assignment, its notebooks and grade cells in nbgrader's gradebook.
+
+    :mod:`gradekit.registry` does it with sqlite3 where it can (and does
+    nothing where the gradebook already holds it); the notebooks it leaves go
+    through nbgrader's own SaveCells.
+    """
+    from .registry import register as register_fast
+
+    versions = {name: stripper.registration_version(nb) for name, nb in variant.notebooks.items()}
+    left = register_fast(course, variant.assignment, versions)
+    if left:
+        save_cells(course, variant.assignment, {name: versions[name] for name in left})
+
+
+def save_cells(course: Course, assignment: str, notebooks: dict) -> None:
+    """nbgrader's own registration: update_or_create_assignment, then SaveCells per notebook."""
     from nbgrader.preprocessors import SaveCells
 
     from .gradebook import open_gradebook
 
     with open_gradebook(course) as gb:
-        gb.update_or_create_assignment(variant.assignment)
+        gb.update_or_create_assignment(assignment)
     save = SaveCells()
-    for name, nb in variant.notebooks.items():
-        resources = {"nbgrader": {"notebook": name, "assignment": variant.assignment, "db_url": course.db_url}}
-        save.preprocess(stripper.registration_version(nb), resources)
+    for name, nb in notebooks.items():
+        resources = {"nbgrader": {"notebook": name, "assignment": assignment, "db_url": course.db_url}}
+        save.preprocess(nb, resources)
 
 
 def generate(course: Course, assignment: str, students: list[str]) -> list[Path]:
@@ -144,7 +199,7 @@ def _release_students(course: Course, source, secret: bytes, students: list[str]
     cache = ReleaseCache(course, source.name)
     written = []
     for student in students:
-        variant = build_variant(course, source, student, secret)
+        variant = build_variant(course, source, student, secret, render=False)
         written += write_notebooks(course.release_dir(student, source.name), cache.student_versions(variant))
     return written
 
@@ -152,35 +207,40 @@ def _release_students(course: Course, source, secret: bytes, students: list[str]
 class ReleaseCache:
     """Each student's released notebooks, kept where only the instructor can read them.
 
-    Keyed by the digest of the rendered (full) notebook: a changed template,
-    params or secret gives another key, so a stale entry is never used.
+    Keyed by what the release is a function of: the notebook's template (its
+    digest, with the translations of the student's language), the student's params, and the code that renders and strips it
+    (jinja2's version, gradekit's template and release modules). A changed
+    template, params, secret or renderer gives another key, so a stale entry is
+    never used; and a hit needs no rendering at all.
     """
 
     def __init__(self, course: Course, assignment: str):
         self.directory = course.root / ".gradekit" / "releases" / assignment
         self._strippers: dict[str, Stripper] = {}
 
-    def student_versions(self, variant: Variant) -> dict[str, nbformat.NotebookNode]:
+    def student_versions(self, variant: Variant) -> dict[str, NotebookNode]:
         """The variant's notebooks as released (solutions and hidden tests out, cells locked)."""
-        out = {}
-        language = getattr(variant, "language", "en")
-        for name, full in variant.notebooks.items():
-            text = json.dumps(full, sort_keys=True, separators=(",", ":"))
-            key = hashlib.sha256(f"{_STRIPPER_VERSION}\0{language}\0{text}".encode()).hexdigest()
+        out, fresh = {}, None
+        language = variant.language
+        params = json.dumps(variant.params, sort_keys=True, separators=(",", ":"))
+        for name in variant.source.notebooks:
+            digest = variant.source.digest(name, language)
+            key = hashlib.sha256(f"{_renderer_version()}\0{language}\0{digest}\0{params}".encode()).hexdigest()
             path = self.directory / key[:2] / f"{key}.json.z"
             try:
-                out[name] = nbformat.from_dict(json.loads(zlib.decompress(path.read_bytes())))
+                out[name] = from_dict(json.loads(zlib.decompress(path.read_bytes())))
                 continue
             except (OSError, ValueError, zlib.error):
                 pass
             if language not in self._strippers:
                 self._strippers[language] = Stripper(language)
-            released = self._strippers[language].student_version(nbformat.from_dict(json.loads(text)))
+            fresh = fresh or variant.fresh_notebooks()   # stripping changes them: not the variant's own
+            released = self._strippers[language].student_version(fresh[name])
             self._store(path, released)
             out[name] = released
         return out
 
-    def _store(self, path: Path, nb: nbformat.NotebookNode) -> None:
+    def _store(self, path: Path, nb: NotebookNode) -> None:
         from .files import atomic_write_bytes
 
         try:
@@ -192,6 +252,23 @@ class ReleaseCache:
 
 
 _STRIPPER_VERSION = "nbgrader-0.9 LockCells ClearSolutions ClearOutput ComputeChecksums ClearHiddenTests"
+_RENDERER: str | None = None
+
+
+def _renderer_version() -> str:
+    """What a release depends on besides its template and params: the release steps, jinja2,
+    and gradekit's code that renders and strips (a new version of any gives new keys)."""
+    global _RENDERER
+    if _RENDERER is None:
+        import jinja2
+
+        digest = hashlib.sha256(f"{_STRIPPER_VERSION}\0{jinja2.__version__}".encode())
+        here = Path(__file__).resolve().parent
+        for module in ("template.py", "variant.py", "notebooks.py", "strip.py", "release.py",
+                       "i18n/catalogs.py", "i18n/text.py"):
+            digest.update((here / module).read_bytes())
+        _RENDERER = digest.hexdigest()
+    return _RENDERER
 
 
 def answer_key(course: Course, assignment: str, student: str, out: Path) -> list[Path]:

@@ -19,13 +19,16 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from .cells import grade_id, is_editable, is_test
 from .errors import SubmissionError
 from .i18n.text import _
+from .notebooks import from_dict, new_cell, new_notebook
 from .untrusted import read_bytes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nbformat import NotebookNode
 
 MAX_NOTEBOOK_BYTES = 20 << 20
 
@@ -36,7 +39,7 @@ _NBGRADER_KEYS = {"grade_id": str, "solution": bool, "grade": bool, "locked": bo
                   "checksum": str}  # copy detection: whose release a cell came from (gradekit.integrity)
 
 
-def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat.NotebookNode:
+def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> NotebookNode:
     """Read a submitted notebook or raise SubmissionError with the reason.
 
     Only what grading and copy detection use survives: each cell's type, source, id
@@ -86,23 +89,19 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat.N
         elif "nbgrader" in metadata:
             kept["nbgrader"] = {}
         cell_id = cell.get("id", "")
-        cells.append(nbformat.from_dict({"cell_type": cell["cell_type"], "source": source, "metadata": kept,
+        cells.append(from_dict({"cell_type": cell["cell_type"], "source": source, "metadata": kept,
                                          "id": cell_id[:64] if isinstance(cell_id, str) else ""}))
-    nb = nbformat.v4.new_notebook()
+    nb = new_notebook()
     nb.cells = cells
     return nb
 
 
-def _plain(cell) -> nbformat.NotebookNode:
+def _plain(cell) -> NotebookNode:
     """A student-added cell: its source only, no grading metadata, no outputs."""
-    if cell.cell_type == "code":
-        return nbformat.v4.new_code_cell(cell.source)
-    if cell.cell_type == "markdown":
-        return nbformat.v4.new_markdown_cell(cell.source)
-    return nbformat.v4.new_raw_cell(cell.source)
+    return new_cell(cell.cell_type if cell.cell_type in ("code", "markdown") else "raw", cell.source)
 
 
-def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list[str]]:
+def sanitize(submitted: NotebookNode, release: NotebookNode) -> tuple[NotebookNode, list[str]]:
     """The notebook to grade: the release's cells, with the student's solutions and extras."""
     notes: list[str] = []
     by_gid = {}
@@ -152,7 +151,7 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
                            "were restored") if len(changed) <= 2 else
                          _("{count} read-only cell(s) differ from your own notebook (first: {cell}); the originals "
                            "were restored; is this someone else's notebook?")).format(count=len(changed), cell=changed[0]))
-    out = nbformat.v4.new_notebook(metadata=copy.deepcopy(release.metadata))
+    out = new_notebook(metadata=copy.deepcopy(release.metadata))
     out.cells = list(extras.get(None, []))
     for cell in release.cells:
         gid = grade_id(cell)
@@ -174,7 +173,7 @@ def sanitize(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -
     return out, notes
 
 
-def code_to_run(nb: nbformat.NotebookNode, tests: set[str] | frozenset = frozenset()) -> list[dict]:
+def code_to_run(nb: NotebookNode, tests: set[str] | frozenset = frozenset()) -> list[dict]:
     """The code cells the sandbox runs, in order: everything but the autograder test cells,
     except the test cells in ``tests`` (graded on their own visible asserts, as nbgrader does)."""
     return [{"id": grade_id(c) or c.get("id", ""), "source": c.source}

@@ -26,14 +26,17 @@ import json
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import jinja2
-import nbformat
 import numpy as np
 
 from .course import Course
 from .errors import TemplateError, UsageError
+from .notebooks import from_dict, read as read_notebook
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nbformat import NotebookNode
 
 
 def _literal(value: Any) -> str:
@@ -68,7 +71,7 @@ class AssignmentSource:
 
     name: str
     directory: Path
-    notebooks: dict[str, nbformat.NotebookNode]
+    notebooks: dict[str, NotebookNode]
     generators: dict[str, Callable[[np.random.Generator], dict]]
     _compiled: dict[tuple[str, int], jinja2.Template] = field(default_factory=dict, repr=False)
     course_root: Path | None = None
@@ -87,7 +90,7 @@ class AssignmentSource:
         notebooks = {}
         for path in paths:
             try:
-                notebooks[path.stem] = nbformat.read(str(path), as_version=4)
+                notebooks[path.stem] = read_notebook(path)
             except Exception as exc:
                 raise TemplateError(f"{path}: not a readable notebook ({exc})") from None
         generators = {path.stem: _load_generator(path)
@@ -102,7 +105,8 @@ class AssignmentSource:
         for name, nb in self.notebooks.items():
             for index, cell in enumerate(nb.cells):
                 try:
-                    self._compiled[(name, index)] = env.from_string(cell.source)
+                    self._compiled[(name, index)] = env.from_string(cell.source) if _is_template(cell.source) \
+                        else None
                 except jinja2.TemplateSyntaxError as exc:
                     raise TemplateError(f"{name}.ipynb cell {index}: template syntax: {exc}") from None
 
@@ -129,7 +133,24 @@ class AssignmentSource:
         except (TypeError, ValueError) as exc:
             raise TemplateError(f"{self.name}: generate() must return plain JSON data ({exc})") from None
 
-    def render(self, params: dict, language: str = "en") -> dict[str, nbformat.NotebookNode]:
+    def digest(self, name: str, language: str = "en") -> str:
+        """A digest of notebook ``name``'s template in ``language`` (its translations included):
+        equal digests and params render equal notebooks."""
+        digests = self.__dict__.setdefault("_digests", {})
+        if (name, language) not in digests:
+            import hashlib
+
+            h = hashlib.sha256(self._frozen[name].encode())
+            if language != "en":
+                from .i18n.catalogs import catalogs
+
+                for po in catalogs(self.course_root, self.name):
+                    if po.stem == language:
+                        h.update(b"\0" + po.read_bytes())
+            digests[(name, language)] = h.hexdigest()
+        return digests[(name, language)]
+
+    def render(self, params: dict, language: str = "en") -> dict[str, NotebookNode]:
         """Every notebook with every cell rendered for these params, in ``language``."""
         translate = self.translator(language)
         context = {**params, "gettext": translate, "_": translate,
@@ -137,9 +158,11 @@ class AssignmentSource:
         out = {}
         for name, nb in self.notebooks.items():
             # a JSON round trip is several times faster than copy.deepcopy of NotebookNodes
-            rendered = nbformat.from_dict(json.loads(self._frozen[name]))
+            rendered = from_dict(json.loads(self._frozen[name]))
             for index, cell in enumerate(rendered.cells):
                 template = self._template(name, index, cell, language)
+                if template is None:
+                    continue   # plain text: it renders to itself
                 try:
                     cell.source = template.render(**context)
                 except jinja2.UndefinedError as exc:
@@ -156,9 +179,10 @@ class AssignmentSource:
             self._translators[language] = translator(self.course_root, self.name, language)
         return self._translators[language]
 
-    def _template(self, name: str, index: int, cell, language: str) -> jinja2.Template:
+    def _template(self, name: str, index: int, cell, language: str) -> jinja2.Template | None:
         """A cell's template in ``language``: a markdown cell's translated source, compiled once;
-        else the English template (whose ``{% trans %}`` parts are looked up at render time)."""
+        else the English template (whose ``{% trans %}`` parts are looked up at render time);
+        None for a cell that renders to itself."""
         english = self._compiled[(name, index)]
         if language == "en" or cell.cell_type != "markdown" or not message_of(cell):
             return english
@@ -180,6 +204,12 @@ def message_of(cell) -> str | None:
         return None
     source = cell.get("source", "")
     return source if any(ch.isalpha() for ch in source) else None
+
+
+def _is_template(source: str) -> bool:
+    """Whether jinja2 could render ``source`` to anything but itself: it has a tag, a variable or a
+    comment, or a carriage return (jinja2 writes every line ending as \\n)."""
+    return "{{" in source or "{%" in source or "{#" in source or "\r" in source
 
 
 def _load_generator(path: Path) -> Callable[[np.random.Generator], dict]:

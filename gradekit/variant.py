@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .course import Course, check_id
@@ -32,23 +33,39 @@ def student_seed(secret: bytes, course_id: str, assignment: str, student: str) -
 
 @dataclass
 class Variant:
-    """One student's full notebooks (solutions and hidden parts included)."""
+    """One student's params and full notebooks (solutions and hidden parts included).
+
+    The notebooks are rendered when first asked for: grading usually needs
+    only the params and the student's release, which the release cache keeps.
+    """
 
     assignment: str
     student: str
     seed: int
     params: dict
-    notebooks: dict[str, "nbformat.NotebookNode"]
+    source: "AssignmentSource" = field(repr=False, compare=False)
     language: str = "en"
+
+    @cached_property
+    def notebooks(self) -> dict[str, "nbformat.NotebookNode"]:
+        return self.source.render(self.params, self.language)
+
+    def fresh_notebooks(self) -> dict[str, "nbformat.NotebookNode"]:
+        """The notebooks rendered anew, for a caller that changes them."""
+        return self.source.render(self.params, self.language)
 
 
 def build_variant(course: Course, source: "AssignmentSource", student: str, secret: bytes | None = None,
-                  language: str | None = None) -> Variant:
-    """``student``'s variant, in ``language`` (default: the language the course sets for them)."""
+                  language: str | None = None, *, render: bool = True) -> Variant:
+    """``student``'s variant, in ``language`` (default: the language the course sets for them);
+    with ``render=False`` its notebooks are rendered when first used (a template error is
+    raised then, not here)."""
     from .i18n.languages_csv import language_of
 
     check_id("student", student)
     seed = student_seed(secret if secret is not None else course.secret(), course.course_id, source.name, student)
-    params = source.params(seed)
     language = language or language_of(course, student)
-    return Variant(source.name, student, seed, params, source.render(params, language), language)
+    variant = Variant(source.name, student, seed, source.params(seed), source, language)
+    if render:
+        variant.notebooks  # noqa: B018 - renders every cell now
+    return variant

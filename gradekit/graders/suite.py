@@ -29,9 +29,11 @@ from .plugin import GraderPlugin, module_of
 # full gc.collect() twice per run. tmp_path, monkeypatch and capsys stay: graders may ask for
 # them (those tests go through pytest's own protocol, not the direct path). "gradekit" is this
 # package's own entry point (for running graders with plain pytest): here the session has its own.
+# "anyio" (installed with Jupyter) is for async tests: its plugin imports asyncio and probes
+# every event-loop backend, a tenth of a second of every grading process's start.
 _UNUSED_PLUGINS = ("terminal", "cacheprovider", "stepwise", "unraisableexception", "threadexception", "junitxml",
                    "doctest", "pastebin", "legacypath", "faulthandler", "logging", "warnings",
-                   "recwarn", "setuponly", "setupplan", "lsof", "gradekit")
+                   "recwarn", "setuponly", "setupplan", "lsof", "gradekit", "anyio")
 
 
 class GraderSuite:
@@ -87,7 +89,9 @@ class GraderSuite:
         # the operands appended, which a student must not see anyway).
         # --import-mode=importlib with the filesystem root as rootdir gives every grader
         # module a name made from its full path: two courses (or assignments) with a
-        # test_softmax.py each can be graded in one process without clashing
+        # test_softmax.py each can be graded in one process without clashing. --confcutdir
+        # at autograder/ keeps pytest from collecting (listing, and loading any conftest.py
+        # of) every directory from the filesystem root down: a fifth of a second in /tmp
         from _pytest.config import _prepareconfig
         from _pytest.main import Session
 
@@ -95,8 +99,8 @@ class GraderSuite:
         _forget_modules_under(self.directory)  # a grader edited since an earlier run here is read anew
         args = [str(self.directory)] + \
             [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + \
-            ["--rootdir", "/", "--import-mode=importlib", "-o", "addopts=", "-o", "python_files=test_*.py",
-             "--capture=no", "--assert=plain"]
+            ["--rootdir", "/", "--confcutdir", str(self.directory.parent), "--import-mode=importlib",
+             "-o", "addopts=", "-o", "python_files=test_*.py", "--capture=no", "--assert=plain"]
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             config = _prepareconfig(args, plugins=[self._plugin])
             config._do_configure()

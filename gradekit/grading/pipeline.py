@@ -39,25 +39,39 @@ from ..release import ReleaseCache
 from ..results import RESULTS_FILE, NotebookResult, SubmissionResult
 from ..sandbox.client import Sandbox
 from ..template import AssignmentSource
+from ..timeline import mark
 from ..untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
 from ..variant import build_variant
 from .options import Options
+from .preflight import preflight
 from .stages import DEFAULT_STAGES, NotebookJob, Stage
 
 
 class Pipeline:
     """Everything needed to grade one assignment's submissions, built once per process."""
 
-    def __init__(self, course: Course, assignment: str, options: Options = Options()):
+    def __init__(self, course: Course, assignment: str, options: Options = Options(), *,
+                 start_sandbox: bool = True):
+        """Load the assignment, check it (:func:`~.preflight.preflight`), collect its graders.
+
+        With ``start_sandbox=False`` nothing is started: a fork server builds
+        the pipeline once and each worker forked from it calls
+        :meth:`start_sandbox` (a sandbox belongs to one process).
+        """
+        mark("grading", "pipeline")
         self.course, self.options = course, options
         self._translators: dict = {}
         self.limits = options.limits or course.limits_for(assignment)
-        self.source = AssignmentSource.load(course, assignment)
         self.sandbox = Sandbox(self.limits, sandboxed=options.sandboxed)
-        self.sandbox.prestart()  # boots in the background while the graders are collected
+        if start_sandbox:
+            self.start_sandbox()  # boots in the background while the graders are collected
         try:
+            self.source = AssignmentSource.load(course, assignment)
+            preflight(course, assignment, self.source)
+            mark("grading", "templates checked")
             self.suite = GraderSuite(course, assignment)
             self.suite.collect()
+            mark("grading", "graders collected")
             self.releases = ReleaseCache(course, assignment)
             self.secret = course.secret()
             self.version = assignment_version(course, assignment)
@@ -65,6 +79,17 @@ class Pipeline:
         except BaseException:
             self.sandbox.shutdown()
             raise
+        mark("grading", "pipeline ready")
+
+    def start_sandbox(self, adopt: tuple | None = None) -> None:
+        """Launch this process's sandbox without waiting for it (the first submission waits);
+        ``adopt``: (process, control socket, cgroup) of one started earlier to use instead
+        (see :mod:`gradekit.sandbox.early`)."""
+        if adopt is not None:
+            self.sandbox.adopt(*adopt)
+        else:
+            self.sandbox.prestart()
+        mark("grading", "sandbox launched")
 
     def _stage_specs(self) -> list[str]:
         configured = list(getattr(self.course.settings, "stages", None) or [])
@@ -116,7 +141,7 @@ class Pipeline:
         student_before = self.sandbox.student_seconds
         timeouts_before, kills_before = self.sandbox.timeouts, self.sandbox.kills
         language = language or language_of(self.course, student)
-        variant = build_variant(self.course, self.source, student, self.secret, language)
+        variant = build_variant(self.course, self.source, student, self.secret, language, render=False)
         say = self.say(language)
         folder = folder or self.course.submitted_dir(student, self.assignment)
         stamp = read_timestamp(folder)
@@ -125,7 +150,7 @@ class Pipeline:
         if stamp.problem:
             result.notes.append(say(stamp.problem))
         files = submission_files(folder)
-        expected = {f"{name}.ipynb" for name in variant.notebooks}
+        expected = {f"{name}.ipynb" for name in variant.source.notebooks}
         if not is_plain_folder(folder):
             result.error = say(_("no submission") if not folder.exists() and not folder.is_symlink() else
                                _("the submission folder is a symbolic link or not a folder; links are not followed"))
@@ -151,6 +176,7 @@ class Pipeline:
         result.timeouts = self.sandbox.timeouts - timeouts_before
         result.kills = self.sandbox.kills - kills_before
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
+        mark("grading", "graded")
         return result
 
     def _run_stages(self, job: NotebookJob) -> None:

@@ -28,15 +28,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import nbformat
-
 from ..cells import grade_id, is_graded, is_solution, is_test, points
 from ..errors import SubmissionError
 from ..i18n import Say, _
+from ..notebooks import new_stream_output
 from ..results import CellResult, CellRun, Check, NotebookResult
 from ..submission import code_to_run, read_notebook, sanitize
 
 if TYPE_CHECKING:  # pragma: no cover
+    from nbformat import NotebookNode
+
     from ..variant import Variant
     from .pipeline import Pipeline
 
@@ -56,11 +57,11 @@ class NotebookJob:
     """One notebook of one submission, as it passes through the stages."""
 
     name: str
-    release: nbformat.NotebookNode          # the student's own release copy, rebuilt from their id
+    release: NotebookNode          # the student's own release copy, rebuilt from their id
     path: Path | None                       # the submitted file; None when there is none
     variant: "Variant"
     result: NotebookResult
-    graded: nbformat.NotebookNode | None = None   # what was graded: the release with the answers
+    graded: NotebookNode | None = None   # what was graded: the release with the answers
     notes: list[str] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)          # the sandbox's report on each code cell
     checks: dict[str, list[Check]] = field(default_factory=dict)   # the graders' checks by test cell
@@ -186,7 +187,7 @@ class Annotate(Stage):
             for check in res.checks:
                 mark = view(_("PASS") if check.passed else _("FAIL"))
                 lines.append(f"  [{mark}] {view(check.name)}" + (f" -- {view(check.message)}" if check.message else ""))
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
+            cell.outputs = [new_stream_output("\n".join(lines) + "\n")]
         if job.notes:
             job.graded.metadata["gradekit"] = {"notes": list(job.notes)}
 

@@ -1,9 +1,11 @@
 """Grading on this machine: in this process, or in a pool of worker processes.
 
-Workers fork from a warm fork server (:mod:`gradekit.runners.forkserver`),
-claim a core each (:mod:`~gradekit.runners.cores`), and build one
-:class:`~gradekit.grading.Pipeline` each; only student ids go out and plain
-result data comes back. A worker that cannot build its pipeline (a grader that
+Workers fork from a warm fork server (:mod:`gradekit.runners.forkserver`)
+that has already loaded, checked and collected the assignment
+(:mod:`gradekit.runners.warm`); each claims a core (:mod:`~gradekit.runners.cores`),
+takes that :class:`~gradekit.grading.Pipeline` over (or builds its own, if the
+course changed since) and starts a sandbox of its own. Only student ids go out
+and plain result data comes back. A worker that cannot build its pipeline (a grader that
 does not import, a sandbox that does not start) answers every task with that
 course failure, and the coordinator stops.
 
@@ -18,33 +20,76 @@ memory stays flat however large the class.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ..course import Course
 from ..errors import CourseFailure
 from ..grading.options import Options
-from ..grading.pipeline import Pipeline
 from ..results import SubmissionResult
 from . import OnResult, Runner, failure_outcome, outcome, result_of
 from .cores import affinity, claim_core, pin_to_core
 
+if TYPE_CHECKING:  # pragma: no cover - the coordinator of a pool never imports the grading code
+    from ..grading.pipeline import Pipeline
+
 
 class InProcess(Runner):
-    """One submission after another, here; this process and its sandbox pinned to one core."""
+    """One submission after another, here; this process and its sandbox pinned to one core.
+
+    The sandbox starts with the runner, before the grading code is imported, so
+    it boots while this process imports and collects the graders.
+    """
+
+    _before: set[int] = set()
+    _zygote: tuple | None = None
+
+    def start(self) -> None:
+        from ..sandbox.bwrap import start_zygote
+
+        if self._zygote is None:
+            self._before = affinity()
+            pin_to_core(0)
+            try:
+                self._zygote = start_zygote(self.options.limits or self.course.limits_for(self.assignment),
+                                            self.options.sandboxed)
+            except OSError:   # the pipeline starts one itself, and reports what fails
+                self._zygote = None
 
     def run(self, students: Iterable[str], on_result: OnResult) -> None:
-        before = affinity()
-        pin_to_core(0)
+        from ..grading.pipeline import Pipeline
+
+        self.start()
+        zygote, self._zygote = self._zygote, None
         try:
-            pipeline = Pipeline(self.course, self.assignment, self.options)
+            pipeline = Pipeline(self.course, self.assignment, self.options, start_sandbox=zygote is None)
+            if zygote is not None:
+                pipeline.start_sandbox(adopt=zygote)
+                zygote = None
             try:
                 for student in students:
                     on_result(pipeline.grade_or_zero(student))
             finally:
                 pipeline.close()
         finally:
-            if before:
-                os.sched_setaffinity(0, before)
+            if zygote is not None:   # the pipeline did not load: end the sandbox started for it
+                _end(zygote)
+            if self._before:
+                os.sched_setaffinity(0, self._before)
+
+
+def _end(zygote: tuple) -> None:
+    import signal
+
+    from ..sandbox.bwrap import remove_cgroup
+
+    proc, control, cgroup = zygote
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+    control.close()
+    remove_cgroup(cgroup)
 
 
 class LocalPool(Runner):
@@ -54,16 +99,31 @@ class LocalPool(Runner):
         super().__init__(course, assignment, options)
         self.jobs = jobs
 
-    def start(self) -> None:
-        from .forkserver import warm_fork_server
+    _early = None
 
-        warm_fork_server()
+    def start(self) -> None:
+        """Start the fork server (it prepares the assignment) and a sandbox per worker, at once."""
+        from ..sandbox.early import EarlySandboxes
+        from .forkserver import request, warm_fork_server
+
+        warm_fork_server(request(self.course.root, self.assignment, self.options))
+        if self._early is None:
+            limits = self.options.limits or self.course.limits_for(self.assignment)
+            self._early = EarlySandboxes(limits, self.options.sandboxed, self.jobs)
 
     def run(self, students: Iterable[str], on_result: OnResult) -> None:
+        self.start()
+        try:
+            self._run(students, on_result)
+        finally:
+            early, self._early = self._early, None
+            early.close()
+
+    def _run(self, students: Iterable[str], on_result: OnResult) -> None:
         from .forkserver import warm_fork_server
 
         ctx = warm_fork_server()
-        init = (str(self.course.root), self.assignment, self.options, os.getpid())
+        init = (str(self.course.root), self.assignment, self.options, os.getpid(), self._early.for_workers())
         pending = iter(students)
         while True:
             lost = _run_pool(ctx, self.jobs, init, pending, self.assignment, on_result)
@@ -131,13 +191,30 @@ _PIPELINE: Pipeline | None = None
 _FAILURE: dict | None = None
 
 
-def _init_worker(root: str, assignment: str, options: Options, coordinator: int) -> None:
-    """Build this worker's pipeline; a failure is kept and reported instead of each result."""
+def _init_worker(root: str, assignment: str, options: Options, coordinator: int, early: list[dict]) -> None:
+    """Take this worker's pipeline over from the fork server (or build it) and a sandbox from the
+    coordinator (or start one); a failure is kept and reported instead of each result."""
     global _PIPELINE, _FAILURE
+    from ..timeline import mark
+
+    mark("worker", "forked")
     _exit_with(coordinator)
-    claim_core()
+    core = claim_core()
     try:
-        _PIPELINE = Pipeline(Course.load(root), assignment, options)
+        from ..grading.pipeline import Pipeline
+        from ..sandbox.early import take
+        from .warm import prepared
+
+        _PIPELINE = prepared(root, assignment, options)
+        if _PIPELINE is None:
+            course = Course.load(root)
+            zygote = take(early, options.limits or course.limits_for(assignment), options.sandboxed, core)
+            _PIPELINE = Pipeline(course, assignment, options, start_sandbox=zygote is None)
+        else:
+            zygote = take(early, _PIPELINE.limits, options.sandboxed, core)
+        if zygote is not None or _PIPELINE.sandbox.proc is None:
+            # a new one is pinned with this worker (it inherits the core); a taken one was pinned by take()
+            _PIPELINE.start_sandbox(adopt=zygote)
     except CourseFailure as exc:
         _FAILURE = failure_outcome(exc)
     except Exception as exc:  # noqa: BLE001 - a worker that cannot start is the machine's problem

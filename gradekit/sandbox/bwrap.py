@@ -206,3 +206,25 @@ def launch(limits: Limits, sandboxed: bool = True) -> Launch:
     os.lseek(fd, 0, os.SEEK_SET)
     command = [python, "-I", "-B", "/opt/gradekit/worker.py", "--contained"]
     return Launch([argv[0], "--args", str(fd), *command], (fd, *data_fds), _preexec(limits, procs), env, procs)
+
+
+def start_zygote(limits: Limits, sandboxed: bool = True):
+    """Start a sandbox's worker (the zygote) without waiting for it: (its process, the control
+    socket the grading side keeps, its pids cgroup or None). It writes ``ready`` when it is."""
+    import socket
+    import subprocess
+
+    spec = launch(limits, sandboxed)
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        proc = subprocess.Popen(spec.argv, stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, pass_fds=spec.pass_fds, preexec_fn=spec.preexec,
+                                start_new_session=True, env=spec.env, close_fds=True)
+    except BaseException:
+        mine.close()
+        remove_cgroup(spec.cgroup)
+        raise
+    finally:
+        theirs.close()
+        spec.close_fds()
+    return proc, mine, spec.cgroup

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 from ..errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
 from ..i18n.text import _
 from . import protocol as P
-from .bwrap import Limits, launch, remove_cgroup
+from .bwrap import Limits, remove_cgroup, start_zygote
 
 __all__ = ["Sandbox", "RemoteObject", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
 
@@ -99,29 +99,28 @@ class Sandbox:
             self._start_zygote(wait=False)
 
     def _start_zygote(self, wait: bool = True) -> None:
-        spec = launch(self.limits, self.sandboxed)
-        self.cgroup = spec.cgroup
-        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            self.proc = subprocess.Popen(spec.argv, stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL, pass_fds=spec.pass_fds,
-                                         preexec_fn=spec.preexec, start_new_session=True,
-                                         env=spec.env, close_fds=True)
-        finally:
-            theirs.close()
-            spec.close_fds()
-        self.control = mine
-        self.control_channel = P.Channel(mine)
-        self.booting = True
+        self.adopt(*start_zygote(self.limits, self.sandboxed))
         if wait:
             self._wait_ready()
 
+    def adopt(self, proc, control: socket.socket, cgroup) -> None:
+        """Use a zygote started elsewhere (:func:`~gradekit.sandbox.bwrap.start_zygote`; a pool's
+        coordinator starts them early, see :mod:`gradekit.sandbox.early`), still booting."""
+        self.proc, self.cgroup = proc, cgroup
+        self.control = control
+        self.control_channel = P.Channel(control)
+        self.booting = True
+
     def _wait_ready(self) -> None:
+        from ..timeline import mark
+
         self.booting = False
+        mark("grading", "sandbox wait")
         try:
             reply = self._read_control(self.limits.run_seconds)
         except SandboxCrashed:
             reply = {}
+        mark("grading", "sandbox ready")
         if reply.get("op") != "ready":
             self.shutdown()
             # a fresh zygote runs no student code: if it does not start, the machine is at fault

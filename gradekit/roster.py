@@ -104,6 +104,20 @@ def recorded(course: Course, assignment: str) -> dict[str, Recorded] | None:
         return None
 
 
+def duedate(course: Course, assignment: str) -> tuple[dt.datetime | None] | None:
+    """``(the assignment's due date,)`` -- ``(None,)`` when it has none or is not registered --
+    or None when this is not an SQLite gradebook that can be read."""
+    path = sqlite_path(course)
+    if path is None:
+        return None
+    try:
+        with closing(_connect(path)) as db:
+            row = db.execute("SELECT duedate FROM assignment WHERE name = ?", (assignment,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return (_when(row[0]) if row else None,)
+
+
 def _when(value) -> dt.datetime | None:
     if not value:
         return None

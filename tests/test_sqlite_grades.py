@@ -181,3 +181,45 @@ def test_a_late_submission_is_left_to_nbgrader(two):
     assert not sqlite_grades.record(ours, result)   # late: nbgrader's plugin decides
     assert dump(ours) == before                     # and nothing was written
 
+
+
+def test_the_class_report_reads_the_gradebook_as_nbgrader_does(two):
+    """gradebook.read_class_marks (plain SQL) against class_marks (nbgrader's API), on one gradebook
+    with manual grades, a due date, an extension, late and on-time submissions and penalties."""
+    from gradekit.gradebook import class_marks, read_class_marks
+
+    theirs, _ = two
+    cells = _cells(theirs)
+    rng = random.Random(8)
+    due = dt.datetime(2026, 11, 10)
+    _due(theirs, due)
+    for student in STUDENTS:
+        _both_api(theirs, _result(rng, cells, "self_attention", student,
+                                  (due + dt.timedelta(hours=rng.randrange(-48, 48))).strftime(TIMESTAMP_FORMAT)))
+        _both_api(theirs, _result(rng, cells, "multi_head_attention", student, _stamp(rng)))
+    _set_manual(theirs, 1)
+    with open_gradebook(theirs) as gb:
+        submission = gb.find_submission("self_attention", STUDENTS[1])
+        submission.extension = dt.timedelta(hours=30)
+        for nb in submission.notebooks:
+            nb.late_submission_penalty = 1.5
+        gb.db.commit()
+    for assignment in (*ASSIGNMENTS, "not_registered"):
+        with open_gradebook(theirs) as gb:
+            expected = class_marks(gb, assignment)
+        got = read_class_marks(theirs, assignment)
+        assert got == expected, assignment
+    expected = class_marks_of(theirs, "self_attention")
+    assert expected.manual and expected.penalties and any(expected.seconds_late.values())
+
+
+def class_marks_of(course, assignment):
+    from gradekit.gradebook import class_marks
+
+    with open_gradebook(course) as gb:
+        return class_marks(gb, assignment)
+
+
+def _both_api(course: Course, result: SubmissionResult) -> None:
+    with open_gradebook(course) as gb:
+        record(gb, result)

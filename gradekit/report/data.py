@@ -91,12 +91,11 @@ class ClassData:
 
 
 def load(course: Course, assignment: str) -> ClassData:
-    from ..gradebook import class_marks, open_gradebook
+    from ..gradebook import read_class_marks
 
     notebooks = source_notebooks(course, assignment)
     cells = _layout(notebooks, choice_cells(course))
-    with open_gradebook(course) as gb:
-        marks = class_marks(gb, assignment)
+    marks = read_class_marks(course, assignment)
     rows = []
     for student in marks.students:
         folder = course.autograded_dir(student, assignment)

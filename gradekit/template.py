@@ -21,8 +21,11 @@ from the params. Code, metadata and numbers are the same in every language.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
+import signal
+import threading
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,7 +124,17 @@ class AssignmentSource:
         params: dict = {}
         for name, generate in self.generators.items():
             rng = np.random.default_rng(seed if name == "params" else [seed, zlib.crc32(name.encode())])
-            part = generate(rng)
+            try:
+                with _deadline(GENERATE_SECONDS):
+                    part = generate(rng)
+            except TemplateError:
+                raise
+            except _Overtime:
+                raise TemplateError(f"{self.name}/{name}.py: generate() did not return within {GENERATE_SECONDS:g} s "
+                                    "for one student's seed (a loop that never draws what it waits for?)") from None
+            except Exception as exc:  # noqa: BLE001 - a course bug, whatever it raises: it stops the run
+                raise TemplateError(f"{self.name}/{name}.py: generate() raised {type(exc).__name__}: {exc} "
+                                    "for one student's seed") from None
             if not isinstance(part, dict):
                 raise TemplateError(f"{self.name}/{name}.py: generate() must return a dict")
             clash = set(part) & set(params)
@@ -204,6 +217,33 @@ def message_of(cell) -> str | None:
         return None
     source = cell.get("source", "")
     return source if any(ch.isalpha() for ch in source) else None
+
+
+GENERATE_SECONDS = 10.0   # one variant's params: a generator that takes longer is a course bug
+
+
+class _Overtime(BaseException):
+    """Raised in a generator that overran its deadline (a BaseException: its own ``except
+    Exception`` must not swallow it)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float):
+    """Interrupt the block after ``seconds`` (SIGALRM; in the main thread only, else no limit)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def overtime(signum, frame):
+        raise _Overtime()
+
+    previous = signal.signal(signal.SIGALRM, overtime)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
 
 
 def _is_template(source: str) -> bool:

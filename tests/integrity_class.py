@@ -301,9 +301,13 @@ def _tokens(source: str) -> int:
 def _sources(builder, candidates: list[str], kinds: list[str], rng: random.Random) -> list[str]:
     """A different source student for each copy; for the hardest exercise and the partial copy,
     one whose longest answer is their own and at least LONG_CELL_TOKENS long."""
-    def longest_own(student):
-        own = [code for gid, code in builder.code[student].items() if builder.style[student][gid] == "own"]
-        return max((_tokens(code) for code in own), default=0)
+    lengths: dict[str, int] = {}
+
+    def longest_own(student):   # tokenizing is slow: once per student, not once per copy
+        if student not in lengths:
+            own = [code for gid, code in builder.code[student].items() if builder.style[student][gid] == "own"]
+            lengths[student] = max((_tokens(code) for code in own), default=0)
+        return lengths[student]
 
     pool = list(candidates)
     rng.shuffle(pool)

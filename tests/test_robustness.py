@@ -145,6 +145,27 @@ def test_a_template_that_does_not_render_stops_the_run(course, capsys):
     assert _scores(course) == {}
 
 
+@pytest.mark.parametrize("bug, says", [
+    ("    while True:\n        pass\n", "did not return within 0.5 s"),   # waits for a draw that never comes
+    ("    return 1 / 0\n", "ZeroDivisionError"),
+])
+def test_a_params_generator_that_hangs_or_raises_stops_the_run(course, capsys, monkeypatch, bug, says):
+    """A generator that never returns, or raises, for a student's seed is a course bug: one line
+    naming the file, exit 3 -- never a hung command, nor a student's zero."""
+    import gradekit.template
+
+    course.generate("alice")
+    _submit_key(course, "alice")
+    monkeypatch.setattr(gradekit.template, "GENERATE_SECONDS", 0.5)
+    path = course.root / "source" / ASSIGNMENT / "params.py"
+    path.write_text(path.read_text() + "\n\n_generate = generate\n\n\ndef generate(rng):\n" + bug)
+    capsys.readouterr()
+    assert course.cli("autograde", ASSIGNMENT) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{ASSIGNMENT}/params.py" in err and says in err, err
+    assert _scores(course) == {}
+
+
 def test_a_submission_that_cannot_be_graded_is_zero_in_the_gradebook_too(course):
     """Graded before, then replaced by something with no notebook: zeros, not the old score."""
     course.generate("alice")

@@ -177,10 +177,11 @@ def generate(rng: np.random.Generator) -> dict:
     m = int(rng.choice([4, 9, 16, 25, 36, 49, 64, 81, 100]))
     b = a * m
 
-    x4 = np.round(rng.uniform(-1, 1, size=3), 1)
-    W4 = np.round(rng.uniform(-1, 1, size=(3, 2)), 1)
-    while np.abs(x4).min() == 0 or np.abs(x4 @ W4).min() < 0.05:
+    while True:   # both drawn again: a W4 with a zero column would make every x4 fail
         x4 = np.round(rng.uniform(-1, 1, size=3), 1)
+        W4 = np.round(rng.uniform(-1, 1, size=(3, 2)), 1)
+        if np.abs(x4).min() > 0 and np.abs(x4 @ W4).min() >= 0.05:
+            break
 
     n1 = int(rng.choice([500, 800, 1000, 1500, 2000]))
     k = int(rng.integers(2, 9))

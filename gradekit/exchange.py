@@ -255,6 +255,8 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
     """
 
     def copy_files(self):
+        from .feedback import student_copy
+
         cd = self.coursedir
         exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
         self.released_for: dict[str, list[str]] = {}
@@ -294,7 +296,8 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
                 notebook_id = os.path.splitext(os.path.basename(html))[0]
                 checksum = notebook_hash(secret=secret, notebook_id=notebook_id)
                 tmp = os.path.join(self.dest_path, f"{checksum}-tmp.html")
-                shutil.copy(html, tmp)
+                with open(tmp, "w", encoding="utf-8") as out:
+                    out.write(student_copy(Path(html).read_text(encoding="utf-8")))
                 if owner is not None and owner.pw_uid != os.getuid():
                     try:
                         os.chown(tmp, owner.pw_uid, owner.pw_gid)

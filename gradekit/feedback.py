@@ -19,6 +19,7 @@ notebook as the student received it.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -73,6 +74,15 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
         atomic_write(path, html)
         paths.append(path)
     return paths
+
+
+_INSTRUCTOR_ONLY = re.compile(r"<!--instructor-->.*?<!--/instructor-->", re.S)
+
+
+def student_copy(html: str) -> str:
+    """A feedback page as a student receives it: without what only the instructor's course
+    holds (the link up to the class report, which names every student)."""
+    return _INSTRUCTOR_ONLY.sub("", html)
 
 
 def waiting_sentence(nb: NotebookResult) -> str:

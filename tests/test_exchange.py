@@ -167,6 +167,7 @@ def test_exchange_round_trip(exchange_course):
     assert "Score: 0 / " in carol_page and "Submitted late: a penalty of " in carol_page
     alice_page = (course.root / "feedback" / "alice" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
     assert "Submitted late" not in alice_page
+    assert "class overview</a>" in alice_page   # the instructor's copy links up to the class report
     course.run(NBGRADER, "release_feedback", ASSIGNMENT)
     per_student = len(released)  # one page per notebook
     pages = sorted((root / "transformers101" / "feedback").glob("*.html"))
@@ -178,6 +179,7 @@ def test_exchange_round_trip(exchange_course):
         for page in got:
             text = page.read_text()
             assert f"Student: <b>{sid}</b>" in text
+            assert "class overview" not in text and "reports/" not in text   # the student's copy: no dead link
             assert all(f"Student: <b>{other}</b>" not in text for other in STUDENTS3 if other != sid)
     # carol's pages are for her second submission (the folder is named by its timestamp)
     assert {p.parent.name for p in students["carol"].feedback_pages()} == {second.strip()}

@@ -151,6 +151,7 @@ def submit_all(gk: Gradekit, root: Path, n: int) -> dict:
             out = course.submitted_dir(student, ASSIGNMENT)
             out.mkdir(parents=True)
             nbformat.write(nbr.make_submission(release, key, kind_of(i)), out / f"{nbr.NOTEBOOK}.ipynb")
+            (out / "timestamp.txt").write_text("2025-01-01 12:00:00.000000 UTC")   # as `nbgrader submit` writes
     return generate
 
 

@@ -114,6 +114,7 @@ class SubmissionResult:
     timestamp: str | None = None
     seconds: float = 0.0
     student_seconds: float = 0.0    # of which the student's code ran (cells and graders' calls), per the worker
+    startup_seconds: float = 0.0    # of which it waited for its sandbox to start (a grading process's first)
     fingerprint: str = ""           # hash of the submitted files: regrading unchanged work is a no-op
     notes: list[str] = field(default_factory=list)   # about the submission as a whole (e.g. its timestamp)
     language: str = "en"            # the language the student reads (languages.csv)

@@ -97,6 +97,21 @@ def test_discrimination_and_flags():
     assert items["tracks"]["zero_share"] == 0.5 and items["tracks"]["flags"] == []
 
 
+def test_the_slowest_submissions_say_why():
+    """A grading process's first submission waits for its sandbox: said so, not blamed on the grader."""
+    from gradekit.report import stats
+
+    layout = _layout(("a", 1, "A"))
+    first, student, plain = (_result(s, {"a": (1.0, 1)}) for s in ("first", "slow_code", "plain"))
+    first.seconds, first.startup_seconds, first.student_seconds = 1.5, 1.2, 0.05
+    student.seconds, student.student_seconds = 2.0, 1.8
+    plain.seconds, plain.student_seconds = 0.3, 0.05
+    why = {s["student"]: s["why"] for s in stats.health(_class([first, student, plain], layout))["slowest"]}
+    assert why["first"] == "the first submission of its grading process: 1.2 s of it waited for the sandbox to start"
+    assert why["slow_code"] == "the student's own code took 1.8 s of it"
+    assert why["plain"].startswith("no timeout or kill: the student's code took 0.05 s"), why
+
+
 def test_histogram_counts_everyone_and_full_marks_land_in_the_last_bin():
     from gradekit.report.stats import histogram
 

@@ -80,6 +80,28 @@ def test_garbage_timestamps_are_unknown_and_the_class_is_graded(course, capsys):
     assert all(scores[s] == results[s].possible for s in course.students()), scores
 
 
+@pytest.mark.parametrize("text", [
+    "2026-11-20 10:00:00.000000 UTC", "2026-11-20 10:00:00 UTC", "2026-11-20 10:00:00.5 +0800",
+    "2026-11-20 10:00:00 -0300", "2026-11-20 10:00:00 America/New_York", "2026-11-20T10:00:00+01:00",
+    "2026-11-20", "Nov 20 2026 10am", "20/11/2026 10:00", "2026-11-20 10:00:00 Mars/Olympus",
+    "not a date", "2026-13-45 99:99:99 UTC", "1 2 3", "", "99999999999999999999",
+])
+def test_timestamps_parse_as_nbgrader_parses_them(text):
+    """untrusted.parse_utc, gradekit's copy, against nbgrader's own (the oracle): the same
+    datetime, or both refuse."""
+    from nbgrader.utils import parse_utc as nbgrader_parse_utc
+
+    from gradekit.untrusted import parse_utc
+
+    def outcome(parse):
+        try:
+            return parse(text)
+        except Exception as exc:  # noqa: BLE001 - which error differs; that both refuse must not
+            return "refused"
+
+    assert outcome(parse_utc) == outcome(nbgrader_parse_utc)
+
+
 def test_a_timestamp_that_is_a_fifo_or_a_link_does_not_block(course):
     course.generate("alice", "bob")
     _submit_key(course, "alice")

@@ -138,7 +138,7 @@ class Pipeline:
         ``gradekit check`` does) into autograded/<student>/<assignment>/ (or ``out_dir``), in
         ``language`` (default: the student's, from languages.csv)."""
         started = time.monotonic()
-        student_before = self.sandbox.student_seconds
+        student_before, startup_before = self.sandbox.student_seconds, self.sandbox.startup_seconds
         timeouts_before, kills_before = self.sandbox.timeouts, self.sandbox.kills
         language = language or language_of(self.course, student)
         variant = build_variant(self.course, self.source, student, self.secret, language, render=False)
@@ -173,6 +173,7 @@ class Pipeline:
         write_notebooks(out_dir, graded)
         result.seconds = time.monotonic() - started
         result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
+        result.startup_seconds = round(self.sandbox.startup_seconds - startup_before, 6)
         result.timeouts = self.sandbox.timeouts - timeouts_before
         result.kills = self.sandbox.kills - kills_before
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))

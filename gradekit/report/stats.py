@@ -260,6 +260,9 @@ def _why_slow(row: Row) -> str:
         if KILLED.search(text):
             return text[:200]
     res = row.result
+    if res.seconds and res.startup_seconds >= 0.5 * res.seconds:
+        return ("the first submission of its grading process: {w} s of it waited for the sandbox to start"
+                .format(w=_r(res.startup_seconds, 2)))
     if res.seconds and res.student_seconds >= 0.5 * res.seconds:
         return "the student's own code took {s} s of it".format(s=_r(res.student_seconds, 2))
     return ("no timeout or kill: the student's code took {s} s, the rest was the grader's own work"

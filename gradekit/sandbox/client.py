@@ -89,6 +89,7 @@ class Sandbox:
         self.generation = 0
         self.restarts = 0
         self.student_seconds = 0.0   # as the worker reports it: the time spent in the student's code
+        self.startup_seconds = 0.0   # waiting for a sandbox to finish starting (numpy, IPython imported in it)
         self.timeouts = 0            # requests the student's code did not answer in time
         self.kills = 0               # children that died or broke the protocol and were killed
 
@@ -116,10 +117,12 @@ class Sandbox:
 
         self.booting = False
         mark("grading", "sandbox wait")
+        waited = time.monotonic()
         try:
             reply = self._read_control(self.limits.run_seconds)
         except SandboxCrashed:
             reply = {}
+        self.startup_seconds += time.monotonic() - waited
         mark("grading", "sandbox ready")
         if reply.get("op") != "ready":
             self.shutdown()

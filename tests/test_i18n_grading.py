@@ -27,7 +27,7 @@ ASSIGNMENTS = ["self_attention", "multi_head_attention"]
 
 def _comparable(result) -> dict:
     data = result.to_dict()
-    for key in ("seconds", "student_seconds", "fingerprint", "timestamp", "language", "translations"):
+    for key in ("seconds", "student_seconds", "startup_seconds", "fingerprint", "timestamp", "language", "translations"):
         data.pop(key)
     return data
 

@@ -331,7 +331,7 @@ def _first_failure(cell) -> str:
 
 def _comparable(result: SubmissionResult) -> str:
     data = result.to_dict()
-    for key in ("seconds", "student_seconds", "fingerprint", "timestamp", "language", "translations"):
+    for key in ("seconds", "student_seconds", "startup_seconds", "fingerprint", "timestamp", "language", "translations"):
         data.pop(key, None)
     return json.dumps(data, sort_keys=True)
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from . import roster
 from .course import Course
 from .errors import GradebookError, StudentError, UsageError
-from .results import SubmissionResult
+from .results import SubmissionResult, grade_writes
 from .untrusted import timestamp_value
 
 
@@ -157,16 +157,10 @@ def _holds(held: roster.Recorded, result: SubmissionResult) -> bool:
         return False
     if not held.on_time or any(p is not None for p in held.penalties.values()):
         return False  # a late submission's penalty is the plugin's to compute: write it
-    expected = {}
-    if not result.notebooks:
-        expected = {key: (0.0, False) for key in held.grades}
-    for nb in result.notebooks:
-        for cell in nb.cells:
-            key = (nb.name, cell.grade_id)
-            if key not in held.grades:
-                return False
-            manual = held.grades[key][1]
-            expected[key] = (None, manual is None) if cell.manual else (cell.score, False)
+    if any((nb.name, cell.grade_id) not in held.grades for nb in result.notebooks for cell in nb.cells):
+        return False   # a cell the gradebook does not hold: let a write say what happens
+    by_key = {key: (key, manual) for key, (_auto, manual, _needs) in held.grades.items()}
+    expected = {key: (auto, needs) for key, auto, needs, _by_hand in grade_writes(result, by_key)}
     if set(expected) != set(held.grades):
         return False
     for key, (auto, needs) in expected.items():
@@ -207,21 +201,8 @@ def _record(gb: "Gradebook", result: SubmissionResult):
     timestamp = timestamp_value(result.timestamp)   # stored results are the student's too: re-checked
     kwargs = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(result.assignment, result.student, **kwargs)
-    grades = _grades_of(gb, submission)
-    updates = []
-    if not result.notebooks:  # not graded at all: a zero on every cell, nothing left for a person
-        for grade_id, _manual in grades.values():
-            updates.append({"id": grade_id, "auto_score": 0.0, "needs_manual_grade": False})
-    for nb in result.notebooks:
-        for cell in nb.cells:
-            grade = grades.get((nb.name, cell.grade_id))
-            if grade is None:
-                continue
-            grade_id, manual_score = grade
-            if cell.manual:
-                updates.append({"id": grade_id, "auto_score": None, "needs_manual_grade": manual_score is None})
-            else:
-                updates.append({"id": grade_id, "auto_score": cell.score, "needs_manual_grade": False})
+    updates = [{"id": grade_id, "auto_score": auto, "needs_manual_grade": needs}
+               for grade_id, auto, needs, _by_hand in grade_writes(result, _grades_of(gb, submission))]
     if updates:  # by primary key, in one statement: no ORM objects to load and track
         gb.db.bulk_update_mappings(Grade, updates)
     return submission

@@ -181,6 +181,27 @@ def _plain(value):
     return asdict(value) if is_dataclass(value) else copy.deepcopy(value)
 
 
+def grade_writes(result: SubmissionResult, grades: dict) -> list[tuple[str, float | None, bool, bool]]:
+    """What recording ``result`` writes to the gradebook's grades of its submission: (grade id,
+    auto score, needs a manual grade, a manually graded cell) for each grade it holds a score
+    for. ``grades``: (notebook, cell) -> (grade id, manual score), as the gradebook holds them.
+    A submission not graded at all gets a zero on every cell, with nothing left for a person."""
+    if not result.notebooks:
+        return [(grade_id, 0.0, False, False) for grade_id, _manual in grades.values()]
+    writes = []
+    for nb in result.notebooks:
+        for cell in nb.cells:
+            grade = grades.get((nb.name, cell.grade_id))
+            if grade is None:
+                continue
+            grade_id, manual = grade
+            if cell.manual:
+                writes.append((grade_id, None, manual is None, True))
+            else:
+                writes.append((grade_id, cell.score, False, False))
+    return writes
+
+
 def load(path: Path) -> SubmissionResult | None:
     """A stored result, or None when there is none or it cannot be read (half-written, another
     version's format): the caller grades again, or reports the submission as not graded."""

@@ -28,7 +28,7 @@ import uuid
 from contextlib import closing
 
 from .course import Course
-from .results import SubmissionResult
+from .results import SubmissionResult, grade_writes
 from .roster import sqlite_path
 from .untrusted import timestamp_value
 
@@ -96,19 +96,8 @@ def _record(db: sqlite3.Connection, result: SubmissionResult) -> None:
         "SELECT n.name, b.name, g.id, g.manual_score FROM grade g "
         "JOIN base_cell b ON g.cell_id = b.id JOIN notebook n ON b.notebook_id = n.id "
         "JOIN submitted_notebook sn ON g.notebook_id = sn.id WHERE sn.assignment_id = ?", (submission_id,))}
-    updates = []
-    if not result.notebooks:  # not graded at all: a zero on every cell, nothing left for a person
-        updates = [(0.0, 0, grade_id) for grade_id, _ in grades.values()]
-    for nb in result.notebooks:
-        for cell in nb.cells:
-            grade = grades.get((nb.name, cell.grade_id))
-            if grade is None:
-                continue
-            grade_id, manual = grade
-            if cell.manual:
-                updates.append((None, 1 if manual is None else 0, grade_id))
-            else:
-                updates.append((_score(cell.score), 0, grade_id))
+    updates = [(None if by_hand else _score(auto), int(needs), grade_id)
+               for grade_id, auto, needs, by_hand in grade_writes(result, grades)]
     db.executemany("UPDATE grade SET auto_score = ?, needs_manual_grade = ? WHERE id = ?", updates)
     db.execute("UPDATE submitted_notebook SET late_submission_penalty = NULL WHERE assignment_id = ?",
                (submission_id,))

@@ -20,6 +20,7 @@ import itertools
 import os
 import resource
 import shutil
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -113,6 +114,20 @@ def pids_cgroup(limit: int) -> Path | None:
     except OSError:
         return None
     return group / "cgroup.procs"
+
+
+def end_sandbox(proc, cgroup: Path | None) -> None:
+    """Kill a sandbox's whole process group, reap its bwrap process and remove its cgroup."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    remove_cgroup(cgroup)
 
 
 def remove_cgroup(procs: Path | None) -> None:

@@ -12,7 +12,6 @@ Everything the worker sends is decoded by :mod:`protocol` (arrays with
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -22,7 +21,7 @@ from typing import Any, Callable, Mapping
 from ..errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
 from ..i18n.text import _
 from . import protocol as P
-from .bwrap import Limits, remove_cgroup, start_zygote
+from .bwrap import Limits, end_sandbox, start_zygote
 
 __all__ = ["Sandbox", "RemoteObject", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
 
@@ -146,18 +145,8 @@ class Sandbox:
         if self.control is not None:
             self.control.close()
             self.control = self.control_channel = None
-        if proc is None:
-            return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
-        proc.wait()
-        remove_cgroup(self.cgroup)
+        if proc is not None:
+            end_sandbox(proc, self.cgroup)
         self.cgroup = None
 
     def __enter__(self) -> "Sandbox":

@@ -26,7 +26,7 @@ import signal
 import socket
 from pathlib import Path
 
-from .bwrap import Limits, remove_cgroup, start_zygote
+from .bwrap import Limits, end_sandbox, start_zygote
 
 TOKEN = b"t"
 
@@ -57,18 +57,9 @@ class EarlySandboxes:
         """End every sandbox started here (the workers that used them are gone) and reap it."""
         started, self.started = self.started, []
         for proc, control, cgroup, token in started:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                proc.kill()
-            except ProcessLookupError:
-                pass
-            proc.wait()
+            end_sandbox(proc, cgroup)
             control.close()
             token.close()
-            remove_cgroup(cgroup)
 
 
 def take(early: list[dict], limits: Limits, sandboxed: bool, core: int | None):

@@ -202,14 +202,7 @@ def read_frame(fh) -> tuple[dict, list[bytes]]:
         header = _DECODER.decode(read_exact(fh, size).decode())
     except ValueError as exc:
         raise ProtocolError(f"header is not JSON: {exc}") from None
-    if not isinstance(header, dict):
-        raise ProtocolError("header is not an object")
-    sizes = header.get("blobs", [])
-    if not isinstance(sizes, list) or not all(isinstance(s, int) and s >= 0 for s in sizes):
-        raise ProtocolError("bad blob list")
-    if sum(sizes) > MAX_BLOBS:
-        raise ProtocolError(f"{sum(sizes)} bytes of arrays is over the limit")
-    return header, [read_exact(fh, s) for s in sizes]
+    return header, [read_exact(fh, s) for s in _blob_sizes(header)]
 
 
 # -- values -----------------------------------------------------------------

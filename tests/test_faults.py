@@ -225,6 +225,36 @@ def test_a_killed_run_leaves_nothing_running(interrupted):
     assert [(k[0], k[4]) for k in kills] == [(k[0], {}) for k in kills]
 
 
+@pytest.mark.parametrize("coordinator", ["ended before the worker started", "killed while the worker waits"])
+def test_a_worker_ends_with_its_coordinator(coordinator):
+    """A grading process ends as soon as its coordinator is gone -- also when it was gone before
+    the process started: the fork server still serves a fork request a coordinator sent just
+    before it was killed, and a worker that then waited on its queue would keep the fork server,
+    its resource tracker and a sandbox running for ever (seen in CI, killed 1 s in)."""
+    parent = subprocess.Popen(["sleep", "60"])
+    if coordinator.startswith("ended"):
+        parent.kill()
+        parent.wait()
+    worker = subprocess.Popen([str(VENV_BIN / "python"), "-c",
+                               "import sys, time\n"
+                               "from gradekit.runners.local import _exit_with\n"
+                               f"_exit_with({parent.pid})\n"
+                               "print('watching', flush=True)\n"
+                               "time.sleep(60)\n"], stdout=subprocess.PIPE, text=True)
+    try:
+        if parent.returncode is None:
+            assert worker.stdout.readline() == "watching\n"
+            assert worker.poll() is None        # it waits while its coordinator lives
+            parent.kill()
+            parent.wait()
+        assert worker.wait(timeout=20) == 1
+    finally:
+        worker.kill()
+        parent.kill()
+        parent.wait()
+        worker.wait()
+
+
 def test_a_dead_grading_process_costs_only_the_submission_that_killed_it(tmp_path):
     """A worker process that dies (the OOM killer, a crash in a library) breaks the pool and fails
     every submission in flight: those are graded again one at a time, and only the one that

@@ -238,12 +238,18 @@ def _exit_with(pid: int) -> None:
     A killed coordinator cannot tell its pool; without this, the workers would
     wait on their queue for ever, each keeping a warm sandbox. When the worker
     goes, bubblewrap (--die-with-parent) takes the sandbox with it.
+
+    The coordinator may be gone before this worker starts: a fork request it
+    sent just before it was killed is still served by the fork server (the
+    request carries everything the worker needs). Such a worker ends at once.
     """
     import select
     import threading
 
     try:
         pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        os._exit(1)
     except (OSError, AttributeError):
         return
 

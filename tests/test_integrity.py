@@ -147,6 +147,43 @@ def test_robust_to_renames_comments_layout_and_reordering():
     assert not a & c
 
 
+def test_a_long_answer_copied_whole_is_found_where_every_passage_is_common(monkeypatch):
+    """In a large class every way of writing a step is dozens of students' (here each
+    fingerprint is about 30 of 300 students'): no passage is rare enough for the rare-passage
+    test, yet a whole long answer that is nearly another's is. Honest students who share some
+    steps (up to half of them here) are not flagged."""
+    import random
+
+    from gradekit.integrity import code
+    from gradekit.integrity.material import Handed
+    from gradekit.integrity.report import describe
+
+    rng = random.Random(7)
+    key = ("notebook", "long_answer")
+
+    def way(step: int, choice: int) -> frozenset[int]:      # 10 fingerprints for one way of one step
+        return frozenset(1_000_000 * step + 1_000 * choice + i for i in range(10))
+
+    cells = {f"s{i:03d}": [rng.randrange(10) for _ in range(10)] for i in range(300)}
+    cells["s300"] = list(cells["s007"])                        # a copy of s007's answer...
+    cells["s300"][3] = (cells["s300"][3] + 1) % 10             # ... with one step of its own
+    handed = {student: Handed(student, marks={key: frozenset().union(*(way(step, c) for step, c in enumerate(ways)))})
+              for student, ways in cells.items()}
+    honest_overlap = max(sum(x == y for x, y in zip(cells[a], cells[b]))
+                         for a in cells for b in cells if a < b and "s300" not in (a, b))
+    assert honest_overlap >= 5          # the class holds honest pairs sharing half their steps
+
+    found, marks = code.code_evidence(handed)
+    assert set(found) == {("s007", "s300")}
+    (cell,) = found[("s007", "s300")][0]["cells"]
+    assert cell["test"] == "whole cell" and 0.85 <= cell["containment"] < 1     # one step in ten is its own
+    assert len(marks[("s007", "s300", key, key)]) == 90         # the shared code is highlighted
+    assert "as a whole" in describe(found[("s007", "s300")][0])
+
+    monkeypatch.setattr(code, "NEARLY_WHOLE", 2.0)             # the rare-passage test alone misses it
+    assert code.code_evidence(handed)[0] == {}
+
+
 def test_html_escapes_what_students_wrote(klass, findings):
     payload = "</pre><script>alert('x')</script><img src=x onerror=alert(1)>"
     pair = findings.pairs[0]

@@ -42,6 +42,10 @@ def describe(evidence: dict) -> str:
         return ("{count} of {source}'s own numbers appear in {by}'s code or outputs"
                 .format(by=evidence["by"], count=evidence["count"], source=evidence["from"]))
     best = evidence["cells"][0]
+    if best.get("test") == "whole cell":
+        return ("{count} answer cell(s) share code; the strongest, {cell}, is {share:.0%} the other's as a whole,"
+                " though its passages are common ones".format(count=evidence["count"], cell=best["cells"][0],
+                                                              share=best["containment"]))
     return ("{count} answer cell(s) share rare code; the strongest, {cell}, shares {share:.0%} of its fingerprints"
             .format(count=evidence["count"], cell=best["cells"][0], share=best["containment"]))
 

@@ -308,3 +308,31 @@ def test_feedback_says_not_answered_and_names_the_exercise(graded_class, browser
             grade = gb.find_grade(gid, "quiz", ASSIGNMENT, "dave")
             assert grade.score == 0 and not grade.needs_manual_grade
         assert gb.find_grade("tq1_explain", "quiz", ASSIGNMENT, "alice").needs_manual_grade
+
+
+def test_the_integrity_page_shows_both_sides_of_a_copy_within_the_page(browser, tmp_path):
+    """integrity.html side by side: both cells of a pair in view, however long their lines
+    (each scrolls inside its own box), the shared passages marked, nothing fetched."""
+    import integrity_class
+    from gradekit.course import Course
+    from gradekit.integrity import check
+    from gradekit.integrity.report import render_html
+
+    klass = integrity_class.build(tmp_path / "course", honest=8, plants={"exercise": 1}, seed=3)
+    (pair,) = klass.planted_pairs()
+    findings = check(Course.load(klass.root), integrity_class.ASSIGNMENT)
+    assert sorted(pair) in [p["students"] for p in findings.pairs]
+    page = tmp_path / "integrity.html"
+    page.write_text(render_html(findings))
+    visit = Visit(browser, page, javascript=False)
+    try:
+        width = visit.page.evaluate("document.documentElement.clientWidth")
+        assert visit.page.evaluate("document.documentElement.scrollWidth") <= width
+        boxes = [visit.page.locator(".side pre").nth(i).bounding_box()
+                 for i in range(visit.page.locator(".side pre").count())]
+        assert boxes and all(box["x"] >= 0 and box["x"] + box["width"] <= width for box in boxes), boxes
+        assert visit.page.locator(".side mark").count() > 0
+        assert visit.network() == [] and visit.errors == []
+        visit.screenshot("integrity")
+    finally:
+        visit.close()

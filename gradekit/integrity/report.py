@@ -21,7 +21,7 @@ body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1400px;paddin
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-top:1px solid #ccc;padding-top:1em}
 table{border-collapse:collapse}td,th{padding:.25em .6em;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
 .score{font-variant-numeric:tabular-nums;text-align:right}
-.side{display:grid;grid-template-columns:1fr 1fr;gap:1em;margin:.6em 0 1.4em}
+.side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em;margin:.6em 0 1.4em}
 .side h4{margin:.2em 0;font-size:.95em;font-weight:600}
 pre{background:#f7f7f7;border:1px solid #e2e2e2;padding:.6em;overflow-x:auto;font-size:13px;line-height:1.35;margin:0}
 mark{background:#ffd966;padding:0}

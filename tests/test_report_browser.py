@@ -334,5 +334,10 @@ def test_the_integrity_page_shows_both_sides_of_a_copy_within_the_page(browser, 
         assert visit.page.locator(".side mark").count() > 0
         assert visit.network() == [] and visit.errors == []
         visit.screenshot("integrity")
+        visit.page.set_viewport_size({"width": 400, "height": 900})      # a phone: one column, no overflow
+        assert visit.page.evaluate("document.documentElement.scrollWidth") <= 400
+        sides = visit.page.locator(".side pre")
+        left, right = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
+        assert right["y"] >= left["y"] + left["height"]
     finally:
         visit.close()

@@ -20,8 +20,10 @@ _CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-top:1px solid #ccc;padding-top:1em}
 table{border-collapse:collapse}td,th{padding:.25em .6em;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
+.wide{overflow-x:auto}
 .score{font-variant-numeric:tabular-nums;text-align:right}
 .side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em;margin:.6em 0 1.4em}
+@media (max-width:700px){.side{grid-template-columns:minmax(0,1fr)}}
 .side h4{margin:.2em 0;font-size:.95em;font-weight:600}
 pre{background:#f7f7f7;border:1px solid #e2e2e2;padding:.6em;overflow-x:auto;font-size:13px;line-height:1.35;margin:0}
 mark{background:#ffd966;padding:0}
@@ -119,12 +121,13 @@ def render_html(findings) -> str:
              "Nothing here changes a grade: read the code before you decide.</p>".format(
                  pairs=len(findings.pairs), students=len(findings.students))]
     if findings.pairs:
-        parts.append("<table><tr><th>#</th><th>students</th><th>evidence</th><th class='score'>score</th></tr>")
+        parts.append("<div class='wide'><table><tr><th>#</th><th>students</th><th>evidence</th>"
+                     "<th class='score'>score</th></tr>")
         for i, pair in enumerate(findings.pairs, 1):
             evidence = "<br>".join(_e(describe(e)) for e in pair["evidence"])
             parts.append(f"<tr><td><a href='#pair{i}'>{i}</a></td><td>{_e(' & '.join(pair['students']))}</td>"
                          f"<td>{evidence}</td><td class='score'>{pair['score']:.1f}</td></tr>")
-        parts.append("</table>")
+        parts.append("</table></div>")
     for i, pair in enumerate(findings.pairs, 1):
         parts.append(f"<h2 id='pair{i}'>{i}. {_e(' & '.join(pair['students']))} "
                      f"<span class='note'>score {pair['score']:.1f}</span></h2><ul>")
@@ -134,12 +137,12 @@ def render_html(findings) -> str:
         for block in findings.sides.get(tuple(pair["students"]), []):
             parts.append(f"<div class='side'>{_side(block['left'])}{_side(block['right'])}</div>")
     if findings.public_numbers:
-        parts.append("<h2>The assignment's published example numbers, hard-coded</h2><table>"
+        parts.append("<h2>The assignment's published example numbers, hard-coded</h2><div class='wide'><table>"
                      "<tr><th>student</th><th>where</th><th>what</th></tr>")
         for item in findings.public_numbers:
             parts.append(f"<tr><td>{_e(item['student'])}</td><td>{_e(item['where'])}</td>"
                          f"<td>{_e(item['what'])}</td></tr>")
-        parts.append("</table>")
+        parts.append("</table></div>")
     if findings.unreadable or findings.skipped:
         parts.append("<h2>Not compared</h2><ul>")
         for student, problems in findings.unreadable.items():

@@ -1,6 +1,8 @@
 """The ``gradekit`` command. The course root is the current directory.
 
-Every user mistake is a GradekitError: one line on stderr, exit status 2.
+Every failure gradekit foresees is a GradekitError: one line on stderr and a
+non-zero exit status, 2 for a mistake in the command or its input, 3 for a
+broken course or machine (see :mod:`gradekit.errors`).
 """
 
 from __future__ import annotations
@@ -182,7 +184,11 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gradekit", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="gradekit", description=(
+        "Autograded assignments with every student's own numbers: generate and release the variants, grade "
+        "the class in sandboxes with hidden graders, write feedback, the class report and copy detection. "
+        "Run it in the course directory (or give --course). Exit status: 0 done, 1 a check failed, "
+        "2 a mistake in the command or its input, 3 a broken course or machine."))
     parser.add_argument("--course", default=".", help="course directory (default: the current one)")
     sub = parser.add_subparsers(dest="command", required=True)
 

@@ -38,13 +38,15 @@ def _check(root: Path, students: int = 3) -> tuple[int, dict[str, str]]:
     proc = _run(root, "check", A, "--students", str(students))
     rows = {}
     for line in proc.stdout.splitlines():
-        cells = [c.strip() for c in line.strip("│┃ ").split("│")]
+        line = line.strip()
+        if not line.startswith(("│", "┃")):
+            continue
+        cells = [c.strip() for c in line[1:-1].replace("┃", "│").split("│")]
         if len(cells) == 3 and cells[1] in ("ok", "FAIL", "info"):
-            if cells[0]:
-                current = cells[0]
-                rows[current] = cells[1] + " " + cells[2]
-            else:
-                rows[current] += " " + cells[2]
+            current = cells[0]
+            rows[current] = cells[1] + " " + cells[2]
+        elif len(cells) == 3 and not cells[0] and not cells[1] and rows:   # the row's detail goes on
+            rows[current] += " " + cells[2]
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     return proc.returncode, rows
 
@@ -92,6 +94,23 @@ def test_a_grader_that_prints_the_expected_array_fails_the_check(new_course):
     code, rows = _check(new_course)
     assert code == 1
     assert rows["no hidden value in the feedback"].startswith("FAIL")
+
+
+def test_a_mistake_whose_feedback_says_something_else_is_one_line_naming_the_students(new_course):
+    """A `names:` phrase the graders do not say fails the check with what they say instead --
+    once, with the simulated students it happened to, not once per student."""
+    qa = new_course / "autograder" / A / "mistakes" / "standardize_columns.py"
+    qa.write_text("# names: normalised over the wrong axis\n# %% standardize\ndef standardize(x):\n"
+                  "    x = np.asarray(x, dtype=float)\n"
+                  "    return (x - x.mean(axis=0, keepdims=True)) / x.std(axis=0, keepdims=True)\n")
+    code, rows = _check(new_course)
+    assert code == 1
+    row = " ".join(rows["mistakes/standardize_columns.py"].split())
+    assert row.startswith("FAIL the feedback does not say “normalised over the wrong axis”"), row
+    assert "says: standardized the columns instead of the rows" in row   # what it names instead
+    assert row.count("does not say") == 1 and "also named" not in row, row
+    assert row.endswith("(qa001, qa002, qa003)"), row
+    assert rows["mistakes/standardize_variance.py"].startswith("ok")
 
 
 def test_a_template_with_an_undefined_variable_fails_the_check(new_course):

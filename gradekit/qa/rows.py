@@ -25,9 +25,27 @@ class CheckReport:
         return all(row.ok is not False for row in self.rows)
 
     def add(self, check: str, failures: list[str], passed: str = "", limit: int = 3) -> None:
-        detail = passed if not failures else "; ".join(failures[:limit]) + (
-            f"; and {len(failures) - limit} more" if len(failures) > limit else "")
+        shown = _grouped(failures)
+        detail = passed if not failures else "; ".join(shown[:limit]) + (
+            f"; and {len(shown) - limit} more" if len(shown) > limit else "")
         self.rows.append(Row(check, not failures, detail))
+
+
+def _grouped(failures: list[str]) -> list[str]:
+    """Each failure once, with the simulated students it happened to: ``"student: what"`` for
+    five students becomes ``"what (qa001, qa002, qa003 and 2 more)"``, in first-seen order."""
+    from ..untrusted import is_valid_id
+
+    students: dict[str, list[str]] = {}
+    for failure in failures:
+        who, sep, what = failure.partition(": ")
+        if not (sep and is_valid_id(who)):
+            who, what = "", failure
+        students.setdefault(what, [])
+        if who and who not in students[what]:
+            students[what].append(who)
+    return [what + (f" ({', '.join(who[:3])}{f' and {len(who) - 3} more' if len(who) > 3 else ''})" if who else "")
+            for what, who in students.items()]
 
 
 def print_report(report: CheckReport) -> None:

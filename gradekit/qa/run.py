@@ -313,15 +313,19 @@ def _judge(qa_file, task: Task, cells: dict, known_names: list[str], alone: bool
         cell = lost[0]
         named = "; ".join(cell.diagnosis) or next((k.message for k in cell.checks if not k.passed), "")
         failures.append(f"{where}: the feedback does not say “{qa_file.names}” ({cell.grade_id} says: {named[:100]})")
+        return failures + _lost_elsewhere(qa_file, cells, where) if alone else failures  # what it names: said
     for cell in lost:
         wrong = [n for n in cell.diagnosis if phrase not in n.lower()]
         wrong += [k.mistake for k in cell.checks if not k.passed and k.mistake and phrase not in k.mistake.lower()]
         if wrong:
             failures.append(f"{where}: {cell.grade_id} also named “{wrong[0]}”")
-    if alone:
-        failures += [f"{where}: {c.grade_id} lost points too ({c.score:g}/{c.points:g})" for c in cells.values()
-                     if not c.manual and c.grade_id not in qa_file.breaks and (c.score or 0) < c.points - 1e-9]
-    return failures
+    return failures + _lost_elsewhere(qa_file, cells, where) if alone else failures
+
+
+def _lost_elsewhere(qa_file, cells: dict, where: str) -> list[str]:
+    """A mistake graded alone must cost points on its own exercise only."""
+    return [f"{where}: {c.grade_id} lost points too ({c.score:g}/{c.points:g})" for c in cells.values()
+            if not c.manual and c.grade_id not in qa_file.breaks and (c.score or 0) < c.points - 1e-9]
 
 
 def _first_failure(cell) -> str:

@@ -94,6 +94,14 @@ def percent(share: float | None) -> str:
     return f"{100 * share:.0f}%"
 
 
+def minute(timestamp: str | None) -> str:
+    """A stored submission time to the minute ("2026-11-30 11:40 UTC"); anything else as it is."""
+    from .untrusted import timestamp_value
+
+    when = timestamp_value(timestamp)
+    return when.strftime("%Y-%m-%d %H:%M UTC") if when else (timestamp or "")
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("gradekit", "templates"), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
@@ -101,6 +109,7 @@ def environment() -> jinja2.Environment:
     env.filters["points"] = points
     env.filters["points_phrase"] = _points_phrase
     env.filters["percent"] = percent
+    env.filters["minute"] = minute
     env.globals["css"] = CSS
     env.globals["font_stack"] = FONT_STACK
     return env

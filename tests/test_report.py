@@ -122,6 +122,18 @@ def test_histogram_counts_everyone_and_full_marks_land_in_the_last_bin():
     assert all(b["to"] - b["from"] == pytest.approx(bins[0]["to"]) for b in bins)
 
 
+def test_a_histogram_text_names_its_most_common_range_or_every_tied_one():
+    from gradekit.report.plots import score_histogram
+    from gradekit.report.stats import histogram
+
+    one = score_histogram("t", "total", histogram([0, 1, 1, 2], 3), 3)
+    assert "the most common range is 1 to 1.5, with 2." in one.alt
+    tie = score_histogram("t", "total", histogram([0, 1], 3), 3)
+    assert "2 ranges are equally common, with 1 each: 0 to 0.5, 1 to 1.5." in tie.alt
+    many = score_histogram("t", "total", histogram([0, 0.5, 1, 1.5, 2], 3), 3)
+    assert "5 ranges are equally common, with 1 each: 0 to 0.5, 0.5 to 1, 1 to 1.5 and 2 more." in many.alt
+
+
 def test_misconceptions_count_students_once_and_link_their_feedback():
     from gradekit.report import misconceptions
 

@@ -104,10 +104,8 @@ def _spec(values: list[dict], mark: dict, encoding: dict, height: int = HEIGHT, 
 def score_histogram(key: str, title: str, hist: list[dict], possible: float, unit: str = "students") -> Plot:
     values = [{"from": b["from"], "to": b["to"], "count": b["count"]} for b in hist]
     n = sum(b["count"] for b in hist)
-    top = max(hist, key=lambda b: b["count"]) if hist else None
-    alt = ("Histogram of {n} {unit} by score out of {possible}; the most common range is {a} to {b}, "
-           "with {c}.").format(n=n, unit=unit, possible=points(possible), a=points(top["from"]),
-                               b=points(top["to"]), c=top["count"]) if top and n else "No scores yet."
+    alt = ("Histogram of {n} {unit} by score out of {possible}; {mode}.".format(
+        n=n, unit=unit, possible=points(possible), mode=_mode(hist)) if n else "No scores yet.")
     spec = _spec(values, {"type": "bar", "color": "#0969da", "binSpacing": 1},
                  {"x": {"field": "from", "type": "quantitative", "bin": {"binned": True},
                         "title": "score", "scale": {"domain": [0, hist[-1]["to"] if hist else 1]}},
@@ -115,6 +113,16 @@ def score_histogram(key: str, title: str, hist: list[dict], possible: float, uni
                   "y": _count("count", unit, max((b["count"] for b in hist), default=0))})
     rows = [[f"{points(b['from'])}–{points(b['to'])}", b["count"]] for b in hist]
     return Plot(key, title, alt, ["score", unit], rows, spec)
+
+
+def _mode(hist: list[dict]) -> str:
+    """The most common range(s) of a histogram, in words; a tie names every range in it (up to three)."""
+    most = max(b["count"] for b in hist)
+    tops = [f"{points(b['from'])} to {points(b['to'])}" for b in hist if b["count"] == most]
+    if len(tops) == 1:
+        return f"the most common range is {tops[0]}, with {most}"
+    named = ", ".join(tops[:3]) + (f" and {len(tops) - 3} more" if len(tops) > 3 else "")
+    return f"{len(tops)} ranges are equally common, with {most} each: {named}"
 
 
 def seconds_histogram(key: str, hist: list[dict]) -> Plot:

@@ -29,7 +29,21 @@ def cmd_generate(args) -> int:
     paths = generate(course, args.assignment, students)
     print(f"{args.assignment}: released {len(paths)} notebook(s) for {len(students)} student(s) "
           f"in {course.root / 'release'}")
+    _warn_untranslated(course, args.assignment, students)
     return 0
+
+
+def _warn_untranslated(course, assignment: str, students: list[str]) -> None:
+    """A line on stderr for each language some students read that the assignment's catalog
+    leaves (partly) in English."""
+    from .i18n.languages_csv import untranslated
+
+    for language, (readers, left) in untranslated(course, assignment, students).items():
+        po = f"source/{assignment}/locale/{language}.po"
+        what = f"{assignment} has no {po}: their notebooks are in English" if left is None else \
+            f"{po} leaves {left} text(s) untranslated or fuzzy: those are in English"
+        print(f"warning: {readers} student(s) read {language}, but {what}. `gradekit translate {assignment} "
+              f"--language {language}` lists them; translate them and generate again.", file=sys.stderr)
 
 
 def cmd_answer_key(args) -> int:
@@ -89,6 +103,7 @@ def cmd_release(args) -> int:
     course = _course(args)
     students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
     generate(course, args.assignment, students)
+    _warn_untranslated(course, args.assignment, students)
     if args.zip:
         from .lms import write_release_zips
 

@@ -96,6 +96,26 @@ def test_a_bad_row_of_languages_csv_is_one_line_naming_file_and_line(course_fact
     assert len(err.splitlines()) == 1 and f"languages.csv{where}" in err and says in err, err
 
 
+def test_generate_warns_when_a_students_language_is_left_in_english(course_factory, capsys):
+    """A student set to read zh gets English wherever the assignment's catalog says nothing:
+    `generate` says so (one line per language, exit 0), and stays quiet for a complete catalog."""
+    course = _course_with(course_factory, "student_id,language\nalice,zh\n")
+    assert course.cli("generate", "self_attention") == 0
+    assert "warning" not in capsys.readouterr().err                   # the shipped zh catalog is complete
+    po = course.root / "source" / "self_attention" / "locale" / "zh.po"
+    text = po.read_text(encoding="utf-8")
+    first = re.search(r'\nmsgstr "(.+)"\n', text)
+    po.write_text(text[:first.start()] + '\nmsgstr ""\n' + text[first.end():], encoding="utf-8")
+    assert course.cli("generate", "self_attention") == 0
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("warning: 1 student(s) read zh") and "leaves 1 text(s) untranslated" in line, line
+    po.unlink()
+    po.with_suffix(".mo").unlink(missing_ok=True)
+    assert course.cli("generate", "self_attention") == 0
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "self_attention has no source/self_attention/locale/zh.po" in line, line
+
+
 def test_an_unknown_course_language_is_refused(course_factory, capsys):
     course = _course_with(course_factory, None, language="xx")
     assert course.cli("generate", "self_attention") == 2

@@ -82,3 +82,35 @@ def read_languages(path: Path) -> dict[str, str]:
                              f"and {language}")
         out[student] = language
     return out
+
+
+def untranslated(course, assignment: str, students: list[str]) -> dict[str, tuple[int, int | None]]:
+    """language -> (how many of ``students`` read it, how many texts its catalog leaves in English:
+    None when the assignment has no catalog for it at all), for the languages where anything is
+    left. Only the catalog's own entries are looked at (empty or fuzzy); ``gradekit translate
+    --check`` and ``gradekit check`` also find texts the catalog does not list yet."""
+    from .catalogs import ENGLISH, locale_dir
+
+    readers: dict[str, int] = {}
+    for student in students:
+        language = language_of(course, student)
+        if language != ENGLISH:
+            readers[language] = readers.get(language, 0) + 1
+    out = {}
+    for language, n in sorted(readers.items()):
+        po = locale_dir(course.root, assignment) / f"{language}.po"
+        if not po.is_file():
+            out[language] = (n, None)
+            continue
+        from babel.messages.pofile import read_po
+
+        try:
+            with po.open("rb") as fh:
+                catalog = read_po(fh)
+        except Exception:  # noqa: BLE001 - a broken catalog is reported where it is used
+            continue
+        left = sum(1 for m in catalog if m.id and (m.fuzzy or not m.string or
+                                                    (isinstance(m.string, tuple) and not all(m.string))))
+        if left:
+            out[language] = (n, left)
+    return out

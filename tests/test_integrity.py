@@ -151,7 +151,8 @@ def test_a_long_answer_copied_whole_is_found_where_every_passage_is_common(monke
     """In a large class every way of writing a step is dozens of students' (here each
     fingerprint is about 30 of 300 students'): no passage is rare enough for the rare-passage
     test, yet a whole long answer that is nearly another's is. Honest students who share some
-    steps (up to half of them here) are not flagged."""
+    steps (up to half of them here) are not flagged, nor is a crowd of over MAX_DF students who all
+    hand in the same answer (posted somewhere: common code in this class, as in the first test)."""
     import random
 
     from gradekit.integrity import code
@@ -167,14 +168,16 @@ def test_a_long_answer_copied_whole_is_found_where_every_passage_is_common(monke
     cells = {f"s{i:03d}": [rng.randrange(10) for _ in range(10)] for i in range(300)}
     cells["s300"] = list(cells["s007"])                        # a copy of s007's answer...
     cells["s300"][3] = (cells["s300"][3] + 1) % 10             # ... with one step of its own
+    posted = [rng.randrange(10) for _ in range(10)]
+    cells.update({f"p{i:02d}": list(posted) for i in range(code.MAX_DF + 1)})   # a crowd: one posted answer
     handed = {student: Handed(student, marks={key: frozenset().union(*(way(step, c) for step, c in enumerate(ways)))})
               for student, ways in cells.items()}
     honest_overlap = max(sum(x == y for x, y in zip(cells[a], cells[b]))
-                         for a in cells for b in cells if a < b and "s300" not in (a, b))
+                         for a in cells for b in cells if a < b and a[0] == b[0] == "s" and "s300" not in (a, b))
     assert honest_overlap >= 5          # the class holds honest pairs sharing half their steps
 
     found, marks = code.code_evidence(handed)
-    assert set(found) == {("s007", "s300")}
+    assert set(found) == {("s007", "s300")}          # the crowd is common code here, not 210 pairs
     (cell,) = found[("s007", "s300")][0]["cells"]
     assert cell["test"] == "whole cell" and 0.85 <= cell["containment"] < 1     # one step in ten is its own
     assert len(marks[("s007", "s300", key, key)]) == 90         # the shared code is highlighted

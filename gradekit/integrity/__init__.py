@@ -36,7 +36,8 @@ this problem needs and copydetect does not have.
             "where": ["nb/outputs"], "strength": 25.0},
            {"kind": "code", "count": 1, "strength": 61.3,  # cells that are copies, strongest first
             "cells": [{"cells": ["nb/exercise3", "nb/exercise3"], "weight": 66.6, "shared": 27,
-                       "containment": 0.92, "score": 61.3}]}]}],
+                       "containment": 0.92, "score": 61.3,
+                       "test": "rare passages"}]}]}],   # or "whole cell" (see gradekit/integrity/code.py)
       "public_numbers": [                         # one student each: the assignment's own example numbers
         {"student": "carol", "where": "nb/exercise2", "what": "...", "numbers": [0.25, 0.75]}],
       "unreadable": {"dave": ["quiz.ipynb: the file is empty"]},
@@ -94,6 +95,7 @@ def settings() -> dict:
 
     return {"k": K, "window": W, "code_max_share": code.MAX_SHARE, "code_max_df": code.MAX_DF,
             "code_min_score": code.MIN_SCORE, "code_min_shared": code.MIN_SHARED,
+            "code_nearly_whole": code.NEARLY_WHOLE, "code_min_whole": code.MIN_WHOLE,
             "min_bits": variants.MIN_BITS, "cell_bits": variants.CELL_BITS}
 
 

@@ -2,9 +2,11 @@
 
 The fingerprints of every answer cell (see :mod:`.fingerprints`; the stub
 and the reference solution already removed) go into one index, fingerprint
--> the cells that have it. Only the index is walked, never every pair of
-students: a fingerprint that ``df`` students have adds to the ``df·(df-1)/2``
-pairs among them, and nothing else is compared.
+-> the cells that have it. The first test walks only the index, never every
+pair of students: a fingerprint that ``df`` students have adds to the
+``df·(df-1)/2`` pairs among them, and nothing else is compared. The second
+test (below) compares every pair of the students who answered a cell, as
+one matrix product.
 
 Rarity, as MOSS and JPlag discount base code:
 
@@ -29,7 +31,8 @@ a step of an exercise is shared by dozens, so a long answer copied whole may
 hold few fingerprints rare enough to index, and those few are split many
 ways. So a second test looks at the same answer cell of every two students
 as a whole (:func:`_nearly_whole_cells`): every fingerprint that is not
-common counts at its full ``log2(N / df)`` bits, and two cells are a copy
+common (``df``, the students whose same cell has it, at most MAX_SHARE of
+the class) counts at its full ``log2(N / df)`` bits, and two cells are a copy
 when one holds at least :data:`NEARLY_WHOLE` of the other's weight and the
 weight they share, times that share, is at least :data:`MIN_WHOLE` times
 ``log2(N)`` (about that many fingerprints only the two have). Honest answers
@@ -129,7 +132,10 @@ def _name(key: Key) -> str:
 def _nearly_whole_cells(handed: dict[str, Handed]) -> dict[tuple[str, str], dict[tuple[Key, Key], dict]]:
     """The second test (see the module docstring): (a, b) -> (cell, cell) -> its evidence, for the
     same answer cell of two students that is nearly the same code. One matrix product per answer
-    cell, over the fingerprints two or more students have and at most MAX_SHARE of the class."""
+    cell (every pair of the students who answered it, rows in blocks), over the fingerprints that
+    two or more of them have and at most MAX_SHARE of the class. A cell nearly the same as MAX_DF
+    others or more is common code in this class (an answer posted somewhere), no pair's evidence,
+    as a fingerprint that many have is none for the first test."""
     n = len(handed)
     if n < 3:
         return {}
@@ -159,23 +165,28 @@ def _nearly_whole_cells(handed: dict[str, Handed]) -> dict[tuple[str, str], dict
         for row, (_, prints) in enumerate(cells):
             held[row, [columns[h] for h in prints if h in columns]] = 1.0
             own[row] = sum(math.log2(n / df[h]) for h in prints if df[h] <= limit)
-        weighted = held * bits
+        matches = np.zeros(len(cells), np.int64)     # how many other cells each one is nearly the same as
+        found = []
         for start in range(0, len(cells), 512):   # rows in blocks: memory stays small in a large class
-            shared = weighted[start:start + 512] @ held.T
+            shared = (held[start:start + 512] * bits) @ held.T
             smaller = np.minimum.outer(own[start:start + 512], own)
             share = np.divide(shared, smaller, out=np.zeros_like(shared), where=smaller > 0)
             score = shared * share / unit
-            for i, j in zip(*np.nonzero((share >= NEARLY_WHOLE) & (score >= MIN_WHOLE))):
-                i = int(i) + start
-                if i >= j:
-                    continue
-                (a, prints_a), (b, prints_b) = cells[i], cells[j]
-                common = {h for h in prints_a & prints_b if h in columns}
-                if len(common) < MIN_SHARED:
-                    continue
-                out[(a, b)][(key, key)] = {
-                    "cells": [_name(key), _name(key)], "weight": round(float(shared[i - start, j]), 2),
-                    "shared": len(common), "containment": round(min(float(share[i - start, j]), 1.0), 2),
-                    "score": round(float(score[i - start, j]) * MIN_SCORE / MIN_WHOLE, 1), "test": "whole cell",
-                    "marks": common}
+            copy = (share >= NEARLY_WHOLE) & (score >= MIN_WHOLE)
+            rows = np.arange(copy.shape[0])
+            copy[rows, rows + start] = False
+            matches[start:start + copy.shape[0]] = copy.sum(axis=1)
+            found += [(int(i) + start, int(j), float(shared[i, j]), float(share[i, j]), float(score[i, j]))
+                      for i, j in zip(*np.nonzero(copy)) if int(i) + start < j]
+        for i, j, weight, share_ij, score_ij in found:
+            if max(matches[i], matches[j]) >= MAX_DF:
+                continue   # one of a crowd handing in the same code: common here, as in the first test
+            (a, prints_a), (b, prints_b) = cells[i], cells[j]
+            common = {h for h in prints_a & prints_b if h in columns}
+            if len(common) < MIN_SHARED:
+                continue
+            out[(a, b)][(key, key)] = {
+                "cells": [_name(key), _name(key)], "weight": round(weight, 2), "shared": len(common),
+                "containment": round(min(share_ij, 1.0), 2), "score": round(score_ij * MIN_SCORE / MIN_WHOLE, 1),
+                "test": "whole cell", "marks": common}
     return out

@@ -164,8 +164,9 @@ def _detail(evidence: dict) -> str:
         return f" <span class='note'>({_e(', '.join(evidence['answers']))}; strength {evidence['strength']})</span>"
     if kind == "personal numbers":
         return f" <span class='note'>(in {_e(', '.join(evidence['where']))}; strength {evidence['strength']})</span>"
-    cells = "; ".join("{a} and {b}: {n} shared fingerprints, weight {w}, {c:.0%} of the smaller cell".format(
-        a=c["cells"][0], b=c["cells"][1], n=c["shared"], w=c["weight"], c=c["containment"]) for c in evidence["cells"])
+    cells = "; ".join("{a} and {b}: {n} shared fingerprints, weight {w}, {c:.0%} of the smaller cell{what}".format(
+        a=c["cells"][0], b=c["cells"][1], n=c["shared"], w=c["weight"], c=c["containment"],
+        what="'s weight, compared whole" if c.get("test") == "whole cell" else "") for c in evidence["cells"])
     return f" <span class='note'>({_e(cells)})</span>"
 
 

@@ -22,6 +22,16 @@ from .untrusted import check_id
 
 SECRET_ENV = "GRADEKIT_SECRET"
 SECRET_FILE = Path(".gradekit") / "secret"
+SECRET_CHECK = Path(".gradekit") / "secret.check"   # which secret the notebooks were generated with
+
+
+def _secret_digest(value: bytes) -> str:
+    """A keyed digest that tells secrets apart without revealing one."""
+    import hashlib
+    import hmac
+
+    return hmac.new(value, b"gradekit: the secret this course's notebooks were generated with",
+                    hashlib.sha256).hexdigest()
 __all__ = ["Course", "check_id"]
 
 
@@ -191,17 +201,52 @@ class Course:
 
     # -- the secret ----------------------------------------------------------
     def secret(self) -> bytes:
-        """The course secret: $GRADEKIT_SECRET, else .gradekit/secret (made on first use)."""
+        """The course secret: $GRADEKIT_SECRET, else .gradekit/secret (made on first use).
+
+        Once notebooks have been generated with it (:meth:`pin_secret`), another secret
+        -- a forgotten $GRADEKIT_SECRET, a lost .gradekit/secret -- is a CourseError: with
+        it, every student would be graded against numbers they never saw."""
         env = os.environ.get(SECRET_ENV)
-        if env:
-            return env.encode()
         path = self.root / SECRET_FILE
-        if not path.exists():
-            path.parent.mkdir(mode=0o700, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        if env:
+            value = env.encode()
+        else:
+            if not path.exists():
+                if (self.root / SECRET_CHECK).exists():
+                    raise CourseError(
+                        f"no course secret: ${SECRET_ENV} is not set and {SECRET_FILE} does not exist, but this "
+                        f"course's notebooks were generated with one; set ${SECRET_ENV} to it (a new secret "
+                        f"would give every student other numbers than those they were handed)")
+                path.parent.mkdir(mode=0o700, exist_ok=True)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(secrets.token_hex(32))
+            value = path.read_text().strip().encode()
+            if not value:
+                raise CourseError(f"{path} is empty: delete it to make a new secret")
+        self._check_secret(value, env)
+        return value
+
+    def pin_secret(self, value: bytes) -> None:
+        """Note which secret the course's notebooks are generated with (not the secret itself:
+        a keyed digest of it), once; :meth:`secret` refuses any other from then on."""
+        check = self.root / SECRET_CHECK
+        if check.exists():
+            return
+        check.parent.mkdir(mode=0o700, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            fd = os.open(check, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as fh:
-                fh.write(secrets.token_hex(32))
-        value = path.read_text().strip()
-        if not value:
-            raise CourseError(f"{path} is empty: delete it to make a new secret")
-        return value.encode()
+                fh.write(_secret_digest(value) + "\n")
+
+    def _check_secret(self, value: bytes, env: str | None) -> None:
+        try:
+            pinned = (self.root / SECRET_CHECK).read_text().strip()
+        except OSError:
+            return
+        if pinned and pinned != _secret_digest(value):
+            where = f"${SECRET_ENV}" if env else str(SECRET_FILE)
+            raise CourseError(
+                f"the course secret ({where}) is not the one this course's notebooks were generated with "
+                f"({SECRET_CHECK}): every student would be graded against other numbers than theirs. Use that "
+                f"secret; or, to start over with new numbers for everyone, delete {SECRET_CHECK} and generate again")

@@ -168,6 +168,8 @@ def generate(course: Course, assignment: str, students: list[str]) -> list[Path]
     source = AssignmentSource.load(course, assignment)
     stripper = Stripper()
     secret = course.secret()
+    if students:
+        course.pin_secret(secret)   # from now on, students hold numbers made with it
     register(course, build_variant(course, source, students[0] if students else "instructor", secret), stripper)
     jobs = min(os.cpu_count() or 1, max(1, len(students) // 50))
     if jobs == 1:

@@ -126,6 +126,36 @@ def test_empty_secret_file_is_an_error(course, monkeypatch):
         course.course.secret()
 
 
+def test_once_notebooks_are_handed_out_another_secret_is_refused(course, monkeypatch, capsys):
+    """A forgotten $GRADEKIT_SECRET (a new .gradekit/secret would be made) or another one would
+    grade every student against numbers they never saw: after `generate`, both are one line and
+    exit 3, and nothing is written; the secret the notebooks were made with goes on working."""
+    course.generate()
+    check = course.root / ".gradekit" / "secret.check"
+    assert check.is_file() and SECRET not in check.read_text()          # a digest, not the secret
+    monkeypatch.delenv("GRADEKIT_SECRET")
+    assert course.cli("generate", ASSIGNMENT) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no course secret" in err, err
+    assert not (course.root / ".gradekit" / "secret").exists()           # no new secret was made
+    monkeypatch.setenv("GRADEKIT_SECRET", SECRET + "-other")
+    before = course.release_path("alice").read_bytes()
+    assert course.cli("generate", ASSIGNMENT) == 3
+    err = capsys.readouterr().err.strip()
+    assert "$GRADEKIT_SECRET" in err and "is not the one this course's notebooks were generated with" in err, err
+    assert course.release_path("alice").read_bytes() == before
+    monkeypatch.setenv("GRADEKIT_SECRET", SECRET)
+    assert course.cli("generate", ASSIGNMENT) == 0
+    # starting over on purpose: delete the check, and the new secret is the course's from then on
+    check.unlink()
+    monkeypatch.setenv("GRADEKIT_SECRET", SECRET + "-other")
+    assert course.cli("generate", ASSIGNMENT) == 0
+    assert course.release_path("alice").read_bytes() != before
+    monkeypatch.setenv("GRADEKIT_SECRET", SECRET)
+    with pytest.raises(CourseError):
+        course.course.secret()
+
+
 @pytest.mark.parametrize("bad", ["../alice", "", ".", "a/b", "alice bob", "-rf"])
 def test_invalid_student_ids_are_rejected(course, bad):
     with pytest.raises(UsageError, match="invalid student id"):

@@ -152,6 +152,63 @@ def test_a_broken_grader_stops_the_run_and_writes_nothing(course, capsys, bug, w
     assert not (course.root / "autograded" / "carol").exists()
 
 
+RUNTIME_BUG = '''
+
+def test_an_extra_check(student, reference, params):
+    """an extra check"""
+    assert referense is not None
+'''
+ODD_VALUE_PROBE = '''
+
+def test_the_result_is_an_array(student):
+    """the result is an array"""
+    assert student.softmax(np.array([[1.0, 2.0]])).shape == (1, 2)
+'''
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_grader_that_fails_on_the_answer_key_at_run_time_stops_the_run(course, capsys, jobs):
+    """A grader that compiles and imports but raises on every submission (a typo in a name, a
+    misspelled fixture) is the course's bug, not the class's zeros: confirmed on the answer key,
+    the run stops with one line naming the test, exit 3, and the gradebook is as it was."""
+    course.generate("alice", "bob", "carol")
+    for student in ("alice", "bob", "carol"):
+        _submit_key(course, student)
+    assert course.autograde("alice", "bob", jobs=jobs) == 0
+    before = _scores(course)
+    capsys.readouterr()
+    path = course.root / GRADER
+    path.write_text(path.read_text() + RUNTIME_BUG)
+    code = course.cli("autograde", ASSIGNMENT, "--jobs", str(jobs))
+    err = capsys.readouterr().err.strip()
+    assert code == 3 and len(err.splitlines()) == 1, err
+    assert f"{GRADER}::test_an_extra_check: NameError" in err and "on the answer key too" in err, err
+    assert _scores(course) == before
+    assert not (course.root / "autograded" / "carol").exists()
+
+
+def test_a_grader_error_only_a_students_answer_provokes_costs_that_student_only(course, capsys):
+    """The same kind of exception provoked by one student's odd value (a list where the grader
+    expects an array) is that student's lost check, with the reason; the answer key passes it,
+    so the run goes on and the rest of the class keeps full marks."""
+    from conftest import with_solutions
+
+    course.generate("alice", "carol")
+    _submit_key(course, "alice")
+    listy = ("def softmax(x, axis=-1):\n    x = np.asarray(x, dtype=float)\n"
+             "    e = np.exp(x - np.max(x, axis=axis, keepdims=True))\n"
+             "    return (e / e.sum(axis=axis, keepdims=True)).tolist()\n")
+    course.submit("carol", with_solutions(course.answer_key("carol"), {"softmax": listy}))
+    path = course.root / GRADER
+    path.write_text(path.read_text() + ODD_VALUE_PROBE)
+    assert course.cli("autograde", ASSIGNMENT, "--jobs", "1") == 0, capsys.readouterr().err
+    results = course.results(["alice", "carol"])
+    assert results["alice"].score == results["alice"].possible
+    checks = [k for nb in results["carol"].notebooks for c in nb.cells for k in c.checks
+              if k.name == "the result is an array"]
+    assert [(k.passed, k.message) for k in checks] == [(False, "the grader could not check this: AttributeError")]
+
+
 def test_a_template_that_does_not_render_stops_the_run(course, capsys):
     import json
 

@@ -47,6 +47,7 @@ class GraderFixtures:
         self._sandbox, self._params, self._seed = sandbox, params, seed
         self.say = say or Say()
         self.checks: dict[str, list[Check]] = {}
+        self.grader_errors: list[tuple[str, str]] = []   # (test's node id, "Kind: message"): see is_grader_error
         self.give_up = GiveUp(budget)
         if self.recorded is not None:
             self.recorded.clear()
@@ -154,6 +155,11 @@ class GraderPlugin(GraderFixtures):
             label = self._labels[item] = _label(item)
         cell, name, weight = label
         say = self.say
+        if exc is not None and is_grader_error(exc):
+            what = f"{type(exc).__name__}: {exc}"
+            if type(exc).__name__ == "FixtureLookupError" and getattr(exc, "argname", None):
+                what = f"no fixture {exc.argname!r} (the graders' fixtures: {', '.join(FIXTURES)})"
+            self.grader_errors.append((item.nodeid, what[:300]))
         mistake = getattr(exc, "mistake", None)
         self.checks.setdefault(cell, []).append(
             Check(name=say(name), passed=outcome == "passed", message=say(message), weight=weight,
@@ -249,6 +255,15 @@ def feedback_message(exc: BaseException):
     if "hypothesis" in type(exc).__module__:
         return _("a hidden property check failed")
     return _("the grader could not check this: {kind}").format(kind=type(exc).__name__)
+
+
+def is_grader_error(exc: BaseException) -> bool:
+    """Whether a grader's exception is its own -- not a failed check, nor the student's code
+    failing: a NameError, a missing fixture, an IndexError on a value of an unexpected shape.
+    The student's answer may provoke one; one the answer key provokes too is a bug in the grader
+    (see :meth:`gradekit.grading.pipeline.Pipeline.grade`)."""
+    return not isinstance(exc, (StudentFailure, Mismatch, StudentCodeError, AssertionError)) and \
+        "hypothesis" not in type(exc).__module__
 
 
 def collect_error(report) -> tuple[str, str, str]:

@@ -77,6 +77,15 @@ class GraderSuite:
                 hook.pytest_runtest_protocol(item=item, nextitem=following[item])
         return plugin.checks
 
+    def grader_errors(self) -> list[tuple[str, str]]:
+        """The last run's exceptions of the graders' own (``is_grader_error``): (where, what), where
+        as ``autograder/<assignment>/test_x.py::test_name``."""
+        out = []
+        for nodeid, what in self._plugin.grader_errors if self._session else []:
+            path, _, test = nodeid.partition("::")
+            out.append((f"{_relative(Path('/' + path), self.root)}::{test}", what))
+        return out
+
     def _start_session(self):
         """Configure pytest and collect the graders once; each run replays the items.
 

@@ -61,6 +61,8 @@ class Pipeline:
         mark("grading", "pipeline")
         self.course, self.options = course, options
         self._translators: dict = {}
+        self.grader_errors: list[tuple[str, str]] = []   # the graders' own exceptions in this grading
+        self._cleared: set[str] = set()   # graders seen raising on a student's answer but not on the key
         self.limits = options.limits or course.limits_for(assignment)
         self.sandbox = Sandbox(self.limits, sandboxed=options.sandboxed)
         if start_sandbox:
@@ -160,6 +162,7 @@ class Pipeline:
                                 _("no notebook named {names} in the submission (found: nothing)"))
                                .format(names=", ".join(sorted(expected)), found=found))
         graded = {}
+        self.grader_errors = []
         for name, release in self.releases.student_versions(variant).items():
             path, note = find_notebook(files, f"{name}.ipynb")
             if note:
@@ -169,6 +172,9 @@ class Pipeline:
             result.notebooks.append(job.result)
             graded[name] = job.graded
         result.translations = say.table
+        suspects = [(where, what) for where, what in self.grader_errors if where not in self._cleared]
+        if suspects and folder != self._key_folder:
+            self._blame(student, language, suspects)
         out_dir = out_dir or self.course.autograded_dir(student, self.assignment)
         write_notebooks(out_dir, graded)
         result.seconds = time.monotonic() - started
@@ -179,6 +185,36 @@ class Pipeline:
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
         mark("grading", "graded")
         return result
+
+    _key_folder: Path | None = None   # the answer key being graded by _blame
+
+    def _blame(self, student: str, language: str, suspects: list[tuple[str, str]]) -> None:
+        """A grader raised an exception of its own on this submission: grade the student's answer
+        key. One that raises there too is broken -- a GraderError, which stops the run before this
+        result (or any later one) is written; one that does not was provoked by the student's answer
+        (a zero on that check, with the reason) and is not suspected again in this process."""
+        import tempfile
+
+        from ..release import Stripper
+
+        variant = build_variant(self.course, self.source, student, self.secret, language)
+        stripper = Stripper(language)
+        errors = self.grader_errors
+        with tempfile.TemporaryDirectory(prefix="gradekit-key-") as tmp:
+            key = Path(tmp) / "submitted"
+            write_notebooks(key, {name: stripper.answer_key(nb) for name, nb in variant.notebooks.items()})
+            self._key_folder = key
+            try:
+                self.grade(student, key, Path(tmp) / "graded", language)
+                on_key = dict(self.grader_errors)
+            finally:
+                self._key_folder = None
+                self.grader_errors = errors
+        for where, what in suspects:
+            if where in on_key:
+                raise GraderError(f"{where}: {on_key[where]} -- on the answer key too: a bug in the grader, "
+                                  f"not in the students' work; fix it and run again")
+            self._cleared.add(where)
 
     def _run_stages(self, job: NotebookJob) -> None:
         try:

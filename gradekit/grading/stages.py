@@ -124,6 +124,7 @@ class RunGraders(Stage):
         if graded:
             job.checks = suite.run(self.pipeline.sandbox, graded, job.variant.params, job.variant.seed,
                                    self.pipeline.limits.grading_seconds, say=job.say)
+            self.pipeline.grader_errors += suite.grader_errors()
 
 
 class Score(Stage):

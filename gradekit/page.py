@@ -94,12 +94,14 @@ def percent(share: float | None) -> str:
     return f"{100 * share:.0f}%"
 
 
-def minute(timestamp: str | None) -> str:
-    """A stored submission time to the minute ("2026-11-30 11:40 UTC"); anything else as it is."""
+def to_the_second(timestamp: str | None) -> str:
+    """A stored submission time to the second ("2026-11-30 11:40:07 UTC", not nbgrader's
+    microseconds; not to the minute, which could show a late submission at its deadline);
+    anything else as it is."""
     from .untrusted import timestamp_value
 
     when = timestamp_value(timestamp)
-    return when.strftime("%Y-%m-%d %H:%M UTC") if when else (timestamp or "")
+    return when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else (timestamp or "")
 
 
 def environment() -> jinja2.Environment:
@@ -109,7 +111,7 @@ def environment() -> jinja2.Environment:
     env.filters["points"] = points
     env.filters["points_phrase"] = _points_phrase
     env.filters["percent"] = percent
-    env.filters["minute"] = minute
+    env.filters["to_the_second"] = to_the_second
     env.globals["css"] = CSS
     env.globals["font_stack"] = FONT_STACK
     return env

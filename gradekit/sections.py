@@ -1,11 +1,11 @@
 """Exercise titles: which heading of a notebook each graded cell sits under.
 
 A graded cell belongs to the exercise whose markdown heading comes last
-before it ("## 3. Softmax: from scores to weights"). The feedback pages title
+before it ("## 3. Standardize: from raw values to z-scores"). The feedback pages title
 their sections with it, the class report groups cells into exercises by it.
 Nothing here knows a course: only markdown headings and nbgrader's metadata.
 
-    Heading.title   the short title: the heading up to its first ":" or dash ("3. Softmax")
+    Heading.title   the short title: the heading up to its first ":" or dash ("3. Standardize")
     Heading.full    the whole heading, markdown and TeX delimiters removed
 """
 
@@ -40,7 +40,7 @@ def plain(text: str) -> str:
 
 def short(full: str) -> str:
     """The title before the first ": " or " — " / " - " (in Chinese "：" or "——"):
-    "3. Softmax: from ..." -> "3. Softmax"."""
+    "3. Standardize: from ..." -> "3. Standardize"."""
     head = re.split(r":\s| [—–-] |：|——", full, maxsplit=1)[0].strip()   # and Chinese "：", "——"
     return head or full
 

@@ -128,3 +128,17 @@ def test_a_template_with_an_undefined_variable_fails_the_check(new_course):
 def test_usage_mistakes_exit_2(new_course):
     assert _run(new_course, "check", "no_such_assignment").returncode == 2
     assert _run(new_course, "check", A, "--students", "0").returncode == 2
+
+
+def test_failures_are_grouped_by_simulated_student_only():
+    """"qa001: what" lines of simulated students are one line naming them; any other line --
+    a grade id or a file name before a colon, or a repeated line -- stays as it is."""
+    from gradekit.qa.rows import CheckReport
+
+    report = CheckReport(A, 4, ids=frozenset({"qa001", "qa002", "qa003", "qa004"}))
+    report.add("points", ["q1: 0 points", "q2: 0 points", "same", "same"])
+    report.add("mistake", [f"{s}: the feedback does not say it" for s in ("qa001", "qa002", "qa003", "qa004")]
+               + ["qa001: also this"], limit=5)
+    assert report.rows[0].detail == "q1: 0 points; q2: 0 points; same; and 1 more"
+    assert report.rows[1].detail == "the feedback does not say it (qa001, qa002, qa003 and 1 more); also this (qa001)"
+    assert not report.ok

@@ -1,7 +1,7 @@
 """The ``student`` fixture: the student's namespace, seen through the sandbox.
 
-``student.softmax(x, axis=0)`` runs the student's function in the sandbox and
-returns plain arrays and numbers; ``student["answer"]`` reads a variable. ``student.with_reference("softmax", ...)``
+``student.standardize(x, axis=0)`` runs the student's function in the sandbox and
+returns plain arrays and numbers; ``student["answer"]`` reads a variable. ``student.with_reference("standardize", ...)``
 runs calls with those names of the student's namespace replaced by the
 reference implementations (answered by the trusted side over the protocol),
 so that a bug in one exercise is not charged again on the exercises built on

@@ -98,7 +98,7 @@ class GraderSuite:
         # the operands appended, which a student must not see anyway).
         # --import-mode=importlib with the filesystem root as rootdir gives every grader
         # module a name made from its full path: two courses (or assignments) with a
-        # test_softmax.py each can be graded in one process without clashing. --confcutdir
+        # test_q1.py each can be graded in one process without clashing. --confcutdir
         # at autograder/ keeps pytest from collecting (listing, and loading any conftest.py
         # of) every directory from the filesystem root down: a fifth of a second in /tmp
         from _pytest.config import _prepareconfig

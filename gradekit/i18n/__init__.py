@@ -9,7 +9,7 @@ A grader marks a text for translation with ``_``::
 
     from gradekit.i18n import _
 
-    MISTAKES = {_("forgot the √d_k"): ...}
+    MISTAKES = {_("divided by the variance"): ...}
     raise check.Mismatch(_("{what}: wrong answer").format(what=what))
 
 The command line stays English: it is the instructor's.

@@ -1,6 +1,6 @@
 """Texts a student reads, translated when they are shown: ``_("...")`` and what it returns.
 
-``_("forgot the √d_k")`` makes a :class:`Text`: a message id (the English
+``_("divided by the variance")`` makes a :class:`Text`: a message id (the English
 text) and, after ``.format(...)``, its arguments. Nothing is looked up when
 it is made, so ``_()`` works at a grader module's top level: the text is
 rendered per student, in their language, when grading stores it (see

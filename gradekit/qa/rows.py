@@ -19,33 +19,40 @@ class CheckReport:
     rows: list[Row] = field(default_factory=list)
     seconds: float = 0.0
     gradings: int = 0
+    ids: frozenset[str] = frozenset()   # the simulated students: a failure "qa001: ..." is grouped by them
 
     @property
     def ok(self) -> bool:
         return all(row.ok is not False for row in self.rows)
 
     def add(self, check: str, failures: list[str], passed: str = "", limit: int = 3) -> None:
-        shown = _grouped(failures)
+        shown = _grouped(failures, self.ids)
         detail = passed if not failures else "; ".join(shown[:limit]) + (
             f"; and {len(shown) - limit} more" if len(shown) > limit else "")
         self.rows.append(Row(check, not failures, detail))
 
 
-def _grouped(failures: list[str]) -> list[str]:
-    """Each failure once, with the simulated students it happened to: ``"student: what"`` for
-    five students becomes ``"what (qa001, qa002, qa003 and 2 more)"``, in first-seen order."""
-    from ..untrusted import is_valid_id
-
+def _grouped(failures: list[str], ids: frozenset[str]) -> list[str]:
+    """Each failure of simulated students once, with the students it happened to: ``"qa001: what"``
+    for five of them becomes ``"what (qa001, qa002, qa003 and 2 more)"``, in first-seen order.
+    Any other failure stays as it is."""
+    out: list[str | list] = []
     students: dict[str, list[str]] = {}
     for failure in failures:
         who, sep, what = failure.partition(": ")
-        if not (sep and is_valid_id(who)):
-            who, what = "", failure
-        students.setdefault(what, [])
-        if who and who not in students[what]:
-            students[what].append(who)
-    return [what + (f" ({', '.join(who[:3])}{f' and {len(who) - 3} more' if len(who) > 3 else ''})" if who else "")
-            for what, who in students.items()]
+        if not (sep and who in ids):
+            out.append(failure)
+        elif what in students:
+            if who not in students[what]:
+                students[what].append(who)
+        else:
+            students[what] = [who]
+            out.append([what])
+    return [item if isinstance(item, str) else
+            "{what} ({who}{more})".format(what=item[0], who=", ".join(students[item[0]][:3]),
+                                          more=f" and {len(students[item[0]]) - 3} more"
+                                          if len(students[item[0]]) > 3 else "")
+            for item in out]
 
 
 def print_report(report: CheckReport) -> None:

@@ -58,6 +58,7 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
     report = CheckReport(assignment, students)
     with simulate.simulated_course(course, assignment) as qa:
         ids = simulate.students(students)
+        report.ids = frozenset(ids)
         spoken = simulate.assign_languages(qa, assignment, ids)
         variants = _variant_rows(qa, assignment, ids, report)
         if variants is None:

@@ -87,8 +87,7 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
     from .timeline import mark
     from .untrusted import submitted_students
 
-    if not course.source_dir(assignment).is_dir():
-        raise UsageError(f"unknown assignment {assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
+    course.source_of(assignment)
     check_sandbox(options)
     gradebook.check_assignment_registered(course, assignment)
     if students:

@@ -163,8 +163,8 @@ def cmd_new(args) -> int:
     for path in paths:
         print(path.relative_to(course.root))
     origin = f"a copy of {args.template}" if args.template else "one example exercise and one question"
-    print(f"{args.assignment}: {len(paths)} file(s), {origin}; edit them, then "
-          f"`gradekit generate {args.assignment}`")
+    print(f"{args.assignment}: {len(paths)} file(s), {origin}. Edit them, checking as you go with "
+          f"`gradekit check {args.assignment}`; then `gradekit generate {args.assignment}` hands them out")
     return 0
 
 
@@ -172,8 +172,7 @@ def cmd_check(args) -> int:
     from .qa import check_assignment, print_report
 
     course = _course(args)
-    if not course.source_dir(args.assignment).is_dir():
-        raise UsageError(f"unknown assignment {args.assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
+    course.source_of(args.assignment)
     if args.students < 1 or args.jobs < 0:
         raise UsageError("--students must be at least 1 and --jobs at least 0")
     if not args.no_sandbox:

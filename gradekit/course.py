@@ -174,6 +174,13 @@ class Course:
         base = self.root / "source"
         return sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
 
+    def source_of(self, assignment: str) -> Path:
+        """``source/<assignment>/``; a UsageError naming the known ones when there is none."""
+        directory = self.source_dir(assignment)
+        if not directory.is_dir():
+            raise UsageError(f"unknown assignment {assignment!r} (known: {', '.join(self.assignments()) or 'none'})")
+        return directory
+
     # -- one grading run at a time ----------------------------------------------
     @contextlib.contextmanager
     def lock(self, name: str) -> Iterator[None]:

@@ -39,6 +39,7 @@ def write_class_feedback(course: Course, assignment: str, students: list[str] | 
     from .autograde import iter_results
     from .errors import UsageError
 
+    course.source_of(assignment)
     students = gradebook.check_students(course, students) if students else gradebook.students(course)
     count = 0
     with gradebook.open_gradebook(course) as gb:

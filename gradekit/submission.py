@@ -57,7 +57,8 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> NotebookNo
         data = json.loads(text)
     except ValueError as exc:
         raise SubmissionError(_("{name}: not valid JSON ({error} at line {line}) -- truncated?")
-                              .format(name=path.name, error=exc.msg, line=exc.lineno)) from None
+                              # "Unterminated string starting at" reads on: "... at line 3"
+                              .format(name=path.name, error=exc.msg.removesuffix(" at"), line=exc.lineno)) from None
     except RecursionError:
         raise SubmissionError(_("{name}: JSON nested too deeply to be a notebook").format(name=path.name)) from None
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:

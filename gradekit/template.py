@@ -35,7 +35,7 @@ import jinja2
 import numpy as np
 
 from .course import Course
-from .errors import TemplateError, UsageError
+from .errors import TemplateError
 from .notebooks import from_dict, read as read_notebook
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,10 +83,7 @@ class AssignmentSource:
 
     @classmethod
     def load(cls, course: Course, assignment: str) -> "AssignmentSource":
-        directory = course.source_dir(assignment)
-        if not directory.is_dir():
-            known = ", ".join(course.assignments()) or "none"
-            raise UsageError(f"unknown assignment {assignment!r} (known: {known})")
+        directory = course.source_of(assignment)
         paths = sorted(directory.glob("*.ipynb"))
         if not paths:
             raise TemplateError(f"{directory} has no notebooks")

@@ -30,8 +30,7 @@ def translate(course, assignment: str | None, language: str, check_only: bool = 
     else:
         if not assignment:
             raise UsageError("name the assignment (or pass --gradekit for gradekit's own texts)")
-        if not course.source_dir(assignment).is_dir():
-            raise UsageError(f"unknown assignment {assignment!r} (known: {', '.join(course.assignments()) or 'none'})")
+        course.source_of(assignment)
         root = course.root
     if check_only:
         path, left = extract.po_path(root, assignment, language), extract.problems(root, assignment, language)

@@ -121,10 +121,7 @@ def source_notebooks(course: Course, assignment: str) -> dict[str, dict]:
     Read as plain JSON, not through template.AssignmentSource: the report needs
     no rendering, and validating and compiling the templates costs seconds here.
     """
-    directory = course.source_dir(assignment)
-    if not directory.is_dir():
-        known = ", ".join(course.assignments()) or "none"
-        raise UsageError(f"unknown assignment {assignment!r} (known: {known})")
+    directory = course.source_of(assignment)
     notebooks = {}
     for path in sorted(directory.glob("*.ipynb")):
         try:

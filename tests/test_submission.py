@@ -59,6 +59,9 @@ def test_read_rejects_truncated_json(tmp_path, key):
     with pytest.raises(SubmissionError, match="not valid JSON") as info:
         read_notebook(_write(tmp_path, text[: len(text) // 2]))
     assert "truncated" in str(info.value) and "line" in str(info.value)
+    with pytest.raises(SubmissionError) as info:
+        read_notebook(_write(tmp_path, '{"cells": ["abc'))      # cut inside a string
+    assert "Unterminated string starting at line 1" in str(info.value) and "at at" not in str(info.value)
 
 
 @pytest.mark.parametrize("text", ['[1, 2, 3]', '"a notebook"', '42', 'null', '{"metadata": {}, "nbformat": 4}',

@@ -21,16 +21,27 @@ def _course(args):
 
 
 def cmd_generate(args) -> int:
-    from . import gradebook
     from .release import generate
 
     course = _course(args)
-    students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
+    students = _class(course, args)
     paths = generate(course, args.assignment, students)
     print(f"{args.assignment}: released {len(paths)} notebook(s) for {len(students)} student(s) "
           f"in {course.root / 'release'}")
     _warn_untranslated(course, args.assignment, students)
     return 0
+
+
+def _class(course, args) -> list[str]:
+    """The students named with --student (each in the gradebook), else the gradebook's: at least one."""
+    from . import gradebook
+
+    course.source_of(args.assignment)
+    students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
+    if not students:
+        raise UsageError("no students in the gradebook: add them with `nbgrader db student import roster.csv` "
+                         "(or `nbgrader db student add ID`), then run this again")
+    return students
 
 
 def _warn_untranslated(course, assignment: str, students: list[str]) -> None:
@@ -97,11 +108,10 @@ def cmd_report(args) -> int:
 
 
 def cmd_release(args) -> int:
-    from . import gradebook
     from .release import generate
 
     course = _course(args)
-    students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
+    students = _class(course, args)
     generate(course, args.assignment, students)
     _warn_untranslated(course, args.assignment, students)
     if args.zip:

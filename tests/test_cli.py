@@ -129,7 +129,10 @@ def test_fresh_course_without_venv_on_path(course):
     proc = course.run(GRADEKIT, "generate", ASSIGNMENT, check=False,
                       env={"PATH": "/usr/bin:/bin", "GRADEKIT_SECRET": SECRET, "HOME": str(course.root)})
     assert "Traceback" not in proc.stderr, proc.stderr[-500:]
-    assert proc.returncode == 0 and (course.root / "gradebook.db").is_file()
+    assert (course.root / "gradebook.db").is_file()
+    # the new gradebook has nobody in it: one line that says how to add the class, not "0 notebooks"
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "no students in the gradebook" in proc.stderr and "nbgrader db student" in proc.stderr
 
 
 # -- the pipeline with nbgrader alongside ---------------------------------------------------

@@ -96,7 +96,8 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
             if not course.submitted_dir(student, assignment).is_dir():
                 raise StudentError(f"no submission for {student}: "
                                    f"{course.submitted_dir(student, assignment)} does not exist")
-    else:
+    skipped: list[str] = []
+    if not students:
         students, skipped = submitted_students(course.root / "submitted", assignment, set(gradebook.students(course)))
         for line in skipped:
             print(line, file=sys.stderr)
@@ -105,6 +106,7 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
     mark("coordinator", "students listed")
     progress = terminal.Progress(len(students))
     summary = terminal.Summary(wide=wide)
+    summary.skipped = skipped   # said again under the table: the lines above scroll away
     with course.lock("autograde"), gradebook.Recorder(course, assignment) as recorder:
         def on_result(result: SubmissionResult) -> None:
             mark("coordinator", "result")

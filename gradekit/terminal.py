@@ -71,6 +71,7 @@ class Summary:
         self.cells: list[str] = []
         self.notebooks: list[str] = []
         self.rows: list[tuple[str, tuple, float, float, str, tuple, str]] = []
+        self.skipped: list[str] = []   # folders of submitted/ left out ("skipped submitted/x: why")
 
     def add(self, result: SubmissionResult) -> None:
         scores = []
@@ -106,6 +107,10 @@ class Summary:
             problem, count = common
             console.print(f"most common problem: {for_rich(problem)} ({count} of {len(self.rows)} submissions)",
                           overflow="ellipsis", no_wrap=True)
+        if self.skipped:
+            shown = "; ".join(line.removeprefix("skipped ") for line in self.skipped[:3])
+            more = f"; and {len(self.skipped) - 3} more" if len(self.skipped) > 3 else ""
+            console.print(for_rich(f"not graded: {len(self.skipped)} folder(s) of submitted/: {shown}{more}"))
 
     def most_common(self) -> tuple[str, int] | None:
         from collections import Counter

@@ -289,10 +289,14 @@ def test_odd_folder_names_are_reported_and_case_is_not_guessed(course, capsys):
         folder.mkdir(parents=True)
         (folder / f"{NOTEBOOK}.ipynb").write_text("{}")
     assert course.cli("autograde", ASSIGNMENT) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert "submitted/Alice: not in the gradebook (did you mean alice?)" in err
     assert "not a valid student id" in err and "\x1b" not in err
     assert set(course.results()) == {"alice"}
+    # said again under the summary table, where it does not scroll away
+    last = " ".join(out.strip().splitlines()[-3:])
+    assert "not graded: 4 folder(s) of submitted/: submitted/" in last and "and 1 more" in last, out[-600:]
+    assert "\x1b" not in out
 
 
 def test_a_notebook_name_that_differs_only_in_case_is_graded_with_a_note(course):

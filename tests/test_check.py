@@ -142,3 +142,14 @@ def test_failures_are_grouped_by_simulated_student_only():
     assert report.rows[0].detail == "q1: 0 points; q2: 0 points; same; and 1 more"
     assert report.rows[1].detail == "the feedback does not say it (qa001, qa002, qa003 and 1 more); also this (qa001)"
     assert not report.ok
+
+
+def test_a_qa_file_whose_own_code_raises_says_so(new_course):
+    """A QA cell written as a template (`{{ ... }}`) raises as the cell runs: the check says that,
+    with the error, not only that the feedback misses the phrase."""
+    qa = new_course / "autograder" / A / "mistakes" / "q1_templated.py"
+    qa.write_text("# names: a wrong mean\n# %% q1\nq1_mean = {{ values[0] }}\n")
+    code, rows = _check(new_course)
+    assert code == 1
+    row = " ".join(rows["mistakes/q1_templated.py"].split())
+    assert "its code for q1 raises when the cell runs: NameError: name 'values' is not defined" in row, row

@@ -267,7 +267,9 @@ def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files:
                          if not c.manual and (c.score or 0) > 1e-9]
             releases += [f"{where}: {c.grade_id}: {k.message[:80]}" for c in cells.values() for k in c.checks
                          if GRADER_ERROR in k.message]
+        runs = {r.cell_id: r for nb in result.notebooks for r in nb.runs}
         for qa_file in task.files:
+            per_file[qa_file.label] += _own_errors(qa_file, runs, where)
             per_file[qa_file.label] += _judge(qa_file, task, cells, known_names, alone=len(task.files) == 1)
     report.add("answer key: full marks", keys, f"{len(report_students(tasks))} variants")
     report.add("untouched release: 0 on every autograded cell, no grader error", releases,
@@ -292,6 +294,15 @@ def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files:
 
 def report_students(tasks: list[Task]) -> set[str]:
     return {t.student for t in tasks}
+
+
+def _own_errors(qa_file, runs: dict, where: str) -> list[str]:
+    """A QA file's cell that raises as it runs (not when a grader calls it) is the file's own
+    mistake, usually a template expression or a name the notebook does not define: say so, with
+    the error, rather than only that the feedback misses the phrase."""
+    return [f"{where}: its code for {gid} raises when the cell runs: {(runs[gid].error or '')[:120]} "
+            f"(a QA file holds the cell as a student writes it: the notebook's own variables, no {{{{ }}}})"
+            for gid in qa_file.sections if gid in runs and not runs[gid].ok]
 
 
 def _judge(qa_file, task: Task, cells: dict, known_names: list[str], alone: bool) -> list[str]:

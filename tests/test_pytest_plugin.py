@@ -74,3 +74,17 @@ def test_without_a_submission_the_plugin_stays_out_of_the_way(course):
     proc = subprocess.run([sys.executable, "-m", "pytest", "--help"], cwd=course.root, capture_output=True,
                           text=True, timeout=120)
     assert "--gradekit-submission" in proc.stdout
+
+
+def test_without_the_options_a_grader_says_how_to_run_it(course):
+    """Plain `pytest autograder/<a>`: each grader stops with how to run it (not pytest's
+    "fixture 'student' not found"), and the `weight` marker is known either way."""
+    course.generate("alice")
+    (course.root / "autograder" / ASSIGNMENT / "test_softmax.py").open("a").write(
+        "\n\nimport pytest\n\n\n@pytest.mark.weight(0.5)\ndef test_a_weighted_check(student):\n    assert student\n")
+    plain = _pytest(course, "-W", "error::pytest.PytestUnknownMarkWarning")
+    assert plain.returncode == 1, plain.stdout + plain.stderr
+    assert "run them with --gradekit-answer-key" in plain.stdout and "not found" not in plain.stdout
+    key = _pytest(course, "--gradekit-answer-key", "--gradekit-student=alice",
+                  "-W", "error::pytest.PytestUnknownMarkWarning")
+    assert key.returncode == 0, key.stdout + key.stderr

@@ -33,10 +33,29 @@ def pytest_addoption(parser) -> None:
 
 
 def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "weight(w): the share of its test cell's points this test carries (gradekit)")
     submission = config.getoption("--gradekit-submission")
     if submission is None and not config.getoption("--gradekit-answer-key"):
+        config.pluginmanager.register(_Hint(), "gradekit-hint")
         return
     config.pluginmanager.register(SubmissionSession(config, submission), "gradekit-submission")
+
+
+_HINT = ("gradekit's graders get `student` and `reference` from its pytest plugin: run them with "
+         "--gradekit-answer-key (and --gradekit-student=ID) or --gradekit-submission=PATH")
+
+
+class _Hint:
+    """Without either option, a grader's own fixtures say how to run it, instead of pytest's
+    "fixture 'student' not found" (a project's own fixture of that name still wins)."""
+
+    @pytest.fixture
+    def student(self):
+        pytest.fail(_HINT, pytrace=False)
+
+    @pytest.fixture
+    def reference(self):
+        pytest.fail(_HINT, pytrace=False)
 
 
 class SubmissionSession:

@@ -59,6 +59,7 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
         done = unchanged(course, assignment, students)
         for student in students:
             if student in done:
+                done[student].unchanged = True   # for the progress line only; not a stored field
                 on_result(done[student])
         students = [s for s in students if s not in done]
         mark("coordinator", "unchanged checked")

@@ -108,7 +108,7 @@ class AssignmentSource:
                     self._compiled[(name, index)] = env.from_string(cell.source) if _is_template(cell.source) \
                         else None
                 except jinja2.TemplateSyntaxError as exc:
-                    raise TemplateError(f"{name}.ipynb cell {index}: template syntax: {exc}") from None
+                    raise TemplateError(f"{_where(name, index, cell)}: template syntax: {exc}") from None
 
     def params(self, seed: int) -> dict:
         """Run the generators for one seed; check the result is JSON.
@@ -176,8 +176,7 @@ class AssignmentSource:
                 try:
                     cell.source = template.render(**context)
                 except jinja2.UndefinedError as exc:
-                    where = "" if language == "en" else f" ({language} translation)"
-                    raise TemplateError(f"{name}.ipynb cell {index}{where}: {exc.message}") from None
+                    raise TemplateError(f"{_where(name, index, cell, language)}: {exc.message}") from None
             out[name] = rendered
         return out
 
@@ -202,9 +201,17 @@ class AssignmentSource:
             try:
                 self._translated[key] = self._env.from_string(translated) if translated != cell.source else None
             except jinja2.TemplateSyntaxError as exc:
-                raise TemplateError(f"{name}.ipynb cell {index} ({language} translation): template syntax: "
-                                    f"{exc}") from None
+                raise TemplateError(f"{_where(name, index, cell, language)}: template syntax: {exc}") from None
         return self._translated[key] or english
+
+
+def _where(name: str, index: int, cell, language: str = "en") -> str:
+    """A cell as an error names it: the notebook, its index (from 0), the language, its grade id or
+    cell id (``self_attention.ipynb cell 2 (zh translation) 'md_projections'``)."""
+    label = (cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id") or "") \
+        if hasattr(cell, "get") else ""
+    return (f"{name}.ipynb cell {index}" + ("" if language == "en" else f" ({language} translation)")
+            + (f" '{label}'" if label else ""))
 
 
 def message_of(cell) -> str | None:

@@ -42,8 +42,8 @@ class Progress:
             note = note_of(result)
             # a submission that could not be graded at all has no cells, hence nothing "possible"
             score = f"{pts(result.final)}/{pts(result.possible)}" if result.possible else pts(result.final)
-            status = score + (f" ({note[:80]})" if note else "")
-            status = shown(status)
+            status = shown(score + (f" ({shown(note, 100)})" if note else "")
+                           + (", as before: nothing changed" if getattr(result, "unchanged", False) else ""))
             print(f"[{self.done}/{self.total}] {result.student}: {status} "
                   f"({rate:.1f}/s, {left:.0f}s left)", flush=True)
 

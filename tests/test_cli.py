@@ -268,8 +268,11 @@ def test_autograded_notebook_shows_hidden_test_results(pipeline):
 def test_regrading_is_stable(pipeline):
     course, _, _ = pipeline
     before = {s: course.results_json(s)["notebooks"][0]["cells"] for s in STUDENTS[:3]}
-    course.run(GRADEKIT, "autograde", ASSIGNMENT, "--jobs", "2")
+    again = course.run(GRADEKIT, "autograde", ASSIGNMENT, "--jobs", "2")
     after = {s: course.results_json(s)["notebooks"][0]["cells"] for s in STUDENTS[:3]}
+    # nothing changed: the progress lines say so rather than look like a new grading
+    lines = [line for line in again.stdout.splitlines() if line.startswith("[")]
+    assert len(lines) == 4 and all("as before: nothing changed" in line for line in lines), again.stdout
     assert {s: [c["score"] for c in cells] for s, cells in before.items()} == \
         {s: [c["score"] for c in cells] for s, cells in after.items()}
 

@@ -217,10 +217,11 @@ def test_a_template_that_does_not_render_stops_the_run(course, capsys):
     path = course.root / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     nb = json.loads(path.read_text())
     nb["cells"][-1]["source"] = "x = {{ no_such_param }}\n"
+    label = nb["cells"][-1]["metadata"].get("nbgrader", {}).get("grade_id") or nb["cells"][-1]["id"]
     path.write_text(json.dumps(nb))
     assert course.cli("autograde", ASSIGNMENT) == 3
     err = capsys.readouterr().err
-    assert "no_such_param" in err and f"{NOTEBOOK}.ipynb" in err
+    assert "no_such_param" in err and f"{NOTEBOOK}.ipynb cell {len(nb['cells']) - 1} '{label}'" in err, err
     assert _scores(course) == {}
 
 

@@ -102,11 +102,13 @@ def test_the_slowest_submissions_say_why():
     from gradekit.report import stats
 
     layout = _layout(("a", 1, "A"))
-    first, student, plain = (_result(s, {"a": (1.0, 1)}) for s in ("first", "slow_code", "plain"))
+    first, student, plain, broken = (_result(s, {"a": (1.0, 1)}) for s in ("first", "slow_code", "plain", "broken"))
     first.seconds, first.startup_seconds, first.student_seconds = 1.5, 1.2, 0.05
     student.seconds, student.student_seconds = 2.0, 1.8
     plain.seconds, plain.student_seconds = 0.3, 0.05
-    why = {s["student"]: s["why"] for s in stats.health(_class([first, student, plain], layout))["slowest"]}
+    broken.seconds, broken.error = 0.4, "self_attention.ipynb: not valid JSON"   # listed as not gradable instead
+    why = {s["student"]: s["why"] for s in stats.health(_class([first, student, plain, broken], layout))["slowest"]}
+    assert "broken" not in why
     assert why["first"] == "the first submission of its grading process: 1.2 s of it waited for the sandbox to start"
     assert why["slow_code"] == "the student's own code took 1.8 s of it"
     assert why["plain"].startswith("no timeout or kill: the student's code took 0.05 s"), why

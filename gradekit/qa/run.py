@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ..course import Course
 from ..results import SubmissionResult
+from ..untrusted import shown
 from . import simulate
 from .items import testwise_rows
 from .rows import CheckReport, Row
@@ -324,7 +325,10 @@ def _judge(qa_file, task: Task, cells: dict, known_names: list[str], alone: bool
     if lost and not any(phrase in text for text in said):
         cell = lost[0]
         named = "; ".join(cell.diagnosis) or next((k.message for k in cell.checks if not k.passed), "")
-        failures.append(f"{where}: the feedback does not say “{qa_file.names}” ({cell.grade_id} says: {named[:100]})")
+        hint = "" if cell.diagnosis else \
+            "; no known mistake matches: add this one's values to the grader's mistakes= to name it"
+        failures.append(f"{where}: the feedback does not say “{qa_file.names}” ({cell.grade_id} says: "
+                        f"{shown(named, 100)}{hint})")
         return failures + _lost_elsewhere(qa_file, cells, where) if alone else failures  # what it names: said
     for cell in lost:
         wrong = [n for n in cell.diagnosis if phrase not in n.lower()]

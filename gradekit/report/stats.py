@@ -220,7 +220,8 @@ def health(data: ClassData) -> dict:
             timeouts.append(r.student)
         if r.result.kills or any(KILLED.search(t) for t in texts):
             kills.append(r.student)
-    slowest = sorted((r for r in rows if r.result.seconds), key=lambda r: -r.result.seconds)[:10]
+    # the graded ones: a file that could not be read is listed with its reason among the not gradable
+    slowest = sorted((r for r in rows if r.result.seconds and not r.result.error), key=lambda r: -r.result.seconds)[:10]
     top = max(seconds, default=0.0)
     return {
         "submissions": len(rows),

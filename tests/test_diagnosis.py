@@ -89,6 +89,11 @@ def test_choice_and_scalar_record_evidence():
     assert exc.candidates == ["thinks yes"]
 
 
+def test_an_exact_answer_is_told_wrong_without_a_tolerance():
+    assert str(_mismatch(lambda: check.scalar(5, 4, what="count", rtol=0, atol=0))) == "count: wrong value"
+    assert "tolerance rtol=1e-06" in str(_mismatch(lambda: check.scalar(5.0, 4.0, what="mean", rtol=1e-6)))
+
+
 # -- the diagnosis of a cell ------------------------------------------------------
 
 def _attention_like(catalogue_has_raw_inputs: bool) -> list[Check]:

@@ -145,8 +145,9 @@ def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
         return
     routes = {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _routes(mistakes).items()}
     candidates, ruled_out = evidence([np.asarray(value)], [np.asarray(float(expected))], routes, rtol, atol)
-    raise Mismatch(_("{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})")
-                   .format(what=what, rtol=rtol, atol=atol), candidates=candidates, ruled_out=ruled_out)
+    message = _("{what}: wrong value").format(what=what) if rtol == 0 and atol == 0 else \
+        _("{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})").format(what=what, rtol=rtol, atol=atol)
+    raise Mismatch(message, candidates=candidates, ruled_out=ruled_out)
 
 
 def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> bool:

@@ -115,7 +115,10 @@ class Course:
         root = Path(root).resolve()
         config_file = root / "nbgrader_config.py"
         if not config_file.is_file():
-            raise UsageError(f"{root} is not a course directory: no nbgrader_config.py")
+            above = next((p for p in Path(root).resolve().parents if (p / "nbgrader_config.py").is_file()), None)
+            hint = f"; did you mean the course in {above}? Run gradekit there, or give --course {above}" if above else \
+                "; run gradekit in the course directory, or give --course DIR"
+            raise UsageError(f"{root} is not a course directory: no nbgrader_config.py{hint}")
         PyFileConfigLoader = _traitlets_config("loader").PyFileConfigLoader
         try:
             # a logger of our own: traitlets' default one imports its Application machinery

@@ -103,7 +103,14 @@ def test_not_a_course_dir(tmp_path, capsys, command):
     from gradekit.cli import main
 
     err = _one_line_error(capsys, main(["--course", str(tmp_path), *command]))
-    assert "not a course directory" in err and str(tmp_path) in err
+    assert "not a course directory" in err and str(tmp_path) in err and "--course DIR" in err
+
+
+def test_inside_a_course_the_error_points_to_it(course, capsys):
+    from gradekit.cli import main
+
+    err = _one_line_error(capsys, main(["--course", str(course.root / "source"), "autograde", ASSIGNMENT]))
+    assert f"did you mean the course in {course.root.resolve()}?" in err, err
 
 
 def test_broken_config(course, capsys):

@@ -62,6 +62,7 @@ def test_a_fresh_assignment_passes(new_course):
     assert rows["mistakes/standardize_variance.py"].startswith("ok")
     assert rows["correct/standardize_loops.py"].startswith("ok")
     assert rows["no hidden value in the feedback"].startswith("ok")
+    assert "known mistakes that give the right answer" not in rows     # its params avoid them
 
 
 def test_a_grader_that_passes_everything_fails_the_check(new_course):
@@ -153,3 +154,20 @@ def test_a_qa_file_whose_own_code_raises_says_so(new_course):
     assert code == 1
     row = " ".join(rows["mistakes/q1_templated.py"].split())
     assert "its code for q1 raises when the cell runs: NameError: name 'values' is not defined" in row, row
+
+
+def test_a_known_mistake_that_gives_the_right_answer_is_listed(new_course):
+    """A route of `mistakes=` that equals the right answer on some input cannot be caught there:
+    the check lists it (information, not a failure), with how many variants it concerns."""
+    path = _grader(new_course)
+    text = path.read_text()
+    route = '            _("forgot to subtract the mean"): x / x.std(axis=-1, keepdims=True),\n'
+    assert route in text
+    path.write_text(text.replace(route, route + '            "the population deviation": '
+                                                 'centred / x.std(axis=-1, ddof=0, keepdims=True),\n'))
+    code, rows = _check(new_course)
+    assert code == 0, rows                       # information only: the other checks still pass
+    row = " ".join(rows["known mistakes that give the right answer"].split())
+    assert row.startswith("info “the population deviation” on 5 check(s), such as standardize(x) on"), row
+    assert "(3 of 3 variants)" in row, row
+

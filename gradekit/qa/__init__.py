@@ -4,6 +4,7 @@
     rows.py       Row, CheckReport and the table
     simulate.py   the temporary course, the simulated students, the QA set's submissions
     leaks.py      the LeakScan stage: hidden values in the feedback
+    blind.py      the BlindSpots stage: known mistakes that give the right answer on some input
     items.py      multiple-choice items against test-wise guessing
 """
 

@@ -40,6 +40,7 @@ from .items import testwise_rows
 from .rows import CheckReport, Row
 
 LEAK_STAGE = "gradekit.qa.leaks.LeakScan"
+BLIND_STAGE = "gradekit.qa.blind.BlindSpots"
 GRADER_ERROR = "the grader could not check this"
 
 
@@ -222,7 +223,7 @@ def _init(root: str, assignment: str, sandboxed: bool, out: str) -> None:
     claim_core()
     _OUT = Path(out)
     _PIPELINE = Pipeline(Course.load(root), assignment,
-                         Options(sandboxed=sandboxed, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE,)))
+                         Options(sandboxed=sandboxed, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE, BLIND_STAGE)))
 
 
 def _grade_task(index: int, student: str, folder: str, language: str | None = None) -> SubmissionResult:
@@ -237,6 +238,7 @@ def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files:
     keys, releases, determinism, leaks = [], [], [], []
     per_file: dict[str, list[str]] = {f.label: [] for f in files}
     coincide: Counter = Counter()
+    blind: dict[tuple[str, str], set[str]] = {}   # (mistake, check) -> the variants whose answer key it matched
     known_names = [f.names for f in files if f.names]
     for index, task in enumerate(tasks):
         result = results[index]
@@ -244,6 +246,9 @@ def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files:
         where = f"{task.student}"
         for nb in result.notebooks:
             leaks += [f"{task.label} ({where}): {leak}" for leak in nb.leaks]
+            if task.label == "answer key":
+                for route, what in nb.blind:
+                    blind.setdefault((route, what), set()).add(task.student)
         for cell in cells.values():
             for check in cell.checks:
                 for route in getattr(check, "coinciding", []) or []:
@@ -291,6 +296,19 @@ def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files:
     if coincide:
         report.rows.append(Row("inputs where known routes coincide", None, "; ".join(
             f"{route} ({n}x)" for route, n in coincide.most_common(5)) + ": no evidence on those inputs"))
+    if blind:
+        variants = len({t.student for t in tasks if t.label == "answer key"})
+        routes: dict[str, list[tuple[str, set[str]]]] = {}
+        for (route, what), who in blind.items():
+            routes.setdefault(route, []).append((what, who))
+        lines = []
+        for route, checks in sorted(routes.items(), key=lambda item: (-max(len(w) for _, w in item[1]), item[0])):
+            what, who = max(checks, key=lambda c: (len(c[1]), c[0]))
+            lines.append(f"“{route}” on {len(checks)} check(s), such as {what} ({len(who)} of {variants} variants)")
+        report.rows.append(Row("known mistakes that give the right answer", None, "; ".join(lines[:4])
+                               + (f"; and {len(lines) - 4} more" if len(lines) > 4 else "")
+                               + ": a student who made one keeps those checks' points (draw the params again, "
+                                 "or add an input that tells them apart)"))
 
 
 def report_students(tasks: list[Task]) -> set[str]:

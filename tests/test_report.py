@@ -136,6 +136,18 @@ def test_a_histogram_text_names_its_most_common_range_or_every_tied_one():
     assert "5 ranges are equally common, with 1 each: 0 to 0.5, 0.5 to 1, 1 to 1.5 and 2 more." in many.alt
 
 
+def test_the_mistakes_plot_text_counts_students_and_ties():
+    from gradekit.report.plots import misconception_bars
+
+    def bars(*counts):
+        return misconception_bars([{"exercise": "1. One", "mistakes": [
+            {"mistake": f"m{i}", "count": c} for i, c in enumerate(counts)]}])
+
+    assert bars(3, 1).alt.endswith("first: m0, 3 students.")
+    assert bars(1).alt.endswith("first: m0, 1 student.")
+    assert bars(1, 1, 1).alt.endswith("3 share the most, 1 student each, among them m0.")
+
+
 def test_misconceptions_count_students_once_and_link_their_feedback():
     from gradekit.report import misconceptions
 

@@ -168,13 +168,22 @@ def discrimination(items: list[dict]) -> Plot:
     return Plot("discrimination", "Difficulty and discrimination", alt, ["cell", "mean", "item-rest r"], rows, spec)
 
 
+def _mistakes_alt(named: list[tuple[int, str, str]]) -> str:
+    top = named[0][0]
+    tied = sum(1 for count, _, _ in named if count == top)
+    who = f"{top} student" + ("" if top == 1 else "s")
+    head = f"The {len(named)} most common named mistakes by the number of students who made them; "
+    if tied == 1:
+        return head + f"first: {named[0][1]}, {who}."
+    return head + f"{tied} share the most, {who} each, among them {named[0][1]}."
+
+
 def misconception_bars(misconceptions: list[dict], limit: int = 15) -> Plot:
     named = [(m["count"], m["mistake"], e["exercise"]) for e in misconceptions for m in e["mistakes"]]
     named.sort(key=lambda t: (-t[0], t[2], t[1]))
     named = named[:limit]
     values = [{"mistake": _clip(f"{ex}: {mistake}", LABEL), "count": count} for count, mistake, ex in named]
-    alt = ("The {n} most common named mistakes by the number of students who made them; first: {m}, "
-           "{c} students.").format(n=len(named), m=named[0][1], c=named[0][0]) if named else "No named mistakes."
+    alt = _mistakes_alt(named) if named else "No named mistakes."
     spec = _spec(values, {"type": "bar", "color": "#cf222e"},
                  {"y": {"field": "mistake", "type": "nominal", "sort": None, "title": None},
                   "x": _count("count", "students", named[0][0] if named else 0)},

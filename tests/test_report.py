@@ -253,6 +253,7 @@ def test_an_integrity_report_gains_a_section(reported):
         html = (folder / "index.html").read_text()
         section = html.split('id="integrity"', 1)[1].split("</section>", 1)[0]
         assert 'href="integrity.html"' in section and "same unusual variable names" in section
+        assert "1 pair of submissions looks alike. The evidence" in " ".join(section.split())
         assert json.loads((folder / "report.json").read_text())["integrity"][0]["students"] == ["bob", "carol"]
     finally:
         (folder / "integrity.json").unlink()

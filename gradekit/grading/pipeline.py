@@ -172,16 +172,16 @@ class Pipeline:
             result.notebooks.append(job.result)
             graded[name] = job.graded
         result.translations = say.table
-        suspects = [(where, what) for where, what in self.grader_errors if where not in self._cleared]
-        if suspects and folder != self._key_folder:
-            self._blame(student, language, suspects)
-        out_dir = out_dir or self.course.autograded_dir(student, self.assignment)
-        write_notebooks(out_dir, graded)
         result.seconds = time.monotonic() - started
         result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
         result.startup_seconds = round(self.sandbox.startup_seconds - startup_before, 6)
         result.timeouts = self.sandbox.timeouts - timeouts_before
         result.kills = self.sandbox.kills - kills_before
+        suspects = [(where, what) for where, what in self.grader_errors if where not in self._cleared]
+        if suspects and folder != self._key_folder:   # before anything is written; not in this one's times
+            self._blame(student, language, suspects)
+        out_dir = out_dir or self.course.autograded_dir(student, self.assignment)
+        write_notebooks(out_dir, graded)
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
         mark("grading", "graded")
         return result

@@ -209,6 +209,37 @@ def test_a_grader_error_only_a_students_answer_provokes_costs_that_student_only(
     assert [(k.passed, k.message) for k in checks] == [(False, "the grader could not check this: AttributeError")]
 
 
+PYTEST_RAISES = '''
+
+def test_a_string_is_refused(student):
+    """a string is refused"""
+    import pytest
+    with pytest.raises(TypeError):
+        student.softmax("not numbers")
+'''
+
+
+def test_a_grader_using_pytest_raises_is_a_check_like_any_other(course, capsys):
+    """pytest.raises' "DID NOT RAISE" (a BaseException, like pytest.fail) is that check failing,
+    with pytest's message -- not a crash of the grading, nor a grader bug."""
+    from conftest import with_solutions
+
+    course.generate("alice")
+    lenient = ("def softmax(x, axis=-1):\n    try:\n        x = np.asarray(x, dtype=float)\n"
+               "    except (TypeError, ValueError):\n        return None\n"
+               "    e = np.exp(x - np.max(x, axis=axis, keepdims=True))\n"
+               "    return e / e.sum(axis=axis, keepdims=True)\n")
+    course.submit("alice", with_solutions(course.answer_key("alice"), {"softmax": lenient}))
+    path = course.root / GRADER
+    path.write_text(path.read_text() + PYTEST_RAISES)
+    assert course.cli("autograde", ASSIGNMENT, "--jobs", "1") == 0, capsys.readouterr().err
+    result = course.results(["alice"])["alice"]
+    checks = {k.name: k for nb in result.notebooks for c in nb.cells for k in c.checks}
+    refused = checks["a string is refused"]
+    assert not refused.passed and "DID NOT RAISE" in refused.message, refused
+    assert result.error is None and result.score > 0   # the rest of the notebook was graded
+
+
 def test_a_template_that_does_not_render_stops_the_run(course, capsys):
     import json
 

@@ -142,7 +142,8 @@ class GraderPlugin(GraderFixtures):
             item.obj(**arguments)
         except pytest.skip.Exception:
             return
-        except Exception as exc:  # noqa: BLE001 - whatever a grader raises is a failed check
+        except (Exception, pytest.fail.Exception) as exc:  # noqa: BLE001 - whatever a grader raises is a failed
+            # check; pytest.fail and pytest.raises' "DID NOT RAISE" are BaseExceptions, and checks too
             self._record(item, "failed", feedback_message(exc), exc)
         else:
             self._record(item, "passed", "")
@@ -243,6 +244,8 @@ def feedback_message(exc: BaseException):
         if exc.failure is CodeFailure.LOST:
             return _("your object was lost when your code had to be restarted after an earlier failure")
         return _("your code raised {kind}: {message}{where}").format(kind=exc.kind, message=exc.message, where=where)
+    if isinstance(exc, pytest.fail.Exception):   # pytest.fail(msg), pytest.raises' "DID NOT RAISE ..."
+        return str(exc.msg or "").strip()[:1000] or _("a hidden check failed")
     if isinstance(exc, AssertionError):
         if exc.args and isinstance(exc.args[0], Text):
             return exc.args[0]
@@ -262,8 +265,10 @@ def is_grader_error(exc: BaseException) -> bool:
     failing: a NameError, a missing fixture, an IndexError on a value of an unexpected shape.
     The student's answer may provoke one; one the answer key provokes too is a bug in the grader
     (see :meth:`gradekit.grading.pipeline.Pipeline.grade`)."""
-    return not isinstance(exc, (StudentFailure, Mismatch, StudentCodeError, AssertionError)) and \
-        "hypothesis" not in type(exc).__module__
+    if isinstance(exc, BaseExceptionGroup):   # several failures at once (hypothesis): a grader's own if any is
+        return any(is_grader_error(inner) for inner in exc.exceptions)
+    return not isinstance(exc, (StudentFailure, Mismatch, StudentCodeError, AssertionError, pytest.fail.Exception)) \
+        and "hypothesis" not in type(exc).__module__
 
 
 def collect_error(report) -> tuple[str, str, str]:

@@ -62,7 +62,7 @@ class Pipeline:
         self.course, self.options = course, options
         self._translators: dict = {}
         self.grader_errors: list[tuple[str, str]] = []   # the graders' own exceptions in this grading
-        self._cleared: set[str] = set()   # graders seen raising on a student's answer but not on the key
+        self._cleared: set[tuple[str, int]] = set()   # (grader, variant seed): raised on an answer, not on the key
         self.limits = options.limits or course.limits_for(assignment)
         self.sandbox = Sandbox(self.limits, sandboxed=options.sandboxed)
         if start_sandbox:
@@ -177,9 +177,9 @@ class Pipeline:
         result.startup_seconds = round(self.sandbox.startup_seconds - startup_before, 6)
         result.timeouts = self.sandbox.timeouts - timeouts_before
         result.kills = self.sandbox.kills - kills_before
-        suspects = [(where, what) for where, what in self.grader_errors if where not in self._cleared]
+        suspects = [(where, what) for where, what in self.grader_errors if (where, variant.seed) not in self._cleared]
         if suspects and folder != self._key_folder:   # before anything is written; not in this one's times
-            self._blame(student, language, suspects)
+            self._blame(student, language, variant.seed, suspects)
         out_dir = out_dir or self.course.autograded_dir(student, self.assignment)
         write_notebooks(out_dir, graded)
         atomic_write(out_dir / RESULTS_FILE, json.dumps(result.to_dict()))
@@ -188,33 +188,43 @@ class Pipeline:
 
     _key_folder: Path | None = None   # the answer key being graded by _blame
 
-    def _blame(self, student: str, language: str, suspects: list[tuple[str, str]]) -> None:
+    def _blame(self, student: str, language: str, seed: int, suspects: list[tuple[str, str]]) -> None:
         """A grader raised an exception of its own on this submission: grade the student's answer
-        key. One that raises there too is broken -- a GraderError, which stops the run before this
-        result (or any later one) is written; one that does not was provoked by the student's answer
-        (a zero on that check, with the reason) and is not suspected again in this process."""
+        key. One that raises there too, in a grading of the key that ran cleanly (no timeout, no
+        kill, every cell ran), is broken -- a GraderError, which stops the run before this result (or
+        any later one) is written. One that does not was provoked by the student's answer (a zero
+        on that check, with the reason) and is not suspected again on this variant in this process.
+        Anything else that goes wrong here keeps the student's result as graded."""
         import tempfile
 
         from ..release import Stripper
 
-        variant = build_variant(self.course, self.source, student, self.secret, language)
-        stripper = Stripper(language)
         errors = self.grader_errors
-        with tempfile.TemporaryDirectory(prefix="gradekit-key-") as tmp:
-            key = Path(tmp) / "submitted"
-            write_notebooks(key, {name: stripper.answer_key(nb) for name, nb in variant.notebooks.items()})
-            self._key_folder = key
-            try:
-                self.grade(student, key, Path(tmp) / "graded", language)
-                on_key = dict(self.grader_errors)
-            finally:
-                self._key_folder = None
-                self.grader_errors = errors
+        try:
+            variant = build_variant(self.course, self.source, student, self.secret, language)
+            stripper = Stripper(language)
+            with tempfile.TemporaryDirectory(prefix="gradekit-key-") as tmp:
+                key = Path(tmp) / "submitted"
+                write_notebooks(key, {name: stripper.answer_key(nb) for name, nb in variant.notebooks.items()})
+                self._key_folder = key
+                try:
+                    graded = self.grade(student, key, Path(tmp) / "graded", language)
+                    on_key = dict(self.grader_errors)
+                finally:
+                    self._key_folder = None
+                    self.grader_errors = errors
+        except CourseFailure:
+            raise
+        except Exception:  # noqa: BLE001 - no verdict: the student's result stands
+            return
+        clean = not graded.error and not graded.timeouts and not graded.kills and \
+            all(run.ok for nb in graded.notebooks for run in nb.runs)
         for where, what in suspects:
-            if where in on_key:
+            if where in on_key and clean:
                 raise GraderError(f"{where}: {on_key[where]} -- on the answer key too: a bug in the grader, "
                                   f"not in the students' work; fix it and run again")
-            self._cleared.add(where)
+            if where not in on_key:
+                self._cleared.add((where, seed))
 
     def _run_stages(self, job: NotebookJob) -> None:
         try:

@@ -115,7 +115,8 @@ class Course:
         root = Path(root).resolve()
         config_file = root / "nbgrader_config.py"
         if not config_file.is_file():
-            above = next((p for p in Path(root).resolve().parents if (p / "nbgrader_config.py").is_file()), None)
+            above = next((p for p in Path(root).resolve().parents
+                          if (p / "nbgrader_config.py").is_file() and (p / "source").is_dir()), None)
             hint = f"; did you mean the course in {above}? Run gradekit there, or give --course {above}" if above else \
                 "; run gradekit in the course directory, or give --course DIR"
             raise UsageError(f"{root} is not a course directory: no nbgrader_config.py{hint}")
@@ -226,14 +227,16 @@ class Course:
                     raise CourseError(
                         f"no course secret: ${SECRET_ENV} is not set and {SECRET_FILE} does not exist, but this "
                         f"course's notebooks were generated with one; set ${SECRET_ENV} to it (a new secret "
-                        f"would give every student other numbers than those they were handed)")
+                        f"would give every student other numbers than those they were handed; to start over "
+                        f"with new numbers for everyone, delete {SECRET_CHECK} and generate again)")
                 path.parent.mkdir(mode=0o700, exist_ok=True)
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                 with os.fdopen(fd, "w") as fh:
                     fh.write(secrets.token_hex(32))
             value = path.read_text().strip().encode()
             if not value:
-                raise CourseError(f"{path} is empty: delete it to make a new secret")
+                raise CourseError(f"{path} is empty: put the course secret back in it"
+                                  + ("" if (self.root / SECRET_CHECK).exists() else ", or delete it to make a new one"))
         self._check_secret(value, env)
         return value
 
@@ -241,22 +244,29 @@ class Course:
         """Note which secret the course's notebooks are generated with (not the secret itself:
         a keyed digest of it), once; :meth:`secret` refuses any other from then on."""
         check = self.root / SECRET_CHECK
-        if check.exists():
-            return
-        check.parent.mkdir(mode=0o700, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            fd = os.open(check, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as fh:
-                fh.write(_secret_digest(value) + "\n")
+        if not check.exists():
+            check.parent.mkdir(mode=0o700, exist_ok=True)
+            temporary = check.with_name(f".{check.name}.{os.getpid()}")
+            temporary.write_text(_secret_digest(value) + "\n")
+            try:
+                os.link(temporary, check)   # whole or not at all; of two first generates, one wins
+            except FileExistsError:
+                pass
+            finally:
+                temporary.unlink()
+        self._check_secret(value, os.environ.get(SECRET_ENV))   # one that lost a race to another secret stops
 
     def _check_secret(self, value: bytes, env: str | None) -> None:
         try:
             pinned = (self.root / SECRET_CHECK).read_text().strip()
         except OSError:
             return
-        if pinned and pinned != _secret_digest(value):
+        if pinned != _secret_digest(value):
             where = f"${SECRET_ENV}" if env else str(SECRET_FILE)
+            other = f" (is ${SECRET_ENV} another course's? unset it to use {SECRET_FILE})" \
+                if env and (self.root / SECRET_FILE).exists() else ""
             raise CourseError(
                 f"the course secret ({where}) is not the one this course's notebooks were generated with "
-                f"({SECRET_CHECK}): every student would be graded against other numbers than theirs. Use that "
-                f"secret; or, to start over with new numbers for everyone, delete {SECRET_CHECK} and generate again")
+                f"({SECRET_CHECK}){other}: every student would be graded against other numbers than theirs. Use "
+                f"that secret; or, to start over with new numbers for everyone, delete {SECRET_CHECK} and generate "
+                f"again")

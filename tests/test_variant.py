@@ -154,6 +154,16 @@ def test_once_notebooks_are_handed_out_another_secret_is_refused(course, monkeyp
     monkeypatch.setenv("GRADEKIT_SECRET", SECRET)
     with pytest.raises(CourseError):
         course.course.secret()
+    # a $GRADEKIT_SECRET left over from another course, where the course's own file is right
+    (course.root / ".gradekit" / "secret").write_text(SECRET + "-other")
+    with pytest.raises(CourseError, match=r"another course's\? unset it to use \.gradekit/secret"):
+        course.course.secret()
+    monkeypatch.delenv("GRADEKIT_SECRET")
+    assert course.course.secret() == (SECRET + "-other").encode()
+    # a check file cut short (a crash while it was written by an older version) protects, not waves through
+    check.write_text("")
+    with pytest.raises(CourseError, match="is not the one"):
+        course.course.secret()
 
 
 @pytest.mark.parametrize("bad", ["../alice", "", ".", "a/b", "alice bob", "-rf"])

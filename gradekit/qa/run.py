@@ -197,7 +197,8 @@ def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed:
     if jobs <= 1:
         _init(*args)
         try:
-            return {i: _grade_task(i, t.student, str(t.folder), t.language) for i, t in enumerate(tasks)}
+            return {i: _grade_task(i, t.student, str(t.folder), t.language, t.label == "answer key")
+                    for i, t in enumerate(tasks)}
         finally:
             _PIPELINE.close()
     import multiprocessing
@@ -205,7 +206,8 @@ def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed:
 
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init,
                              initargs=args) as pool:
-        futures = [pool.submit(_grade_task, i, t.student, str(t.folder), t.language) for i, t in enumerate(tasks)]
+        futures = [pool.submit(_grade_task, i, t.student, str(t.folder), t.language, t.label == "answer key")
+                   for i, t in enumerate(tasks)]
         return {i: future.result() for i, future in enumerate(futures)}
 
 
@@ -226,8 +228,18 @@ def _init(root: str, assignment: str, sandboxed: bool, out: str) -> None:
                          Options(sandboxed=sandboxed, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE, BLIND_STAGE)))
 
 
-def _grade_task(index: int, student: str, folder: str, language: str | None = None) -> SubmissionResult:
-    return _PIPELINE.grade_or_zero(student, Path(folder), _OUT / f"{index:05d}", language)
+def _grade_task(index: int, student: str, folder: str, language: str | None = None,
+                audit: bool = False) -> SubmissionResult:
+    """Grade one task; ``audit``: the answer key's, whose passing checks also work out their known
+    mistakes (gradekit.qa.blind) -- only there, since a mistakes= function may call into the
+    student's code, which would cost other submissions' budgets."""
+    from ..graders import check
+
+    check.AUDIT = [] if audit else None
+    try:
+        return _PIPELINE.grade_or_zero(student, Path(folder), _OUT / f"{index:05d}", language)
+    finally:
+        check.AUDIT = None
 
 
 # -- the rows -------------------------------------------------------------------------------------

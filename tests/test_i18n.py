@@ -42,7 +42,14 @@ def test_a_broken_translation_falls_back_to_english():
 def test_joined_texts_render_part_by_part():
     joined = join("; ", [_("a"), _("b {n}").format(n=2)])
     assert joined == "a; b 2"
-    assert joined.render({"a": "甲", "b {n}": "乙 {n}"}.get) == "甲; 乙 2"
+    assert joined.render({"a": "甲", "b {n}": "乙 {n}"}.get) == "甲；乙 2"   # full-width in Chinese
+
+
+def test_joined_chinese_is_set_with_full_width_marks_and_no_spaces():
+    zh = {"a: wrong": "甲：错", "b: wrong": "乙：错", "x.": "句一。", "y.": "句二。"}.get
+    assert join("; ", [_("a: wrong"), _("b: wrong")]).render(lambda m: m) == "a: wrong; b: wrong"
+    assert join("; ", [_("a: wrong"), _("b: wrong")]).render(lambda m: zh(m, m)) == "甲：错；乙：错"
+    assert join(" ", [_("x."), _("y.")]).render(lambda m: zh(m, m)) == "句一。句二。"
 
 
 def test_say_keeps_english_and_notes_translations_only_where_they_differ():

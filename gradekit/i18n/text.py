@@ -20,6 +20,8 @@ translated where it is shown, by looking the English text up.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, Callable, Iterable
 
 Translate = Callable[[str], str]
@@ -74,7 +76,15 @@ class Joined(Text):
         raise TypeError("a joined text has no placeholders")
 
     def render(self, translate: Translate) -> str:
-        return self.separator.join(render(p, translate) for p in self.parts)
+        parts = [render(p, translate) for p in self.parts]
+        separator = self.separator
+        if any(_CJK.search(str(p)) for p in parts):   # Chinese is set with full-width marks and no spaces
+            separator = _CJK_SEPARATORS.get(separator, separator)
+        return separator.join(parts)
+
+
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+_CJK_SEPARATORS = {"; ": "；", ", ": "，", " ": ""}
 
 
 def _(msgid: str) -> Text:

@@ -155,6 +155,21 @@ def test_known_wrong_routes_are_named(quiz_course):
     assert all(right not in m for m in failed["test_tq5"] + notes["test_tq5"])
 
 
+def test_chinese_yes_no_and_an_increase_instead_of_a_factor(quiz_course):
+    """"否" answers a yes/no question as "no" does; a growth given as the factor minus one (a
+    Chinese reader's "增大了 8 倍" for a factor of 9) is named, not just "wrong value"."""
+    student = STUDENTS[8]
+    p = params(quiz_course, student)
+    k = p["q5_n2"] // p["q5_n1"]
+    nb = key(quiz_course, student)
+    append_to(nb, "tq1", {"tq1_weights_change": "否"})
+    append_to(nb, "tq5", {"tq5_factor": k * k - 1})
+    submit_quiz(quiz_course, student, nb)
+    cells = quiz_cells(quiz_course.grade(student))
+    assert cells["test_tq1"].score == cells["test_tq1"].points
+    assert any("the factor minus 1" in m for m in cells["test_tq5"].notes()), cells["test_tq5"].notes()
+
+
 def test_manual_grade_round_trip_through_nbgrader(quiz_course):
     """Grade a free-text answer as formgrader does (nbgrader's Gradebook API); nbgrader export shows it."""
     student = STUDENTS[6]

@@ -60,8 +60,8 @@ def test_weights_do_not_depend_on_v(student):
 def _yes_no(value):
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, str) and value.strip().lower() in ("y", "yes", "true"):
+    if isinstance(value, str) and value.strip().lower() in ("y", "yes", "true", "是", "会", "对"):
         return "yes"
-    if isinstance(value, str) and value.strip().lower() in ("n", "no", "false"):
+    if isinstance(value, str) and value.strip().lower() in ("n", "no", "false", "否", "不会", "不"):
         return "no"
     return value

@@ -15,6 +15,8 @@ def test_factor(student, params):
         _("that is the growth of the variance; the standard deviation grows with its square root"): b / a,
         _("the spread does not stay the same: the variance of q·k grows with d_k"): 1.0,
         _("that is the standard deviation at the new d_k, not the factor by which it grew"): math.sqrt(b),
+        _("gave how much it grew by (the factor minus 1); the question asks for the factor, new ÷ old"):
+            math.sqrt(b / a) - 1,
     })
 
 

@@ -13,6 +13,7 @@ def test_compute_factor(student, params):
         _("used the ratio n₂/n₁ instead of its square: every pair of tokens gets a score"): k,
         _("cubed the ratio: the table has n² scores, each one dot product"): k ** 3,
         _("doubled the ratio: the cost grows with the square, not twice the length"): 2 * k,
+        _("gave how much it grew by (the factor minus 1); the question asks for the factor, new ÷ old"): k * k - 1,
     })
 
 

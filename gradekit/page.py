@@ -47,7 +47,7 @@ pre{background:var(--soft);padding:.6rem;overflow-x:auto;font-size:.85rem;border
 table{border-collapse:collapse;margin:.4rem 0;font-size:.9rem}
 th,td{border-bottom:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top}
 th{background:var(--soft);font-weight:600}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .stats{display:flex;flex-wrap:wrap;gap:.6rem;margin:.4rem 0 .8rem}
 .stat{border:1px solid var(--line);border-radius:8px;padding:.4rem .8rem;min-width:7.5rem;background:var(--soft)}
 .stat b{display:block;font-size:1.3rem}

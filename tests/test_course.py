@@ -229,6 +229,20 @@ def test_mistake_loses_points_where_it_should_and_is_never_misnamed(graded, know
     assert len(named) > VARIANTS // 2, f"{known.name}: {known.names!r} named for {len(named)} of {VARIANTS}"
 
 
+def test_one_mistake_in_self_attention_costs_its_points_once(graded):
+    """The softmax taken along the wrong axis inside self_attention is wrong numbers -- test
+    self_attention's -- but breaks none of the laws test_self_attention_permutation checks:
+    those keep their points (they asserted "each row sums to 1" too, and so took them again)."""
+    _, results, plan, _ = graded
+    known = next(k for k in MISTAKES if k.name == "attention_wrong_axis")
+    students = [s for s, group in plan.items() if known in group]
+    assert students
+    for student in students:
+        lost = _lost(results[student])
+        assert "test_self_attention" in lost, (student, lost)
+        assert "test_self_attention_permutation" not in lost, (student, lost)
+
+
 def test_mistakes_are_named_for_95_percent(graded):
     verdicts = [v for known in MISTAKES for v in _verdicts(graded, known)]
     assert len(verdicts) == len(MISTAKES) * VARIANTS

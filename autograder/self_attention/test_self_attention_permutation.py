@@ -1,8 +1,10 @@
 """Hidden tests for the cell `test_self_attention_permutation`: laws of self_attention.
 
-Reordering the tokens reorders the outputs (permutation equivariance), the
-weight rows sum to 1, and identical tokens get identical outputs. The helpers
-are the reference ones, so only self_attention itself is judged.
+Reordering the tokens reorders the outputs (permutation equivariance), and
+identical tokens get identical outputs. The helpers are the reference ones, so
+only self_attention itself is judged, and only these laws: whether its numbers
+are right (weights summing to 1 included) is test_self_attention's to say --
+one mistake costs its points once, not again here.
 """
 
 import numpy as np
@@ -24,8 +26,6 @@ def _run(sa, X, W_q, W_k, W_v, what):
     assert w.shape == (n, n), _("the weights from self_attention on {what}: shape {shape}, expected ({n}, {n})").format(what=what, shape=w.shape, n=n)
     assert out.shape == (n, W_v.shape[1]), \
         _("the output from self_attention on {what}: shape {shape}, expected ({n}, {value})").format(what=what, shape=out.shape, n=n, value=W_v.shape[1])
-    assert np.allclose(w.sum(axis=1), 1.0, atol=1e-5), \
-        _("the weights from self_attention on {what}: each row should sum to 1").format(what=what)
     return out, w
 
 

@@ -67,6 +67,7 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
         html = page.render(
             "feedback.html", language, translate, view=view, r=result, nb=nb, notes=notes, code=code,
             siblings=siblings, failed_runs=[run for run in nb.runs if not run.ok], manual=view(waiting_sentence(nb)),
+            nb_title=_notebook_title(course, result.assignment, nb.name, language),
             titles={c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title
                     for c in nb.cells},
             exercises=[{**e, "result": view(e["result"])} for e in exercises(nb, titles)],
@@ -130,13 +131,22 @@ _TITLES: dict = {}
 def _titles(course: Course, assignment: str, notebook: str, language: str = "en") -> dict[str, sections.Heading]:
     """The exercise headings of a notebook, from its source (the instructor's cells, never the
     student's), in ``language``: each markdown cell as its translation gives it."""
+    return _headings(course, assignment, notebook, language)[0]
+
+
+def _notebook_title(course: Course, assignment: str, notebook: str, language: str = "en") -> str | None:
+    """The notebook's own title ("# ..."), in ``language``, as its source gives it."""
+    return _headings(course, assignment, notebook, language)[1]
+
+
+def _headings(course: Course, assignment: str, notebook: str, language: str) -> tuple[dict, str | None]:
     from .template import message_of
 
     path = course.source_dir(assignment) / f"{notebook}.ipynb"
     try:
         key = (path, path.stat().st_mtime_ns, language)
     except OSError:
-        return {}
+        return {}, None
     if key not in _TITLES:
         try:
             nb = json.loads(path.read_text())
@@ -147,9 +157,10 @@ def _titles(course: Course, assignment: str, notebook: str, language: str = "en"
                         else cell.get("source", "")
                     if message_of({**cell, "source": source}):
                         cell["source"] = translate(source)
-            _TITLES[key] = sections.headings(nb)
+            title = sections.title(nb)
+            _TITLES[key] = (sections.headings(nb), None if title and "{" in title else title)   # no template
         except (OSError, ValueError):
-            _TITLES[key] = {}
+            _TITLES[key] = ({}, None)
     return _TITLES[key]
 
 

@@ -65,6 +65,19 @@ def headings(nb) -> dict[str, Heading]:
     return out
 
 
+def title(nb) -> str | None:
+    """The notebook's own title: its first top-level heading ("# ..."), plain; None if it has none."""
+    for cell in nb.get("cells", []) if isinstance(nb, dict) else nb.cells:
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        for level, text in _HEADING.findall(source):
+            if level == "#":
+                return plain(text) or None
+    return None
+
+
 def group(grade_ids, titles: dict[str, Heading]) -> list[tuple[Heading, list[str]]]:
     """Consecutive grade ids under one heading, in order: the exercises of a notebook.
 

@@ -74,6 +74,7 @@ def page(zh_page):
 def test_the_page_is_chinese(page):
     assert page.errors == []
     assert page.evaluate("document.documentElement.lang") == "zh-CN"
+    assert page.inner_text("h1") == "从零实现自注意力"     # the notebook's own title, in Chinese
     summary = page.inner_text("#summary")
     assert re.search(r"得分：\d+(\.\d{1,2})? / 20", summary), summary
     assert "1. 三个投影" in summary and "练习" in summary

@@ -286,8 +286,11 @@ def test_feedback_pages_share_the_look_and_link_back(graded_class, browser):
             up = page.eval_on_selector("a[rel=up]", "e => e.href")
             assert Path(unquote(urlparse(up).path)) == report_path(graded_class)
             assert re.search(r"Score: \d+(\.\d{1,2})? / \d+", page.inner_text("#summary"))
-            # the notebook's name only where it is not the assignment's ("a — a" says nothing)
-            assert page.inner_text("h1") == (ASSIGNMENT if notebook == ASSIGNMENT else f"{ASSIGNMENT} — {notebook}")
+            # the notebook's own title, in the student's language, not its file's name
+            if student == "frank":
+                assert page.inner_text("h1") == {"self_attention": "Self-attention from scratch",
+                                                 "quiz": "Self-attention: thought questions"}[notebook]
+            assert page.inner_text("h1") not in (ASSIGNMENT, notebook, f"{ASSIGNMENT} — {notebook}")
             if student == "frank":    # the submission time, to the second
                 assert "submitted 2026-11-27 09:00:00 UTC" in page.inner_text("p.sub")
             visit.screenshot(f"feedback-{student}-{notebook}")

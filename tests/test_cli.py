@@ -6,7 +6,6 @@ import csv
 import html
 import io
 import re
-import shutil
 import sys
 import textwrap
 

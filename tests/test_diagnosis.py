@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from gradekit.graders import check, probes
-from gradekit.diagnosis import weigh
 from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
 
 

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import io
-import json
 import re
 import shutil
 import tokenize
-from pathlib import Path
 
 import pytest
 
 from conftest import REPO
 
-from gradekit.errors import TemplateError, UsageError
-from gradekit.i18n import N_, Say, Text, View, _, join, languages
+from gradekit.errors import TemplateError
+from gradekit.i18n import N_, Say, View, _, join, languages
 from gradekit.i18n import extract
 from gradekit.i18n.catalogs import translator
 

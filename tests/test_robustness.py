@@ -96,7 +96,7 @@ def test_timestamps_parse_as_nbgrader_parses_them(text):
     def outcome(parse):
         try:
             return parse(text)
-        except Exception as exc:  # noqa: BLE001 - which error differs; that both refuse must not
+        except Exception:  # noqa: BLE001 - which error differs; that both refuse must not
             return "refused"
 
     assert outcome(parse_utc) == outcome(nbgrader_parse_utc)
@@ -199,14 +199,22 @@ def test_a_grader_error_only_a_students_answer_provokes_costs_that_student_only(
              "    e = np.exp(x - np.max(x, axis=axis, keepdims=True))\n"
              "    return (e / e.sum(axis=axis, keepdims=True)).tolist()\n")
     course.submit("carol", with_solutions(course.answer_key("carol"), {"softmax": listy}))
-    path = course.root / GRADER
-    path.write_text(path.read_text() + ODD_VALUE_PROBE)
-    assert course.cli("autograde", ASSIGNMENT, "--jobs", "1") == 0, capsys.readouterr().err
-    results = course.results(["alice", "carol"])
+    results = _grade_with_extra_grader(course, capsys, ODD_VALUE_PROBE, ["alice", "carol"])
     assert results["alice"].score == results["alice"].possible
-    checks = [k for nb in results["carol"].notebooks for c in nb.cells for k in c.checks
-              if k.name == "the result is an array"]
+    checks = _checks(results["carol"], "the result is an array")
     assert [(k.passed, k.message) for k in checks] == [(False, "the grader could not check this: AttributeError")]
+
+
+def _grade_with_extra_grader(course, capsys, grader: str, students: list[str]) -> dict:
+    """Append ``grader`` to the softmax graders, grade with one process, return the results."""
+    path = course.root / GRADER
+    path.write_text(path.read_text() + grader)
+    assert course.cli("autograde", ASSIGNMENT, "--jobs", "1") == 0, capsys.readouterr().err
+    return course.results(students)
+
+
+def _checks(result, name: str) -> list:
+    return [k for nb in result.notebooks for c in nb.cells for k in c.checks if k.name == name]
 
 
 PYTEST_RAISES = '''
@@ -230,12 +238,8 @@ def test_a_grader_using_pytest_raises_is_a_check_like_any_other(course, capsys):
                "    e = np.exp(x - np.max(x, axis=axis, keepdims=True))\n"
                "    return e / e.sum(axis=axis, keepdims=True)\n")
     course.submit("alice", with_solutions(course.answer_key("alice"), {"softmax": lenient}))
-    path = course.root / GRADER
-    path.write_text(path.read_text() + PYTEST_RAISES)
-    assert course.cli("autograde", ASSIGNMENT, "--jobs", "1") == 0, capsys.readouterr().err
-    result = course.results(["alice"])["alice"]
-    checks = {k.name: k for nb in result.notebooks for c in nb.cells for k in c.checks}
-    refused = checks["a string is refused"]
+    result = _grade_with_extra_grader(course, capsys, PYTEST_RAISES, ["alice"])["alice"]
+    (refused,) = _checks(result, "a string is refused")
     assert not refused.passed and "DID NOT RAISE" in refused.message, refused
     assert result.error is None and result.score > 0   # the rest of the notebook was graded
 

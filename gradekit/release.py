@@ -273,12 +273,14 @@ def _renderer_version() -> str:
     return _RENDERER
 
 
-def answer_key(course: Course, assignment: str, student: str, out: Path) -> list[Path]:
-    """Write one student's notebooks with the solutions filled in."""
+def answer_key(course: Course, assignment: str, student: str, out: Path, *, source=None,
+               secret: bytes | None = None, language: str | None = None) -> list[Path]:
+    """Write one student's notebooks with the solutions filled in (``source``, ``secret``,
+    ``language``: those already at hand; by default loaded, the course's, the student's)."""
     from .template import AssignmentSource
     from .variant import build_variant
 
-    source = AssignmentSource.load(course, assignment)
-    variant = build_variant(course, source, student)
+    source = source or AssignmentSource.load(course, assignment)
+    variant = build_variant(course, source, student, secret, language)
     stripper = Stripper(variant.language)
     return write_notebooks(out, {name: stripper.answer_key(nb) for name, nb in variant.notebooks.items()})

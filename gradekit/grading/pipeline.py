@@ -178,7 +178,7 @@ class Pipeline:
         result.timeouts = self.sandbox.timeouts - timeouts_before
         result.kills = self.sandbox.kills - kills_before
         suspects = [(where, what) for where, what in self.grader_errors if (where, variant.seed) not in self._cleared]
-        if suspects and folder != self._key_folder:   # before anything is written; not in this one's times
+        if suspects and not self._blaming:   # before anything is written; not in this one's times
             self._blame(student, language, variant.seed, suspects)
         out_dir = out_dir or self.course.autograded_dir(student, self.assignment)
         write_notebooks(out_dir, graded)
@@ -186,7 +186,7 @@ class Pipeline:
         mark("grading", "graded")
         return result
 
-    _key_folder: Path | None = None   # the answer key being graded by _blame
+    _blaming = False   # grading the answer key for _blame: no blame within it
 
     def _blame(self, student: str, language: str, seed: int, suspects: list[tuple[str, str]]) -> None:
         """A grader raised an exception of its own on this submission: grade the student's answer
@@ -197,21 +197,20 @@ class Pipeline:
         Anything else that goes wrong here keeps the student's result as graded."""
         import tempfile
 
-        from ..release import Stripper
+        from ..release import answer_key
 
         errors = self.grader_errors
         try:
-            variant = build_variant(self.course, self.source, student, self.secret, language)
-            stripper = Stripper(language)
             with tempfile.TemporaryDirectory(prefix="gradekit-key-") as tmp:
                 key = Path(tmp) / "submitted"
-                write_notebooks(key, {name: stripper.answer_key(nb) for name, nb in variant.notebooks.items()})
-                self._key_folder = key
+                answer_key(self.course, self.assignment, student, key, source=self.source, secret=self.secret,
+                           language=language)
+                self._blaming = True
                 try:
                     graded = self.grade(student, key, Path(tmp) / "graded", language)
                     on_key = dict(self.grader_errors)
                 finally:
-                    self._key_folder = None
+                    self._blaming = False
                     self.grader_errors = errors
         except CourseFailure:
             raise

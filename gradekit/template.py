@@ -208,8 +208,7 @@ class AssignmentSource:
 def _where(name: str, index: int, cell, language: str = "en") -> str:
     """A cell as an error names it: the notebook, its index (from 0), the language, its grade id or
     cell id (``week3.ipynb cell 2 (zh translation) 'md_intro'``)."""
-    label = (cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id") or "") \
-        if hasattr(cell, "get") else ""
+    label = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id") or ""
     return (f"{name}.ipynb cell {index}" + ("" if language == "en" else f" ({language} translation)")
             + (f" '{label}'" if label else ""))
 

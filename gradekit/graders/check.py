@@ -63,7 +63,8 @@ FAILS = _Fails()
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
 
-# gradekit check sets this to a list (gradekit.qa.blind): each passing check then also works out
+# gradekit check sets this to a list while it grades an answer key (gradekit.qa.run._grade_task;
+# gradekit.qa.blind reads it): each passing check then also works out
 # its known mistakes and notes (route, what) for every one that gives the right answer there --
 # an input on which that mistake cannot be caught. None in a grading run: nothing extra is computed.
 AUDIT: list | None = None
@@ -127,8 +128,7 @@ def arrays(got: Sequence[Any], expected: Sequence[Any], *, what: Sequence[str], 
             problems.append(problem)
     if not problems:
         if AUDIT is not None and mistakes:
-            _audit(mistakes, exps, "; ".join(str(w) for w in what), rtol, atol,
-                   lambda v, e: _all_close(v, e, *_tol(rtol, atol)))
+            _audit(mistakes, exps, "; ".join(str(w) for w in what), lambda v, e: _all_close(v, e, *_tol(rtol, atol)))
         return
     if any(p is None for p in parts):
         raise Mismatch(join("; ", problems))
@@ -151,8 +151,7 @@ def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
     value = float(got)
     if math.isclose(value, float(expected), rel_tol=rtol, abs_tol=atol):
         if AUDIT is not None and mistakes:
-            _audit(mistakes, float(expected), what, rtol, atol,
-                   lambda v, e: math.isclose(float(v), e, rel_tol=rtol, abs_tol=atol))
+            _audit(mistakes, float(expected), what, lambda v, e: math.isclose(float(v), e, rel_tol=rtol, abs_tol=atol))
         return
     routes = {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _routes(mistakes).items()}
     candidates, ruled_out = evidence([np.asarray(value)], [np.asarray(float(expected))], routes, rtol, atol)
@@ -177,7 +176,7 @@ def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None) -> 
         raise Mismatch(_none_message(what))
     if _norm(got) == _norm(expected):
         if AUDIT is not None and mistakes:
-            _audit(mistakes, expected, what, 0, 0, lambda v, e: _norm(v) == _norm(e))
+            _audit(mistakes, expected, what, lambda v, e: _norm(v) == _norm(e))
         return
     routes = {name: value for name, value in _routes(mistakes).items() if value is not None}
     candidates = [name for name, value in routes.items() if _norm(got) == _norm(value)]
@@ -195,7 +194,7 @@ def evidence(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], mistakes
     another value than the student's, or no value at all (:data:`FAILS`) is
     ruled out. Routes whose value is ``None`` are neither.
     """
-    rtol, atol = max(rtol, 1e-6), max(atol, 1e-8)
+    rtol, atol = _tol(rtol, atol)
     values, fails = {}, []
     for name, value in _routes(mistakes).items():
         if value is None:
@@ -257,7 +256,7 @@ def _tol(rtol: float, atol: float) -> tuple[float, float]:
     return max(rtol, 1e-6), max(atol, 1e-8)   # as evidence() compares routes
 
 
-def _audit(mistakes: Mistakes, expected: Any, what: Any, rtol: float, atol: float, same) -> None:
+def _audit(mistakes: Mistakes, expected: Any, what: Any, same) -> None:
     """Note each known mistake whose value here is the right answer (see AUDIT)."""
     try:
         routes = _routes(mistakes)

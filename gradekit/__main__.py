@@ -1,5 +1,5 @@
 """`python -m gradekit`: the command line (see gradekit.cli)."""
 
-from .cli import main
+from gradekit.cli import main
 import sys
 sys.exit(main())

@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
-from .course import Course
-from .errors import SandboxUnavailable
-from .grading.options import Options
-from .results import RESULTS_FILE, SubmissionResult, load
+from gradekit.course import Course
+from gradekit.errors import SandboxUnavailable
+from gradekit.grading.options import Options
+from gradekit.results import RESULTS_FILE, SubmissionResult, load
 
 __all__ = ["Options", "autograde_class", "grade_many", "preflight", "check_sandbox", "iter_results"]
 
 
 def check_sandbox(options: Options) -> None:
-    from .sandbox.bwrap import bwrap_path
+    from gradekit.sandbox.bwrap import bwrap_path
 
     if options.sandboxed and not bwrap_path():
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) "
@@ -34,7 +34,7 @@ def check_sandbox(options: Options) -> None:
 
 def preflight(course: Course, assignment: str) -> None:
     """Check the course as a grading process would (see :mod:`gradekit.grading.preflight`)."""
-    from .grading.preflight import preflight as check
+    from gradekit.grading.preflight import preflight as check
 
     check(course, assignment)
 
@@ -50,9 +50,9 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
     ``on_start(n)`` is called once, before the first of ``n`` submissions
     that do need grading starts.
     """
-    from .incremental import unchanged
-    from .runners import make_runner
-    from .timeline import mark
+    from gradekit.incremental import unchanged
+    from gradekit.runners import make_runner
+    from gradekit.timeline import mark
 
     check_sandbox(options)
     if not options.force:
@@ -83,10 +83,10 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
     """
     import sys
 
-    from . import gradebook, terminal
-    from .errors import CourseFailure, StudentError, UsageError
-    from .timeline import mark
-    from .untrusted import submitted_students
+    from gradekit import gradebook, terminal
+    from gradekit.errors import CourseFailure, StudentError, UsageError
+    from gradekit.timeline import mark
+    from gradekit.untrusted import submitted_students
 
     course.source_of(assignment)
     check_sandbox(options)

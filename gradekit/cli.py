@@ -11,17 +11,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import GradekitError, UsageError
+from gradekit.errors import GradekitError, UsageError
 
 
 def _course(args):
-    from .course import Course
+    from gradekit.course import Course
 
     return Course.load(args.course)
 
 
 def cmd_generate(args) -> int:
-    from .release import generate
+    from gradekit.release import generate
 
     course = _course(args)
     students = _class(course, args)
@@ -34,7 +34,7 @@ def cmd_generate(args) -> int:
 
 def _class(course, args) -> list[str]:
     """The students named with --student (each in the gradebook), else the gradebook's: at least one."""
-    from . import gradebook
+    from gradekit import gradebook
 
     course.source_of(args.assignment)
     students = gradebook.check_students(course, args.student) if args.student else gradebook.students(course)
@@ -47,7 +47,7 @@ def _class(course, args) -> list[str]:
 def _warn_untranslated(course, assignment: str, students: list[str]) -> None:
     """A line on stderr for each language some students read that the assignment's catalog
     leaves (partly) in English."""
-    from .i18n.languages_csv import untranslated
+    from gradekit.i18n.languages_csv import untranslated
 
     for language, (readers, left) in untranslated(course, assignment, students).items():
         po = f"source/{assignment}/locale/{language}.po"
@@ -58,8 +58,8 @@ def _warn_untranslated(course, assignment: str, students: list[str]) -> None:
 
 
 def cmd_answer_key(args) -> int:
-    from . import gradebook
-    from .release import answer_key
+    from gradekit import gradebook
+    from gradekit.release import answer_key
 
     course = _course(args)
     gradebook.check_students(course, [args.student])
@@ -70,7 +70,7 @@ def cmd_answer_key(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from .autograde import Options, autograde_class
+    from gradekit.autograde import Options, autograde_class
 
     course = _course(args)
     course.source_dir(args.assignment)  # a valid id
@@ -83,7 +83,7 @@ def cmd_autograde(args) -> int:
 
 
 def cmd_feedback(args) -> int:
-    from .feedback import write_class_feedback
+    from gradekit.feedback import write_class_feedback
 
     course = _course(args)
     count = write_class_feedback(course, args.assignment, args.student)
@@ -92,7 +92,7 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .report import write_report
+    from gradekit.report import write_report
 
     course = _course(args)
     written = write_report(course, args.assignment)
@@ -108,20 +108,20 @@ def cmd_report(args) -> int:
 
 
 def cmd_release(args) -> int:
-    from .release import generate
+    from gradekit.release import generate
 
     course = _course(args)
     students = _class(course, args)
     generate(course, args.assignment, students)
     _warn_untranslated(course, args.assignment, students)
     if args.zip:
-        from .lms import write_release_zips
+        from gradekit.lms import write_release_zips
 
         write_release_zips(course, args.assignment, students, Path(args.zip))
         print(f"{args.assignment}: one notebook and one zip per student for {len(students)} student(s) "
               f"in {args.zip} (index.csv lists them)")
         return 0
-    from .exchange import release
+    from gradekit.exchange import release
 
     done = {}
     for student in students if args.student else [None]:
@@ -133,7 +133,7 @@ def cmd_release(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from .lms import collect_zip
+    from gradekit.lms import collect_zip
 
     report = collect_zip(_course(args), args.assignment, Path(args.archive),
                          Path(args.roster) if args.roster else None, args.match, args.timezone)
@@ -145,15 +145,15 @@ def cmd_collect(args) -> int:
 def cmd_integrity(args) -> int:
     import json
 
-    from .course import check_id
-    from .integrity import check
-    from .integrity.report import print_table, write_reports
+    from gradekit.course import check_id
+    from gradekit.integrity import check
+    from gradekit.integrity.report import print_table, write_reports
 
     course = _course(args)
     findings = check(course, args.assignment)
     json_path, html_path = write_reports(course.root / "reports" / check_id("assignment", args.assignment), findings)
     if (json_path.parent / "index.html").is_file():   # the class report gains (or updates) its integrity section
-        from .report import write_report
+        from gradekit.report import write_report
 
         write_report(course, args.assignment)
     if args.json:
@@ -166,7 +166,7 @@ def cmd_integrity(args) -> int:
 
 
 def cmd_new(args) -> int:
-    from .scaffold import new_assignment
+    from gradekit.scaffold import new_assignment
 
     course = _course(args)
     paths = new_assignment(course, args.assignment, args.template)
@@ -179,14 +179,14 @@ def cmd_new(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .qa import check_assignment, print_report
+    from gradekit.qa import check_assignment, print_report
 
     course = _course(args)
     course.source_of(args.assignment)
     if args.students < 1 or args.jobs < 0:
         raise UsageError("--students must be at least 1 and --jobs at least 0")
     if not args.no_sandbox:
-        from .autograde import Options, check_sandbox
+        from gradekit.autograde import Options, check_sandbox
 
         check_sandbox(Options())
     report = check_assignment(course, args.assignment, students=args.students, jobs=args.jobs,
@@ -196,13 +196,13 @@ def cmd_check(args) -> int:
 
 
 def cmd_translate(args) -> int:
-    from .i18n.cli import translate
+    from gradekit.i18n.cli import translate
 
     return translate(None if args.gradekit else _course(args), args.assignment, args.language, args.check)
 
 
 def cmd_demo(args) -> int:
-    from .demo import run_demo
+    from gradekit.demo import run_demo
 
     return run_demo(keep=args.keep, students=args.students, sandboxed=not args.no_sandbox)
 
@@ -310,7 +310,7 @@ def _one_blas_thread() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .timeline import mark
+    from gradekit.timeline import mark
 
     mark("coordinator", "main")
     _one_blas_thread()

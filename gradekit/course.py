@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .errors import CourseError, UsageError
-from .untrusted import check_id
+from gradekit.errors import CourseError, UsageError
+from gradekit.untrusted import check_id
 
 SECRET_ENV = "GRADEKIT_SECRET"
 SECRET_FILE = Path(".gradekit") / "secret"
@@ -78,7 +78,7 @@ def _traitlets_config(module: str):
     """``traitlets.config.<module>`` without the package's ``__init__``, which imports the whole
     Application machinery (logging.config, argparse helpers): a course's config needs only the
     loader and Configurable (see :mod:`gradekit.lean`)."""
-    from .lean import without_package_init
+    from gradekit.lean import without_package_init
 
     return without_package_init("traitlets.config", f"traitlets.config.{module}")
 _LIMITS = ("cell_timeout", "call_timeout", "notebook_budget", "memory", "cpu_seconds", "processes", "tmpfs")
@@ -100,7 +100,7 @@ class Course:
 
     def limits_for(self, assignment: str | None):
         """The limits for ``assignment``: the course's, with ``c.Gradekit.assignments[assignment]`` on top."""
-        from .sandbox.bwrap import Limits
+        from gradekit.sandbox.bwrap import Limits
 
         s = self.settings or _settings_class()()
         values = {name: getattr(s, name) for name in _LIMITS}

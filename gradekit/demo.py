@@ -36,10 +36,10 @@ from pathlib import Path
 
 import nbformat
 
-from . import qaset
-from .cells import grade_id, is_solution, is_test
-from .course import Course
-from .errors import CourseError, GradekitError
+from gradekit import qaset
+from gradekit.cells import grade_id, is_solution, is_test
+from gradekit.course import Course
+from gradekit.errors import CourseError, GradekitError
 
 COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
 BROKEN = ["untouched", "untouched", "truncated", "empty", "wrong_name", "nbformat3",
@@ -78,7 +78,7 @@ def build_course(target: Path, students: list[str]) -> Course:
     (target / "languages.csv").write_text("student_id,language\n" + "".join(
         f"{s},{'zh' if i % 2 else 'en'}\n" for i, s in enumerate(students)), encoding="utf-8")
     course = Course.load(target)
-    from .gradebook import open_gradebook
+    from gradekit.gradebook import open_gradebook
 
     with open_gradebook(course) as gb:
         for i, student in enumerate(students):
@@ -98,8 +98,8 @@ def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.Noteboo
 
 def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, str]:
     """Write one submission per student; return what each one did."""
-    from .files import atomic_write
-    from .release import answer_key
+    from gradekit.files import atomic_write
+    from gradekit.release import answer_key
 
     graders = course.graders_dir(assignment)
     right = [(p.stem, qaset.parse(p)[2]) for p in qaset.files(graders, "correct")]
@@ -210,7 +210,7 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
     for assignment in course.assignments():
         _grade_assignment(course, assignment, ids, sandboxed)
     _export(target)
-    from .exchange import demo_round_trip
+    from gradekit.exchange import demo_round_trip
 
     demo_round_trip(target, course.assignments()[0], ids[:3])  # the same class through nbgrader's exchange
     print()
@@ -223,9 +223,9 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
 
 
 def _grade_assignment(course: Course, assignment: str, ids: list[str], sandboxed: bool) -> None:
-    from .autograde import Options, autograde_class, iter_results
-    from .feedback import write_class_feedback
-    from .release import generate
+    from gradekit.autograde import Options, autograde_class, iter_results
+    from gradekit.feedback import write_class_feedback
+    from gradekit.release import generate
 
     print(f"\n=== {assignment} ===")
     started = time.monotonic()
@@ -263,8 +263,8 @@ _EXCERPTS: set = set()
 
 def _excerpt_in_chinese(course: Course, assignment: str, plan: dict[str, str]) -> None:
     """Once per demo: what a student who reads Chinese (languages.csv) is told about a mistake."""
-    from .autograde import iter_results
-    from .i18n import View, language_of, translator
+    from gradekit.autograde import iter_results
+    from gradekit.i18n import View, language_of, translator
 
     if _EXCERPTS:
         return
@@ -287,8 +287,8 @@ def _excerpt_in_chinese(course: Course, assignment: str, plan: dict[str, str]) -
 
 
 def _integrity(course: Course, assignment: str) -> None:
-    from .integrity import check
-    from .integrity.report import print_table, write_reports
+    from gradekit.integrity import check
+    from gradekit.integrity.report import print_table, write_reports
 
     findings = check(course, assignment)
     write_reports(course.root / "reports" / assignment, findings)
@@ -297,7 +297,7 @@ def _integrity(course: Course, assignment: str) -> None:
 
 
 def _report(course: Course, assignment: str) -> None:
-    from .report import write_report
+    from gradekit.report import write_report
 
     written = write_report(course, assignment)
     print(f"class report: {written.html}")

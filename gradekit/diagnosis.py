@@ -30,10 +30,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from .i18n.text import Text, _, join
+from gradekit.i18n.text import Text, _, join
 
 if TYPE_CHECKING:
-    from .results import Check
+    from gradekit.results import Check
 
 MAX_ALTERNATIVES = 3
 

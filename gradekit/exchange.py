@@ -51,9 +51,9 @@ from nbgrader.exchange.default import (ExchangeFetchAssignment, ExchangeFetchFee
 from nbgrader.utils import check_mode, get_username, make_unique_key, notebook_hash
 from traitlets import Bool
 
-from .errors import ExchangeFailure, SubmissionError
-from .results import RESULTS_FILE, load as load_result
-from .untrusted import is_valid_id, parse_timestamp, read_bytes
+from gradekit.errors import ExchangeFailure, SubmissionError
+from gradekit.results import RESULTS_FILE, load as load_result
+from gradekit.untrusted import is_valid_id, parse_timestamp, read_bytes
 
 
 def student_of(coursedir) -> str:
@@ -255,7 +255,7 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
     """
 
     def copy_files(self):
-        from .feedback import student_copy
+        from gradekit.feedback import student_copy
 
         cd = self.coursedir
         exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
@@ -407,11 +407,11 @@ def demo_round_trip(course_dir, assignment: str, students: list[str] | None = No
 
     from nbgrader.exchange.default import ExchangeCollect
 
-    from .course import Course
+    from gradekit.course import Course
 
     course = Course.load(course_dir)
     if students is None:
-        from .gradebook import students as gradebook_students
+        from gradekit.gradebook import students as gradebook_students
 
         students = gradebook_students(course)[:3]
     work = Path(tempfile.mkdtemp(prefix="gradekit-exchange-"))

@@ -24,20 +24,20 @@ from pathlib import Path
 
 import nbformat
 
-from . import page, sections
-from .i18n import View, _, translator
-from .course import Course
-from .cells import is_graded, is_solution
-from .files import atomic_write
-from .results import CellResult, NotebookResult, SubmissionResult
+from gradekit import page, sections
+from gradekit.i18n import View, _, translator
+from gradekit.course import Course
+from gradekit.cells import is_graded, is_solution
+from gradekit.files import atomic_write
+from gradekit.results import CellResult, NotebookResult, SubmissionResult
 
 
 def write_class_feedback(course: Course, assignment: str, students: list[str] | None = None) -> int:
     """``gradekit feedback``: the pages of every graded student (or these), with the gradebook's
     final marks; returns how many pages were written."""
-    from . import gradebook
-    from .autograde import iter_results
-    from .errors import UsageError
+    from gradekit import gradebook
+    from gradekit.autograde import iter_results
+    from gradekit.errors import UsageError
 
     course.source_of(assignment)
     students = gradebook.check_students(course, students) if students else gradebook.students(course)
@@ -140,7 +140,7 @@ def _notebook_title(course: Course, assignment: str, notebook: str, language: st
 
 
 def _headings(course: Course, assignment: str, notebook: str, language: str) -> tuple[dict, str | None]:
-    from .template import message_of
+    from gradekit.template import message_of
 
     path = course.source_dir(assignment) / f"{notebook}.ipynb"
     try:

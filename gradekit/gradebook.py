@@ -24,11 +24,11 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from . import roster
-from .course import Course
-from .errors import GradebookError, StudentError, UsageError
-from .results import SubmissionResult, grade_writes
-from .untrusted import timestamp_value
+from gradekit import roster
+from gradekit.course import Course
+from gradekit.errors import GradebookError, StudentError, UsageError
+from gradekit.results import SubmissionResult, grade_writes
+from gradekit.untrusted import timestamp_value
 
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def _api():
     """nbgrader.api, imported without nbgrader's package __init__ (its Jupyter server extensions:
     tornado handlers, the apps, nbconvert), which gradekit never uses."""
-    from .lean import nbgrader_api
+    from gradekit.lean import nbgrader_api
 
     return nbgrader_api()
 
@@ -129,7 +129,7 @@ class Recorder:
             for nb in result.notebooks:
                 nb.late_penalty = held.penalties.get(nb.name) or None
             return
-        from . import sqlite_grades
+        from gradekit import sqlite_grades
 
         if sqlite_grades.record(self.course, result):
             self.written += 1

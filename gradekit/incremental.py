@@ -13,9 +13,9 @@ import hashlib
 import hmac
 from pathlib import Path
 
-from .course import Course
-from .results import RESULTS_FILE, SubmissionResult, load
-from .untrusted import submission_files
+from gradekit.course import Course
+from gradekit.results import RESULTS_FILE, SubmissionResult, load
+from gradekit.untrusted import submission_files
 
 MAX_HASHED_BYTES = 64 << 20   # a notebook file larger than this is not read to hash it
 
@@ -88,8 +88,8 @@ def fingerprint(folder: Path, version: str, seed: int, language: str = "en") -> 
 
 def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str, SubmissionResult]:
     """Earlier results whose submission, graders and variant are all unchanged."""
-    from .i18n.languages_csv import language_of
-    from .variant import student_seed
+    from gradekit.i18n.languages_csv import language_of
+    from gradekit.variant import student_seed
 
     version = assignment_version(course, assignment)
     secret = course.secret()

@@ -35,9 +35,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .course import Course, check_id
-from .errors import GradekitError, LMSError, SubmissionError
-from .untrusted import (ArchiveLimits, check_archive, check_archive_entry, check_file_name, read_archive_entry,
+from gradekit.course import Course, check_id
+from gradekit.errors import GradekitError, LMSError, SubmissionError
+from gradekit.untrusted import (ArchiveLimits, check_archive, check_archive_entry, check_file_name, read_archive_entry,
                         read_timestamp, shown, timestamp_value)
 
 MATCH_COLUMNS = ("id", "email", "lms_user_id")
@@ -52,7 +52,7 @@ _RESUBMITTED = re.compile(r"^(?P<stem>.+?)-\d+(?P<ext>\.[^.]+)$")
 
 def write_release_zips(course: Course, assignment: str, students: list[str], out: Path) -> list[Path]:
     """One folder and one zip per student from release/<student>/<assignment>/."""
-    from .gradebook import open_gradebook
+    from gradekit.gradebook import open_gradebook
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -147,7 +147,7 @@ def read_roster(course: Course, roster: Path | None, match: str) -> tuple[dict[s
                 raise LMSError(f"the roster {roster} has no {needed!r} column (columns: {', '.join(columns) or 'none'})")
         rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items()} for row in reader]
     else:
-        from .gradebook import open_gradebook
+        from gradekit.gradebook import open_gradebook
 
         with open_gradebook(course) as gb:
             rows = [{"id": s.id, "email": s.email or "", "lms_user_id": s.lms_user_id or ""} for s in gb.students]
@@ -213,7 +213,7 @@ def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | N
     """
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-    from .gradebook import students as gradebook_students
+    from gradekit.gradebook import students as gradebook_students
 
     try:
         tz = ZoneInfo(timezone)

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _node():
-    from .lean import without_package_init
+    from gradekit.lean import without_package_init
 
     return without_package_init("nbformat", "nbformat.notebooknode")
 
@@ -74,7 +74,7 @@ def new_notebook(**fields) -> "NotebookNode":
 
 def new_cell(cell_type: str, source: str = "") -> "NotebookNode":
     """``nbformat.v4.new_code_cell(source)`` (or the markdown or raw cell), with a new random id."""
-    from .lean import without_package_init
+    from gradekit.lean import without_package_init
 
     node = _node().NotebookNode
     new_id = without_package_init("nbformat", "nbformat.corpus.words").generate_corpus_id()

@@ -75,8 +75,8 @@ def points(value: float | None) -> str:
 
 def points_phrase(value: float, translate=None) -> str:
     """ "1 point", "2 points", "1.5 points": the unit with its number (in the language of ``translate``)."""
-    from .i18n import _
-    from .i18n.text import render as render_text
+    from gradekit.i18n import _
+    from gradekit.i18n.text import render as render_text
 
     text = _("1 point") if points(value) == "1" else _("{n} points").format(n=points(value))
     return render_text(text, translate) if translate is not None else str(text)
@@ -98,7 +98,7 @@ def to_the_second(timestamp: str | None) -> str:
     """A stored submission time to the second ("2026-11-30 11:40:07 UTC", not nbgrader's
     microseconds; not to the minute, which could show a late submission at its deadline);
     anything else as it is."""
-    from .untrusted import timestamp_value
+    from gradekit.untrusted import timestamp_value
 
     when = timestamp_value(timestamp)
     return when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else (timestamp or "")

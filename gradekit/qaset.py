@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import TemplateError
+from gradekit.errors import TemplateError
 
 KINDS = ("mistakes", "correct")
 NAMES, BREAKS, SECTION = "# names:", "# breaks:", "# %%"

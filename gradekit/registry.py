@@ -26,8 +26,8 @@ import sqlite3
 import uuid
 from contextlib import closing
 
-from .course import Course
-from .roster import sqlite_path
+from gradekit.course import Course
+from gradekit.roster import sqlite_path
 
 CELL_TYPES = ("code", "markdown")   # what nbgrader's cell tables accept
 
@@ -40,7 +40,7 @@ def _meta(cell) -> dict:
 def wanted(name: str, nb) -> dict | None:
     """What SaveCells records for the notebook ``nb`` (its registration version), or None when
     a value is one nbgrader would convert or refuse (then nbgrader records it)."""
-    from . import strip
+    from gradekit import strip
 
     grade, solution, task, source = {}, [], {}, {}
     for cell in nb.cells:

@@ -31,10 +31,10 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .course import Course
-from .files import write_notebooks
-from .notebooks import from_dict
-from .variant import Variant
+from gradekit.course import Course
+from gradekit.files import write_notebooks
+from gradekit.notebooks import from_dict
+from gradekit.variant import Variant
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
@@ -42,8 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def stubs(language: str = "en") -> tuple[dict[str, str], str]:
     """nbgrader's stubs for a cleared answer (code, free text), in ``language``."""
-    from .i18n import _, translator
-    from .i18n.text import render
+    from gradekit.i18n import _, translator
+    from gradekit.i18n.text import render
 
     say = translator(None, None, language)
     code = render(_("YOUR CODE HERE"), say)
@@ -78,7 +78,7 @@ class Stripper:
         return self._strip(nb, "answer_key")
 
     def _strip(self, nb: NotebookNode, version: str, *stubs: str) -> NotebookNode:
-        from . import strip
+        from gradekit import strip
 
         original = json.dumps(nb)   # strip changes the notebook as it goes: nbgrader gets this
         try:
@@ -138,7 +138,7 @@ def register(course: Course, variant: Variant, stripper: Stripper) -> None:
     nothing where the gradebook already holds it); the notebooks it leaves go
     through nbgrader's own SaveCells.
     """
-    from .registry import register as register_fast
+    from gradekit.registry import register as register_fast
 
     versions = {name: stripper.registration_version(nb) for name, nb in variant.notebooks.items()}
     left = register_fast(course, variant.assignment, versions)
@@ -150,7 +150,7 @@ def save_cells(course: Course, assignment: str, notebooks: dict) -> None:
     """nbgrader's own registration: update_or_create_assignment, then SaveCells per notebook."""
     from nbgrader.preprocessors import SaveCells
 
-    from .gradebook import open_gradebook
+    from gradekit.gradebook import open_gradebook
 
     with open_gradebook(course) as gb:
         gb.update_or_create_assignment(assignment)
@@ -162,8 +162,8 @@ def save_cells(course: Course, assignment: str, notebooks: dict) -> None:
 
 def generate(course: Course, assignment: str, students: list[str]) -> list[Path]:
     """Write release/<student>/<assignment>/ for each student; register the assignment."""
-    from .template import AssignmentSource
-    from .variant import build_variant
+    from gradekit.template import AssignmentSource
+    from gradekit.variant import build_variant
 
     source = AssignmentSource.load(course, assignment)
     stripper = Stripper()
@@ -196,7 +196,7 @@ def _release_forked(students: list[str]) -> list[Path]:
 
 
 def _release_students(course: Course, source, secret: bytes, students: list[str]) -> list[Path]:
-    from .variant import build_variant
+    from gradekit.variant import build_variant
 
     cache = ReleaseCache(course, source.name)
     written = []
@@ -243,7 +243,7 @@ class ReleaseCache:
         return out
 
     def _store(self, path: Path, nb: NotebookNode) -> None:
-        from .files import atomic_write_bytes
+        from gradekit.files import atomic_write_bytes
 
         try:
             self.directory.parent.parent.mkdir(mode=0o700, exist_ok=True)
@@ -277,8 +277,8 @@ def answer_key(course: Course, assignment: str, student: str, out: Path, *, sour
                secret: bytes | None = None, language: str | None = None) -> list[Path]:
     """Write one student's notebooks with the solutions filled in (``source``, ``secret``,
     ``language``: those already at hand; by default loaded, the course's, the student's)."""
-    from .template import AssignmentSource
-    from .variant import build_variant
+    from gradekit.template import AssignmentSource
+    from gradekit.variant import build_variant
 
     source = source or AssignmentSource.load(course, assignment)
     variant = build_variant(course, source, student, secret, language)

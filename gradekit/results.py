@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .diagnosis import Finding, sentences, weigh
+from gradekit.diagnosis import Finding, sentences, weigh
 
 RESULTS_FILE = "results.json"   # autograded/<student>/<assignment>/results.json
 

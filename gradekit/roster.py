@@ -18,7 +18,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course
+from gradekit.course import Course
 
 
 def sqlite_path(course: Course) -> Path | None:

@@ -17,9 +17,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .course import Course
-from .errors import UsageError
-from .untrusted import check_id
+from gradekit.course import Course
+from gradekit.errors import UsageError
+from gradekit.untrusted import check_id
 
 SKELETON = Path(__file__).resolve().parent / "skeleton"
 PARTS = ("source", "autograder", "solutions")

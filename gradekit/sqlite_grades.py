@@ -27,10 +27,10 @@ import sqlite3
 import uuid
 from contextlib import closing
 
-from .course import Course
-from .results import SubmissionResult, grade_writes
-from .roster import sqlite_path
-from .untrusted import timestamp_value
+from gradekit.course import Course
+from gradekit.results import SubmissionResult, grade_writes
+from gradekit.roster import sqlite_path
+from gradekit.untrusted import timestamp_value
 
 _EPOCH = dt.datetime(1970, 1, 1)
 

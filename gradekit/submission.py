@@ -21,11 +21,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cells import grade_id, is_editable, is_test
-from .errors import SubmissionError
-from .i18n.text import _
-from .notebooks import from_dict, new_cell, new_notebook
-from .untrusted import read_bytes
+from gradekit.cells import grade_id, is_editable, is_test
+from gradekit.errors import SubmissionError
+from gradekit.i18n.text import _
+from gradekit.notebooks import from_dict, new_cell, new_notebook
+from gradekit.untrusted import read_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode

@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any, Callable
 import jinja2
 import numpy as np
 
-from .course import Course
-from .errors import TemplateError
-from .notebooks import from_dict, read as read_notebook
+from gradekit.course import Course
+from gradekit.errors import TemplateError
+from gradekit.notebooks import from_dict, read as read_notebook
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
@@ -152,7 +152,7 @@ class AssignmentSource:
 
             h = hashlib.sha256(self._frozen[name].encode())
             if language != "en":
-                from .i18n.catalogs import catalogs
+                from gradekit.i18n.catalogs import catalogs
 
                 for po in catalogs(self.course_root, self.name):
                     if po.stem == language:
@@ -183,7 +183,7 @@ class AssignmentSource:
     def translator(self, language: str) -> Callable[[str], str]:
         """The gettext function of ``language`` for this assignment (see gradekit.i18n.catalogs)."""
         if language not in self._translators:
-            from .i18n.catalogs import translator
+            from gradekit.i18n.catalogs import translator
 
             self._translators[language] = translator(self.course_root, self.name, language)
         return self._translators[language]

@@ -25,8 +25,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import SubmissionError, UsageError
-from .i18n.text import _
+from gradekit.errors import SubmissionError, UsageError
+from gradekit.i18n.text import _
 
 # -- student ids ----------------------------------------------------------------------------
 
@@ -272,7 +272,7 @@ class ArchiveLimits:
 
 def check_archive(infos: list, limits: ArchiveLimits) -> None:
     """Refuse a whole archive (one line) that has too many entries or claims too much in all."""
-    from .errors import LMSError
+    from gradekit.errors import LMSError
 
     if len(infos) > limits.entries:
         raise LMSError(f"the archive has {len(infos):,} entries, over the limit of {limits.entries:,}: "

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .course import Course, check_id
+from gradekit.course import Course, check_id
 
 if TYPE_CHECKING:  # pragma: no cover  (the seed alone must stay cheap to import)
     import nbformat
 
-    from .template import AssignmentSource
+    from gradekit.template import AssignmentSource
 
 
 def student_seed(secret: bytes, course_id: str, assignment: str, student: str) -> int:
@@ -60,7 +60,7 @@ def build_variant(course: Course, source: "AssignmentSource", student: str, secr
     """``student``'s variant, in ``language`` (default: the language the course sets for them);
     with ``render=False`` its notebooks are rendered when first used (a template error is
     raised then, not here)."""
-    from .i18n.languages_csv import language_of
+    from gradekit.i18n.languages_csv import language_of
 
     check_id("student", student)
     seed = student_seed(secret if secret is not None else course.secret(), course.course_id, source.name, student)

@@ -37,8 +37,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 
-from ..errors import Mismatch
-from ..i18n.text import Text, _, join
+from gradekit.errors import Mismatch
+from gradekit.i18n.text import Text, _, join
 
 __all__ = ["Mismatch", "FAILS", "array", "arrays", "scalar", "close", "choice", "to_array", "evidence"]
 

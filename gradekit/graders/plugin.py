@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ..errors import CodeFailure, Mismatch, StudentCodeError, StudentFailure
-from ..i18n import Say, Text, _
-from ..results import Check
-from .student import GiveUp, Student
+from gradekit.errors import CodeFailure, Mismatch, StudentCodeError, StudentFailure
+from gradekit.i18n import Say, Text, _
+from gradekit.results import Check
+from gradekit.graders.student import GiveUp, Student
 
 
 FIXTURES = ("student", "reference", "params", "rng")

@@ -24,7 +24,7 @@ import functools
 
 import numpy as np
 
-from ..i18n.text import _
+from gradekit.i18n.text import _
 
 __all__ = ["unchanged_when", "slices_not_summing_to_one", "equals", "identical_rows",
            "not_equivariant", "negative_entries"]

@@ -62,7 +62,7 @@ class SubmissionSession:
     """The fixtures, bound to one notebook of the submission at a time, as the tests reach it."""
 
     def __init__(self, config, submission: str | None):
-        from ..course import Course
+        from gradekit.course import Course
 
         self.config = config
         graders = _graders_dir(config)
@@ -87,12 +87,12 @@ class SubmissionSession:
 
     # -- set-up, once ---------------------------------------------------------------
     def _prepare(self) -> None:
-        from ..release import ReleaseCache
-        from ..sandbox.client import Sandbox
-        from ..template import AssignmentSource
-        from ..variant import build_variant
-        from .plugin import GraderFixtures
-        from .suite import GraderSuite
+        from gradekit.release import ReleaseCache
+        from gradekit.sandbox.client import Sandbox
+        from gradekit.template import AssignmentSource
+        from gradekit.variant import build_variant
+        from gradekit.graders.plugin import GraderFixtures
+        from gradekit.graders.suite import GraderSuite
 
         source = AssignmentSource.load(self.course, self.assignment)
         self.variant = build_variant(self.course, source, self.student_id)
@@ -102,7 +102,7 @@ class SubmissionSession:
         self._sandbox = Sandbox(self.limits, sandboxed=self.sandboxed)
         self._fixtures = GraderFixtures(self.suite.reference)
         self.notebook_of = {}
-        from ..cells import grade_id, is_test
+        from gradekit.cells import grade_id, is_test
 
         for name, release in self.releases.items():
             for cell in release.cells:
@@ -111,8 +111,8 @@ class SubmissionSession:
 
     def _bind(self, notebook: str) -> None:
         """Run ``notebook``'s submitted cells in a fresh sandbox child and point the fixtures at it."""
-        from ..grading.stages import NotebookJob, RunCells, Sanitize
-        from ..results import NotebookResult
+        from gradekit.grading.stages import NotebookJob, RunCells, Sanitize
+        from gradekit.results import NotebookResult
 
         if self._bound == notebook:
             return
@@ -138,7 +138,7 @@ class SubmissionSession:
     def _answer_key(self, notebook: str) -> Path:
         import tempfile
 
-        from ..release import answer_key
+        from gradekit.release import answer_key
 
         if not hasattr(self, "_keys"):
             self._keys = Path(tempfile.mkdtemp(prefix="gradekit-key-"))

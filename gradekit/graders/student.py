@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Mapping
 
-from ..errors import CodeFailure, SandboxTimeout, StudentCodeError, StudentFailure
-from ..i18n.text import Text, _
-from ..sandbox.client import RemoteObject, Sandbox
+from gradekit.errors import CodeFailure, SandboxTimeout, StudentCodeError, StudentFailure
+from gradekit.i18n.text import Text, _
+from gradekit.sandbox.client import RemoteObject, Sandbox
 
 
 class GiveUp:

@@ -19,10 +19,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..course import Course
-from ..errors import GraderError
-from ..results import Check
-from .plugin import GraderPlugin, module_of
+from gradekit.course import Course
+from gradekit.errors import GraderError
+from gradekit.results import Check
+from gradekit.graders.plugin import GraderPlugin, module_of
 
 
 # pytest plugins a grading run has no use for; unraisableexception alone costs a

@@ -8,18 +8,18 @@
 cheap for a command that may find nothing to grade.
 """
 
-from .options import Options
+from gradekit.grading.options import Options
 
 __all__ = ["Options", "Pipeline", "Stage", "NotebookJob", "DEFAULT_STAGES"]
 
 
 def __getattr__(name: str):
     if name == "Pipeline":
-        from .pipeline import Pipeline
+        from gradekit.grading.pipeline import Pipeline
 
         return Pipeline
     if name in ("Stage", "NotebookJob", "DEFAULT_STAGES"):
-        from . import stages
+        from gradekit.grading import stages
 
         return getattr(stages, name)
     raise AttributeError(name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..sandbox.bwrap import Limits
+from gradekit.sandbox.bwrap import Limits
 
 
 @dataclass(frozen=True)

@@ -29,22 +29,22 @@ import json
 import time
 from pathlib import Path
 
-from ..course import Course
-from ..errors import CourseFailure, GraderError, SubmissionError
-from ..files import atomic_write, write_notebooks
-from ..graders.suite import GraderSuite
-from ..i18n import Say, _, language_of, translator
-from ..incremental import assignment_version, fingerprint
-from ..release import ReleaseCache
-from ..results import RESULTS_FILE, NotebookResult, SubmissionResult
-from ..sandbox.client import Sandbox
-from ..template import AssignmentSource
-from ..timeline import mark
-from ..untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
-from ..variant import build_variant
-from .options import Options
-from .preflight import preflight
-from .stages import DEFAULT_STAGES, NotebookJob, Stage
+from gradekit.course import Course
+from gradekit.errors import CourseFailure, GraderError, SubmissionError
+from gradekit.files import atomic_write, write_notebooks
+from gradekit.graders.suite import GraderSuite
+from gradekit.i18n import Say, _, language_of, translator
+from gradekit.incremental import assignment_version, fingerprint
+from gradekit.release import ReleaseCache
+from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
+from gradekit.sandbox.client import Sandbox
+from gradekit.template import AssignmentSource
+from gradekit.timeline import mark
+from gradekit.untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
+from gradekit.variant import build_variant
+from gradekit.grading.options import Options
+from gradekit.grading.preflight import preflight
+from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage
 
 
 class Pipeline:
@@ -197,7 +197,7 @@ class Pipeline:
         Anything else that goes wrong here keeps the student's result as graded."""
         import tempfile
 
-        from ..release import answer_key
+        from gradekit.release import answer_key
 
         errors = self.grader_errors
         try:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..course import Course
-from ..errors import GraderError
+from gradekit.course import Course
+from gradekit.errors import GraderError
 
 
 def preflight(course: Course, assignment: str, source=None) -> None:
@@ -25,9 +25,9 @@ def preflight(course: Course, assignment: str, source=None) -> None:
     when the grading processes collect them, still before any grade is recorded.)
     ``source``: the assignment's already loaded :class:`~gradekit.template.AssignmentSource`.
     """
-    from ..i18n.languages_csv import default_language, student_languages
-    from ..template import AssignmentSource
-    from ..variant import build_variant
+    from gradekit.i18n.languages_csv import default_language, student_languages
+    from gradekit.template import AssignmentSource
+    from gradekit.variant import build_variant
 
     source = source or AssignmentSource.load(course, assignment)
     for language in sorted({default_language(course), *student_languages(course).values()}):

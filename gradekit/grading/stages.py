@@ -28,18 +28,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..cells import grade_id, is_graded, is_solution, is_test, points
-from ..errors import SubmissionError
-from ..i18n import Say, _
-from ..notebooks import new_stream_output
-from ..results import CellResult, CellRun, Check, NotebookResult
-from ..submission import code_to_run, read_notebook, sanitize
+from gradekit.cells import grade_id, is_graded, is_solution, is_test, points
+from gradekit.errors import SubmissionError
+from gradekit.i18n import Say, _
+from gradekit.notebooks import new_stream_output
+from gradekit.results import CellResult, CellRun, Check, NotebookResult
+from gradekit.submission import code_to_run, read_notebook, sanitize
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
 
-    from ..variant import Variant
-    from .pipeline import Pipeline
+    from gradekit.variant import Variant
+    from gradekit.grading.pipeline import Pipeline
 
 DEFAULT_STAGES = [
     "gradekit.grading.stages.Sanitize",
@@ -204,8 +204,8 @@ _STUBS: set[str] = set()
 def _stubs() -> set[str]:
     """nbgrader's stub of a free-text answer, in every language gradekit speaks."""
     if not _STUBS:
-        from ..i18n import languages
-        from ..release import stubs
+        from gradekit.i18n import languages
+        from gradekit.release import stubs
 
         _STUBS.update({UNANSWERED, *(stubs(language)[1] for language in languages())})
     return _STUBS

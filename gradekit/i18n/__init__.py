@@ -15,8 +15,8 @@ A grader marks a text for translation with ``_``::
 The command line stays English: it is the instructor's.
 """
 
-from .catalogs import languages, translator
-from .text import N_, Say, Text, View, _, join
+from gradekit.i18n.catalogs import languages, translator
+from gradekit.i18n.text import N_, Say, Text, View, _, join
 
 __all__ = ["_", "N_", "Text", "join", "Say", "View", "languages", "translator", "language_of"]
 
@@ -24,7 +24,7 @@ __all__ = ["_", "N_", "Text", "join", "Say", "View", "languages", "translator", 
 def __getattr__(name: str):
     # languages.py reads ids through gradekit.untrusted, which itself marks texts with _: import it late
     if name == "language_of":
-        from .languages_csv import language_of
+        from gradekit.i18n.languages_csv import language_of
 
         return language_of
     raise AttributeError(name)

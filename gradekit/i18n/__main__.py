@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from gradekit.i18n.cli import main
 
 sys.exit(main())

@@ -15,13 +15,13 @@ import re
 import sys
 from pathlib import Path
 
-from ..errors import UsageError
+from gradekit.errors import UsageError
 
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(_[A-Z]{2})?$")
 
 
 def translate(course, assignment: str | None, language: str, check_only: bool = False) -> int:
-    from . import extract
+    from gradekit.i18n import extract
 
     if not _LANGUAGE.match(language or "") or language == "en":
         raise UsageError(f"--language {language!r}: give a language code other than en, such as zh or fr")
@@ -47,7 +47,7 @@ def translate(course, assignment: str | None, language: str, check_only: bool = 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m gradekit.i18n compile [COURSE]``: compile every stale catalog to its ``.mo``."""
-    from .catalogs import compile_all
+    from gradekit.i18n.catalogs import compile_all
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] != "compile":

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from .catalogs import PACKAGE_LOCALE, locale_dir
+from gradekit.i18n.catalogs import PACKAGE_LOCALE, locale_dir
 
 KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2)}
 _QA_SET = ("mistakes", "correct")
@@ -88,7 +88,7 @@ def _jinja(catalog, source: bytes, where: str, offset: int, comment: str | None 
 
 
 def _notebook(catalog, path: Path, root: Path) -> None:
-    from ..template import message_of
+    from gradekit.template import message_of
 
     where = str(path.relative_to(root))
     nb = nbformat.read(str(path), as_version=4)
@@ -143,7 +143,7 @@ def update(course_root: Path | None, assignment: str | None, language: str) -> t
     and what it still lacks (:func:`problems`)."""
     from babel.messages.pofile import read_po, write_po
 
-    from ..files import atomic_write_bytes
+    from gradekit.files import atomic_write_bytes
 
     template = messages(course_root, assignment)
     path = po_path(course_root, assignment, language)

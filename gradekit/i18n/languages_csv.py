@@ -15,9 +15,9 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..errors import UsageError
-from ..untrusted import check_id
-from .catalogs import languages
+from gradekit.errors import UsageError
+from gradekit.untrusted import check_id
+from gradekit.i18n.catalogs import languages
 
 LANGUAGES_FILE = "languages.csv"
 
@@ -89,7 +89,7 @@ def untranslated(course, assignment: str, students: list[str]) -> dict[str, tupl
     None when the assignment has no catalog for it at all), for the languages where anything is
     left. Only the catalog's own entries are looked at (empty or fuzzy); ``gradekit translate
     --check`` and ``gradekit check`` also find texts the catalog does not list yet."""
-    from .catalogs import ENGLISH, locale_dir
+    from gradekit.i18n.catalogs import ENGLISH, locale_dir
 
     readers: dict[str, int] = {}
     for student in students:

@@ -66,11 +66,11 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from ..course import Course
-from ..errors import UsageError
-from ..untrusted import is_plain_folder, submitted_students
-from . import code, variants
-from .material import Handed, Personal, Reader
+from gradekit.course import Course
+from gradekit.errors import UsageError
+from gradekit.untrusted import is_plain_folder, submitted_students
+from gradekit.integrity import code, variants
+from gradekit.integrity.material import Handed, Personal, Reader
 
 
 @dataclass
@@ -91,7 +91,7 @@ class Findings:
 
 
 def settings() -> dict:
-    from .fingerprints import K, W
+    from gradekit.integrity.fingerprints import K, W
 
     return {"k": K, "window": W, "code_max_share": code.MAX_SHARE, "code_max_df": code.MAX_DF,
             "code_min_score": code.MIN_SCORE, "code_min_shared": code.MIN_SHARED,
@@ -127,7 +127,7 @@ def check(course: Course, assignment: str, students: list[str] | None = None, jo
                  variants.personal_numbers(personal, handed), by_code):
         for pair, evidence in part.items():
             found.setdefault(pair, []).extend(evidence)
-    from .report import describe
+    from gradekit.integrity.report import describe
 
     for evidence in found.values():
         for item in evidence:
@@ -167,7 +167,7 @@ def side_by_side(reader: Reader, pairs: list[dict], personal: dict[str, Personal
 
 
 def _marked(reader: Reader, personal, handed, student: str, key, shared: set[int]) -> dict:
-    from .fingerprints import fingerprint
+    from gradekit.integrity.fingerprints import fingerprint
 
     source = handed[student].code.get(key, "")
     if not personal[student].common:  # read in a worker process: rebuild what was not sent back

@@ -57,7 +57,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .material import Handed, Key
+from gradekit.integrity.material import Handed, Key
 
 MAX_SHARE = 0.2      # fingerprints in more than this share of the class are common code
 MAX_DF = 20          # ... and so are those in more submissions than this, however large the class

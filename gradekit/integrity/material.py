@@ -33,14 +33,14 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import compute_checksum
 
-from ..course import Course
-from ..errors import SubmissionError
-from ..release import Stripper
-from ..submission import MAX_NOTEBOOK_BYTES, read_notebook
-from ..untrusted import find_notebook, read_bytes, submission_files
-from ..template import AssignmentSource
-from ..variant import build_variant
-from .fingerprints import all_kgrams, fingerprint
+from gradekit.course import Course
+from gradekit.errors import SubmissionError
+from gradekit.release import Stripper
+from gradekit.submission import MAX_NOTEBOOK_BYTES, read_notebook
+from gradekit.untrusted import find_notebook, read_bytes, submission_files
+from gradekit.template import AssignmentSource
+from gradekit.variant import build_variant
+from gradekit.integrity.fingerprints import all_kgrams, fingerprint
 
 ADDED = "(added cells)"       # the unit of the code cells a student added to a notebook
 MAX_OUTPUT_CHARS = 200_000    # of saved outputs read per notebook

@@ -13,8 +13,8 @@ import html
 import json
 from pathlib import Path
 
-from ..files import atomic_write
-from ..untrusted import for_rich, shown
+from gradekit.files import atomic_write
+from gradekit.untrusted import for_rich, shown
 
 _CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}

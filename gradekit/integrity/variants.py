@@ -26,8 +26,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import TemplateError
-from .material import Handed, Personal, quantise
+from gradekit.errors import TemplateError
+from gradekit.integrity.material import Handed, Personal, quantise
 
 MIN_BITS = 10.0               # bits beyond chance for answers and personal numbers
 CELL_BITS = 20.0              # the strength of one read-only cell from another student's variant

@@ -8,7 +8,7 @@
     items.py      multiple-choice items against test-wise guessing
 """
 
-from .rows import CheckReport, Row, print_report
-from .run import check_assignment
+from gradekit.qa.rows import CheckReport, Row, print_report
+from gradekit.qa.run import check_assignment
 
 __all__ = ["check_assignment", "CheckReport", "Row", "print_report"]

@@ -13,8 +13,8 @@ found, for the answer key of every simulated student.
 
 from __future__ import annotations
 
-from ..graders import check
-from ..grading.stages import NotebookJob, Stage
+from gradekit.graders import check
+from gradekit.grading.stages import NotebookJob, Stage
 
 
 class BlindSpots(Stage):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .rows import Row
+from gradekit.qa.rows import Row
 
 LETTERS = "ABCDEFGHIJ"
 MARGIN = 0.10    # above chance that a strategy may score: 35% with four options

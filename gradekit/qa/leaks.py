@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..grading.stages import NotebookJob, Stage
+from gradekit.grading.stages import NotebookJob, Stage
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 MAX_VALUES = 200_000   # reference values kept per notebook; a grader calling it millions of times is sampled

@@ -32,12 +32,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..course import Course
-from ..results import SubmissionResult
-from ..untrusted import shown
-from . import simulate
-from .items import testwise_rows
-from .rows import CheckReport, Row
+from gradekit.course import Course
+from gradekit.results import SubmissionResult
+from gradekit.untrusted import shown
+from gradekit.qa import simulate
+from gradekit.qa.items import testwise_rows
+from gradekit.qa.rows import CheckReport, Row
 
 LEAK_STAGE = "gradekit.qa.leaks.LeakScan"
 BLIND_STAGE = "gradekit.qa.blind.BlindSpots"
@@ -76,7 +76,7 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
         _translation_rows(tasks, results, spoken, report)
         report.rows.extend(testwise_rows(variants))
         for language in simulate.translations(qa, assignment):
-            from ..i18n import translator
+            from gradekit.i18n import translator
 
             report.rows.extend(testwise_rows(variants, language, translator(qa.root, assignment, language)))
         seconds = [r.seconds for r in results.values() if r.seconds]
@@ -95,9 +95,9 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
 # -- variants ------------------------------------------------------------------------------------
 
 def _variant_rows(qa: Course, assignment: str, ids: list[str], report: CheckReport) -> dict | None:
-    from ..errors import GradekitError
-    from ..template import AssignmentSource
-    from ..variant import build_variant
+    from gradekit.errors import GradekitError
+    from gradekit.template import AssignmentSource
+    from gradekit.variant import build_variant
 
     try:
         source = AssignmentSource.load(qa, assignment)
@@ -124,7 +124,7 @@ def _variant_rows(qa: Course, assignment: str, ids: list[str], report: CheckRepo
 
 
 def _coverage_rows(qa: Course, assignment: str, notebooks: dict, report: CheckReport) -> None:
-    from ..cells import grade_id, is_graded, is_test, points
+    from gradekit.cells import grade_id, is_graded, is_test, points
 
     graders = {p.stem for p in qa.graders_dir(assignment).glob("test_*.py")}
     tests = [grade_id(c) for nb in notebooks.values() for c in nb.cells if is_test(c)]
@@ -143,9 +143,9 @@ def _coverage_rows(qa: Course, assignment: str, notebooks: dict, report: CheckRe
 # -- the gradings ----------------------------------------------------------------------------------
 
 def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: list[str] = ()) -> list[Task]:
-    from ..release import ReleaseCache, Stripper
-    from ..template import AssignmentSource
-    from ..variant import build_variant
+    from gradekit.release import ReleaseCache, Stripper
+    from gradekit.template import AssignmentSource
+    from gradekit.variant import build_variant
 
     source = AssignmentSource.load(qa, assignment)
     releases = ReleaseCache(qa, assignment)
@@ -190,7 +190,7 @@ def _merged(group: list) -> dict[str, str]:
 def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed: bool) -> dict[int, SubmissionResult]:
     """Every task graded, in worker processes forked from this one (the templates and graders are
     loaded once per worker); results by task index."""
-    from ..runners import workers_for
+    from gradekit.runners import workers_for
 
     jobs = jobs or workers_for(len(tasks))
     args = (str(qa.root), assignment, sandboxed, str(qa.root / "qa-out"))
@@ -217,10 +217,10 @@ _OUT = None
 
 def _init(root: str, assignment: str, sandboxed: bool, out: str) -> None:
     global _PIPELINE, _OUT
-    from ..grading.options import Options
-    from ..grading.pipeline import Pipeline
-    from ..grading.stages import DEFAULT_STAGES
-    from ..runners.cores import claim_core
+    from gradekit.grading.options import Options
+    from gradekit.grading.pipeline import Pipeline
+    from gradekit.grading.stages import DEFAULT_STAGES
+    from gradekit.runners.cores import claim_core
 
     claim_core()
     _OUT = Path(out)
@@ -233,7 +233,7 @@ def _grade_task(index: int, student: str, folder: str, language: str | None = No
     """Grade one task; ``audit``: the answer key's, whose passing checks also work out their known
     mistakes (gradekit.qa.blind) -- only there, since a mistakes= function may call into the
     student's code, which would cost other submissions' budgets."""
-    from ..graders import check
+    from gradekit.graders import check
 
     check.AUDIT = [] if audit else None
     try:

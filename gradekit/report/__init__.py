@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..course import Course
+from gradekit.course import Course
 
 
 @dataclass
@@ -37,9 +37,9 @@ class Written:
 
 
 def write_report(course: Course, assignment: str) -> Written:
-    from ..errors import UsageError
-    from ..files import atomic_write
-    from . import data as data_mod, export, html, plots, stats
+    from gradekit.errors import UsageError
+    from gradekit.files import atomic_write
+    from gradekit.report import data as data_mod, export, html, plots, stats
 
     warming = plots.warm_up()
     data = data_mod.load(course, assignment)

@@ -17,11 +17,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import sections
-from ..course import Course
-from ..errors import TemplateError, UsageError
-from ..results import SubmissionResult
-from ..cells import is_graded, is_solution
+from gradekit import sections
+from gradekit.course import Course
+from gradekit.errors import TemplateError, UsageError
+from gradekit.results import SubmissionResult
+from gradekit.cells import is_graded, is_solution
 
 # autograde.RESULTS_FILE, not imported from there: gradekit.autograde brings in the graders and
 # pytest, a quarter of a second the report does not need (tests/test_report.py checks they agree)
@@ -91,7 +91,7 @@ class ClassData:
 
 
 def load(course: Course, assignment: str) -> ClassData:
-    from ..gradebook import read_class_marks
+    from gradekit.gradebook import read_class_marks
 
     notebooks = source_notebooks(course, assignment)
     cells = _layout(notebooks, choice_cells(course))

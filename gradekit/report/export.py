@@ -12,7 +12,7 @@ import csv
 import io
 import json
 
-from ..page import points
+from gradekit.page import points
 
 
 def to_json(report: dict) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from .. import page as look
-from . import stats
+from gradekit import page as look
+from gradekit.report import stats
 
 
 def page(report: dict, plots: list, columns: dict[str, str]) -> str:

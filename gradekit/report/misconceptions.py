@@ -15,7 +15,7 @@ not one of the options).
 
 from __future__ import annotations
 
-from .data import ClassData
+from gradekit.report.data import ClassData
 
 
 def _named(data: ClassData):

@@ -29,7 +29,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 
-from ..page import percent, points
+from gradekit.page import percent, points
 
 # vl-convert measures text with the font it is given: a generic family is found at once, a list of
 # named ones is searched for every label (0.25 s against 0.55 s a chart here). The browser draws

@@ -25,8 +25,8 @@ import re
 
 import numpy as np
 
-from .data import GRADED, NOT_GRADABLE, NOT_SUBMITTED, ClassData, Row
-from .misconceptions import concept_checks, misconceptions, student_mistakes
+from gradekit.report.data import GRADED, NOT_GRADABLE, NOT_SUBMITTED, ClassData, Row
+from gradekit.report.misconceptions import concept_checks, misconceptions, student_mistakes
 
 # flags for an item (a graded cell); the discrimination flags need this many scored students
 TOO_HARD, TOO_EASY = 0.30, 0.90            # mean share of the points

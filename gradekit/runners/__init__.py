@@ -17,10 +17,10 @@ from __future__ import annotations
 import abc
 from typing import Callable, Iterable
 
-from ..course import Course
-from ..errors import CourseFailure
-from ..grading.options import Options
-from ..results import SubmissionResult
+from gradekit.course import Course
+from gradekit.errors import CourseFailure
+from gradekit.grading.options import Options
+from gradekit.results import SubmissionResult
 
 OnResult = Callable[[SubmissionResult], None]
 
@@ -57,7 +57,7 @@ def result_of(data: dict) -> SubmissionResult:
     """The result a worker sent, or the CourseFailure it reported, raised here."""
     failure = data.get("course_failure")
     if failure:
-        from .. import errors
+        from gradekit import errors
 
         kind = getattr(errors, str(failure.get("type")), None)
         if not (isinstance(kind, type) and issubclass(kind, CourseFailure)):
@@ -70,15 +70,15 @@ def make_runner(course: Course, assignment: str, options: Options, count: int) -
     """The runner for ``count`` submissions: the cluster when a scheduler is given, else a pool
     sized to the work (one worker per few submissions, at most one per core), else this process."""
     if options.scheduler:
-        from .cluster import DaskCluster
+        from gradekit.runners.cluster import DaskCluster
 
         return DaskCluster(course, assignment, options)
     jobs = options.jobs or workers_for(count)
     if jobs <= 1:
-        from .local import InProcess
+        from gradekit.runners.local import InProcess
 
         return InProcess(course, assignment, options)
-    from .local import LocalPool
+    from gradekit.runners.local import LocalPool
 
     return LocalPool(course, assignment, options, min(jobs, count))
 
@@ -94,6 +94,6 @@ def workers_for(count: int) -> int:
 
 
 def _usable_cores() -> set[int]:
-    from .cores import affinity
+    from gradekit.runners.cores import affinity
 
     return affinity()

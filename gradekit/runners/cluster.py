@@ -19,10 +19,10 @@ from __future__ import annotations
 import threading
 from typing import Iterable
 
-from ..course import Course
-from ..errors import CourseFailure, UsageError
-from ..results import SubmissionResult
-from . import OnResult, Runner, failure_outcome, outcome, result_of
+from gradekit.course import Course
+from gradekit.errors import CourseFailure, UsageError
+from gradekit.results import SubmissionResult
+from gradekit.runners import OnResult, Runner, failure_outcome, outcome, result_of
 
 _PIPELINES: dict = {}
 _LOCK = threading.Lock()
@@ -30,8 +30,8 @@ _LOCK = threading.Lock()
 
 def grade_remote(root: str, assignment: str, options, student: str) -> dict:
     """The task run on a Dask worker: grade one student with this process's warm Pipeline."""
-    from ..grading.pipeline import Pipeline
-    from .cores import claim_core
+    from gradekit.grading.pipeline import Pipeline
+    from gradekit.runners.cores import claim_core
 
     with _LOCK:
         key = (root, assignment, options)

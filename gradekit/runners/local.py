@@ -22,15 +22,15 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ..course import Course
-from ..errors import CourseFailure
-from ..grading.options import Options
-from ..results import SubmissionResult
-from . import OnResult, Runner, failure_outcome, outcome, result_of
-from .cores import affinity, claim_core, pin_to_core
+from gradekit.course import Course
+from gradekit.errors import CourseFailure
+from gradekit.grading.options import Options
+from gradekit.results import SubmissionResult
+from gradekit.runners import OnResult, Runner, failure_outcome, outcome, result_of
+from gradekit.runners.cores import affinity, claim_core, pin_to_core
 
 if TYPE_CHECKING:  # pragma: no cover - the coordinator of a pool never imports the grading code
-    from ..grading.pipeline import Pipeline
+    from gradekit.grading.pipeline import Pipeline
 
 
 class InProcess(Runner):
@@ -44,7 +44,7 @@ class InProcess(Runner):
     _zygote: tuple | None = None
 
     def start(self) -> None:
-        from ..sandbox.bwrap import start_zygote
+        from gradekit.sandbox.bwrap import start_zygote
 
         if self._zygote is None:
             self._before = affinity()
@@ -56,7 +56,7 @@ class InProcess(Runner):
                 self._zygote = None
 
     def run(self, students: Iterable[str], on_result: OnResult) -> None:
-        from ..grading.pipeline import Pipeline
+        from gradekit.grading.pipeline import Pipeline
 
         self.start()
         zygote, self._zygote = self._zygote, None
@@ -80,7 +80,7 @@ class InProcess(Runner):
 def _end(zygote: tuple) -> None:
     import signal
 
-    from ..sandbox.bwrap import remove_cgroup
+    from gradekit.sandbox.bwrap import remove_cgroup
 
     proc, control, cgroup = zygote
     try:
@@ -103,8 +103,8 @@ class LocalPool(Runner):
 
     def start(self) -> None:
         """Start the fork server (it prepares the assignment) and a sandbox per worker, at once."""
-        from ..sandbox.early import EarlySandboxes
-        from .forkserver import request, warm_fork_server
+        from gradekit.sandbox.early import EarlySandboxes
+        from gradekit.runners.forkserver import request, warm_fork_server
 
         warm_fork_server(request(self.course.root, self.assignment, self.options))
         if self._early is None:
@@ -120,7 +120,7 @@ class LocalPool(Runner):
             early.close()
 
     def _run(self, students: Iterable[str], on_result: OnResult) -> None:
-        from .forkserver import warm_fork_server
+        from gradekit.runners.forkserver import warm_fork_server
 
         ctx = warm_fork_server()
         init = (str(self.course.root), self.assignment, self.options, os.getpid(), self._early.for_workers())
@@ -195,15 +195,15 @@ def _init_worker(root: str, assignment: str, options: Options, coordinator: int,
     """Take this worker's pipeline over from the fork server (or build it) and a sandbox from the
     coordinator (or start one); a failure is kept and reported instead of each result."""
     global _PIPELINE, _FAILURE
-    from ..timeline import mark
+    from gradekit.timeline import mark
 
     mark("worker", "forked")
     _exit_with(coordinator)
     core = claim_core()
     try:
-        from ..grading.pipeline import Pipeline
-        from ..sandbox.early import take
-        from .warm import prepared
+        from gradekit.grading.pipeline import Pipeline
+        from gradekit.sandbox.early import take
+        from gradekit.runners.warm import prepared
 
         _PIPELINE = prepared(root, assignment, options)
         if _PIPELINE is None:

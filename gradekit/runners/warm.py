@@ -24,10 +24,10 @@ import os
 import select
 import threading
 
-from ..course import Course
-from ..errors import CourseFailure
-from ..grading.options import Options
-from .forkserver import ENV
+from gradekit.course import Course
+from gradekit.errors import CourseFailure
+from gradekit.grading.options import Options
+from gradekit.runners.forkserver import ENV
 
 _PREPARED: tuple | None = None   # (key, state, Pipeline or None, CourseFailure or None)
 
@@ -37,7 +37,7 @@ def _key(root: str, assignment: str, options: Options) -> tuple:
 
 
 def _options(data: dict) -> Options:
-    from ..sandbox.bwrap import Limits
+    from gradekit.sandbox.bwrap import Limits
 
     limits = data.get("limits")
     return Options(**{**data, "limits": Limits(**limits) if limits else None,
@@ -49,7 +49,7 @@ def prepare_from_environment() -> None:
     server, before any worker forks), ending at once if the coordinator ends meanwhile."""
     spec = os.environ.get(ENV)
     with _ending_with_parent(_coordinator(spec)):
-        from ..grading import pipeline  # noqa: F401 - what every worker runs
+        from gradekit.grading import pipeline  # noqa: F401 - what every worker runs
 
         _prepare(spec)
 
@@ -95,7 +95,7 @@ def _ending_with_parent(pid: int):
 
 def _prepare(spec: str | None) -> None:
     global _PREPARED
-    from ..grading.pipeline import Pipeline
+    from gradekit.grading.pipeline import Pipeline
 
     if not spec:
         return
@@ -121,7 +121,7 @@ def _prepare(spec: str | None) -> None:
 def _state(course: Course, assignment: str) -> tuple:
     """What must not have changed for a prepared pipeline to be used: the course's settings,
     the assignment's version (source, graders, reference, gradekit) and the secret."""
-    from ..incremental import assignment_version
+    from gradekit.incremental import assignment_version
 
     return (course, assignment_version(course, assignment), course.secret())
 

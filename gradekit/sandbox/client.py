@@ -18,10 +18,10 @@ import subprocess
 import time
 from typing import Any, Callable, Mapping
 
-from ..errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
-from ..i18n.text import _
-from . import protocol as P
-from .bwrap import Limits, end_sandbox, start_zygote
+from gradekit.errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
+from gradekit.i18n.text import _
+from gradekit.sandbox import protocol as P
+from gradekit.sandbox.bwrap import Limits, end_sandbox, start_zygote
 
 __all__ = ["Sandbox", "RemoteObject", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
 
@@ -112,7 +112,7 @@ class Sandbox:
         self.booting = True
 
     def _wait_ready(self) -> None:
-        from ..timeline import mark
+        from gradekit.timeline import mark
 
         self.booting = False
         mark("grading", "sandbox wait")

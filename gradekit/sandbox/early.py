@@ -26,7 +26,7 @@ import signal
 import socket
 from pathlib import Path
 
-from .bwrap import Limits, end_sandbox, start_zygote
+from gradekit.sandbox.bwrap import Limits, end_sandbox, start_zygote
 
 TOKEN = b"t"
 

@@ -14,12 +14,12 @@ c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 # student only their own notebook and feedback. Students need the same lines
 # (and gradekit installed) in their nbgrader_config.py. `nbgrader collect` is
 # nbgrader's own.
-c.ExchangeFactory.release_assignment = "gradekit.exchange.GradekitReleaseAssignment"
-c.ExchangeFactory.fetch_assignment = "gradekit.exchange.GradekitFetchAssignment"
-c.ExchangeFactory.submit = "gradekit.exchange.GradekitSubmit"
-c.ExchangeFactory.list = "gradekit.exchange.GradekitList"
-c.ExchangeFactory.release_feedback = "gradekit.exchange.GradekitReleaseFeedback"
-c.ExchangeFactory.fetch_feedback = "gradekit.exchange.GradekitFetchFeedback"
+c.ExchangeFactory.release_assignment = "gradekit.handout.exchange.GradekitReleaseAssignment"
+c.ExchangeFactory.fetch_assignment = "gradekit.handout.exchange.GradekitFetchAssignment"
+c.ExchangeFactory.submit = "gradekit.handout.exchange.GradekitSubmit"
+c.ExchangeFactory.list = "gradekit.handout.exchange.GradekitList"
+c.ExchangeFactory.release_feedback = "gradekit.handout.exchange.GradekitReleaseFeedback"
+c.ExchangeFactory.fetch_feedback = "gradekit.handout.exchange.GradekitFetchFeedback"
 # Where the exchange lives (nbgrader's default: /usr/local/share/nbgrader/exchange).
 # c.Exchange.root = "/srv/nbgrader/exchange"
 

@@ -53,9 +53,10 @@ def say(message: str) -> None:
 def build(root: Path, n: int, seed: int = 7) -> None:
     from nbgrader.api import Gradebook
 
-    from gradekit import gradebook
+    from gradekit.gradebook.connect import open_gradebook
+    from gradekit.gradebook.write import record
     from gradekit.course import Course
-    from gradekit.report.data import layout as layout_of
+    from gradekit.pages.report.data import layout as layout_of
     from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
 
     root.mkdir(parents=True)
@@ -77,7 +78,7 @@ def build(root: Path, n: int, seed: int = 7) -> None:
                    for nb in {c.notebook for c in layout}}
     rng = np.random.default_rng(seed)
     catalogue = {c.grade_id: [f"{c.grade_id}: wrong route {k}" for k in range(3)] for c in layout}
-    with gradebook.open_gradebook(course) as gb:
+    with open_gradebook(course) as gb:
         for i, student in enumerate(students):
             ability = rng.beta(5, 2)
             result = SubmissionResult(student, ASSIGNMENT, timestamp=f"2026-11-{20 + int(rng.integers(0, 8))} "
@@ -120,7 +121,7 @@ def build(root: Path, n: int, seed: int = 7) -> None:
                     text = json.dumps(data)
                 (folder / f"{notebook}.ipynb").write_text(text)
             (folder / "results.json").write_text(json.dumps(result.to_dict()))
-            gradebook.record(gb, result)
+            record(gb, result, course)
             if i % 2 == 0 and not broken:   # half the free text graded by hand
                 for cell in (c for c in layout if c.manual):
                     grade = gb.find_grade(cell.grade_id, cell.notebook, ASSIGNMENT, student)
@@ -151,7 +152,7 @@ def time_command(root: Path, runs: int = 3) -> tuple[list[float], list[float]]:
 
 def stages(root: Path) -> dict[str, float]:
     from gradekit.course import Course
-    from gradekit.report import data as data_mod, export, html, plots, stats
+    from gradekit.pages.report import data as data_mod, export, html, plots, stats
 
     course = Course.load(root)
     out = {}

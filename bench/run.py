@@ -139,13 +139,13 @@ def empty_course(root: Path, n: int) -> None:
 def submit_all(gk: Gradekit, root: Path, n: int) -> dict:
     """``gradekit generate``, then every student's submission from their own answer key."""
     from gradekit.course import Course
-    from gradekit.release import answer_key
+    from gradekit.release.generate import write_answer_key
 
     generate = gk.timed(root, "generate.log", "generate", ASSIGNMENT)
     course = Course.load(root)
     with tempfile.TemporaryDirectory() as tmp:
         for i, student in enumerate(student_ids(n)):
-            answer_key(course, ASSIGNMENT, student, Path(tmp) / student)
+            write_answer_key(course, ASSIGNMENT, student, Path(tmp) / student)
             key = nbformat.read(Path(tmp) / student / f"{nbr.NOTEBOOK}.ipynb", as_version=4)
             release = nbformat.read(course.release_dir(student, ASSIGNMENT) / f"{nbr.NOTEBOOK}.ipynb", as_version=4)
             out = course.submitted_dir(student, ASSIGNMENT)
@@ -202,15 +202,15 @@ def ensure_kernel() -> str:
 
 def nbgrader_course(root: Path, gk_root: Path, n: int) -> None:
     from gradekit.course import Course
-    from gradekit.release import answer_key
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.release.generate import write_answer_key
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     course = Course.load(gk_root)
     first = student_ids(1)[0]
     params = build_variant(course, AssignmentSource.load(course, ASSIGNMENT), first).params
     with tempfile.TemporaryDirectory() as tmp:
-        answer_key(course, ASSIGNMENT, first, Path(tmp))
+        write_answer_key(course, ASSIGNMENT, first, Path(tmp))
         key = nbformat.read(Path(tmp) / f"{nbr.NOTEBOOK}.ipynb", as_version=4)
     say(f"nbgrader: a course of {n}: generate_assignment, submissions")
     nbr.build_course(root, student_ids(n), [kind_of(i) for i in range(n)], key, params, ENV)

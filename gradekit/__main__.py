@@ -1,5 +1,7 @@
-"""`python -m gradekit`: the command line (see gradekit.cli)."""
+"""`python -m gradekit`: the command line (see gradekit.cli.main)."""
 
-from gradekit.cli import main
 import sys
+
+from gradekit.cli.main import main
+
 sys.exit(main())

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gradekit.errors import CourseError, UsageError
-from gradekit.untrusted import check_id
+from gradekit.intake.untrusted import check_id
 
 SECRET_ENV = "GRADEKIT_SECRET"
 SECRET_FILE = Path(".gradekit") / "secret"
@@ -32,7 +32,7 @@ def _secret_digest(value: bytes) -> str:
 
     return hmac.new(value, b"gradekit: the secret this course's notebooks were generated with",
                     hashlib.sha256).hexdigest()
-__all__ = ["Course", "check_id"]
+__all__ = ["Course", "check_id", "load_config"]
 
 
 def _settings_class():
@@ -77,10 +77,30 @@ _Settings = None
 def _traitlets_config(module: str):
     """``traitlets.config.<module>`` without the package's ``__init__``, which imports the whole
     Application machinery (logging.config, argparse helpers): a course's config needs only the
-    loader and Configurable (see :mod:`gradekit.lean`)."""
-    from gradekit.lean import without_package_init
+    loader and Configurable (see :mod:`gradekit.imports`)."""
+    from gradekit.imports import without_package_init
 
     return without_package_init("traitlets.config", f"traitlets.config.{module}")
+def load_config(root: str | os.PathLike, **overrides):
+    """The course's nbgrader_config.py as a traitlets Config, with ``{"Class.trait": value}``
+    overrides: the one loader of a course's configuration (:meth:`Course.load` keeps what it
+    loaded as :attr:`Course.config`). A config that does not load is a CourseError."""
+    loader = _traitlets_config("loader")
+    try:
+        # a logger of our own: traitlets' default one imports its Application machinery
+        config = loader.PyFileConfigLoader("nbgrader_config.py", path=str(root),
+                                           log=logging.getLogger("gradekit")).load_config()
+    except Exception as exc:  # a syntax error in the instructor's config
+        raise CourseError(f"nbgrader_config.py does not load: {exc}") from None
+    if overrides:
+        extra = loader.Config()
+        for key, value in overrides.items():
+            section, trait = key.split(".", 1)
+            extra[section][trait] = value
+        config.merge(extra)
+    return config
+
+
 _LIMITS = ("cell_timeout", "call_timeout", "notebook_budget", "memory", "cpu_seconds", "processes", "tmpfs")
 
 
@@ -92,6 +112,7 @@ class Course:
     course_id: str
     db_url: str
     settings: Any = field(default=None, compare=False, repr=False)   # c.Gradekit (see _settings_class)
+    config: Any = field(default=None, compare=False, repr=False)     # all of nbgrader_config.py (load_config)
 
     @property
     def limits(self):
@@ -120,13 +141,7 @@ class Course:
             hint = f"; did you mean the course in {above}? Run gradekit there, or give --course {above}" if above else \
                 "; run gradekit in the course directory, or give --course DIR"
             raise UsageError(f"{root} is not a course directory: no nbgrader_config.py{hint}")
-        PyFileConfigLoader = _traitlets_config("loader").PyFileConfigLoader
-        try:
-            # a logger of our own: traitlets' default one imports its Application machinery
-            config = PyFileConfigLoader("nbgrader_config.py", path=str(root),
-                                        log=logging.getLogger("gradekit")).load_config()
-        except Exception as exc:  # a syntax error in the instructor's config
-            raise CourseError(f"nbgrader_config.py does not load: {exc}") from None
+        config = load_config(root)
         cd = config.get("CourseDirectory", {})
         course_id = str(cd.get("course_id", "") or "course")
         db_url = str(cd.get("db_url", "") or f"sqlite:///{root / 'gradebook.db'}")
@@ -150,7 +165,7 @@ class Course:
                                          f"number, not {value!r}")
         except Exception as exc:  # a TraitError: a setting of the wrong type
             raise CourseError(f"nbgrader_config.py: {str(exc).splitlines()[0]}") from None
-        return cls(root=root, course_id=course_id, db_url=db_url, settings=settings)
+        return cls(root=root, course_id=course_id, db_url=db_url, settings=settings, config=config)
 
     # -- directories -------------------------------------------------------
     def source_dir(self, assignment: str) -> Path:

@@ -160,7 +160,7 @@ class Mismatch(AssertionError):
     ``ruled_out`` the routes it was compared with and did not match.
     ``mistake`` is the one candidate when there is exactly one (what this
     check alone points to; the cell's diagnosis weighs all its checks, see
-    gradekit.diagnosis). ``observations`` are what the probes saw.
+    gradekit.grading.diagnosis). ``observations`` are what the probes saw.
     """
 
     def __init__(self, message: str, mistake: str | None = None, *, candidates=None, ruled_out=(),

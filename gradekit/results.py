@@ -13,7 +13,7 @@ Every text in a result is English -- the instructor's language, and the
 catalogue names the class report and ``gradekit check`` count -- whatever
 the student's language. ``SubmissionResult.translations`` holds what the
 student reads instead (English -> their language); a page shows a result
-through a :class:`gradekit.i18n.View`.
+through a :class:`gradekit.i18n.text.View`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,12 @@ import json
 import copy
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from gradekit.diagnosis import Finding, sentences, weigh
+from gradekit.grading.diagnosis import Finding, sentences, weigh
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradekit.course import Course
 
 RESULTS_FILE = "results.json"   # autograded/<student>/<assignment>/results.json
 
@@ -60,14 +63,14 @@ class CellResult:
     answered: bool = True          # False: a free-text answer left as the stub
 
     def diagnose(self) -> None:
-        """Weigh the evidence of all the cell's checks (see gradekit.diagnosis)."""
+        """Weigh the evidence of all the cell's checks (see gradekit.grading.diagnosis)."""
         self.findings = weigh(self.checks)
         best = max(self.findings, key=lambda f: f.checks, default=None)
         self.diagnosis = list(best.routes) if best else []
 
     def notes(self, view: Callable[[Any], str] = str) -> list[str]:
         """The diagnosis in sentences for the student, one per finding, through ``view`` (a
-        :class:`gradekit.i18n.View`: the student's language; default English)."""
+        :class:`gradekit.i18n.text.View`: the student's language; default English)."""
         return [view(sentence) for sentence in sentences(self.findings, self.checks, name=view)]
 
     @property
@@ -210,3 +213,11 @@ def load(path: Path) -> SubmissionResult | None:
         return SubmissionResult.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
+
+
+def iter_results(course: "Course", assignment: str, students: Iterable[str]) -> Iterator[SubmissionResult]:
+    """The stored results of these students (those graded and readable)."""
+    for student in students:
+        result = load(course.autograded_dir(student, assignment) / RESULTS_FILE)
+        if result is not None:
+            yield result

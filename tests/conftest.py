@@ -66,7 +66,8 @@ def _grading_pool(root: Path):
 
 
 def _grade_in_worker(root: str, student: str, sandboxed: bool, secret: str) -> dict:
-    from gradekit.grading import Options, Pipeline
+    from gradekit.grading.options import Options
+    from gradekit.grading.pipeline import Pipeline
     from gradekit.course import Course
 
     os.environ["GRADEKIT_SECRET"] = secret
@@ -153,7 +154,7 @@ class CourseDir:
 
     # -- the CLI in-process ------------------------------------------------------
     def cli(self, *args: str) -> int:
-        from gradekit.cli import main
+        from gradekit.cli.main import main
 
         return main(["--course", str(self.root), *args])
 
@@ -211,7 +212,7 @@ class CourseDir:
         return self.cli(*args)
 
     def results(self, students=None) -> dict:
-        from gradekit.autograde import iter_results
+        from gradekit.results import iter_results
 
         students = list(students) if students is not None else self.students()
         return {r.student: r for r in iter_results(self.course, ASSIGNMENT, students)}
@@ -303,7 +304,7 @@ def live_processes(pattern: bytes) -> dict[int, str]:
 
 @dataclass
 class Known:
-    """One file of the course's QA set (gradekit.qaset), for the tests."""
+    """One file of the course's QA set (gradekit.qa.qaset), for the tests."""
     path: Path
     names: str | None          # the phrase its feedback must contain; None: a right answer
     breaks: list[str]          # the test cells it must break; []: those after its sections
@@ -320,14 +321,14 @@ class Known:
 
 def known_implementations() -> list[Known]:
     """The course's classic mistakes, then its right answers written differently."""
-    from gradekit import qaset
+    from gradekit.qa import qaset
 
     return [Known(p, *qaset.parse(p)) for kind in qaset.KINDS for p in qaset.files(KNOWN, kind)]
 
 
 def known_sources(name: str) -> dict[str, str]:
     """The solution-cell sources of one file of the QA set, e.g. ``correct/loops``."""
-    from gradekit import qaset
+    from gradekit.qa import qaset
 
     return qaset.parse(KNOWN / f"{name}.py")[2]
 

@@ -91,7 +91,7 @@ UNUSUAL_TWO = {
 
 def pools() -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
     """The course's QA set: known wrong answers (name -> sections), and the unusual ones."""
-    from gradekit import qaset
+    from gradekit.qa import qaset
 
     graders = REPO / "autograder" / ASSIGNMENT
     known = {p.stem: qaset.parse(p)[2] for p in qaset.files(graders, "mistakes")}
@@ -202,8 +202,8 @@ def _cells(nb) -> dict[str, object]:
 class _Builder:
     def __init__(self, root: Path, seed: int):
         from gradekit.course import Course
-        from gradekit.release import Stripper
-        from gradekit.template import AssignmentSource
+        from gradekit.release.stripper import Stripper
+        from gradekit.authoring.template import AssignmentSource
 
         self.course = Course.load(root)
         self.source = AssignmentSource.load(self.course, ASSIGNMENT)
@@ -215,7 +215,7 @@ class _Builder:
         self.style: dict[str, dict[str, str]] = {}     # student -> exercise -> "key" or "own"
 
     def notebooks(self, student: str):
-        from gradekit.variant import build_variant
+        from gradekit.authoring.variant import build_variant
 
         release = {n: self.stripper.student_version(nb)
                    for n, nb in build_variant(self.course, self.source, student, self.secret).notebooks.items()}
@@ -333,7 +333,7 @@ def build(root: Path, honest: int, plants: dict[str, int], canonical: int = 0, u
     release as it is (the stub: everybody's). The sources of the copies are among
     the ``honest`` students; the copiers come on top.
     """
-    from gradekit.files import write_notebooks
+    from gradekit.atomic import write_notebooks
 
     make_course(root)
     builder = _Builder(root, seed)

@@ -62,7 +62,8 @@ DRIVER = textwrap.dedent(r'''
     import json, os, sys, time
     from pathlib import Path
 
-    from gradekit import cli, gradebook
+    from gradekit.cli import main as cli
+    from gradekit.gradebook import write as gradebook
 
     log = Path(sys.argv[2])
     mark = sys.argv[3]

@@ -1,4 +1,4 @@
-"""gradekit.cli: user mistakes, and the pipeline as an instructor runs it with nbgrader alongside."""
+"""gradekit.cli.main: user mistakes, and the pipeline as an instructor runs it with nbgrader alongside."""
 
 from __future__ import annotations
 
@@ -99,14 +99,14 @@ def test_feedback_before_autograde(course, capsys):
 @pytest.mark.parametrize("command", [["generate", ASSIGNMENT], ["autograde", ASSIGNMENT],
                                      ["feedback", ASSIGNMENT]])
 def test_not_a_course_dir(tmp_path, capsys, command):
-    from gradekit.cli import main
+    from gradekit.cli.main import main
 
     err = _one_line_error(capsys, main(["--course", str(tmp_path), *command]))
     assert "not a course directory" in err and str(tmp_path) in err and "--course DIR" in err
 
 
 def test_inside_a_course_the_error_points_to_it(course, capsys):
-    from gradekit.cli import main
+    from gradekit.cli.main import main
 
     err = _one_line_error(capsys, main(["--course", str(course.root / "source"), "autograde", ASSIGNMENT]))
     assert f"did you mean the course in {course.root.resolve()}?" in err, err
@@ -216,8 +216,8 @@ def test_feedback_pages(pipeline):
 
 
 def test_feedback_shows_failed_checks_and_no_expected_values(pipeline):
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     course, _, _ = pipeline
     for student in STUDENTS[1:3]:

@@ -19,9 +19,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from gradekit.autograde import Options, grade_many
-from gradekit.demo import build_course, fill
-from gradekit.release import answer_key, generate
+from gradekit.grading.options import Options
+from gradekit.runners.batch import grade_many
+from gradekit.cli.demo import build_course, fill
+from gradekit.release.generate import generate
+from gradekit.release.generate import write_answer_key
 
 pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
 
@@ -71,7 +73,7 @@ def course(tmp_path, monkeypatch):
     course = build_course(tmp_path / "course", STUDENTS)
     generate(course, "self_attention", STUDENTS)
     for i, student in enumerate(STUDENTS):
-        answer_key(course, "self_attention", student, tmp_path / f"key-{student}")
+        write_answer_key(course, "self_attention", student, tmp_path / f"key-{student}")
         nb = nbformat.read(str(tmp_path / f"key-{student}" / "self_attention.ipynb"), as_version=4)
         if i == 1:  # one wrong answer, so the comparison is not all full marks
             fill(nb, {"softmax": "import numpy as np\ndef softmax(x, axis=-1):\n"

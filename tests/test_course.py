@@ -5,7 +5,7 @@ One course is graded once for the module (``gradekit autograde --jobs 2``):
 * every student's answer key           -> full marks on every cell
 * every student's untouched release    -> zero on every cell, and no crash
 * the course's known implementations (autograder/self_attention/mistakes/ and
-  correct/, see gradekit.qaset), each on VARIANTS students: a classic mistake
+  correct/, see gradekit.qa.qaset), each on VARIANTS students: a classic mistake
   loses points on the test cells following its sections' solution cells (or
   those of its ``# breaks:`` line) and nowhere else; its feedback names it
   (its ``# names:`` phrase), and no finding anywhere names something else; a
@@ -28,7 +28,7 @@ import pytest
 
 from conftest import (ASSIGNMENT, NOTEBOOK, STUDENTS, CourseDir, exercise_tests, known_implementations,
                       with_solutions)
-from gradekit.release import answer_key
+from gradekit.release.generate import write_answer_key
 
 pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
 

@@ -1,5 +1,5 @@
 """Naming a mistake: the evidence of one check (check.evidence), the diagnosis weighed over a
-cell's checks (gradekit.diagnosis), and the property probes.
+cell's checks (gradekit.grading.diagnosis), and the property probes.
 
 Synthetic values only: the course's own catalogue is checked end to end in test_course.py.
 """

@@ -187,7 +187,7 @@ def test_exchange_round_trip(exchange_course):
 
 def test_release_feedback_skips_a_resubmission_collected_after_grading(course_factory, tmp_path):
     """Feedback graded from an older submission is not filed under a newer one's secret."""
-    from gradekit.exchange import GradekitReleaseFeedback, run_step
+    from gradekit.handout.exchange import GradekitReleaseFeedback, run_step
 
     course = course_factory(students=("alice",))
     course.generate()
@@ -221,7 +221,7 @@ def test_release_one_student_and_errors(exchange_course):
 
 
 def test_demo_round_trip(course_factory, capsys):
-    from gradekit.exchange import demo_round_trip
+    from gradekit.handout.exchange import demo_round_trip
 
     course = course_factory(students=STUDENTS3)
     course.generate()
@@ -281,7 +281,7 @@ def test_real_unix_users_cannot_read_each_other(course_factory):
         assert as_user(two, "cat", str(outbound / one / f"{NOTEBOOK}.ipynb"), check=False).returncode != 0
         # the exchange steps as the students, in a forked child that has become that user
         # (this interpreter may live where other users cannot run it, e.g. under /root)
-        from gradekit.exchange import GradekitFetchAssignment, GradekitFetchFeedback, GradekitSubmit
+        from gradekit.handout.exchange import GradekitFetchAssignment, GradekitFetchFeedback, GradekitSubmit
 
         assert forked_as(one, GradekitFetchAssignment, base / one) == 0
         fetched = base / one / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
@@ -322,7 +322,7 @@ def forked_as(user: str, step, home: Path, student: str | None = None, assignmen
     import pwd
     import traceback
 
-    from gradekit.exchange import ExchangeFailure, run_step
+    from gradekit.handout.exchange import ExchangeFailure, run_step
 
     entry = pwd.getpwnam(user)
     pid = os.fork()

@@ -12,7 +12,9 @@ import pytest
 from conftest import REPO
 
 from gradekit.errors import TemplateError
-from gradekit.i18n import N_, Say, View, _, join, languages
+from gradekit.i18n import N_, _, join
+from gradekit.i18n.catalogs import languages
+from gradekit.i18n.text import Say, View
 from gradekit.i18n import extract
 from gradekit.i18n.catalogs import translator
 
@@ -218,8 +220,8 @@ def _prose_facts(markdown: str) -> dict:
 
 def _variants(assignment: str, student: str):
     from gradekit.course import Course
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     course = Course.load(REPO)
     source = AssignmentSource.load(course, assignment)
@@ -255,7 +257,7 @@ def test_zh_and_en_variants_differ_in_prose_only(assignment, student):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_zh_and_en_releases_differ_in_prose_only(assignment):
-    from gradekit.release import Stripper
+    from gradekit.release.stripper import Stripper
 
     en, zh = _variants(assignment, "carol")
     for name in en.notebooks:
@@ -273,8 +275,8 @@ def test_a_broken_translation_names_the_cell_and_the_language(tmp_path):
     from babel.messages.pofile import read_po, write_po
 
     from gradekit.course import Course
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     root = tmp_path / "course"
     root.mkdir()
@@ -293,7 +295,7 @@ def test_a_broken_translation_names_the_cell_and_the_language(tmp_path):
 
 
 def test_translate_command_reports_and_checks(tmp_path, capsys):
-    from gradekit.cli import main
+    from gradekit.cli.main import main
 
     root = tmp_path / "course"
     root.mkdir()

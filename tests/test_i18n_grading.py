@@ -37,11 +37,12 @@ def both_languages(request, tmp_path_factory):
     """Every QA file of the assignment graded as an English and as a Chinese student:
     [(the QA files in the submission, the en result, the zh result)]."""
     from gradekit.course import Course
-    from gradekit.grading import Options, Pipeline
+    from gradekit.grading.options import Options
+    from gradekit.grading.pipeline import Pipeline
     from gradekit.qa import simulate
-    from gradekit.release import Stripper
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.release.stripper import Stripper
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     assignment = request.param
     with simulate.simulated_course(Course.load(REPO), assignment) as qa:
@@ -79,7 +80,8 @@ def test_the_qa_set_gets_identical_grades_in_both_languages(both_languages):
 
 
 def test_a_zh_student_reads_the_named_mistake_in_chinese(both_languages):
-    from gradekit.i18n import View, translator
+    from gradekit.i18n.catalogs import translator
+    from gradekit.i18n.text import View
 
     assignment, graded = both_languages
     named = 0

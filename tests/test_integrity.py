@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 import integrity_class
-from gradekit.integrity import check
+from gradekit.integrity.detect import detect
 from gradekit.integrity.fingerprints import all_kgrams, fingerprint
 from gradekit.integrity.report import print_table, render_html
 
@@ -40,7 +40,7 @@ def klass(tmp_path_factory):
 def findings(klass):
     from gradekit.course import Course
 
-    return check(Course.load(klass.root), integrity_class.ASSIGNMENT)
+    return detect(Course.load(klass.root), integrity_class.ASSIGNMENT)
 
 
 def flagged(findings) -> dict[tuple[str, str], dict]:
@@ -79,7 +79,7 @@ def test_the_lecture_numbers_are_reported_for_the_students_who_hard_coded_them(k
 
 
 def test_json_lists_each_flagged_pair_once_with_its_evidence(klass, findings, capsys):
-    from gradekit.cli import main
+    from gradekit.cli.main import main
 
     assert main(["--course", str(klass.root), "integrity", integrity_class.ASSIGNMENT, "--json"]) == 0
     pairs = json.loads(capsys.readouterr().out)
@@ -220,9 +220,9 @@ def test_a_copier_who_restores_their_own_cells_is_still_caught_by_the_checksums(
     root = tmp_path / "course"
     shutil.copytree(klass.root, root, ignore=shutil.ignore_patterns("reports"))
     course = Course.load(root)
-    from gradekit.release import Stripper
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.release.stripper import Stripper
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     variant = build_variant(course, AssignmentSource.load(course, integrity_class.ASSIGNMENT), copier)
     own = {name: Stripper().student_version(nb) for name, nb in variant.notebooks.items()}
@@ -235,7 +235,7 @@ def test_a_copier_who_restores_their_own_cells_is_still_caught_by_the_checksums(
             if gid in mine and not cell.metadata["nbgrader"].get("solution"):
                 cell.source = mine[gid].source
         nbformat.write(nb, str(path))
-    pairs = flagged(check(course, integrity_class.ASSIGNMENT))
+    pairs = flagged(detect(course, integrity_class.ASSIGNMENT))
     evidence = {e["kind"]: e for e in pairs[tuple(sorted((source, copier)))]["evidence"]}
     assert evidence["variant cells"]["checksums_only"] == evidence["variant cells"]["cells"]
     assert evidence["variant cells"]["from"] == source
@@ -247,7 +247,7 @@ def _snapshot(root):
 
 
 def test_an_unreadable_submission_is_listed_and_changes_nothing_else(klass, tmp_path, capsys):
-    from gradekit.cli import main
+    from gradekit.cli.main import main
 
     root = tmp_path / "course"
     shutil.copytree(klass.root, root, ignore=shutil.ignore_patterns("reports"))
@@ -271,7 +271,7 @@ def test_an_unreadable_submission_is_listed_and_changes_nothing_else(klass, tmp_
 
 @pytest.mark.parametrize("case, code", [("unknown assignment", 2), ("no submissions", 2), ("broken public examples", 3)])
 def test_bad_input_is_one_line_and_a_non_zero_exit(klass, tmp_path, capsys, case, code):
-    from gradekit.cli import main
+    from gradekit.cli.main import main
 
     root = tmp_path / "course"
     integrity_class.make_course(root)

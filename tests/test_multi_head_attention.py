@@ -23,8 +23,8 @@ import nbformat
 import pytest
 
 from conftest import REPO, CourseDir, _empty_gradebook, exercise_tests, with_solutions
-from gradekit import qaset
-from gradekit.release import answer_key
+from gradekit.qa import qaset
+from gradekit.release.generate import write_answer_key
 
 ASSIGNMENT = "multi_head_attention"
 NOTEBOOK = "multi_head_attention"
@@ -72,7 +72,7 @@ def graded(tmp_path_factory):
 
     def key(student):
         out = root / "keys" / student
-        answer_key(course.course, ASSIGNMENT, student, out)
+        write_answer_key(course.course, ASSIGNMENT, student, out)
         return nbformat.read(str(out / f"{NOTEBOOK}.ipynb"), as_version=4)
 
     for seed in SEEDS:
@@ -84,7 +84,7 @@ def graded(tmp_path_factory):
         for student in by_file[path.stem]:
             submit(student, with_solutions(key(student), sections))
     assert course.cli("autograde", ASSIGNMENT, "--jobs", "2") == 0
-    from gradekit.autograde import iter_results
+    from gradekit.results import iter_results
 
     results = {r.student: r for r in iter_results(course.course, ASSIGNMENT, everyone)}
     assert set(results) == set(everyone)

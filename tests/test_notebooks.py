@@ -1,4 +1,4 @@
-"""gradekit.notebooks.read against nbformat.read: the oracle, and the lean import."""
+"""gradekit.notebook.nodes.read against nbformat.read: the oracle, and the lean import."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import nbformat
 import pytest
 
 from conftest import REPO
-from gradekit import notebooks
+from gradekit.notebook import nodes as notebooks
 
-SHIPPED = sorted(REPO.glob("source/*/*.ipynb")) + sorted(REPO.glob("gradekit/skeleton/source/*/*.ipynb"))
+SHIPPED = sorted(REPO.glob("source/*/*.ipynb")) + sorted(REPO.glob("gradekit/authoring/skeleton/source/*/*.ipynb"))
 
 
 def _same(path):
@@ -61,7 +61,7 @@ def test_what_nbformat_would_change_is_read_by_nbformat(tmp_path):
 
 
 def test_reading_a_template_does_not_import_nbformats_validator():
-    code = ("import sys, gradekit.notebooks as n, gradekit\n"
+    code = ("import sys, gradekit.notebook.nodes as n, gradekit\n"
             f"nb = n.read({str(SHIPPED[0])!r})\n"
             "assert type(nb).__name__ == 'NotebookNode' and nb.cells\n"
             "assert 'nbformat.validator' not in sys.modules and 'jsonschema' not in sys.modules, 'imported'\n"

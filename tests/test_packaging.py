@@ -22,7 +22,7 @@ def test_every_gradekit_package_is_listed():
 
 
 def test_the_demo_course_is_this_repository_and_its_data_is_shipped():
-    from gradekit.demo import course_files
+    from gradekit.cli.demo import course_files
 
     root = course_files()
     assert (root / "nbgrader_config.py").is_file()

@@ -14,18 +14,18 @@ import pytest
 
 INTERNALS = [
     # (module, attribute path, used by)
-    ("_pytest.config", "_prepareconfig", "gradekit/graders/suite.py: configure pytest once"),
-    ("_pytest.config", "Config._do_configure", "gradekit/graders/suite.py"),
-    ("_pytest.main", "Session.from_config", "gradekit/graders/suite.py: collect once"),
-    ("_pytest.fixtures", "FuncFixtureInfo.argnames", "gradekit/graders/plugin.py: item._fixtureinfo.argnames"),
-    ("_pytest.python", "CallSpec.params", "gradekit/graders/plugin.py: item.callspec.params"),
-    ("hypothesis.core", "function_digest", "gradekit/graders/suite.py: digest cache"),
-    ("hypothesis.configuration", "set_hypothesis_home_dir", "gradekit/graders/suite.py"),
-    ("nbgrader.preprocessors", "AssignLatePenalties._check_late_penalty", "gradekit/gradebook.py: late penalties"),
-    ("nbgrader.preprocessors", "AssignLatePenalties.init_plugin", "gradekit/gradebook.py"),
-    ("nbgrader.api", "Grade.manual_score", "gradekit/gradebook.py: grades in one query"),
-    ("nbgrader.api", "SubmittedNotebook.late_submission_penalty", "gradekit/gradebook.py"),
-    ("nbgrader.api", "BaseCell.notebook_id", "gradekit/gradebook.py"),
+    ("_pytest.config", "_prepareconfig", "gradekit/grading/harness/suite.py: configure pytest once"),
+    ("_pytest.config", "Config._do_configure", "gradekit/grading/harness/suite.py"),
+    ("_pytest.main", "Session.from_config", "gradekit/grading/harness/suite.py: collect once"),
+    ("_pytest.fixtures", "FuncFixtureInfo.argnames", "gradekit/grading/harness/plugin.py: item._fixtureinfo.argnames"),
+    ("_pytest.python", "CallSpec.params", "gradekit/grading/harness/plugin.py: item.callspec.params"),
+    ("hypothesis.core", "function_digest", "gradekit/grading/harness/suite.py: digest cache"),
+    ("hypothesis.configuration", "set_hypothesis_home_dir", "gradekit/grading/harness/suite.py"),
+    ("nbgrader.preprocessors", "AssignLatePenalties._check_late_penalty", "gradekit/gradebook/write.py: late penalties"),
+    ("nbgrader.preprocessors", "AssignLatePenalties.init_plugin", "gradekit/gradebook/write.py"),
+    ("nbgrader.api", "Grade.manual_score", "gradekit/gradebook/write.py: grades in one query"),
+    ("nbgrader.api", "SubmittedNotebook.late_submission_penalty", "gradekit/gradebook/write.py"),
+    ("nbgrader.api", "BaseCell.notebook_id", "gradekit/gradebook/write.py"),
 ]
 
 
@@ -44,13 +44,13 @@ def test_prepareconfig_still_takes_args_and_plugins():
     from _pytest.config import _prepareconfig
 
     params = inspect.signature(_prepareconfig).parameters
-    assert "plugins" in params, "_pytest.config._prepareconfig(args, plugins=...) changed (gradekit/graders/suite.py)"
+    assert "plugins" in params, "_pytest.config._prepareconfig(args, plugins=...) changed (gradekit/grading/harness/suite.py)"
 
 
 def test_testreport_constructor_still_takes_what_the_plugin_passes():
     params = inspect.signature(pytest.TestReport.__init__).parameters
     for name in ("nodeid", "location", "keywords", "outcome", "longrepr", "when", "duration", "start", "stop"):
-        assert name in params, f"pytest.TestReport lost {name!r} (gradekit/graders/plugin.py makes lean reports)"
+        assert name in params, f"pytest.TestReport lost {name!r} (gradekit/grading/harness/plugin.py makes lean reports)"
 
 
 def test_the_pins_are_what_is_installed():

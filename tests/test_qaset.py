@@ -1,10 +1,10 @@
-"""gradekit.qaset: the QA-set file format (mistakes/ and correct/ next to the graders)."""
+"""gradekit.qa.qaset: the QA-set file format (mistakes/ and correct/ next to the graders)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gradekit import qaset
+from gradekit.qa import qaset
 from gradekit.errors import TemplateError
 
 

@@ -65,8 +65,8 @@ def append_to(nb, grade_id: str, answers: dict) -> nbformat.NotebookNode:
 
 
 def params(course: CourseDir, student: str) -> dict:
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     return build_variant(course.course, AssignmentSource.load(course.course, ASSIGNMENT), student, SECRET.encode()).params
 

@@ -1,4 +1,4 @@
-"""gradekit.release: what students receive, the answer key, the gradebook registration."""
+"""gradekit.release.generate: what students receive, the answer key, the gradebook registration."""
 
 from __future__ import annotations
 

@@ -16,7 +16,8 @@ import nbformat
 import pytest
 
 from conftest import ASSIGNMENT, CourseDir
-from gradekit import page, sections
+from gradekit.pages import look as page
+from gradekit.notebook import exercises as sections
 from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
 
 
@@ -58,7 +59,7 @@ def test_exercise_titles_come_from_the_heading_before_the_cell():
 
 def _class(rows, layout, choice=()):
     from gradekit.course import Course
-    from gradekit.report.data import GRADED, ClassData, Row
+    from gradekit.pages.report.data import GRADED, ClassData, Row
 
     course = Course(root=__import__("pathlib").Path("/nonexistent"), course_id="c", db_url="sqlite://")
     students = [Row(r.student, GRADED, r) for r in rows]
@@ -66,7 +67,7 @@ def _class(rows, layout, choice=()):
 
 
 def _layout(*cells, choice=()):
-    from gradekit.report.data import Cell
+    from gradekit.pages.report.data import Cell
 
     return [Cell(gid, "nb", points, False, sections.Heading(title, title), gid in choice) for gid, points, title in cells]
 
@@ -81,7 +82,7 @@ def _result(student, scores: dict, diagnosis=None, checks=None):
 
 
 def test_discrimination_and_flags():
-    from gradekit.report import stats
+    from gradekit.pages.report import stats
 
     layout = _layout(("tracks", 1, "A"), ("inverse", 1, "B"), ("all_pass", 1, "C"), ("rest", 10, "D"))
     rows = []
@@ -99,7 +100,7 @@ def test_discrimination_and_flags():
 
 def test_the_slowest_submissions_say_why():
     """A grading process's first submission waits for its sandbox: said so, not blamed on the grader."""
-    from gradekit.report import stats
+    from gradekit.pages.report import stats
 
     layout = _layout(("a", 1, "A"))
     first, student, plain, broken = (_result(s, {"a": (1.0, 1)}) for s in ("first", "slow_code", "plain", "broken"))
@@ -115,7 +116,7 @@ def test_the_slowest_submissions_say_why():
 
 
 def test_histogram_counts_everyone_and_full_marks_land_in_the_last_bin():
-    from gradekit.report.stats import histogram
+    from gradekit.pages.report.stats import histogram
 
     values = [0, 0.5, 7.25, 19.99, 20, 20]
     bins = histogram(values, 20)
@@ -125,8 +126,8 @@ def test_histogram_counts_everyone_and_full_marks_land_in_the_last_bin():
 
 
 def test_a_histogram_text_names_its_most_common_range_or_every_tied_one():
-    from gradekit.report.plots import score_histogram
-    from gradekit.report.stats import histogram
+    from gradekit.pages.report.plots import score_histogram
+    from gradekit.pages.report.stats import histogram
 
     one = score_histogram("t", "total", histogram([0, 1, 1, 2], 3), 3)
     assert "the most common range is 1 to 1.5, with 2." in one.alt
@@ -137,7 +138,7 @@ def test_a_histogram_text_names_its_most_common_range_or_every_tied_one():
 
 
 def test_the_mistakes_plot_text_counts_students_and_ties():
-    from gradekit.report.plots import misconception_bars
+    from gradekit.pages.report.plots import misconception_bars
 
     def bars(*counts):
         return misconception_bars([{"exercise": "1. One", "mistakes": [
@@ -149,7 +150,7 @@ def test_the_mistakes_plot_text_counts_students_and_ties():
 
 
 def test_misconceptions_count_students_once_and_link_their_feedback():
-    from gradekit.report import misconceptions
+    from gradekit.pages.report import misconceptions
 
     layout = _layout(("test_a", 2, "1. A"), ("test_b", 2, "1. A"), ("test_c", 2, "2. C"))
     rows = [
@@ -170,7 +171,7 @@ def test_misconceptions_count_students_once_and_link_their_feedback():
 
 
 def test_concept_check_options_are_counted_from_the_checks():
-    from gradekit.report import misconceptions
+    from gradekit.pages.report import misconceptions
 
     layout = _layout(("test_mc", 2, "Concepts"), choice=("test_mc",))
     wrong = "misconception: weights explain the model"
@@ -194,12 +195,13 @@ def test_concept_check_options_are_counted_from_the_checks():
 
 def _graded(course: CourseDir, students: dict[str, float]) -> None:
     """Synthetic results for ``students`` (name -> share of the checks passed), recorded in the gradebook."""
-    from gradekit import gradebook
-    from gradekit.report.data import layout as layout_of
+    from gradekit.gradebook.connect import open_gradebook
+    from gradekit.gradebook.write import record
+    from gradekit.pages.report.data import layout as layout_of
 
     c = course.course
     layout = layout_of(c, ASSIGNMENT)
-    with gradebook.open_gradebook(c) as gb:
+    with open_gradebook(c) as gb:
         for student, share in students.items():
             cells = [CellResult(cell.grade_id, cell.points, round(cell.points * share, 6),
                                 [Check("check", share == 1.0, "" if share == 1.0 else "wrong -- forgot x",
@@ -211,7 +213,7 @@ def _graded(course: CourseDir, students: dict[str, float]) -> None:
             folder = c.autograded_dir(student, ASSIGNMENT)
             folder.mkdir(parents=True)
             (folder / "results.json").write_text(json.dumps(result.to_dict()))
-            gradebook.record(gb, result)
+            record(gb, result, c)
 
 
 @pytest.fixture(scope="module")
@@ -268,8 +270,8 @@ def test_report_before_grading_is_one_line(course, capsys):
 
 
 def test_the_report_reads_the_file_autograde_writes():
-    from gradekit.autograde import RESULTS_FILE
-    from gradekit.report.data import RESULTS_FILE as READ
+    from gradekit.results import RESULTS_FILE
+    from gradekit.pages.report.data import RESULTS_FILE as READ
 
     assert READ == RESULTS_FILE
 

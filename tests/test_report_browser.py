@@ -322,12 +322,12 @@ def test_the_integrity_page_shows_both_sides_of_a_copy_within_the_page(browser, 
     (each scrolls inside its own box), the shared passages marked, nothing fetched."""
     import integrity_class
     from gradekit.course import Course
-    from gradekit.integrity import check
+    from gradekit.integrity.detect import detect
     from gradekit.integrity.report import render_html
 
     klass = integrity_class.build(tmp_path / "course", honest=8, plants={"exercise": 1}, seed=3)
     (pair,) = klass.planted_pairs()
-    findings = check(Course.load(klass.root), integrity_class.ASSIGNMENT)
+    findings = detect(Course.load(klass.root), integrity_class.ASSIGNMENT)
     assert sorted(pair) in [p["students"] for p in findings.pairs]
     page = tmp_path / "integrity.html"
     page.write_text(render_html(findings))

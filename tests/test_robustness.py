@@ -91,7 +91,7 @@ def test_timestamps_parse_as_nbgrader_parses_them(text):
     datetime, or both refuse."""
     from nbgrader.utils import parse_utc as nbgrader_parse_utc
 
-    from gradekit.untrusted import parse_utc
+    from gradekit.intake.untrusted import parse_utc
 
     def outcome(parse):
         try:
@@ -267,11 +267,11 @@ def test_a_template_that_does_not_render_stops_the_run(course, capsys):
 def test_a_params_generator_that_hangs_or_raises_stops_the_run(course, capsys, monkeypatch, bug, says):
     """A generator that never returns, or raises, for a student's seed is a course bug: one line
     naming the file, exit 3 -- never a hung command, nor a student's zero."""
-    import gradekit.template
+    import gradekit.authoring.template
 
     course.generate("alice")
     _submit_key(course, "alice")
-    monkeypatch.setattr(gradekit.template, "GENERATE_SECONDS", 0.5)
+    monkeypatch.setattr(gradekit.authoring.template, "GENERATE_SECONDS", 0.5)
     path = course.root / "source" / ASSIGNMENT / "params.py"
     path.write_text(path.read_text() + "\n\n_generate = generate\n\n\ndef generate(rng):\n" + bug)
     capsys.readouterr()
@@ -406,8 +406,8 @@ def _zip(path: Path, entries: dict[str, bytes], compression=zipfile.ZIP_DEFLATED
 
 
 def test_zip_bomb_slip_and_size_caps(course, tmp_path, capsys):
-    from gradekit.lms import collect_zip
-    from gradekit.untrusted import ArchiveLimits
+    from gradekit.handout.lms import collect_zip
+    from gradekit.intake.untrusted import ArchiveLimits
 
     limits = ArchiveLimits(entry_bytes=4 << 20, total_bytes=64 << 20, ratio=50, entries=100)
     notebook = __import__("nbformat").writes(course.answer_key("alice")).encode()

@@ -204,7 +204,7 @@ def test_course_files_are_not_visible(sandbox, course, monkeypatch):
              root / ".gradekit", root / ".gradekit" / "secret", root / "nbgrader_config.py",
              root / "release" / STUDENTS[0],
              REPO, REPO / "autograder", REPO / "solutions" / "self_attention" / "reference.py",
-             REPO / "gradekit" / "autograde.py", REPO / "tests"]
+             REPO / "gradekit" / "runners" / "batch.py", REPO / "tests"]
     for path in paths:
         assert path.exists(), path  # the grader sees it
         assert sandbox.call("probe_path", (str(path),)) == [], path

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from conftest import REPO, CourseDir, _empty_gradebook, with_solutions
-from gradekit import qaset
+from gradekit.qa import qaset
 
 NEW = "dot_products"
 
@@ -188,18 +188,18 @@ def test_refuses_an_existing_assignment(tmp_path, capsys, part):
 
 
 def test_outside_a_course_is_one_line(tmp_path, capsys):
-    from gradekit.cli import main
+    from gradekit.cli.main import main
 
     err = _one_line_error(capsys, main(["--course", str(tmp_path), "new", "x"]))
     assert "not a course directory" in err
 
 
 def test_skeleton_ships_no_course_and_no_python_modules():
-    from gradekit.scaffold import SKELETON
+    from gradekit.authoring.scaffold import SKELETON
 
     files = [p for p in SKELETON.rglob("*") if p.is_file()]
     assert files and all(p.name.endswith(".tmpl") for p in files)  # never imported or collected as tests
     package = REPO / "gradekit"
-    for path in files + [package / "scaffold.py", package / "qaset.py"]:
+    for path in files + [package / "authoring" / "scaffold.py", package / "qa" / "qaset.py"]:
         text = path.read_text()
         assert "self_attention" not in text and "multi_head_attention" not in text, path

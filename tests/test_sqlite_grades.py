@@ -1,10 +1,10 @@
-"""gradekit.sqlite_grades against nbgrader's API: the oracle.
+"""gradekit.gradebook.sql_write against nbgrader's API: the oracle.
 
 Two copies of one gradebook (both shipped assignments registered, the same
 students) receive the same results -- first gradings, regradings with and
 without a new timestamp, manual grades set by hand in between, submissions
-that could not be graded at all -- one written by gradekit.gradebook.record
-through nbgrader's API, one by gradekit.sqlite_grades. After every step they
+that could not be graded at all -- one written by gradekit.gradebook.write.record
+through nbgrader's API, one by gradekit.gradebook.sql_write. After every step they
 hold the same rows (ids aside, which both draw at random), value types
 included. A late submission is left to nbgrader.
 """
@@ -20,15 +20,18 @@ from contextlib import closing
 import pytest
 
 from conftest import REPO, _empty_gradebook
-from gradekit import sqlite_grades
-from gradekit.cells import grade_id, is_graded, is_solution, points
+from gradekit.gradebook import sql_write as sqlite_grades
+from gradekit.notebook.cells import grade_id, is_graded, is_solution, points
 from gradekit.course import Course
-from gradekit.gradebook import open_gradebook, record
-from gradekit.release import ReleaseCache, Stripper, register
+from gradekit.gradebook.connect import open_gradebook
+from gradekit.gradebook.write import record
+from gradekit.release.cache import ReleaseCache
+from gradekit.release.stripper import Stripper
+from gradekit.release.generate import register
 from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
-from gradekit.template import AssignmentSource
-from gradekit.untrusted import TIMESTAMP_FORMAT
-from gradekit.variant import build_variant
+from gradekit.authoring.template import AssignmentSource
+from gradekit.intake.untrusted import TIMESTAMP_FORMAT
+from gradekit.authoring.variant import build_variant
 
 ASSIGNMENTS = ("self_attention", "multi_head_attention")
 STUDENTS = [f"s{i:02d}" for i in range(8)]
@@ -118,7 +121,7 @@ def dump(course: Course) -> dict:
 
 def _both(theirs: Course, ours: Course, result: SubmissionResult) -> None:
     with open_gradebook(theirs) as gb:
-        record(gb, SubmissionResult.from_dict(result.to_dict()))
+        record(gb, SubmissionResult.from_dict(result.to_dict()), theirs)
     mine = SubmissionResult.from_dict(result.to_dict())
     assert sqlite_grades.record(ours, mine), f"declined {result.student}/{result.assignment}"
     assert all(nb.late_penalty is None for nb in mine.notebooks)
@@ -186,7 +189,7 @@ def test_a_late_submission_is_left_to_nbgrader(two):
 def test_the_class_report_reads_the_gradebook_as_nbgrader_does(two):
     """gradebook.read_class_marks (plain SQL) against class_marks (nbgrader's API), on one gradebook
     with manual grades, a due date, an extension, late and on-time submissions and penalties."""
-    from gradekit.gradebook import class_marks, read_class_marks
+    from gradekit.gradebook.marks import class_marks, read_class_marks
 
     theirs, _ = two
     cells = _cells(theirs)
@@ -214,7 +217,7 @@ def test_the_class_report_reads_the_gradebook_as_nbgrader_does(two):
 
 
 def class_marks_of(course, assignment):
-    from gradekit.gradebook import class_marks
+    from gradekit.gradebook.marks import class_marks
 
     with open_gradebook(course) as gb:
         return class_marks(gb, assignment)
@@ -222,4 +225,4 @@ def class_marks_of(course, assignment):
 
 def _both_api(course: Course, result: SubmissionResult) -> None:
     with open_gradebook(course) as gb:
-        record(gb, result)
+        record(gb, result, course)

@@ -1,4 +1,4 @@
-"""gradekit.strip against nbgrader's own preprocessors: the oracle.
+"""gradekit.release.preprocessors against nbgrader's own preprocessors: the oracle.
 
 gradekit strips every release with its own copy of nbgrader's steps; these
 tests hold it to nbgrader byte for byte -- the notebook JSON as written, key
@@ -17,9 +17,9 @@ import nbformat
 import pytest
 
 from conftest import REPO
-from gradekit import strip
-from gradekit.files import notebook_json
-from gradekit.release import NbgraderStripper, Stripper
+from gradekit.release import preprocessors as strip
+from gradekit.atomic import notebook_json
+from gradekit.release.stripper import NbgraderStripper, Stripper
 
 VERSIONS = ("student_version", "registration_version", "answer_key")
 ASSIGNMENTS = ("self_attention", "multi_head_attention")
@@ -34,8 +34,8 @@ def nbgrader():
 def variants(tmp_path_factory):
     """The rendered notebooks of 40 students of each shipped assignment (quiz included)."""
     from gradekit.course import Course
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     root = tmp_path_factory.mktemp("strip-course")
     shutil.copy(REPO / "nbgrader_config.py", root)

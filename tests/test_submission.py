@@ -1,4 +1,4 @@
-"""gradekit.submission: reading submitted files defensively and restoring instructor cells."""
+"""gradekit.intake.submission: reading submitted files defensively and restoring instructor cells."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from conftest import STUDENTS, cell_by_id, grade_id, is_solution, is_test, nbgrader_meta, with_solutions
 from gradekit.errors import SubmissionError
-from gradekit.submission import code_to_run, read_notebook, sanitize
+from gradekit.intake.submission import code_to_run, read_notebook, sanitize
 
 STUDENT = STUDENTS[0]
 

@@ -1,8 +1,8 @@
-"""gradekit.terminal and the final marks in results: what the instructor's summary shows."""
+"""gradekit.pages.terminal and the final marks in results: what the instructor's summary shows."""
 
 import pytest
 
-from gradekit.terminal import Summary, note_of
+from gradekit.pages.terminal import Summary, note_of
 from gradekit.results import CellResult, NotebookResult, SubmissionResult
 
 

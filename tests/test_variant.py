@@ -1,4 +1,4 @@
-"""gradekit.variant and gradekit.template: seeds, params, rendering."""
+"""gradekit.authoring.variant and gradekit.authoring.template: seeds, params, rendering."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET
 from gradekit.course import Course
 from gradekit.errors import CourseError, TemplateError, UsageError
-from gradekit.template import AssignmentSource
-from gradekit.variant import build_variant, student_seed
+from gradekit.authoring.template import AssignmentSource
+from gradekit.authoring.variant import build_variant, student_seed
 
 
 def _variant(course, student, secret=None):

@@ -15,7 +15,7 @@ known wrong route to the value that route gives on this input; the mismatch
 records which routes the wrong value matched (``candidates``) and which it
 did not (``ruled_out``). One input alone proves little -- two routes can give
 the same numbers on it -- so the cell's diagnosis weighs the evidence of all
-its checks (:mod:`gradekit.diagnosis`). A route whose value is
+its checks (:mod:`gradekit.grading.diagnosis`). A route whose value is
 ``None`` is unknown on this input: neither evidence for nor against it. A
 route whose value is :data:`FAILS` would raise on this input (a shape that
 does not fit): a student who got a value here is not on it.

@@ -14,7 +14,7 @@ The student's language (``languages.csv``) renders their release and the
 texts they read: the results keep every text in English (the instructor's,
 and the catalogue names the class report counts) and, in
 ``SubmissionResult.translations``, each one's rendering in the student's
-language (:class:`gradekit.i18n.Say`). Grades never depend on the language.
+language (:class:`gradekit.i18n.text.Say`). Grades never depend on the language.
 
 A :class:`~gradekit.errors.CourseFailure` (a grader that does not load, a
 template that does not render, a sandbox that does not start) propagates: the
@@ -31,17 +31,20 @@ from pathlib import Path
 
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, GraderError, SubmissionError
-from gradekit.files import atomic_write, write_notebooks
-from gradekit.graders.suite import GraderSuite
-from gradekit.i18n import Say, _, language_of, translator
-from gradekit.incremental import assignment_version, fingerprint
-from gradekit.release import ReleaseCache
+from gradekit.atomic import atomic_write, write_notebooks
+from gradekit.grading.harness.suite import GraderSuite
+from gradekit.i18n.text import Say
+from gradekit.i18n import _
+from gradekit.i18n.languages_csv import language_of
+from gradekit.i18n.catalogs import translator
+from gradekit.intake.incremental import assignment_version, fingerprint
+from gradekit.release.cache import ReleaseCache
 from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
 from gradekit.sandbox.client import Sandbox
-from gradekit.template import AssignmentSource
+from gradekit.authoring.template import AssignmentSource
 from gradekit.timeline import mark
-from gradekit.untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
-from gradekit.variant import build_variant
+from gradekit.intake.untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
+from gradekit.authoring.variant import build_variant
 from gradekit.grading.options import Options
 from gradekit.grading.preflight import preflight
 from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage
@@ -197,13 +200,13 @@ class Pipeline:
         Anything else that goes wrong here keeps the student's result as graded."""
         import tempfile
 
-        from gradekit.release import answer_key
+        from gradekit.release.generate import write_answer_key
 
         errors = self.grader_errors
         try:
             with tempfile.TemporaryDirectory(prefix="gradekit-key-") as tmp:
                 key = Path(tmp) / "submitted"
-                answer_key(self.course, self.assignment, student, key, source=self.source, secret=self.secret,
+                write_answer_key(self.course, self.assignment, student, key, source=self.source, secret=self.secret,
                            language=language)
                 self._blaming = True
                 try:
@@ -245,5 +248,5 @@ def load_stage(spec: str | type) -> type[Stage]:
         raise GraderError(f"nbgrader_config.py: c.Gradekit.stages names {spec!r}, which does not load "
                           f"({type(exc).__name__}: {exc})") from None
     if not (isinstance(stage, type) and issubclass(stage, Stage)):
-        raise GraderError(f"nbgrader_config.py: c.Gradekit.stages: {spec!r} is not a gradekit.grading.Stage")
+        raise GraderError(f"nbgrader_config.py: c.Gradekit.stages: {spec!r} is not a gradekit.grading.stages.Stage")
     return stage

@@ -1,6 +1,6 @@
 """Checking a course before it grades anything: the templates render, the course's Python compiles.
 
-Run by every :class:`~gradekit.grading.Pipeline` as it loads the assignment,
+Run by every :class:`~gradekit.grading.pipeline.Pipeline` as it loads the assignment,
 in the grading process (so a command that has nothing to grade never pays
 for it, and a pool pays for it once, in its fork server). A failure is a
 :class:`~gradekit.errors.CourseFailure` naming the file and line: the run
@@ -23,11 +23,11 @@ def preflight(course: Course, assignment: str, source=None) -> None:
     Python file of the graders and the reference compiles; the error names
     the file and line. (Graders that compile but fail to import are caught
     when the grading processes collect them, still before any grade is recorded.)
-    ``source``: the assignment's already loaded :class:`~gradekit.template.AssignmentSource`.
+    ``source``: the assignment's already loaded :class:`~gradekit.authoring.template.AssignmentSource`.
     """
     from gradekit.i18n.languages_csv import default_language, student_languages
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     source = source or AssignmentSource.load(course, assignment)
     for language in sorted({default_language(course), *student_languages(course).values()}):

@@ -28,17 +28,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gradekit.cells import grade_id, is_graded, is_solution, is_test, points
+from gradekit.notebook.cells import grade_id, is_graded, is_solution, is_test, points
 from gradekit.errors import SubmissionError
-from gradekit.i18n import Say, _
-from gradekit.notebooks import new_stream_output
+from gradekit.i18n.text import Say
+from gradekit.i18n import _
+from gradekit.notebook.nodes import new_stream_output
 from gradekit.results import CellResult, CellRun, Check, NotebookResult
-from gradekit.submission import code_to_run, read_notebook, sanitize
+from gradekit.intake.submission import code_to_run, read_notebook, sanitize
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
 
-    from gradekit.variant import Variant
+    from gradekit.authoring.variant import Variant
     from gradekit.grading.pipeline import Pipeline
 
 DEFAULT_STAGES = [
@@ -204,8 +205,8 @@ _STUBS: set[str] = set()
 def _stubs() -> set[str]:
     """nbgrader's stub of a free-text answer, in every language gradekit speaks."""
     if not _STUBS:
-        from gradekit.i18n import languages
-        from gradekit.release import stubs
+        from gradekit.i18n.catalogs import languages
+        from gradekit.release.stripper import stubs
 
         _STUBS.update({UNANSWERED, *(stubs(language)[1] for language in languages())})
     return _STUBS

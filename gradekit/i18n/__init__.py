@@ -2,7 +2,7 @@
 
     text.py       _("..."), Text, Say (grading stores English, notes the translation), View (a page shows it)
     catalogs.py   the gettext catalogs: gradekit/locale/<lang>.po, source/<assignment>/locale/<lang>.po
-    languages_csv.py  languages.csv: which student reads which language
+    languages_csv.py  languages.csv: which student reads which language (language_of)
     extract.py    the message ids of gradekit and of an assignment (Babel), and updating a catalog
 
 A grader marks a text for translation with ``_``::
@@ -15,16 +15,6 @@ A grader marks a text for translation with ``_``::
 The command line stays English: it is the instructor's.
 """
 
-from gradekit.i18n.catalogs import languages, translator
-from gradekit.i18n.text import N_, Say, Text, View, _, join
+from gradekit.i18n.text import N_, Text, _, join   # what a course imports; the rest from the modules
 
-__all__ = ["_", "N_", "Text", "join", "Say", "View", "languages", "translator", "language_of"]
-
-
-def __getattr__(name: str):
-    # languages.py reads ids through gradekit.untrusted, which itself marks texts with _: import it late
-    if name == "language_of":
-        from gradekit.i18n.languages_csv import language_of
-
-        return language_of
-    raise AttributeError(name)
+__all__ = ["_", "N_", "Text", "join"]

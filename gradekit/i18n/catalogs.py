@@ -103,7 +103,7 @@ def compile_po(po: Path) -> bytes:
 def compile_all(course_root: Path | None = None) -> list[Path]:
     """Write a ``.mo`` beside every ``.po`` of gradekit and of the course's assignments that is
     newer than it; return those written."""
-    from gradekit.files import atomic_write_bytes
+    from gradekit.atomic import atomic_write_bytes
 
     pos = list(PACKAGE_LOCALE.glob("*.po"))
     if course_root is not None:

@@ -3,7 +3,7 @@
 What is extracted::
 
     gradekit/**/*.py                    _("...") and N_("...")
-    gradekit/templates/*.html           {% trans %} blocks and _("...") (the feedback page)
+    gradekit/pages/templates/*.html           {% trans %} blocks and _("...") (the feedback page)
     source/<a>/*.ipynb                  each markdown cell's whole source (not a free-text answer);
                                         in code cells, {% trans %} blocks and {{ _("...") }}
     source/<a>/params*.py               N_("...") (quiz texts the notebook shows with _(...))
@@ -88,7 +88,7 @@ def _jinja(catalog, source: bytes, where: str, offset: int, comment: str | None 
 
 
 def _notebook(catalog, path: Path, root: Path) -> None:
-    from gradekit.template import message_of
+    from gradekit.authoring.template import message_of
 
     where = str(path.relative_to(root))
     nb = nbformat.read(str(path), as_version=4)
@@ -143,7 +143,7 @@ def update(course_root: Path | None, assignment: str | None, language: str) -> t
     and what it still lacks (:func:`problems`)."""
     from babel.messages.pofile import read_po, write_po
 
-    from gradekit.files import atomic_write_bytes
+    from gradekit.atomic import atomic_write_bytes
 
     template = messages(course_root, assignment)
     path = po_path(course_root, assignment, language)

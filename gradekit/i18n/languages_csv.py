@@ -16,7 +16,7 @@ import csv
 from pathlib import Path
 
 from gradekit.errors import UsageError
-from gradekit.untrusted import check_id
+from gradekit.intake.untrusted import check_id
 from gradekit.i18n.catalogs import languages
 
 LANGUAGES_FILE = "languages.csv"

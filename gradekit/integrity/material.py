@@ -1,9 +1,9 @@
 """What copy detection reads: each student's own variant, and what each student handed in.
 
 From the variant (rebuilt from the student id with
-:func:`gradekit.variant.build_variant`, solutions kept by
-:meth:`gradekit.release.Stripper.answer_key`, stubs by
-:meth:`~gradekit.release.Stripper.student_version`), a :class:`Personal`:
+:func:`gradekit.authoring.variant.build_variant`, solutions kept by
+:meth:`gradekit.release.stripper.Stripper.answer_key`, stubs by
+:meth:`~gradekit.release.stripper.Stripper.student_version`), a :class:`Personal`:
 
 * the student's personal numbers: every number of the params, in order,
   quantised to 0.001, and the runs of three of them;
@@ -14,7 +14,7 @@ From the variant (rebuilt from the student id with
   code everybody was given, or that the course expects, is no evidence.
 
 From the submission (``submitted/<student>/<assignment>/*.ipynb``, read with
-:func:`gradekit.submission.read_notebook`; nothing in it is ever run), a
+:func:`gradekit.intake.submission.read_notebook`; nothing in it is ever run), a
 :class:`Handed`: the answer cells' code, literal answers, the numbers in the
 code and in the saved outputs, the read-only cells as handed in, and the
 fingerprints of each answer cell.
@@ -35,11 +35,11 @@ from nbgrader.utils import compute_checksum
 
 from gradekit.course import Course
 from gradekit.errors import SubmissionError
-from gradekit.release import Stripper
-from gradekit.submission import MAX_NOTEBOOK_BYTES, read_notebook
-from gradekit.untrusted import find_notebook, read_bytes, submission_files
-from gradekit.template import AssignmentSource
-from gradekit.variant import build_variant
+from gradekit.release.stripper import Stripper
+from gradekit.intake.submission import MAX_NOTEBOOK_BYTES, read_notebook
+from gradekit.intake.untrusted import find_notebook, read_bytes, submission_files
+from gradekit.authoring.template import AssignmentSource
+from gradekit.authoring.variant import build_variant
 from gradekit.integrity.fingerprints import all_kgrams, fingerprint
 
 ADDED = "(added cells)"       # the unit of the code cells a student added to a notebook

@@ -3,12 +3,8 @@
     run.py        the simulated class, the gradings and one Row per check
     rows.py       Row, CheckReport and the table
     simulate.py   the temporary course, the simulated students, the QA set's submissions
+    qaset.py      the QA set's files: known mistakes and right answers written differently
     leaks.py      the LeakScan stage: hidden values in the feedback
     blind.py      the BlindSpots stage: known mistakes that give the right answer on some input
     items.py      multiple-choice items against test-wise guessing
 """
-
-from gradekit.qa.rows import CheckReport, Row, print_report
-from gradekit.qa.run import check_assignment
-
-__all__ = ["check_assignment", "CheckReport", "Row", "print_report"]

@@ -1,7 +1,7 @@
 """Hidden values in feedback: numbers the reference computed that a student's feedback prints.
 
 While ``gradekit check`` grades, the ``reference`` fixture keeps every value
-the reference's functions return (:class:`gradekit.graders.plugin.RecordingReference`),
+the reference's functions return (:class:`gradekit.grading.harness.plugin.RecordingReference`),
 and the :class:`LeakScan` stage, last in the pipeline, looks for them in what
 the student is told: each check's message and the cell's diagnosis, in English
 and in the student's language. A number

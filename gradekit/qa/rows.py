@@ -61,7 +61,7 @@ def print_report(report: CheckReport) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from gradekit.untrusted import shown
+    from gradekit.intake.untrusted import shown
 
     table = Table(title=f"gradekit check {report.assignment}: {report.students} simulated students, "
                         f"{report.gradings} gradings, {report.seconds:.1f} s", title_justify="left")

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from gradekit.course import Course
 from gradekit.results import SubmissionResult
-from gradekit.untrusted import shown
+from gradekit.intake.untrusted import shown
 from gradekit.qa import simulate
 from gradekit.qa.items import testwise_rows
 from gradekit.qa.rows import CheckReport, Row
@@ -76,7 +76,7 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
         _translation_rows(tasks, results, spoken, report)
         report.rows.extend(testwise_rows(variants))
         for language in simulate.translations(qa, assignment):
-            from gradekit.i18n import translator
+            from gradekit.i18n.catalogs import translator
 
             report.rows.extend(testwise_rows(variants, language, translator(qa.root, assignment, language)))
         seconds = [r.seconds for r in results.values() if r.seconds]
@@ -96,8 +96,8 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
 
 def _variant_rows(qa: Course, assignment: str, ids: list[str], report: CheckReport) -> dict | None:
     from gradekit.errors import GradekitError
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     try:
         source = AssignmentSource.load(qa, assignment)
@@ -124,7 +124,7 @@ def _variant_rows(qa: Course, assignment: str, ids: list[str], report: CheckRepo
 
 
 def _coverage_rows(qa: Course, assignment: str, notebooks: dict, report: CheckReport) -> None:
-    from gradekit.cells import grade_id, is_graded, is_test, points
+    from gradekit.notebook.cells import grade_id, is_graded, is_test, points
 
     graders = {p.stem for p in qa.graders_dir(assignment).glob("test_*.py")}
     tests = [grade_id(c) for nb in notebooks.values() for c in nb.cells if is_test(c)]
@@ -143,9 +143,10 @@ def _coverage_rows(qa: Course, assignment: str, notebooks: dict, report: CheckRe
 # -- the gradings ----------------------------------------------------------------------------------
 
 def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: list[str] = ()) -> list[Task]:
-    from gradekit.release import ReleaseCache, Stripper
-    from gradekit.template import AssignmentSource
-    from gradekit.variant import build_variant
+    from gradekit.release.cache import ReleaseCache
+    from gradekit.release.stripper import Stripper
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
 
     source = AssignmentSource.load(qa, assignment)
     releases = ReleaseCache(qa, assignment)
@@ -190,7 +191,7 @@ def _merged(group: list) -> dict[str, str]:
 def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed: bool) -> dict[int, SubmissionResult]:
     """Every task graded, in worker processes forked from this one (the templates and graders are
     loaded once per worker); results by task index."""
-    from gradekit.runners import workers_for
+    from gradekit.runners.batch import workers_for
 
     jobs = jobs or workers_for(len(tasks))
     args = (str(qa.root), assignment, sandboxed, str(qa.root / "qa-out"))

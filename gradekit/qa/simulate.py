@@ -21,10 +21,10 @@ from typing import Iterator
 
 import nbformat
 
-from gradekit.cells import grade_id, is_solution, is_test
+from gradekit.notebook.cells import grade_id, is_solution, is_test
 from gradekit.course import Course
-from gradekit.files import write_notebooks
-from gradekit.qaset import KINDS, files as qa_files, parse as parse_qa
+from gradekit.atomic import write_notebooks
+from gradekit.qa.qaset import KINDS, files as qa_files, parse as parse_qa
 
 QA_SECRET = "gradekit-check: simulated students, not a course's"
 STUDENT_PREFIX = "qa"
@@ -74,7 +74,7 @@ def students(n: int) -> list[str]:
 
 def translations(course: Course, assignment: str) -> list[str]:
     """The languages besides English that the assignment has a catalog for (and gradekit speaks)."""
-    from gradekit.i18n import languages
+    from gradekit.i18n.catalogs import languages
     from gradekit.i18n.catalogs import locale_dir
 
     return [lang for lang in languages() if lang != "en" and (locale_dir(course.root, assignment) /

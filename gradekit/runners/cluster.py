@@ -22,7 +22,7 @@ from typing import Iterable
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, UsageError
 from gradekit.results import SubmissionResult
-from gradekit.runners import OnResult, Runner, failure_outcome, outcome, result_of
+from gradekit.runners.base import OnResult, Runner, failure_outcome, outcome, result_of
 
 _PIPELINES: dict = {}
 _LOCK = threading.Lock()

@@ -3,7 +3,7 @@
 Workers fork from a warm fork server (:mod:`gradekit.runners.forkserver`)
 that has already loaded, checked and collected the assignment
 (:mod:`gradekit.runners.warm`); each claims a core (:mod:`~gradekit.runners.cores`),
-takes that :class:`~gradekit.grading.Pipeline` over (or builds its own, if the
+takes that :class:`~gradekit.grading.pipeline.Pipeline` over (or builds its own, if the
 course changed since) and starts a sandbox of its own. Only student ids go out
 and plain result data comes back. A worker that cannot build its pipeline (a grader that
 does not import, a sandbox that does not start) answers every task with that
@@ -26,7 +26,7 @@ from gradekit.course import Course
 from gradekit.errors import CourseFailure
 from gradekit.grading.options import Options
 from gradekit.results import SubmissionResult
-from gradekit.runners import OnResult, Runner, failure_outcome, outcome, result_of
+from gradekit.runners.base import OnResult, Runner, failure_outcome, outcome, result_of
 from gradekit.runners.cores import affinity, claim_core, pin_to_core
 
 if TYPE_CHECKING:  # pragma: no cover - the coordinator of a pool never imports the grading code

@@ -4,7 +4,7 @@ The fork server (:mod:`gradekit.runners.forkserver`) imports this module at
 start-up -- multiprocessing's only hook into it is a list of modules to
 import. Importing it loads the grading code, numpy and pytest and, when
 ``$GRADEKIT_WARM`` says which course, assignment and options the coordinator
-is about to grade, builds that :class:`~gradekit.grading.Pipeline` up to its
+is about to grade, builds that :class:`~gradekit.grading.pipeline.Pipeline` up to its
 sandbox: the templates loaded and checked, the graders collected. Every
 worker forks with all that done, so a pool pays for it once, not once per
 worker, and no worker starts before it is ready.
@@ -121,7 +121,7 @@ def _prepare(spec: str | None) -> None:
 def _state(course: Course, assignment: str) -> tuple:
     """What must not have changed for a prepared pipeline to be used: the course's settings,
     the assignment's version (source, graders, reference, gradekit) and the secret."""
-    from gradekit.incremental import assignment_version
+    from gradekit.intake.incremental import assignment_version
 
     return (course, assignment_version(course, assignment), course.secret())
 

@@ -1,6 +1,6 @@
 """Per-student numbers and option orders for the thought-question quiz (quiz.ipynb).
 
-Drawn from a stream of its own (see gradekit.template), so the exercise
+Drawn from a stream of its own (see gradekit.authoring.template), so the exercise
 notebook's numbers do not depend on this file. Every value is plain JSON.
 The right answers are computed here too, rounded to three decimals as the
 lecture rounds: they fill the answer key, and the hidden graders recompute

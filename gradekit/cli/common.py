@@ -1,0 +1,37 @@
+"""What the verbs share: the course of ``--course``, the class of ``--student``, and warnings."""
+
+from __future__ import annotations
+
+import sys
+
+from gradekit.course import Course
+from gradekit.errors import UsageError
+
+
+def course_of(args) -> Course:
+    return Course.load(args.course)
+
+
+def class_of(course: Course, args) -> list[str]:
+    """The students named with --student (each in the gradebook), else the gradebook's: at least one."""
+    from gradekit.gradebook import read
+
+    course.source_of(args.assignment)
+    students = read.check_students(course, args.student) if args.student else read.students(course)
+    if not students:
+        raise UsageError("no students in the gradebook: add them with `nbgrader db student import roster.csv` "
+                         "(or `nbgrader db student add ID`), then run this again")
+    return students
+
+
+def warn_untranslated(course: Course, assignment: str, students: list[str]) -> None:
+    """A line on stderr for each language some students read that the assignment's catalog
+    leaves (partly) in English."""
+    from gradekit.i18n.languages_csv import untranslated
+
+    for language, (readers, left) in untranslated(course, assignment, students).items():
+        po = f"source/{assignment}/locale/{language}.po"
+        what = f"{assignment} has no {po}: their notebooks are in English" if left is None else \
+            f"{po} leaves {left} text(s) untranslated or fuzzy: those are in English"
+        print(f"warning: {readers} student(s) read {language}, but {what}. `gradekit translate {assignment} "
+              f"--language {language}` lists them; translate them and generate again.", file=sys.stderr)

@@ -1,0 +1,62 @@
+"""The ``gradekit`` command: the parser, and one line and an exit status for every foreseen failure.
+
+Each verb is a module of :mod:`gradekit.cli` with ``add_parser(sub)`` and
+``run(args)``. Every failure gradekit foresees is a GradekitError: one line on
+stderr and a non-zero exit status, 2 for a mistake in the command or its
+input, 3 for a broken course or machine (see :mod:`gradekit.errors`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gradekit.cli import (answer_key, autograde, check, collect, demo, feedback, generate, integrity, new, release,
+                          report, translate)
+from gradekit.errors import GradekitError
+
+# in the order of the flow, as `gradekit --help` lists them
+VERBS = (new, check, translate, generate, answer_key, release, collect, autograde, feedback, integrity, report, demo)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gradekit", description=(
+        "Autograded assignments with every student's own numbers: generate and release the variants, grade "
+        "the class in sandboxes with hidden graders, write feedback, the class report and copy detection. "
+        "Run it in the course directory (or give --course). Exit status: 0 done, 1 a check failed, "
+        "2 a mistake in the command or its input, 3 a broken course or machine."))
+    parser.add_argument("--course", default=".", help="course directory (default: the current one)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for verb in VERBS:
+        verb.add_parser(sub)
+    return parser
+
+
+def _one_blas_thread() -> None:
+    """numpy's BLAS starts a thread per core on import, which spins while it waits for work: a
+    tenth of a CPU second of every gradekit process that imports numpy, for nothing -- they compute
+    on small arrays, one process per core. A setting of the user's own is kept."""
+    import os
+
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gradekit.timeline import mark
+
+    mark("coordinator", "main")
+    _one_blas_thread()
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except GradekitError as exc:
+        print(f"gradekit: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("gradekit: interrupted; results recorded so far are kept", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

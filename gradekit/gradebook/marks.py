@@ -1,0 +1,129 @@
+"""The marks a student has now: the autograder's, the instructor's manual grades, the late penalties.
+
+Manual grades and overrides are set in formgrader after autograding; the late
+penalty is nbgrader's. Feedback pages and the class report show a result as
+the gradebook has it now, through :func:`final_marks` (one student) or
+:func:`read_class_marks` (a class, read with plain SQL where it can).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gradekit.course import Course
+from gradekit.gradebook import sql_read as roster
+from gradekit.gradebook.connect import api, open_gradebook
+from gradekit.gradebook.write import grades_of
+from gradekit.results import SubmissionResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nbgrader.api import Gradebook
+
+
+def final_marks(gb: "Gradebook", result: SubmissionResult) -> SubmissionResult:
+    """``result`` as the gradebook has it now: the instructor's grades and the late penalties.
+
+    Manual grades and overrides set in formgrader after autograding, and
+    nbgrader's late penalty, are the gradebook's; feedback built from the
+    autograder's result alone would miss them.
+    """
+    orm = api()
+    Notebook, SubmittedNotebook = orm.Notebook, orm.SubmittedNotebook
+    try:
+        submission = gb.find_submission(result.assignment, result.student)
+    except orm.MissingEntry:
+        return result
+    grades = grades_of(gb, submission)
+    penalties = dict(gb.db.query(Notebook.name, SubmittedNotebook.late_submission_penalty)
+                     .join(SubmittedNotebook, SubmittedNotebook.notebook_id == Notebook.id)
+                     .filter(SubmittedNotebook.assignment_id == submission.id).all())
+    manual = {key: score for key, (_, score) in grades.items() if score is not None}
+    return apply_marks(result, manual, penalties)
+
+
+def apply_marks(result: SubmissionResult, manual: dict, penalties: dict) -> SubmissionResult:
+    """``result`` with the instructor's scores (by (notebook, cell)) and the late penalties (by notebook)."""
+    for nb in result.notebooks:
+        nb.late_penalty = penalties.get(nb.name) or None
+        for cell in nb.cells:
+            manual_score = manual.get((nb.name, cell.grade_id))
+            if manual_score is not None:
+                cell.score, cell.by_hand = float(manual_score), True
+    return result
+
+
+@dataclass
+class ClassMarks:
+    """What the gradebook holds about a whole assignment, read in a few queries (the class report's)."""
+
+    students: list[str]                                  # everyone in the gradebook
+    manual: dict[str, dict] = field(default_factory=dict)     # student -> {(notebook, cell): instructor's score}
+    penalties: dict[str, dict] = field(default_factory=dict)  # student -> {notebook: late penalty}
+    seconds_late: dict[str, float] = field(default_factory=dict)  # student -> seconds past the due date
+    duedate: object = None
+
+    def apply(self, result: SubmissionResult) -> SubmissionResult:
+        """As :func:`final_marks`, from what was read once for the class."""
+        return apply_marks(result, self.manual.get(result.student, {}), self.penalties.get(result.student, {}))
+
+
+def read_class_marks(course: Course, assignment: str) -> ClassMarks:
+    """:func:`class_marks`, read with plain SQL from an SQLite gradebook (:mod:`gradekit.gradebook.sql_read`;
+    importing nbgrader's API costs the class report more than a second), through nbgrader's API
+    from any other database."""
+    students, held, due = roster.students(course), roster.recorded(course, assignment), \
+        roster.duedate(course, assignment)
+    if students is None or held is None or due is None:
+        with open_gradebook(course) as gb:
+            return class_marks(gb, assignment)
+    marks = ClassMarks(students, duedate=due[0])
+    for student, rec in held.items():
+        manual = {key: grade[1] for key, grade in rec.grades.items() if grade[1] is not None}
+        if manual:
+            marks.manual[student] = manual
+        penalties = {nb: p for nb, p in rec.penalties.items() if p is not None}
+        if penalties:
+            marks.penalties[student] = penalties
+        if marks.duedate is not None and rec.timestamp is not None:
+            marks.seconds_late[student] = max(0.0, (rec.timestamp - rec.due).total_seconds())
+    return marks
+
+
+def class_marks(gb: "Gradebook", assignment: str) -> ClassMarks:
+    """Manual grades, late penalties and lateness of every submission of ``assignment``, in four queries."""
+    orm = api()
+    Assignment, BaseCell, Grade, Notebook = orm.Assignment, orm.BaseCell, orm.Grade, orm.Notebook
+    Student, SubmittedAssignment, SubmittedNotebook = orm.Student, orm.SubmittedAssignment, orm.SubmittedNotebook
+
+    marks = ClassMarks(sorted(s for (s,) in gb.db.query(Student.id)))
+    found = gb.db.query(Assignment.duedate).filter(Assignment.name == assignment).first()
+    marks.duedate = found[0] if found else None
+    rows = (gb.db.query(Student.id, Notebook.name, BaseCell.name, Grade.manual_score)
+            .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
+            .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+            .join(SubmittedNotebook, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+            .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+            .join(Grade, Grade.notebook_id == SubmittedNotebook.id)
+            .join(BaseCell, Grade.cell_id == BaseCell.id)
+            .filter(Assignment.name == assignment, Grade.manual_score.isnot(None)))
+    for student, notebook, cell, score in rows:
+        marks.manual.setdefault(student, {})[(notebook, cell)] = score
+    rows = (gb.db.query(Student.id, Notebook.name, SubmittedNotebook.late_submission_penalty)
+            .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
+            .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+            .join(SubmittedNotebook, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+            .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+            .filter(Assignment.name == assignment, SubmittedNotebook.late_submission_penalty.isnot(None)))
+    for student, notebook, penalty in rows:
+        marks.penalties.setdefault(student, {})[notebook] = penalty
+    rows = (gb.db.query(Student.id, SubmittedAssignment.timestamp, SubmittedAssignment.extension)
+            .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
+            .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+            .filter(Assignment.name == assignment))
+    for student, timestamp, extension in rows:
+        if marks.duedate is None or timestamp is None:
+            continue
+        due = marks.duedate + extension if extension is not None else marks.duedate
+        marks.seconds_late[student] = max(0.0, (timestamp - due).total_seconds())
+    return marks

@@ -1,0 +1,358 @@
+"""Each student's own variant through nbgrader's exchange.
+
+nbgrader's exchange hands one ``outbound/<assignment>/`` folder to everybody.
+gradekit's classes below replace the parts of it that must know whose variant
+is whose; ``nbgrader_config.py`` selects them (``c.ExchangeFactory.*``), so the
+stock commands -- ``nbgrader fetch_assignment``, ``submit``, ``list``,
+``collect``, ``release_feedback``, ``fetch_feedback`` -- do the right thing.
+
+Layout in ``<Exchange.root>/<course_id>/`` and who can read what::
+
+    outbound/<assignment>/             0711, instructor: can be traversed, not listed
+    outbound/<assignment>/<student>/   that student's own notebooks:
+        * the Unix user <student> exists and we may chown (we are root, as on a
+          JupyterHub where the admin releases): owner <student>, dir 0500,
+          files 0400 -- nobody else but root can read it, whatever they guess;
+        * no such Unix user (one account simulating students, tests, the demo):
+          owner = whoever released, dir 0700, files 0600 -- no *other* Unix
+          account can read it; the separation between simulated students is
+          only the fetch logic (a student's fetch reads only their own folder);
+        * the user exists but we may not chown (an instructor who is not root):
+          dir 0700 as above, so that student cannot fetch either -- a warning
+          says so. Release as root, or hand the notebooks out with --zip.
+        * ``c.GradekitReleaseAssignment.private = False``: nbgrader's own modes
+          (0755/0644); anyone who knows (or guesses) a student id can read it.
+    inbound/                           nbgrader's: 0733, submissions named
+                                       <student>+<assignment>+<timestamp>+<random>
+    feedback/<hash>.html               nbgrader's: dir 0711, file names are a hash of
+                                       the submission's random secret, which only the
+                                       submitting student's cache and the instructor know;
+                                       when the student's Unix user exists and we are
+                                       root the file is also chowned to them, mode 0400.
+
+The student id is nbgrader's: ``--student`` (CourseDirectory.student_id) when
+given, else the Unix user name (``nbgrader.utils.get_username``, which honours
+``$JUPYTERHUB_USER`` for the shared ``jovyan`` account). With real Unix users,
+``--student=bob`` does not let alice read bob's folder: the file modes refuse.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+from pathlib import Path
+
+from nbgrader.exchange import ExchangeError
+from nbgrader.exchange.default import (ExchangeFetchAssignment, ExchangeFetchFeedback, ExchangeList,
+                                       ExchangeReleaseAssignment, ExchangeReleaseFeedback, ExchangeSubmit)
+from nbgrader.utils import check_mode, get_username, make_unique_key, notebook_hash
+from traitlets import Bool
+
+from gradekit.errors import SubmissionError
+from gradekit.results import RESULTS_FILE, load as load_result
+from gradekit.intake.untrusted import is_valid_id, parse_timestamp, read_bytes
+
+
+def student_of(coursedir) -> str:
+    """The student an exchange command acts for: --student, else the Unix user."""
+    student = coursedir.student_id
+    if not student or student == "*":
+        student = get_username()
+    if not is_valid_id(student):
+        raise ExchangeError(f"invalid student id {student!r}: use letters, digits and _.@+-")
+    return student
+
+
+def _outbound(exchange) -> str:
+    return os.path.join(exchange.root, exchange.coursedir.course_id, "outbound", exchange.coursedir.assignment_id)
+
+
+def _add_user_write(path: str) -> None:
+    """Fetched copies must be the student's to edit, whatever mode the exchange had."""
+    for dirname, _, filenames in os.walk(path):
+        os.chmod(dirname, os.stat(dirname).st_mode | 0o700)
+        for name in filenames:
+            full = os.path.join(dirname, name)
+            os.chmod(full, os.stat(full).st_mode | 0o600)
+
+
+def _chown_tree(path: str, uid: int, gid: int) -> None:
+    for dirname, _, filenames in os.walk(path):
+        os.chown(dirname, uid, gid)
+        for name in filenames:
+            os.chown(os.path.join(dirname, name), uid, gid)
+
+
+class GradekitReleaseAssignment(ExchangeReleaseAssignment):
+    """Publish release/<student>/<assignment>/ as outbound/<assignment>/<student>/, one per student.
+
+    ``--student=ID`` (re)publishes one student's folder and leaves the others alone.
+    """
+
+    private = Bool(True, help="Per-student folders readable only by that student (see gradekit.handout.exchange)."
+                   ).tag(config=True)
+
+    def init_src(self):
+        cd = self.coursedir
+        pattern = cd.format_path(cd.release_directory, "*", cd.assignment_id)
+        self.sources = {}
+        for path in sorted(glob.glob(pattern)):
+            student = Path(path).parent.name
+            if os.path.isdir(path) and student not in {".", ""}:
+                self.sources[student] = path
+        if cd.student_id not in {"", "*"}:
+            self.sources = {s: p for s, p in self.sources.items() if s == cd.student_id}
+        if not self.sources:
+            plain = cd.format_path(cd.release_directory, ".", cd.assignment_id)
+            hint = (f" ({plain} holds one notebook for everybody: gradekit releases variants)"
+                    if os.path.isdir(plain) else "")
+            self.fail(f"No per-student variants of {cd.assignment_id!r} in {cd.format_path(cd.release_directory, '<student>', cd.assignment_id)}"
+                      f"{hint}: run `gradekit generate {cd.assignment_id}` first")
+        self.src_path = cd.format_path(cd.release_directory, "*", cd.assignment_id)
+
+    def copy_files(self):
+        one = self.coursedir.student_id not in {"", "*"}
+        if os.path.isdir(self.dest_path) and not one:
+            if not self.force:
+                self.fail("Destination already exists, add --force to overwrite: {} {}".format(
+                    self.coursedir.course_id, self.coursedir.assignment_id))
+            self.log.info("Overwriting files: %s %s", self.coursedir.course_id, self.coursedir.assignment_id)
+            shutil.rmtree(self.dest_path)
+        os.makedirs(self.dest_path, exist_ok=True)
+        os.chmod(self.dest_path, 0o711)  # traversable, not listable: no one sees the other folders
+        self.protection: dict[str, str] = {}
+        for student, src in self.sources.items():
+            dest = os.path.join(self.dest_path, student)
+            if os.path.exists(dest):
+                if one and not self.force:
+                    self.fail(f"{student} already has {self.coursedir.assignment_id} in the exchange, "
+                              "add --force to overwrite")
+                shutil.rmtree(dest)
+            self.do_copy(src, dest)
+            self.protection[student] = self.protect(dest, student)
+        unreachable = sorted(s for s, how in self.protection.items() if how == "unreachable")
+        if unreachable:
+            self.log.warning("Could not give %d student(s) their folder (chown needs root): %s. Their "
+                             "folders stay readable only by you: release as root, or use "
+                             "`gradekit release --zip`.", len(unreachable), ", ".join(unreachable[:10]))
+        self.log.info("Released %d personal variant(s) as: %s %s", len(self.sources),
+                      self.coursedir.course_id, self.coursedir.assignment_id)
+
+    def protect(self, path: str, student: str) -> str:
+        """Set the modes (and owner) of one student's folder; say which case applied."""
+        if not self.private:
+            self.set_perms(path, fileperms=0o644, dirperms=0o755)
+            return "public"
+        try:
+            user = pwd.getpwnam(student)
+        except KeyError:
+            self.set_perms(path, fileperms=0o600, dirperms=0o700)
+            return "owner-only"  # no Unix user: only the releasing account can read it
+        if user.pw_uid == os.getuid():
+            self.set_perms(path, fileperms=0o600, dirperms=0o700)
+            return "student"
+        try:
+            self.set_perms(path, fileperms=0o400, dirperms=0o500)
+            _chown_tree(path, user.pw_uid, user.pw_gid)
+            return "student"
+        except PermissionError:
+            self.set_perms(path, fileperms=0o600, dirperms=0o700)
+            return "unreachable"
+
+
+class GradekitFetchAssignment(ExchangeFetchAssignment):
+    """Fetch outbound/<assignment>/<me>/ -- my own variant, nobody else's."""
+
+    def init_src(self):
+        # nbgrader's checks, except that outbound/<assignment>/ need not be readable (it is 0711)
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        if not self.authenticator.has_access(self.coursedir.student_id, self.coursedir.course_id):
+            self.fail("You do not have access to this course.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.outbound_path = os.path.join(self.course_path, "outbound")
+        self.src_path = os.path.join(self.outbound_path, self.coursedir.assignment_id)
+        if not os.path.isdir(self.src_path):
+            self._assignment_not_found(self.src_path, os.path.join(self.outbound_path, "*"))
+        self.student = student_of(self.coursedir)
+        own = os.path.join(self.src_path, self.student)
+        if not os.path.isdir(own):
+            self.fail(f"{self.coursedir.assignment_id!r} has no notebook for {self.student!r} "
+                      "(not on the class list when it was released?): ask your instructor")
+        if not check_mode(own, read=True, execute=True):
+            self.fail(f"You don't have read permissions for the directory: {own}")
+        self.src_path = own
+
+    def copy_files(self):
+        super().copy_files()
+        _add_user_write(self.dest_path)
+
+
+class GradekitSubmit(ExchangeSubmit):
+    """nbgrader's submit; the expected notebooks are the student's own released ones."""
+
+    def init_release(self):
+        # nbgrader's checks, except that outbound/<assignment>/ need not be readable (it is 0711)
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.release_path = os.path.join(self.root, self.coursedir.course_id, "outbound",
+                                         self.coursedir.assignment_id)
+        if not os.path.isdir(self.release_path):
+            self.fail(f"Assignment not found: {self.release_path}")
+        own = os.path.join(self.release_path, student_of(self.coursedir))
+        if not check_mode(own, read=True, execute=True):
+            self.fail(f"No released notebook of {self.coursedir.assignment_id!r} for "
+                      f"{student_of(self.coursedir)!r}: {own}")
+        self.release_path = own
+
+
+class GradekitList(ExchangeList):
+    """``nbgrader list``: released assignments show the student's own notebooks."""
+
+    def parse_assignments(self):
+        if self.inbound or self.cached:
+            return super().parse_assignments()
+        courses = (self.authenticator.get_student_courses(self.coursedir.student_id)
+                   if self.coursedir.student_id else None)
+        student = student_of(self.coursedir)
+        assignments = []
+        for path in self.assignments:
+            info = self.parse_assignment(path)
+            if courses is not None and info["course_id"] not in courses:
+                continue
+            if self.path_includes_course:
+                assignment_dir = os.path.join(self.assignment_dir, info["course_id"], info["assignment_id"])
+            else:
+                assignment_dir = os.path.join(self.assignment_dir, info["assignment_id"])
+            own = os.path.join(path, student)
+            if os.path.exists(assignment_dir):
+                info["status"], info["path"] = "fetched", os.path.abspath(assignment_dir)
+            else:
+                info["status"] = "released"
+                info["path"] = own if check_mode(own, read=True, execute=True) else path
+            if self.remove:
+                info["status"] = "removed"
+            info["notebooks"] = [
+                {"notebook_id": os.path.splitext(os.path.basename(nb))[0], "path": os.path.abspath(nb)}
+                for nb in sorted(glob.glob(os.path.join(info["path"], "*.ipynb")))]
+            assignments.append(info)
+        return assignments
+
+
+class GradekitReleaseFeedback(ExchangeReleaseFeedback):
+    """Release gradekit's feedback/<student>/<assignment>/*.html.
+
+    nbgrader files feedback under a hash of the submission's random secret
+    (``submission_secret.txt``, written by ``nbgrader submit``, copied by
+    ``nbgrader collect``). gradekit's feedback pages do not carry it: it and
+    the timestamp are read from submitted/<student>/<assignment>/, and a page
+    is released only if it was graded from that very submission (the timestamp
+    in autograded/.../results.json), so a resubmission collected after grading
+    never gets the older submission's feedback.
+    """
+
+    def copy_files(self):
+        from gradekit.pages.feedback import student_copy
+
+        cd = self.coursedir
+        exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
+        self.released_for: dict[str, list[str]] = {}
+        for folder in sorted(glob.glob(self.src_path)):
+            student = Path(folder).parent.name
+            if student in exclude or not os.path.isdir(folder):
+                continue
+            submitted = cd.format_path(cd.submitted_directory, student, cd.assignment_id)
+
+            def read(name, folder=folder, submitted=submitted):
+                for base in (folder, submitted):  # files the student wrote: no links, a size cap
+                    try:
+                        return read_bytes(Path(base, name), 4096).decode("utf-8", "replace")
+                    except SubmissionError:
+                        continue
+                return None
+
+            timestamp, secret = read("timestamp.txt"), read("submission_secret.txt")
+            if secret is None or timestamp is None:
+                self.log.warning("No submission_secret.txt/timestamp.txt for %s in %s (not submitted through "
+                                 "the exchange?): feedback not released", student, submitted)
+                continue
+            results = load_result(Path(cd.format_path(cd.autograded_directory, student, cd.assignment_id),
+                                          RESULTS_FILE))
+            graded = results.timestamp if results is not None else None
+            collected = parse_timestamp(timestamp).text
+            if graded is not None and graded != collected:
+                self.log.warning("Feedback for %s is for the submission of %s, but %s was collected since: "
+                                 "run `gradekit autograde` and `gradekit feedback` again", student, graded,
+                                 timestamp.strip())
+                continue
+            try:
+                owner = pwd.getpwnam(student)
+            except KeyError:
+                owner = None
+            for html in sorted(glob.glob(os.path.join(folder, "*.html"))):
+                notebook_id = os.path.splitext(os.path.basename(html))[0]
+                checksum = notebook_hash(secret=secret, notebook_id=notebook_id)
+                tmp = os.path.join(self.dest_path, f"{checksum}-tmp.html")
+                with open(tmp, "w", encoding="utf-8") as out:
+                    out.write(student_copy(Path(html).read_text(encoding="utf-8")))
+                if owner is not None and owner.pw_uid != os.getuid():
+                    try:
+                        os.chown(tmp, owner.pw_uid, owner.pw_gid)
+                        os.chmod(tmp, 0o400)
+                    except PermissionError:
+                        os.chmod(tmp, 0o644)
+                else:
+                    os.chmod(tmp, 0o644)
+                shutil.move(tmp, os.path.join(self.dest_path, f"{checksum}.html"))
+                self.released_for.setdefault(student, []).append(notebook_id)
+                self.log.info("Released feedback for student '%s' on '%s/%s/%s' (%s)", student,
+                              cd.course_id, cd.assignment_id, notebook_id, timestamp.strip())
+
+
+class GradekitFetchFeedback(ExchangeFetchFeedback):
+    """nbgrader's fetch_feedback, reading only this student's submissions from the local cache.
+
+    (The cache is per Unix account; nbgrader reads every cached submission in
+    it, whoever it was submitted as. Here only ``<me>+<assignment>+*`` counts.)
+    """
+
+    def init_src(self):
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.outbound_path = self.src_path = os.path.join(self.course_path, "feedback")
+        self.cache_path = os.path.join(self.cache, self.coursedir.course_id)
+        student = student_of(self.coursedir)
+        if not os.path.isdir(self.src_path):
+            self._assignment_not_found(self.src_path, os.path.join(self.outbound_path, "*"))
+        if not check_mode(self.src_path, execute=True):
+            self.fail(f"You don't have execute permissions for the directory: {self.src_path}")
+        assignment_id = self.coursedir.assignment_id or "*"
+        self.feedback_files = []
+        for submission in sorted(glob.glob(os.path.join(self.cache_path, f"{glob.escape(student)}+{assignment_id}+*"))):
+            parts = os.path.basename(submission).split("+")
+            if len(parts) != 3 or parts[0] != student:
+                continue
+            _, assignment, timestamp = parts
+            secret_path = os.path.join(submission, "submission_secret.txt")
+            secret = Path(secret_path).read_text() if os.path.isfile(secret_path) else None
+            for notebook in sorted(glob.glob(os.path.join(submission, "*.ipynb"))):
+                notebook_id = os.path.splitext(os.path.basename(notebook))[0]
+                if secret:
+                    nb_hash = notebook_hash(secret=secret, notebook_id=notebook_id)
+                else:  # submitted by an nbgrader older than 0.8
+                    nb_hash = notebook_hash(notebook, make_unique_key(
+                        self.coursedir.course_id, assignment, notebook_id, student, timestamp))
+                path = os.path.join(self.outbound_path, f"{nb_hash}.html")
+                if os.path.exists(path):
+                    self.feedback_files.append((notebook_id, timestamp, path))
+                    self.log.info("Found feedback for '%s/%s/%s' submitted at %s", self.coursedir.course_id,
+                                  assignment, notebook_id, timestamp)
+                else:
+                    self.log.warning("Could not find feedback for '%s/%s/%s' submitted at %s",
+                                     self.coursedir.course_id, assignment, notebook_id, timestamp)
+
+
+

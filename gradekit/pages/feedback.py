@@ -1,0 +1,187 @@
+"""Feedback pages: one HTML file per student and notebook.
+
+At the top, the score, summed up with one line per exercise. Then, for each
+graded cell, titled by its exercise (the notebook's heading before it, the
+grade id small beside it): passed or failed, the points, and for every failed
+hidden check what was checked and how the result differed -- the graders'
+messages, which never include the expected arrays. A free-text answer left as
+handed out reads "not answered". Problems running the student's own cells and
+any restored tampering are listed too. The pages share the class report's
+look (:mod:`gradekit.pages.look`); they link to the student's other notebooks and
+up to the assignment's class report.
+
+A page is in the student's language (``SubmissionResult.language``): its own
+texts through the catalogs, the graders' texts through the translations the
+result carries (:class:`gradekit.i18n.text.View`), the exercise titles from the
+notebook as the student received it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+
+from gradekit.pages import look as page
+from gradekit.notebook import exercises as sections
+from gradekit.i18n.text import View
+from gradekit.i18n import _
+from gradekit.i18n.catalogs import translator
+from gradekit.course import Course
+from gradekit.notebook.cells import is_graded, is_solution
+from gradekit.atomic import atomic_write
+from gradekit.results import CellResult, NotebookResult, SubmissionResult
+
+
+def write_class_feedback(course: Course, assignment: str, students: list[str] | None = None) -> int:
+    """``gradekit feedback``: the pages of every graded student (or these), with the gradebook's
+    final marks; returns how many pages were written."""
+    from gradekit.errors import UsageError
+    from gradekit.gradebook import read
+    from gradekit.gradebook.connect import open_gradebook
+    from gradekit.gradebook.marks import final_marks
+    from gradekit.results import iter_results
+
+    course.source_of(assignment)
+    students = read.check_students(course, students) if students else read.students(course)
+    count = 0
+    with open_gradebook(course) as gb:
+        for result in iter_results(course, assignment, students):
+            count += len(write_feedback(course, final_marks(gb, result)))
+    if count == 0:
+        raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde` first")
+    return count
+
+
+def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
+    """One page per notebook; pass the result through :func:`gradekit.gradebook.marks.final_marks` first for
+    the instructor's manual grades and the late penalty."""
+    paths = []
+    out_dir = course.feedback_dir(result.student, result.assignment)
+    graded_dir = course.autograded_dir(result.student, result.assignment)
+    siblings = [{"name": nb.name, "href": f"{nb.name}.html", "final": nb.final, "possible": nb.possible}
+                for nb in result.notebooks]
+    language = result.language or "en"
+    translate = translator(course.root, result.assignment, language)
+    view = View(language, result.translations, translate)
+    for nb in result.notebooks:
+        code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
+        titles = _titles(course, result.assignment, nb.name, language)
+        html = page.render(
+            "feedback.html", language, translate, view=view, r=result, nb=nb, notes=notes, code=code,
+            siblings=siblings, failed_runs=[run for run in nb.runs if not run.ok], manual=view(waiting_sentence(nb)),
+            nb_title=_notebook_title(course, result.assignment, nb.name, language),
+            titles={c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title
+                    for c in nb.cells},
+            exercises=[{**e, "result": view(e["result"])} for e in exercises(nb, titles)],
+            overview=f"../../../reports/{result.assignment}/index.html")
+        path = out_dir / f"{nb.name}.html"
+        atomic_write(path, html)
+        paths.append(path)
+    return paths
+
+
+_INSTRUCTOR_ONLY = re.compile(r"<!--instructor-->.*?<!--/instructor-->", re.S)
+
+
+def student_copy(html: str) -> str:
+    """A feedback page as a student receives it: without what only the instructor's course
+    holds (the link up to the class report, which names every student)."""
+    return _INSTRUCTOR_ONLY.sub("", html)
+
+
+def waiting_sentence(nb: NotebookResult) -> str:
+    count = sum(1 for c in nb.cells if c.manual and c.score is None and c.answered)
+    if count == 0:
+        return ""
+    if count == 1:
+        return _("1 answer still waits for a manual grade; its points are not counted yet.")
+    return _("{n} answers still wait for a manual grade; their points are not counted yet.").format(n=count)
+
+
+def exercises(nb: NotebookResult, titles: dict[str, sections.Heading]) -> list[dict]:
+    """One line per exercise for the summary at the top of the page."""
+    by_gid = {c.grade_id: c for c in nb.cells}
+    out = []
+    for heading, gids in sections.group([c.grade_id for c in nb.cells], titles):
+        cells = [by_gid[g] for g in gids]
+        out.append({"title": heading.title, "anchor": gids[0], "score": sum(c.score or 0.0 for c in cells),
+                    "points": sum(c.points for c in cells), "result": _result(cells, nb)})
+    return out
+
+
+def _result(cells: list[CellResult], nb: NotebookResult) -> str:
+    if nb.error:
+        return _("not graded")
+    if any(not c.answered and not c.by_hand for c in cells):
+        return _("not answered")
+    if any(c.manual and c.score is None for c in cells):
+        return _("waiting for a manual grade")
+    checks = [k for c in cells for k in c.checks]
+    failed = sum(1 for k in checks if not k.passed)
+    if any(c.by_hand for c in cells) and not checks:
+        return _("graded by your instructor")
+    if not failed:
+        return _("all checks passed")
+    if len(checks) == 1:
+        return _("the check failed")
+    return _("{failed} of {n} checks failed").format(failed=failed, n=len(checks))
+
+
+_TITLES: dict = {}
+
+
+def _titles(course: Course, assignment: str, notebook: str, language: str = "en") -> dict[str, sections.Heading]:
+    """The exercise headings of a notebook, from its source (the instructor's cells, never the
+    student's), in ``language``: each markdown cell as its translation gives it."""
+    return _headings(course, assignment, notebook, language)[0]
+
+
+def _notebook_title(course: Course, assignment: str, notebook: str, language: str = "en") -> str | None:
+    """The notebook's own title ("# ..."), in ``language``, as its source gives it."""
+    return _headings(course, assignment, notebook, language)[1]
+
+
+def _headings(course: Course, assignment: str, notebook: str, language: str) -> tuple[dict, str | None]:
+    from gradekit.authoring.template import message_of
+
+    path = course.source_dir(assignment) / f"{notebook}.ipynb"
+    try:
+        key = (path, path.stat().st_mtime_ns, language)
+    except OSError:
+        return {}, None
+    if key not in _TITLES:
+        try:
+            nb = json.loads(path.read_text())
+            if language != "en":
+                translate = translator(course.root, assignment, language)
+                for cell in nb.get("cells", []):
+                    source = "".join(cell.get("source", "")) if isinstance(cell.get("source"), list) \
+                        else cell.get("source", "")
+                    if message_of({**cell, "source": source}):
+                        cell["source"] = translate(source)
+            title = sections.title(nb)
+            _TITLES[key] = (sections.headings(nb), None if title and "{" in title else title)   # no template
+        except (OSError, ValueError):
+            _TITLES[key] = ({}, None)
+    return _TITLES[key]
+
+
+def _solutions(path: Path) -> tuple[dict[str, str], list[str]]:
+    """The student's solution code by the grade_id of the test cell that follows it."""
+    try:
+        nb = nbformat.read(str(path), as_version=4)
+    except Exception:
+        return {}, []
+    code, last = {}, None
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if is_solution(cell) and not is_graded(cell):
+            last = cell.source
+        elif is_solution(cell):
+            code[meta["grade_id"]] = cell.source
+        elif is_graded(cell) and last is not None:
+            code[meta["grade_id"]] = last
+    return code, list(nb.metadata.get("gradekit", {}).get("notes", []))

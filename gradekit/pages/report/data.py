@@ -1,0 +1,220 @@
+"""What the class report is computed from, read once: results, the gradebook, the notebooks' notes.
+
+    ClassData
+    ├── layout      every graded cell of the assignment, in notebook order, with its exercise
+    ├── students    one Row per student in the gradebook: the final marks (the instructor's manual
+    │               grades, nbgrader's late penalty), lateness, the notes of restored tampering
+    └── integrity   reports/<assignment>/integrity.json, when the integrity check has written it
+
+Reading is the report's main cost for a large class: each results.json is
+parsed once, the gradebook is read in four queries for the whole class (not
+two per student), and a graded notebook is parsed only when it carries notes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gradekit.notebook import exercises as sections
+from gradekit.course import Course
+from gradekit.errors import TemplateError, UsageError
+from gradekit.results import SubmissionResult
+from gradekit.notebook.cells import is_graded, is_solution
+
+# autograde.RESULTS_FILE, not imported from there: gradekit.runners.batch brings in the graders and
+# pytest, a quarter of a second the report does not need (tests/test_report.py checks they agree)
+RESULTS_FILE = "results.json"
+
+GRADED, NOT_GRADABLE, NOT_SUBMITTED = "graded", "not gradable", "not submitted"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One graded cell of the assignment, as its source notebook declares it."""
+
+    grade_id: str
+    notebook: str
+    points: float
+    manual: bool
+    exercise: sections.Heading
+    choice: bool = False       # a multiple-choice cell (c.Gradekit.choice_cells)
+
+    @property
+    def exercise_key(self) -> str:
+        return f"{self.notebook}/{self.exercise.full}"
+
+
+@dataclass
+class Row:
+    """One student: the final marks and what else the report says about them."""
+
+    student: str
+    status: str
+    result: SubmissionResult | None = None
+    reason: str = ""                     # why not gradable
+    seconds_late: float = 0.0
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (notebook, note) from grading
+    _cells: dict | None = field(default=None, repr=False)
+
+    def cell(self, notebook: str, grade_id: str):
+        """This student's result for one cell (None when it has none)."""
+        if self.result is None:
+            return None
+        if self._cells is None:
+            self._cells = {(nb.name, c.grade_id): c for nb in self.result.notebooks for c in nb.cells}
+        return self._cells.get((notebook, grade_id))
+
+
+@dataclass
+class ClassData:
+    course: Course
+    assignment: str
+    notebooks: list[str]
+    layout: list[Cell]
+    students: list[Row]
+    duedate: object = None
+    integrity: list[dict] | None = None
+
+    @property
+    def graded(self) -> list[Row]:
+        return [r for r in self.students if r.status == GRADED]
+
+    def report_dir(self) -> Path:
+        return self.course.root / "reports" / self.assignment
+
+    def feedback_href(self, student: str, notebook: str, anchor: str | None = None) -> str:
+        """The link from reports/<assignment>/index.html to a student's feedback page."""
+        href = f"../../feedback/{student}/{self.assignment}/{notebook}.html"
+        return href + (f"#{anchor}" if anchor else "")
+
+
+def load(course: Course, assignment: str) -> ClassData:
+    from gradekit.gradebook.marks import read_class_marks
+
+    notebooks = source_notebooks(course, assignment)
+    cells = _layout(notebooks, choice_cells(course))
+    marks = read_class_marks(course, assignment)
+    rows = []
+    for student in marks.students:
+        folder = course.autograded_dir(student, assignment)
+        result = _read_result(folder / RESULTS_FILE)
+        if result is None:
+            rows.append(Row(student, NOT_SUBMITTED))
+            continue
+        marks.apply(result)
+        row = Row(student, GRADED, result, seconds_late=marks.seconds_late.get(student, 0.0))
+        reason = _not_gradable(result)
+        if reason:
+            row.status, row.reason = NOT_GRADABLE, reason
+        row.notes = _notes(folder, [nb.name for nb in result.notebooks])
+        rows.append(row)
+    data = ClassData(course, assignment, list(notebooks), cells, rows, marks.duedate)
+    data.integrity = _integrity(data.report_dir() / "integrity.json")
+    return data
+
+
+def source_notebooks(course: Course, assignment: str) -> dict[str, dict]:
+    """The assignment's source notebooks as JSON: what is graded, and under which headings.
+
+    Read as plain JSON, not through template.AssignmentSource: the report needs
+    no rendering, and validating and compiling the templates costs seconds here.
+    """
+    directory = course.source_of(assignment)
+    notebooks = {}
+    for path in sorted(directory.glob("*.ipynb")):
+        try:
+            notebooks[path.stem] = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise TemplateError(f"{path}: not a readable notebook ({exc})") from None
+    if not notebooks:
+        raise TemplateError(f"{directory} has no notebooks")
+    return notebooks
+
+
+def choice_cells(course: Course) -> set[str]:
+    """``c.Gradekit.choice_cells``: the grade ids of the course's multiple-choice cells."""
+    return set(getattr(course.settings, "choice_cells", None) or ())
+
+
+def layout(course: Course, assignment: str) -> list[Cell]:
+    """Every graded cell of the assignment, in notebook order."""
+    return _layout(source_notebooks(course, assignment), choice_cells(course))
+
+
+def _layout(notebooks: dict, choice: set[str]) -> list[Cell]:
+    cells = []
+    for name, nb in notebooks.items():
+        titles = sections.headings(nb)
+        for cell in nb.get("cells", []) if isinstance(nb, dict) else nb.cells:
+            if not is_graded(cell):
+                continue
+            meta = cell["metadata"]["nbgrader"]
+            gid = str(meta["grade_id"])
+            cells.append(Cell(gid, name, float(meta.get("points", 0) or 0), is_solution(cell),
+                              titles.get(gid) or sections.Heading(gid, gid), gid in choice))
+    return cells
+
+
+def _read_result(path: Path) -> SubmissionResult | None:
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    try:
+        return SubmissionResult.from_dict(json.loads(text))
+    except (ValueError, TypeError, KeyError):
+        return SubmissionResult(path.parent.parent.name, path.parent.name,
+                                error=f"{path.name} is unreadable: grade again with `gradekit autograde --force`")
+
+
+def _not_gradable(result: SubmissionResult) -> str:
+    """Why nothing of this submission could be graded; "" when some of it was."""
+    if result.error:
+        return result.error
+    if result.notebooks and all(nb.error for nb in result.notebooks):
+        return "; ".join(nb.error for nb in result.notebooks)
+    return ""
+
+
+def _notes(folder: Path, notebooks: list[str]) -> list[tuple[str, str]]:
+    """What grading restored or noticed, from each graded notebook's metadata (gradekit.notes)."""
+    found = []
+    for name in notebooks:
+        try:
+            raw = (folder / f"{name}.ipynb").read_bytes()
+        except OSError:
+            continue
+        if b'"notes"' not in raw:   # most notebooks have none: skip decoding and parsing
+            continue
+        try:
+            notes = json.loads(raw).get("metadata", {}).get("gradekit", {}).get("notes", [])
+        except (ValueError, AttributeError):
+            continue
+        found.extend((name, str(note)) for note in notes if isinstance(note, str))
+    return found
+
+
+def _integrity(path: Path) -> list[dict] | None:
+    """The integrity check's pairs: [{"students": [a, b], "evidence": [...], "score": x}, ...]."""
+    if not path.is_file():
+        return None
+    try:
+        pairs = json.loads(path.read_text())
+    except ValueError as exc:
+        raise UsageError(f"{path} is not valid JSON ({exc})") from None
+    if isinstance(pairs, dict):
+        pairs = pairs.get("pairs", [])
+    if not isinstance(pairs, list):
+        raise UsageError(f"{path}: expected a list of pairs")
+    out = []
+    for pair in pairs:
+        if not isinstance(pair, dict) or not isinstance(pair.get("students"), list):
+            continue
+        evidence = pair.get("evidence", [])
+        out.append({"students": [str(s) for s in pair["students"]][:2],
+                    "evidence": [str(e.get("text", e)) if isinstance(e, dict) else str(e)  # integrity's sentence
+                                 for e in (evidence if isinstance(evidence, list) else [evidence])],
+                    "score": pair.get("score")})
+    return sorted(out, key=lambda p: -(p["score"] if isinstance(p["score"], (int, float)) else 0))

@@ -285,7 +285,8 @@ def test_regrading_is_stable(pipeline):
 
 AUTOGRADE_TWO_COURSES = textwrap.dedent('''
     import sys
-    from gradekit.grading import Options, Pipeline
+    from gradekit.grading.options import Options
+    from gradekit.grading.pipeline import Pipeline
     from gradekit.course import Course
     for root in sys.argv[1:]:
         result = Pipeline(Course.load(root), "self_attention", Options()).grade("alice")

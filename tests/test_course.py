@@ -93,7 +93,7 @@ def graded(tmp_path_factory):
         import nbformat
 
         out = course.root / "keys" / student
-        answer_key(c, ASSIGNMENT, student, out)
+        write_answer_key(c, ASSIGNMENT, student, out)
         return nbformat.read(str(out / f"{NOTEBOOK}.ipynb"), as_version=4)
 
     for s in STUDENTS:

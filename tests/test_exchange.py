@@ -187,7 +187,8 @@ def test_exchange_round_trip(exchange_course):
 
 def test_release_feedback_skips_a_resubmission_collected_after_grading(course_factory, tmp_path):
     """Feedback graded from an older submission is not filed under a newer one's secret."""
-    from gradekit.handout.exchange import GradekitReleaseFeedback, run_step
+    from gradekit.handout.exchange import GradekitReleaseFeedback
+    from gradekit.handout.steps import run_step
 
     course = course_factory(students=("alice",))
     course.generate()
@@ -221,7 +222,7 @@ def test_release_one_student_and_errors(exchange_course):
 
 
 def test_demo_round_trip(course_factory, capsys):
-    from gradekit.handout.exchange import demo_round_trip
+    from gradekit.handout.steps import demo_round_trip
 
     course = course_factory(students=STUDENTS3)
     course.generate()
@@ -322,7 +323,8 @@ def forked_as(user: str, step, home: Path, student: str | None = None, assignmen
     import pwd
     import traceback
 
-    from gradekit.handout.exchange import ExchangeFailure, run_step
+    from gradekit.errors import ExchangeFailure
+    from gradekit.handout.steps import run_step
 
     entry = pwd.getpwnam(user)
     pid = os.fork()

@@ -9,6 +9,7 @@ generated ``release/``, ``submitted/``, ``autograded/`` and ``feedback/``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import logging
 import os
@@ -121,15 +122,13 @@ class Course:
 
     def limits_for(self, assignment: str | None):
         """The limits for ``assignment``: the course's, with ``c.Gradekit.assignments[assignment]`` on top."""
-        from gradekit.sandbox.bwrap import Limits
+        from gradekit.sandbox.limits import Limits
 
         s = self.settings or _settings_class()()
         values = {name: getattr(s, name) for name in _LIMITS}
         values.update((s.assignments or {}).get(assignment, {}) if assignment else {})
-        return Limits(cpu_seconds=int(values["cpu_seconds"]), memory_mb=int(values["memory"]),
-                      processes=int(values["processes"]), tmpfs_mb=int(values["tmpfs"]),
-                      run_seconds=float(values["cell_timeout"]), call_seconds=float(values["call_timeout"]),
-                      grading_seconds=float(values["notebook_budget"]))
+        kinds = {f.name: f.type for f in dataclasses.fields(Limits)}
+        return Limits(**{name: (float if kinds[name] == "float" else int)(values[name]) for name in _LIMITS})
 
     @classmethod
     def load(cls, root: str | os.PathLike = ".") -> "Course":

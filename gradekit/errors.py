@@ -155,9 +155,9 @@ class SandboxCrashed(StudentCodeError):
 class Mismatch(AssertionError):
     """A student's value differs from the reference; the message is the feedback.
 
-    ``candidates`` are the catalogue names of the known wrong routes the value
-    matched on this input (several when those routes coincide here);
-    ``ruled_out`` the routes it was compared with and did not match.
+    ``candidates`` are the catalogue names of the known wrong mistakes the value
+    matched on this input (several when those mistakes coincide here);
+    ``ruled_out`` the mistakes it was compared with and did not match.
     ``mistake`` is the one candidate when there is exactly one (what this
     check alone points to; the cell's diagnosis weighs all its checks, see
     gradekit.grading.diagnosis). ``observations`` are what the probes saw.

@@ -38,14 +38,14 @@ class Check:
     passed: bool
     message: str = ""
     weight: float = 1.0
-    mistake: str | None = None     # the known wrong route this failure was diagnosed as (its catalogue name)
-    candidates: list[str] = field(default_factory=list)    # the routes the wrong value matched on this input
-    ruled_out: list[str] = field(default_factory=list)     # the routes it was compared with and did not match
+    mistake: str | None = None     # the known wrong mistake this failure was diagnosed as (its catalogue name)
+    candidates: list[str] = field(default_factory=list)    # the mistakes the wrong value matched on this input
+    ruled_out: list[str] = field(default_factory=list)     # the mistakes it was compared with and did not match
     observations: list[str] = field(default_factory=list)  # what the property probes saw (unexplained values)
 
     @property
     def coinciding(self) -> list[str]:
-        """The routes this wrong value matched together: on this input they give the same numbers,
+        """The mistakes this wrong value matched together: on this input they give the same numbers,
         so it is no evidence for either."""
         return self.candidates if len(self.candidates) > 1 else []
 
@@ -66,7 +66,7 @@ class CellResult:
         """Weigh the evidence of all the cell's checks (see gradekit.grading.diagnosis)."""
         self.findings = weigh(self.checks)
         best = max(self.findings, key=lambda f: f.checks, default=None)
-        self.diagnosis = list(best.routes) if best else []
+        self.diagnosis = list(best.mistakes) if best else []
 
     def notes(self, view: Callable[[Any], str] = str) -> list[str]:
         """The diagnosis in sentences for the student, one per finding, through ``view`` (a

@@ -229,7 +229,7 @@ def test_feedback_shows_failed_checks_and_no_expected_values(pipeline):
         for message in failed:
             assert message in unescaped, message
         # the diagnosis, weighed over the cell's checks, is on the page and in the graded notebook
-        notes = [n for c in result["notebooks"][0]["cells"] for f in c["findings"] for n in f["routes"]]
+        notes = [n for c in result["notebooks"][0]["cells"] for f in c["findings"] for n in f["mistakes"]]
         if student == STUDENTS[2]:  # carol's softmax always normalises axis 0
             assert notes == ["normalised along axis 0 whatever `axis` says"] * 2, notes
             assert unescaped.count("Likely mistake: normalised along axis 0 whatever `axis` says") == 2

@@ -156,7 +156,7 @@ def test_checks_about_different_things_get_a_finding_each_with_what_it_is_about(
     weights = _check("the weights", lambda: check.array([0.67], [0.5], what="w", mistakes={"lecture's": [0.67]}))
     output = _check("the output", lambda: check.scalar(2.0, 1.0, what="y", mistakes={"forgot W_v": 2.0}))
     cell = _cell(weights, output)
-    assert [f.routes for f in cell.findings] == [["lecture's"], ["forgot W_v"]]
+    assert [f.mistakes for f in cell.findings] == [["lecture's"], ["forgot W_v"]]
     assert cell.notes() == ["the weights: likely mistake: lecture's.", "the output: likely mistake: forgot W_v."]
 
 

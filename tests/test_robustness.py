@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ASSIGNMENT, NOTEBOOK
+from gradekit.sandbox.limits import Limits
 from gradekit.sandbox.bwrap import bwrap_path
 
 pytestmark = [pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed"), pytest.mark.e2e]

@@ -18,7 +18,8 @@ import pytest
 
 from conftest import REPO, STUDENTS, live_processes, with_solutions
 from gradekit.graders import check
-from gradekit.sandbox.bwrap import Limits, bwrap_path
+from gradekit.sandbox.limits import Limits
+from gradekit.sandbox.bwrap import bwrap_path
 from gradekit.sandbox.client import Sandbox, SandboxCrashed, SandboxTimeout, StudentCodeError
 
 pytestmark = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")
@@ -296,7 +297,7 @@ def test_worker_files_unchanged_after_write_attempt(sandbox):
 
 
 def test_file_size_limit():
-    sb = _sandbox(Limits(file_mb=1, tmpfs_mb=64))
+    sb = _sandbox(Limits(file_size=1, tmpfs=64))
     try:
         assert sb.call("try_write", ("/tmp/small", 512 << 10)) == "written"
         result = sb.call("try_write", ("/tmp/big", 8 << 20))
@@ -308,7 +309,7 @@ def test_file_size_limit():
 
 
 def test_tmpfs_size_limit():
-    sb = _sandbox(Limits(file_mb=64, tmpfs_mb=4))
+    sb = _sandbox(Limits(file_size=64, tmpfs=4))
     try:
         parts = [sb.call("try_write", (f"/tmp/part{i}", 1 << 20)) for i in range(8)]
         assert parts[0] == "written"
@@ -389,7 +390,7 @@ STRESS = textwrap.dedent('''
 
 @pytest.fixture
 def stress():
-    sb = _sandbox(Limits(call_seconds=2, run_seconds=5, processes=16), STRESS)
+    sb = _sandbox(Limits(call_timeout=2, cell_timeout=5, processes=16), STRESS)
     yield sb
     sb.shutdown()
 
@@ -426,7 +427,7 @@ def test_endless_loop_times_out_and_the_sandbox_recovers(stress):
 
 @pytest.mark.e2e
 def test_endless_loop_in_a_cell_does_not_hang_the_run():
-    sb = Sandbox(Limits(call_seconds=2, run_seconds=5))
+    sb = Sandbox(Limits(call_timeout=2, cell_timeout=5))
     try:
         results = sb.run_cells([{"id": "before", "source": "def f():\n    return 41 + 1\n"},
                                 {"id": "loop", "source": "while True:\n    pass\n"},
@@ -460,7 +461,7 @@ def test_process_death_in_a_function(stress, func, reason):
 
 def test_fork_bomb_is_capped_and_cleaned_up():
     marker = f"gradekit-test-marker-{uuid.uuid4().hex}"
-    sb = _sandbox(Limits(call_seconds=5, run_seconds=10, processes=16), STRESS)
+    sb = _sandbox(Limits(call_timeout=5, cell_timeout=10, processes=16), STRESS)
     try:
         made, error = sb.call("fork_bomb", (marker,))
         assert made < 16 and error and "Resource temporarily unavailable" in error
@@ -479,7 +480,7 @@ def test_fork_bomb_is_capped_and_cleaned_up():
 @pytest.mark.e2e
 def test_endless_fork_loop_times_out_and_leaves_nothing():
     marker = f"gradekit-test-marker-{uuid.uuid4().hex}"
-    sb = _sandbox(Limits(call_seconds=2, run_seconds=5, processes=16), STRESS)
+    sb = _sandbox(Limits(call_timeout=2, cell_timeout=5, processes=16), STRESS)
     try:
         with pytest.raises(SandboxTimeout):
             sb.call("fork_loop_forever", (marker,))

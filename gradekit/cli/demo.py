@@ -245,7 +245,7 @@ def _grade_assignment(course: Course, assignment: str, ids: list[str], sandboxed
     times = [(r.seconds, r.student) for r in iter_results(course, assignment, ids) if r.seconds]
     if times:
         seconds, student = max(times)
-        limit = course.limits_for(assignment).call_seconds
+        limit = course.limits_for(assignment).call_timeout
         why = f": a call that does not return is stopped after {limit:g} s" if seconds >= limit else ""
         print(f"  the slowest, {student} ({plan.get(student, '?')}), took {seconds:.1f} s of that{why}")
     pages = write_class_feedback(course, assignment)

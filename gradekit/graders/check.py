@@ -11,21 +11,21 @@ how many values differ -- but never prints the expected array itself: the
 feedback goes to students, the expected values stay hidden.
 
 The message never names a mistake. ``mistakes`` maps the catalogue name of a
-known wrong route to the value that route gives on this input; the mismatch
-records which routes the wrong value matched (``candidates``) and which it
-did not (``ruled_out``). One input alone proves little -- two routes can give
+known mistake to the value that mistake gives on this input; the mismatch
+records which mistakes the wrong value matched (``candidates``) and which it
+did not (``ruled_out``). One input alone proves little -- two mistakes can give
 the same numbers on it -- so the cell's diagnosis weighs the evidence of all
-its checks (:mod:`gradekit.grading.diagnosis`). A route whose value is
+its checks (:mod:`gradekit.grading.diagnosis`). A mistake whose value is
 ``None`` is unknown on this input: neither evidence for nor against it. A
-route whose value is :data:`FAILS` would raise on this input (a shape that
+mistake whose value is :data:`FAILS` would raise on this input (a shape that
 does not fit): a student who got a value here is not on it.
 
 Several values returned together (a tuple) are compared as one check with
-:func:`arrays`: a route then predicts all of them, so "first part right,
-second wrong" tells a route that spoils only the second part from one that
+:func:`arrays`: a mistake then predicts all of them, so "first part right,
+second wrong" tells a mistake that spoils only the second part from one that
 swaps the two.
 
-``probes`` describe a wrong value that matches no known route ("Your output
+``probes`` describe a wrong value that matches no known mistake ("Your output
 stayed the same when the grader changed the weights.", see
 :mod:`gradekit.graders.probes`); their sentences are added to the message.
 """
@@ -42,8 +42,8 @@ from gradekit.i18n.text import Text, _, join
 
 __all__ = ["Mismatch", "FAILS", "array", "arrays", "scalar", "close", "choice", "to_array", "evidence"]
 
-# the known wrong routes: a mapping, or a function returning one -- called only when the
-# value is wrong, for routes that cost something to compute (most students are right)
+# the known mistakes: a mapping, or a function returning one -- called only when the
+# value is wrong, for mistakes that cost something to compute (most students are right)
 Mistakes = Union[Mapping[str, Any], Callable[[], Mapping[str, Any]], None]
 # sentences describing a wrong value, or None where a probe saw nothing; called only for an
 # unexplained wrong value
@@ -52,7 +52,7 @@ Probes = Union[Callable[[], Iterable[Union[str, None]]], None]
 
 
 class _Fails:
-    """The value of a route that raises on this input (see the module's docstring)."""
+    """The value of a mistake that raises on this input (see the module's docstring)."""
 
     def __repr__(self) -> str:
         return "FAILS"
@@ -65,7 +65,7 @@ DEFAULT_ATOL = 1e-8
 
 # gradekit check sets this to a list while it grades an answer key (gradekit.qa.run._grade_task;
 # gradekit.qa.blind reads it): each passing check then also works out
-# its known mistakes and notes (route, what) for every one that gives the right answer there --
+# its known mistakes and notes (mistake, what) for every one that gives the right answer there --
 # an input on which that mistake cannot be caught. None in a grading run: nothing extra is computed.
 AUDIT: list | None = None
 
@@ -94,21 +94,21 @@ def array(got: Any, expected: Any, *, what: str, rtol: float = DEFAULT_RTOL,
           atol: float = DEFAULT_ATOL, mistakes: Mistakes = None, probes: Probes = None) -> None:
     """Check that ``got`` equals ``expected`` elementwise within tolerance.
 
-    ``mistakes`` maps the catalogue name of a classic wrong route to the value
-    that route would produce here (``None``: undefined here). Pass a function
+    ``mistakes`` maps the catalogue name of a classic mistake to the value
+    that mistake would produce here (``None``: undefined here). Pass a function
     returning that mapping (``mistakes=lambda: {...}``) when the wrong values
     cost something to compute: it is called only for a wrong answer.
     """
     arrays([got], [expected], what=[what], rtol=rtol, atol=atol, probes=probes,
            mistakes=lambda: {name: value if value is None or value is FAILS else [value]
-                             for name, value in _routes(mistakes).items()})
+                             for name, value in _known(mistakes).items()})
 
 
 def arrays(got: Sequence[Any], expected: Sequence[Any], *, what: Sequence[str], rtol: float = DEFAULT_RTOL,
            atol: float = DEFAULT_ATOL, mistakes: Mistakes = None, probes: Probes = None) -> None:
     """Check several values returned together as one check.
 
-    ``got``, ``expected`` and ``what`` are parallel sequences; each route in
+    ``got``, ``expected`` and ``what`` are parallel sequences; each mistake in
     ``mistakes`` gives a sequence of the same length (or ``None``). The
     message lists every part that differs.
     """
@@ -153,8 +153,8 @@ def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
         if AUDIT is not None and mistakes:
             _audit(mistakes, float(expected), what, lambda v, e: math.isclose(float(v), e, rel_tol=rtol, abs_tol=atol))
         return
-    routes = {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _routes(mistakes).items()}
-    candidates, ruled_out = evidence([np.asarray(value)], [np.asarray(float(expected))], routes, rtol, atol)
+    known = {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _known(mistakes).items()}
+    candidates, ruled_out = evidence([np.asarray(value)], [np.asarray(float(expected))], known, rtol, atol)
     message = _("{what}: wrong value").format(what=what) if rtol == 0 and atol == 0 else \
         _("{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})").format(what=what, rtol=rtol, atol=atol)
     raise Mismatch(message, candidates=candidates, ruled_out=ruled_out)
@@ -178,32 +178,32 @@ def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None) -> 
         if AUDIT is not None and mistakes:
             _audit(mistakes, expected, what, lambda v, e: _norm(v) == _norm(e))
         return
-    routes = {name: value for name, value in _routes(mistakes).items() if value is not None}
-    candidates = [name for name, value in routes.items() if _norm(got) == _norm(value)]
+    known = {name: value for name, value in _known(mistakes).items() if value is not None}
+    candidates = [name for name, value in known.items() if _norm(got) == _norm(value)]
     raise Mismatch(_("{what}: wrong answer").format(what=what), candidates=candidates,
-                   ruled_out=[name for name in routes if name not in candidates])
+                   ruled_out=[name for name in known if name not in candidates])
 
 
 def evidence(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], mistakes: Mistakes,
              rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> tuple[list[str], list[str]]:
-    """What a wrong value says about the known routes: (candidates, ruled out).
+    """What a wrong value says about the known mistakes: (candidates, ruled out).
 
-    A route is a candidate when the value matches it, or matches a route that
-    gives the same values here (coinciding routes are candidates together: this
-    input cannot tell them apart). A route that gives the right answer here,
+    A mistake is a candidate when the value matches it, or matches a mistake that
+    gives the same values here (coinciding mistakes are candidates together: this
+    input cannot tell them apart). A mistake that gives the right answer here,
     another value than the student's, or no value at all (:data:`FAILS`) is
-    ruled out. Routes whose value is ``None`` are neither.
+    ruled out. Mistakes whose value is ``None`` are neither.
     """
     rtol, atol = _tol(rtol, atol)
     values, fails = {}, []
-    for name, value in _routes(mistakes).items():
+    for name, value in _known(mistakes).items():
         if value is None:
             continue
         if value is FAILS:
             fails.append(name)
             continue
         if len(value) != len(got):
-            raise ValueError(f"the route {name!r} gives {len(value)} values, the check compares {len(got)}")
+            raise ValueError(f"the mistake {name!r} gives {len(value)} values, the check compares {len(got)}")
         values[name] = value
     wrong = {name: v for name, v in values.items() if not _all_close(v, expected, rtol, atol)}
     matched = [name for name, v in wrong.items() if _all_close(got, v, rtol, atol)]
@@ -253,16 +253,16 @@ def _sentences(message: Text, observations: list) -> Text:
 
 
 def _tol(rtol: float, atol: float) -> tuple[float, float]:
-    return max(rtol, 1e-6), max(atol, 1e-8)   # as evidence() compares routes
+    return max(rtol, 1e-6), max(atol, 1e-8)   # as evidence() compares mistakes
 
 
 def _audit(mistakes: Mistakes, expected: Any, what: Any, same) -> None:
     """Note each known mistake whose value here is the right answer (see AUDIT)."""
     try:
-        routes = _routes(mistakes)
-    except Exception:  # noqa: BLE001 - a route that cannot be worked out here says nothing
+        known = _known(mistakes)
+    except Exception:  # noqa: BLE001 - a mistake that cannot be worked out here says nothing
         return
-    for name, value in routes.items():
+    for name, value in known.items():
         if value is None or value is FAILS:
             continue
         try:
@@ -282,7 +282,7 @@ def _norm(value: Any) -> Any:
     return value
 
 
-def _routes(mistakes: Mistakes) -> Mapping[str, Any]:
+def _known(mistakes: Mistakes) -> Mapping[str, Any]:
     return (mistakes() if callable(mistakes) else mistakes) or {}
 
 

@@ -1,9 +1,9 @@
-"""Property probes: describe a wrong value that matches no known route, without naming a cause.
+"""Property probes: describe a wrong value that matches no known mistake, without naming a cause.
 
 A probe looks at a property of the student's wrong value, or calls their
 function a second time on a related input (a metamorphic check), and returns
 one sentence when it sees something, else None. Pass them to a check; they
-run only for a wrong value that matched no known route::
+run only for a wrong value that matched no known mistake::
 
     check.array(got, expected, what=..., mistakes=lambda: {...}, probes=lambda: [
         probes.unchanged_when(lambda: student.mix(other_weights, values), got,

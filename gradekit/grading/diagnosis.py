@@ -1,26 +1,26 @@
 """One diagnosis per graded cell, weighed over the evidence of all its checks.
 
 Each failed check that compared the student's value with the catalogue of
-known wrong routes records which routes the value matched (``candidates``:
-several when those routes give the same numbers on that input) and which it
-did not (``ruled_out``); see :func:`gradekit.graders.check.evidence`. A route
+known wrong mistakes records which mistakes the value matched (``candidates``:
+several when those mistakes give the same numbers on that input) and which it
+did not (``ruled_out``); see :func:`gradekit.graders.check.evidence`. A mistake
 is *named* only when
 
 * no failed check ruled it out (every wrong value it was compared with
   matched it),
-* every route it coincided with on some input (the same values there: no
+* every mistake it coincided with on some input (the same values there: no
   evidence for either) was told apart from it on another input, where the
-  value matched it and not the other -- evidence only where routes differ,
-* it speaks to at least half of the failed checks (a route unknown on most
+  value matched it and not the other -- evidence only where mistakes differ,
+* it speaks to at least half of the failed checks (a mistake unknown on most
   of them is weak evidence).
 
-When two or three routes pass these tests (each matched on inputs where the
-other was unknown), or the only evidence is inputs where a few routes
+When two or three mistakes pass these tests (each matched on inputs where the
+other was unknown), or the only evidence is inputs where a few mistakes
 coincide, the finding is "consistent with A or B". Otherwise nothing is named:
 a wrong name sends a student off in the wrong direction, no name does not.
 
 Checks that compare different things (the parts of a quiz question, or an
-output and the cache it leaves behind) share no route names; each such group
+output and the cache it leaves behind) share no mistake names; each such group
 is a *subject* and gets a finding of its own.
 """
 
@@ -41,7 +41,7 @@ MAX_ALTERNATIVES = 3
 @dataclass
 class Finding:
     """What the evidence of a cell's checks says about one thing the checks looked at."""
-    routes: list[str]              # one: the mistake is named; several: consistent with any of them
+    mistakes: list[str]              # one: the mistake is named; several: consistent with any of them
     checks: int                    # the failed checks whose values match it
     failed: int                    # the failed checks that compared their value with the catalogue
     about: str = ""                # the check's name, when the cell's checks looked at several things
@@ -49,7 +49,7 @@ class Finding:
 
 def weigh(checks: Iterable["Check"]) -> list[Finding]:
     """The findings of one cell, one per subject with enough evidence; sets each check's ``mistake``
-    to the route its subject was diagnosed as (None where nothing was named)."""
+    to the mistake its subject was diagnosed as (None where nothing was named)."""
     checks = list(checks)
     failed = [c for c in checks if not c.passed and (c.candidates or c.ruled_out)]
     for check in checks:
@@ -60,13 +60,13 @@ def weigh(checks: Iterable["Check"]) -> list[Finding]:
         if finding is None:
             continue
         found.append((finding, group))
-        if len(finding.routes) == 1:
+        if len(finding.mistakes) == 1:
             for check in group:
-                if finding.routes[0] in check.candidates:
-                    check.mistake = finding.routes[0]
+                if finding.mistakes[0] in check.candidates:
+                    check.mistake = finding.mistakes[0]
     if len(found) > 1:  # say which check each finding is about
         for finding, group in found:
-            finding.about = next(c.name for c in group if set(c.candidates) & set(finding.routes))
+            finding.about = next(c.name for c in group if set(c.candidates) & set(finding.mistakes))
     findings = [finding for finding, _ in found]
     return findings
 
@@ -75,7 +75,7 @@ def sentences(findings: list[Finding], checks: Iterable["Check"] = (),
               name: Callable[[str], str] = str) -> list[Text]:
     """The findings as sentences for the student: what is likely wrong, and how many checks say so.
 
-    ``name`` shows a route's catalogue name (and a check's name) to the
+    ``name`` shows a mistake's catalogue name (and a check's name) to the
     student: in their language, through a :class:`gradekit.i18n.text.View`. A
     finding that a check's own message already states (a chosen option's
     misconception) is not repeated.
@@ -86,17 +86,17 @@ def sentences(findings: list[Finding], checks: Iterable["Check"] = (),
     out = []
     for f in findings:
         about = name(f.about)
-        if len(f.routes) == 1:
-            route = name(f.routes[0])
+        if len(f.mistakes) == 1:
+            mistake = name(f.mistakes[0])
             if several:
-                out.append(_("{about}: likely mistake: {name}.").format(about=about, name=route))
+                out.append(_("{about}: likely mistake: {name}.").format(about=about, name=mistake))
             elif f.failed > 1:
                 out.append(_("Likely mistake: {name} (your values match it on {checks} of {failed} failed checks).")
-                           .format(name=route, checks=f.checks, failed=f.failed))
+                           .format(name=mistake, checks=f.checks, failed=f.failed))
             else:
-                out.append(_("Likely mistake: {name}.").format(name=route))
+                out.append(_("Likely mistake: {name}.").format(name=mistake))
         else:
-            names = _alternatives([name(r) for r in f.routes])
+            names = _alternatives([name(r) for r in f.mistakes])
             if several:
                 out.append(_("{about}: your values fit more than one known mistake: {names}.")
                            .format(about=about, names=names))
@@ -115,15 +115,15 @@ def _alternatives(names: list[str]) -> Text:
 
 
 def _said(finding: Finding, checks: list["Check"]) -> bool:
-    if len(finding.routes) != 1:
+    if len(finding.mistakes) != 1:
         return False
-    route = finding.routes[0]
-    backing = [c for c in checks if not c.passed and route in c.candidates]
-    return bool(backing) and all(route in c.message for c in backing)
+    mistake = finding.mistakes[0]
+    backing = [c for c in checks if not c.passed and mistake in c.candidates]
+    return bool(backing) and all(mistake in c.message for c in backing)
 
 
 def _subjects(failed: list["Check"]) -> list[list["Check"]]:
-    """Group checks that compared a route in common (connected components), in order."""
+    """Group checks that compared a mistake in common (connected components), in order."""
     parent = list(range(len(failed)))
 
     def find(i: int) -> int:
@@ -134,11 +134,11 @@ def _subjects(failed: list["Check"]) -> list[list["Check"]]:
 
     owner: dict[str, int] = {}
     for i, check in enumerate(failed):
-        for route in (*check.candidates, *check.ruled_out):
-            if route in owner:
-                parent[find(i)] = find(owner[route])
+        for mistake in (*check.candidates, *check.ruled_out):
+            if mistake in owner:
+                parent[find(i)] = find(owner[mistake])
             else:
-                owner[route] = i
+                owner[mistake] = i
     groups: dict[int, list["Check"]] = {}
     for i, check in enumerate(failed):
         groups.setdefault(find(i), []).append(check)
@@ -149,26 +149,26 @@ def _weigh_subject(group: list["Check"]) -> Finding | None:
     support, against = Counter(), Counter()
     order: list[str] = []
     for check in group:
-        for route in check.candidates:
-            support[route] += 1
-            if route not in order:
-                order.append(route)
-        for route in check.ruled_out:
-            against[route] += 1
+        for mistake in check.candidates:
+            support[mistake] += 1
+            if mistake not in order:
+                order.append(mistake)
+        for mistake in check.ruled_out:
+            against[mistake] += 1
     failed = len(group)
     consistent = [r for r in order if against[r] == 0 and 2 * support[r] >= failed]
     named = [r for r in consistent if _separated(r, group)]
-    routes = named if named else (consistent if len(consistent) > 1 else [])
-    if not routes or len(routes) > MAX_ALTERNATIVES:
+    mistakes = named if named else (consistent if len(consistent) > 1 else [])
+    if not mistakes or len(mistakes) > MAX_ALTERNATIVES:
         return None
-    routes = sorted(routes, key=lambda r: -support[r])
-    checks = sum(1 for c in group if set(c.candidates) & set(routes))
-    return Finding(routes, checks, failed)
+    mistakes = sorted(mistakes, key=lambda r: -support[r])
+    checks = sum(1 for c in group if set(c.candidates) & set(mistakes))
+    return Finding(mistakes, checks, failed)
 
 
-def _separated(route: str, group: list["Check"]) -> bool:
-    """Whether every route that coincided with ``route`` on some input was told apart from it on
-    another: an input where the value matched ``route`` and ruled the other out."""
-    matched = [c for c in group if route in c.candidates]
-    rivals = {r for c in matched for r in c.candidates} - {route}
+def _separated(mistake: str, group: list["Check"]) -> bool:
+    """Whether every mistake that coincided with ``mistake`` on some input was told apart from it on
+    another: an input where the value matched ``mistake`` and ruled the other out."""
+    matched = [c for c in group if mistake in c.candidates]
+    rivals = {r for c in matched for r in c.candidates} - {mistake}
     return all(any(rival in c.ruled_out for c in matched) for rival in rivals)

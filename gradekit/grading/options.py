@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gradekit.sandbox.bwrap import Limits
+from gradekit.sandbox.limits import Limits
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,7 @@ class RunGraders(Stage):
         graded = [gid for gid in job.test_ids() if gid in suite.modules]
         if graded:
             job.checks = suite.run(self.pipeline.sandbox, graded, job.variant.params, job.variant.seed,
-                                   self.pipeline.limits.grading_seconds, say=job.say)
+                                   self.pipeline.limits.notebook_budget, say=job.say)
             self.pipeline.grader_errors += suite.grader_errors()
 
 

@@ -85,8 +85,8 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
                                    f"{sum(seconds) / len(seconds):.3f} s mean, {max(seconds):.2f} s at most "
                                    f"(in the grading process, sandbox included)"))
         limits = qa.limits_for(assignment)
-        report.rows.append(Row("limits", None, f"cells {limits.run_seconds:g} s, a call {limits.call_seconds:g} s, "
-                                               f"a notebook {limits.grading_seconds:g} s, {limits.memory_mb} MiB "
+        report.rows.append(Row("limits", None, f"cells {limits.cell_timeout:g} s, a call {limits.call_timeout:g} s, "
+                                               f"a notebook {limits.notebook_budget:g} s, {limits.memory} MiB "
                                                "(c.Gradekit in nbgrader_config.py)"))
     report.seconds = time.monotonic() - started
     return report
@@ -260,12 +260,12 @@ def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files:
         for nb in result.notebooks:
             leaks += [f"{task.label} ({where}): {leak}" for leak in nb.leaks]
             if task.label == "answer key":
-                for route, what in nb.blind:
-                    blind.setdefault((route, what), set()).add(task.student)
+                for mistake, what in nb.blind:
+                    blind.setdefault((mistake, what), set()).add(task.student)
         for cell in cells.values():
             for check in cell.checks:
-                for route in getattr(check, "coinciding", []) or []:
-                    coincide[route] += 1
+                for mistake in getattr(check, "coinciding", []) or []:
+                    coincide[mistake] += 1
         fingerprint = _comparable(result)
         previous = first.setdefault((task.label, task.student), fingerprint)
         if task.again and previous != fingerprint:
@@ -307,17 +307,17 @@ def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files:
     report.add("no hidden value in the feedback", leaks, "no number the reference computed for the "
                                                           "student appears in what they are told")
     if coincide:
-        report.rows.append(Row("inputs where known routes coincide", None, "; ".join(
-            f"{route} ({n}x)" for route, n in coincide.most_common(5)) + ": no evidence on those inputs"))
+        report.rows.append(Row("inputs where known mistakes coincide", None, "; ".join(
+            f"{mistake} ({n}x)" for mistake, n in coincide.most_common(5)) + ": no evidence on those inputs"))
     if blind:
         variants = len({t.student for t in tasks if t.label == "answer key"})
-        routes: dict[str, list[tuple[str, set[str]]]] = {}
-        for (route, what), who in blind.items():
-            routes.setdefault(route, []).append((what, who))
+        mistakes: dict[str, list[tuple[str, set[str]]]] = {}
+        for (mistake, what), who in blind.items():
+            mistakes.setdefault(mistake, []).append((what, who))
         lines = []
-        for route, checks in sorted(routes.items(), key=lambda item: (-max(len(w) for _, w in item[1]), item[0])):
+        for mistake, checks in sorted(mistakes.items(), key=lambda item: (-max(len(w) for _, w in item[1]), item[0])):
             what, who = max(checks, key=lambda c: (len(c[1]), c[0]))
-            lines.append(f"“{route}” on {len(checks)} check(s), such as {what} ({len(who)} of {variants} variants)")
+            lines.append(f"“{mistake}” on {len(checks)} check(s), such as {what} ({len(who)} of {variants} variants)")
         report.rows.append(Row("known mistakes that give the right answer", None, "; ".join(lines[:4])
                                + (f"; and {len(lines) - 4} more" if len(lines) > 4 else "")
                                + ": a student who made one keeps those checks' points (draw the params again, "
@@ -417,5 +417,5 @@ def shown_texts(result: SubmissionResult) -> list[str]:
                 texts.append(check.name)
                 if not check.passed and check.message:
                     texts.append(check.message)
-            texts += [route for finding in cell.findings for route in finding.routes]
+            texts += [mistake for finding in cell.findings for mistake in finding.mistakes]
     return texts

@@ -37,7 +37,7 @@ def _key(root: str, assignment: str, options: Options) -> tuple:
 
 
 def _options(data: dict) -> Options:
-    from gradekit.sandbox.bwrap import Limits
+    from gradekit.sandbox.limits import Limits
 
     limits = data.get("limits")
     return Options(**{**data, "limits": Limits(**limits) if limits else None,

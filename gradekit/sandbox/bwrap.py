@@ -23,27 +23,15 @@ import shutil
 import signal
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from gradekit.sandbox.limits import Limits
 
 WORKER_DIR = Path(__file__).resolve().parent
 WORKER_FILES = ("worker.py", "protocol.py")   # all the sandbox runs of gradekit's own code
 SANDBOX_UID = 65534  # 'nobody' inside the sandbox
 
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for one sandbox; times in seconds, sizes in MiB."""
-
-    cpu_seconds: int = 60
-    memory_mb: int = 1536
-    processes: int = 64
-    file_mb: int = 16
-    tmpfs_mb: int = 64
-    open_files: int = 256
-    run_seconds: float = 20.0     # wall clock for running all of a notebook's cells
-    call_seconds: float = 10.0    # wall clock for one call into the student's code
-    grading_seconds: float = 120.0  # wall clock for all the graders' calls on one notebook
+__all__ = ["Limits", "bwrap_path", "start_zygote", "end_sandbox"]
 
 
 def bwrap_path() -> str | None:
@@ -154,8 +142,8 @@ def _preexec(limits: Limits, procs: Path | None):
         else:
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mib, limits.memory_mb * mib))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * mib, limits.file_mb * mib))
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory * mib, limits.memory * mib))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size * mib, limits.file_size * mib))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     return apply
@@ -192,7 +180,7 @@ def launch(limits: Limits, sandboxed: bool = True) -> Launch:
              # capability: bwrap leaves /proc/sys writable, so cover it (and sysrq) read-only
              "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
              "--dev", "/dev",
-             "--size", str(limits.tmpfs_mb << 20), "--tmpfs", "/tmp",
+             "--size", str(limits.tmpfs << 20), "--tmpfs", "/tmp",
              "--ro-bind", str(base), str(base)]
     if venv != base:
         argv += ["--ro-bind", str(venv), "/opt/venv"]

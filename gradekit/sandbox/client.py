@@ -21,7 +21,8 @@ from typing import Any, Callable, Mapping
 from gradekit.errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
 from gradekit.i18n.text import _
 from gradekit.sandbox import protocol as P
-from gradekit.sandbox.bwrap import Limits, end_sandbox, start_zygote
+from gradekit.sandbox.limits import Limits
+from gradekit.sandbox.bwrap import end_sandbox, start_zygote
 
 __all__ = ["Sandbox", "RemoteObject", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
 
@@ -118,7 +119,7 @@ class Sandbox:
         mark("grading", "sandbox wait")
         waited = time.monotonic()
         try:
-            reply = self._read_control(self.limits.run_seconds)
+            reply = self._read_control(self.limits.cell_timeout)
         except SandboxCrashed:
             reply = {}
         self.startup_seconds += time.monotonic() - waited
@@ -316,7 +317,7 @@ class Sandbox:
             started: list[int] = []
             try:
                 reply, _ = self._exchange({"op": "run", "cells": [self.cells[i] for i in keep]}, {},
-                                          self.limits.run_seconds, progress=started.append)
+                                          self.limits.cell_timeout, progress=started.append)
                 cells = reply.get("cells")
                 if not isinstance(cells, list) or len(cells) != len(keep):
                     raise SandboxCrashed(CodeFailure.PROTOCOL, "bad reply to run")
@@ -340,7 +341,7 @@ class Sandbox:
         return self.cell_results
 
     def has(self, name: str) -> str:
-        reply, _ = self._exchange({"op": "has", "name": name}, {}, self.limits.call_seconds)
+        reply, _ = self._exchange({"op": "has", "name": name}, {}, self.limits.call_timeout)
         self._check(reply)
         kind = reply.get("kind")
         return kind if kind in ("function", "class", "value", "missing") else "missing"
@@ -348,7 +349,7 @@ class Sandbox:
     def get(self, name: str) -> Any:
         """The value of a variable in the student's namespace (plain data only)."""
         self._ensure_cells()
-        reply, value = self._exchange({"op": "get", "name": name}, {}, self.limits.call_seconds)
+        reply, value = self._exchange({"op": "get", "name": name}, {}, self.limits.call_timeout)
         self._check(reply)
         return value
 
@@ -359,19 +360,19 @@ class Sandbox:
         header = {"op": "call", "attr": attr, "reference": sorted(reference or {}),
                   "target": P.encode(spec, [])}
         values = {"args": list(self._unwrap(tuple(args))), "kwargs": self._unwrap(dict(kwargs or {}))}
-        reply, value = self._exchange(header, values, self.limits.call_seconds, reference)
+        reply, value = self._exchange(header, values, self.limits.call_timeout, reference)
         self._check(reply)
         return value
 
     def getattr(self, obj: RemoteObject, name: str) -> Any:
         header = {"op": "getattr", "target": P.encode(self._unwrap(obj), []), "attr": name}
-        reply, value = self._exchange(header, {}, self.limits.call_seconds)
+        reply, value = self._exchange(header, {}, self.limits.call_timeout)
         self._check(reply)
         return value
 
     def length(self, obj: RemoteObject) -> Any:
         header = {"op": "len", "target": P.encode(self._unwrap(obj), [])}
-        reply, value = self._exchange(header, {}, self.limits.call_seconds)
+        reply, value = self._exchange(header, {}, self.limits.call_timeout)
         self._check(reply)
         return value
 

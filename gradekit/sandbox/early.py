@@ -26,7 +26,8 @@ import signal
 import socket
 from pathlib import Path
 
-from gradekit.sandbox.bwrap import Limits, end_sandbox, start_zygote
+from gradekit.sandbox.limits import Limits
+from gradekit.sandbox.bwrap import end_sandbox, start_zygote
 
 TOKEN = b"t"
 

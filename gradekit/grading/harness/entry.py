@@ -123,7 +123,7 @@ class SubmissionSession:
             pytest.fail(f"{notebook}.ipynb cannot be graded: {job.result.error}", pytrace=False)
         self._sandbox.end_child()
         RunCells(self)(job)
-        self._fixtures.bind(self._sandbox, self.variant.params, self.variant.seed, self.limits.grading_seconds)
+        self._fixtures.bind(self._sandbox, self.variant.params, self.variant.seed, self.limits.notebook_budget)
         self._bound = notebook
 
     def _submitted_path(self, notebook: str) -> Path | None:

@@ -1,7 +1,7 @@
-"""Which mistakes the class made: the named wrong routes, counted per exercise, and the concept checks.
+"""Which mistakes the class made: the named wrong mistakes, counted per exercise, and the concept checks.
 
 A mistake is what the graders named (``Check.mistake``), summed up per cell by
-``CellResult.diagnosis``: one name when the evidence points to one route,
+``CellResult.diagnosis``: one name when the evidence points to one mistake,
 several when it is consistent with more than one. A student is counted under
 every name of their diagnosis; ``uncertain`` counts those whose diagnosis had
 more than one name.

@@ -139,9 +139,9 @@ def _verdicts(graded, known) -> list[tuple[str, bool, list[str]]]:
         mine = _breaks(known, owners)
         others = set().union(*(_breaks(k, owners) for k in group if k is not known))
         texts = [t for gid in mine for t in result.cell(gid).notes() + _failed_messages(result, gid)]
-        wrong = [f"{gid}: {f.routes}" for nb in result.notebooks for cell in nb.cells for f in cell.findings
+        wrong = [f"{gid}: {f.mistakes}" for nb in result.notebooks for cell in nb.cells for f in cell.findings
                  for gid in [cell.grade_id]
-                 if (gid in mine and not any(known.names in r for r in f.routes)) or
+                 if (gid in mine and not any(known.names in r for r in f.mistakes)) or
                  (gid not in mine and gid not in others)]
         out.append((student, any(known.names in t for t in texts), wrong))
     return out

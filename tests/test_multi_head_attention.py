@@ -192,8 +192,8 @@ def test_mistake_loses_points_on_its_exercise_and_is_named(graded, path):
         # named: in the cell's diagnosis (weighed over its checks), or in a check's own message
         told = [k.message for k in failed] + [n for gid in lost for n in result.cell(gid).notes()]
         assert any(names in t for t in told), (student, names, told[:4])
-        others = {r for c in result.notebooks[0].cells for f in c.findings if not any(names in x for x in f.routes)
-                  for r in f.routes}
+        others = {r for c in result.notebooks[0].cells for f in c.findings if not any(names in x for x in f.mistakes)
+                  for r in f.mistakes}
         assert not others, f"{student}: another known mistake was named: {others}"
     if breaks:
         assert lost_anywhere == set(breaks), f"# breaks: {breaks}, but over every seed it lost {sorted(lost_anywhere)}"

@@ -92,8 +92,6 @@ class NotebookResult:
     runs: list[CellRun] = field(default_factory=list)
     error: str | None = None        # the notebook could not be graded at all
     late_penalty: float | None = None   # points taken off for lateness (nbgrader's, from the gradebook)
-    leaks: list[str] = field(default_factory=list)   # hidden values found in the feedback (gradekit check)
-    blind: list[list[str]] = field(default_factory=list)   # [mistake, check] that gave the right answer (check)
 
     @property
     def score(self) -> float:
@@ -161,8 +159,7 @@ class SubmissionResult:
                                    "findings": [Finding(**f) for f in c.get("findings", [])]})
                      for c in nb.get("cells", [])]
             runs = [CellRun(**r) for r in nb.get("runs", [])]
-            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty"),
-                                            list(nb.get("leaks", [])), [list(b) for b in nb.get("blind", [])]))
+            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty")))
         rest = {k: v for k, v in data.items() if k != "notebooks"}
         return cls(notebooks=notebooks, **rest)
 

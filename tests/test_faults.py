@@ -237,8 +237,8 @@ def test_a_worker_ends_with_its_coordinator(coordinator):
         parent.wait()
     worker = subprocess.Popen([str(VENV_BIN / "python"), "-c",
                                "import sys, time\n"
-                               "from gradekit.runners.local import _exit_with\n"
-                               f"_exit_with({parent.pid})\n"
+                               "from gradekit.runners.local import exit_with\n"
+                               f"exit_with({parent.pid})\n"
                                "print('watching', flush=True)\n"
                                "time.sleep(60)\n"], stdout=subprocess.PIPE, text=True)
     try:

@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 import numpy as np
 
 from gradekit.errors import Mismatch
+from gradekit.grading import observe
 from gradekit.i18n.text import Text, _, join
 
 __all__ = ["Mismatch", "FAILS", "array", "arrays", "scalar", "close", "choice", "to_array", "evidence"]
@@ -63,11 +64,6 @@ FAILS = _Fails()
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
 
-# gradekit check sets this to a list while it grades an answer key (gradekit.qa.run._grade_task;
-# gradekit.qa.blind reads it): each passing check then also works out
-# its known mistakes and notes (mistake, what) for every one that gives the right answer there --
-# an input on which that mistake cannot be caught. None in a grading run: nothing extra is computed.
-AUDIT: list | None = None
 
 
 def to_array(value: Any, what: str) -> np.ndarray:
@@ -127,7 +123,7 @@ def arrays(got: Sequence[Any], expected: Sequence[Any], *, what: Sequence[str], 
         if problem:
             problems.append(problem)
     if not problems:
-        if AUDIT is not None and mistakes:
+        if mistakes and observe.auditing():
             _audit(mistakes, exps, "; ".join(str(w) for w in what), lambda v, e: _all_close(v, e, *_tol(rtol, atol)))
         return
     if any(p is None for p in parts):
@@ -150,7 +146,7 @@ def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
         got = arr.reshape(-1)[0]
     value = float(got)
     if math.isclose(value, float(expected), rel_tol=rtol, abs_tol=atol):
-        if AUDIT is not None and mistakes:
+        if mistakes and observe.auditing():
             _audit(mistakes, float(expected), what, lambda v, e: math.isclose(float(v), e, rel_tol=rtol, abs_tol=atol))
         return
     known = {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _known(mistakes).items()}
@@ -175,7 +171,7 @@ def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None) -> 
     if got is None:
         raise Mismatch(_none_message(what))
     if _norm(got) == _norm(expected):
-        if AUDIT is not None and mistakes:
+        if mistakes and observe.auditing():
             _audit(mistakes, expected, what, lambda v, e: _norm(v) == _norm(e))
         return
     known = {name: value for name, value in _known(mistakes).items() if value is not None}
@@ -257,7 +253,8 @@ def _tol(rtol: float, atol: float) -> tuple[float, float]:
 
 
 def _audit(mistakes: Mistakes, expected: Any, what: Any, same) -> None:
-    """Note each known mistake whose value here is the right answer (see AUDIT)."""
+    """Tell the observers each known mistake whose value here is the right answer: an input on
+    which that mistake cannot be caught (see gradekit.grading.observe)."""
     try:
         known = _known(mistakes)
     except Exception:  # noqa: BLE001 - a mistake that cannot be worked out here says nothing
@@ -267,7 +264,7 @@ def _audit(mistakes: Mistakes, expected: Any, what: Any, same) -> None:
             continue
         try:
             if same(value, expected):
-                AUDIT.append((str(name), str(what)))
+                observe.right_answer_matches(str(name), str(what))
         except Exception:  # noqa: BLE001 - a value of another shape is simply not the same
             continue
 

@@ -47,7 +47,8 @@ from gradekit.intake.untrusted import find_notebook, folder_listing, is_plain_fo
 from gradekit.authoring.variant import build_variant
 from gradekit.grading.options import Options
 from gradekit.grading.preflight import preflight
-from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage
+from gradekit.grading.observe import observing
+from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage, StageContext
 
 
 class Pipeline:
@@ -80,7 +81,8 @@ class Pipeline:
             self.releases = ReleaseCache(course, assignment)
             self.secret = course.secret()
             self.version = assignment_version(course, assignment)
-            self.stages = [load_stage(spec)(self) for spec in self._stage_specs()]
+            context = StageContext(self.sandbox, self.suite, self.limits, course.settings, self.grader_errors.extend)
+            self.stages = [load_stage(spec)(context) for spec in self._stage_specs()]
         except BaseException:
             self.sandbox.shutdown()
             raise
@@ -108,14 +110,15 @@ class Pipeline:
         return self.source.name
 
     def grade_or_zero(self, student: str, folder: Path | None = None, out_dir: Path | None = None,
-                      language: str | None = None) -> SubmissionResult:
+                      language: str | None = None, tags: frozenset = frozenset(),
+                      observed: dict | None = None) -> SubmissionResult:
         """:meth:`grade`, or a zero with the reason when the submission cannot be graded at all.
 
         A course failure is not a zero: it propagates. Anything else unexpected
         while grading this one submission costs this student only.
         """
         try:
-            return self.grade(student, folder, out_dir, language)
+            return self.grade(student, folder, out_dir, language, tags, observed)
         except SubmissionError as exc:
             return self._zero(student, exc.args[0] if exc.args else str(exc), language)
         except CourseFailure:
@@ -138,10 +141,13 @@ class Pipeline:
         return Say(language, self._translators[language])
 
     def grade(self, student: str, folder: Path | None = None, out_dir: Path | None = None,
-              language: str | None = None) -> SubmissionResult:
+              language: str | None = None, tags: frozenset = frozenset(),
+              observed: dict | None = None) -> SubmissionResult:
         """Grade ``student``'s submission (``folder``: another one, on the student's variant, as
         ``gradekit check`` does) into autograded/<student>/<assignment>/ (or ``out_dir``), in
-        ``language`` (default: the student's, from languages.csv)."""
+        ``language`` (default: the student's, from languages.csv). ``tags`` and ``observed``
+        are for stages that watch the grading (see gradekit.grading.stages): what they saw of
+        each notebook lands in ``observed[notebook]``."""
         started = time.monotonic()
         student_before, startup_before = self.sandbox.student_seconds, self.sandbox.startup_seconds
         timeouts_before, kills_before = self.sandbox.timeouts, self.sandbox.kills
@@ -165,15 +171,17 @@ class Pipeline:
                                 _("no notebook named {names} in the submission (found: nothing)"))
                                .format(names=", ".join(sorted(expected)), found=found))
         graded = {}
-        self.grader_errors = []
+        self.grader_errors.clear()
         for name, release in self.releases.student_versions(variant).items():
             path, note = find_notebook(files, f"{name}.ipynb")
             if note:
                 result.notes.append(say(note))
-            job = NotebookJob(name, release, path, variant, NotebookResult(name), say=say)
+            job = NotebookJob(name, release, path, variant, NotebookResult(name), say=say, tags=frozenset(tags))
             self._run_stages(job)
             result.notebooks.append(job.result)
             graded[name] = job.graded
+            if observed is not None and job.observed:
+                observed[name] = job.observed
         result.translations = say.table
         result.seconds = time.monotonic() - started
         result.student_seconds = round(self.sandbox.student_seconds - student_before, 6)
@@ -202,7 +210,7 @@ class Pipeline:
 
         from gradekit.release.generate import write_answer_key
 
-        errors = self.grader_errors
+        errors = list(self.grader_errors)
         try:
             with tempfile.TemporaryDirectory(prefix="gradekit-key-") as tmp:
                 key = Path(tmp) / "submitted"
@@ -214,7 +222,7 @@ class Pipeline:
                     on_key = dict(self.grader_errors)
                 finally:
                     self._blaming = False
-                    self.grader_errors = errors
+                    self.grader_errors[:] = errors
         except CourseFailure:
             raise
         except Exception:  # noqa: BLE001 - no verdict: the student's result stands
@@ -229,10 +237,12 @@ class Pipeline:
                 self._cleared.add((where, seed))
 
     def _run_stages(self, job: NotebookJob) -> None:
+        observers = [o for o in (stage.observer(job) for stage in self.stages) if o is not None]
         try:
-            for stage in self.stages:
-                if not job.failed or stage.after_failure:
-                    stage(job)
+            with observing(observers):
+                for stage in self.stages:
+                    if not job.failed or stage.after_failure:
+                        stage(job)
         finally:
             self.sandbox.end_child()   # whatever happened, nothing of this notebook runs on
 

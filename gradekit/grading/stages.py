@@ -14,8 +14,12 @@ list, and the order it must keep::
 
 A course inserts a stage of its own through ``c.Gradekit.stages`` in
 nbgrader_config.py (a list of import paths; see :data:`DEFAULT_STAGES`). A stage
-is built once per grading process with the :class:`~gradekit.grading.pipeline.Pipeline`
-(its sandbox, graders, options) and called once per notebook.
+is built once per grading process with a :class:`StageContext` -- what a stage may
+use of its grading process: the sandbox, the graders, the limits, the course's
+settings -- and called once per notebook. A stage that watches the grading
+itself (``gradekit check``'s) offers an observer for the notebook
+(:meth:`Stage.observer`, see :mod:`gradekit.grading.observe`) and writes what
+it saw into ``job.observed``, which travels beside the result, never in it.
 
 Once a notebook cannot be read, only the stages with ``after_failure = True``
 run (Annotate: the page still says why the notebook got nothing).
@@ -26,7 +30,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from gradekit.notebook.cells import grade_id, is_graded, is_solution, is_test, points
 from gradekit.errors import SubmissionError
@@ -40,7 +44,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
 
     from gradekit.authoring.variant import Variant
-    from gradekit.grading.pipeline import Pipeline
+    from gradekit.grading.harness.suite import GraderSuite
+    from gradekit.sandbox.client import Sandbox
+    from gradekit.sandbox.limits import Limits
 
 DEFAULT_STAGES = [
     "gradekit.grading.stages.Sanitize",
@@ -67,6 +73,8 @@ class NotebookJob:
     runs: list[dict] = field(default_factory=list)          # the sandbox's report on each code cell
     checks: dict[str, list[Check]] = field(default_factory=dict)   # the graders' checks by test cell
     say: Say = field(default_factory=Say)   # stores a text the student reads: English, and its translation
+    tags: frozenset = frozenset()           # what the caller asked of this grading ("audit": gradekit check)
+    observed: dict = field(default_factory=dict)   # what watching stages saw (gradekit check); not a result
 
     @property
     def failed(self) -> bool:
@@ -76,13 +84,28 @@ class NotebookJob:
         return [grade_id(c) for c in self.release.cells if is_test(c)]
 
 
+@dataclass(frozen=True)
+class StageContext:
+    """What a stage may use of the grading process it runs in."""
+
+    sandbox: "Sandbox"                  # this process's sandbox, where the student's code runs
+    suite: "GraderSuite"                # the assignment's hidden graders, collected
+    limits: "Limits"                    # the sandbox's limits (c.Gradekit, per assignment)
+    settings: Any                       # the course's c.Gradekit settings
+    note_grader_errors: Callable[[list], None]   # the graders' own exceptions met (see Pipeline._blame)
+
+
 class Stage:
     """One step of grading a notebook. Subclasses implement ``__call__``."""
 
     after_failure = False   # run even when the notebook could not be read
 
-    def __init__(self, pipeline: "Pipeline"):
-        self.pipeline = pipeline
+    def __init__(self, context: StageContext):
+        self.context = context
+
+    def observer(self, job: NotebookJob) -> object | None:
+        """An observer to install while this notebook is graded (see gradekit.grading.observe), or None."""
+        return None
 
     def __call__(self, job: NotebookJob) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -109,8 +132,8 @@ class RunCells(Stage):
     """Run the student's code cells (and the visible test cells no hidden grader grades)."""
 
     def __call__(self, job: NotebookJob) -> None:
-        native = set(job.test_ids()) - set(self.pipeline.suite.modules)
-        runs = self.pipeline.sandbox.run_cells(code_to_run(job.graded, tests=native))
+        native = set(job.test_ids()) - set(self.context.suite.modules)
+        runs = self.context.sandbox.run_cells(code_to_run(job.graded, tests=native))
         job.runs = runs
         job.result.runs = [CellRun(str(r.get("id", ""))[:100], bool(r.get("ok")), _short(r.get("error")))
                            for r in runs]
@@ -120,12 +143,12 @@ class RunGraders(Stage):
     """Run the hidden graders of this notebook's test cells against the sandbox."""
 
     def __call__(self, job: NotebookJob) -> None:
-        suite = self.pipeline.suite
+        suite = self.context.suite
         graded = [gid for gid in job.test_ids() if gid in suite.modules]
         if graded:
-            job.checks = suite.run(self.pipeline.sandbox, graded, job.variant.params, job.variant.seed,
-                                   self.pipeline.limits.notebook_budget, say=job.say)
-            self.pipeline.grader_errors += suite.grader_errors()
+            job.checks = suite.run(self.context.sandbox, graded, job.variant.params, job.variant.seed,
+                                   self.context.limits.notebook_budget, say=job.say)
+            self.context.note_grader_errors(suite.grader_errors())
 
 
 class Score(Stage):
@@ -140,7 +163,7 @@ class Score(Stage):
     def __call__(self, job: NotebookJob) -> None:
         runs = {r.get("id"): r for r in job.runs}
         answers = {grade_id(c): c.source for c in job.graded.cells if grade_id(c)}
-        zero_blank = bool(getattr(self.pipeline.course.settings, "unanswered_free_text_zero", False))
+        zero_blank = bool(getattr(self.context.settings, "unanswered_free_text_zero", False))
         for cell in job.release.cells:
             if not is_graded(cell):
                 continue
@@ -154,7 +177,7 @@ class Score(Stage):
                 else:
                     job.result.cells.append(CellResult(gid, worth, None, manual=True, answered=not blank))
                 continue
-            if gid in job.checks or gid in self.pipeline.suite.modules:
+            if gid in job.checks or gid in self.context.suite.modules:
                 found = job.checks.get(gid, [])
             else:
                 run = runs.get(gid) or {}

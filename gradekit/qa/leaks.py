@@ -1,9 +1,9 @@
 """Hidden values in feedback: numbers the reference computed that a student's feedback prints.
 
-While ``gradekit check`` grades, the ``reference`` fixture keeps every value
-the reference's functions return (:class:`gradekit.grading.harness.plugin.RecordingReference`),
-and the :class:`LeakScan` stage, last in the pipeline, looks for them in what
-the student is told: each check's message and the cell's diagnosis, in English
+While ``gradekit check`` grades, the :class:`LeakScan` stage's observer hears of
+every value the reference's functions return (through the ``reference`` fixture:
+:class:`gradekit.grading.harness.plugin.RecordingReference`), and the stage, last
+in the pipeline, looks for them in what the student is told: each check's message and the cell's diagnosis, in English
 and in the student's language. A number
 printed with at least three significant digits that equals a reference value
 at the printed precision is a leak -- unless it is also one of the student's
@@ -92,22 +92,29 @@ def leaks(texts: Iterable[str], hidden: np.ndarray, visible: np.ndarray) -> list
     return found
 
 
+class _References:
+    """An observer that keeps the values the reference returns (a sample past MAX_VALUES)."""
+
+    def __init__(self) -> None:
+        self.values: list = []
+
+    def reference_returned(self, value: Any) -> None:
+        if len(self.values) < MAX_VALUES:
+            self.values.append(value)
+
+
 class LeakScan(Stage):
-    """gradekit check's stage: record the reference's values while grading, then look for them
-    in the feedback of this notebook (``NotebookResult.leaks``)."""
+    """gradekit check's stage: hear the reference's values while grading, then look for them in
+    the feedback of this notebook (``job.observed["leaks"]``)."""
 
     after_failure = True
 
-    def __init__(self, pipeline):
-        super().__init__(pipeline)
-        self.sink: list = []
-        suite = pipeline.suite
-        if getattr(suite, "_plugin", None) is not None:
-            suite._plugin.recorded = self.sink
+    def observer(self, job: NotebookJob) -> _References:
+        self.heard = _References()
+        return self.heard
 
     def __call__(self, job: NotebookJob) -> None:
         texts = [check.message for cell in job.result.cells for check in cell.checks if check.message]
         texts += [text for cell in job.result.cells for text in getattr(cell, "diagnosis", []) or []]
         texts = texts + [job.say.table[t] for t in texts if t in job.say.table]   # and as the student reads them
-        job.result.leaks = leaks(texts, flatten(self.sink), flatten([job.variant.params]))
-        self.sink.clear()
+        job.observed["leaks"] = leaks(texts, flatten(self.heard.values), flatten([job.variant.params]))

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from gradekit.course import Course
 from gradekit.results import SubmissionResult
+from gradekit.runners.base import Outcome
 from gradekit.intake.untrusted import shown
 from gradekit.qa import simulate
 from gradekit.qa.items import testwise_rows
@@ -70,16 +71,16 @@ def check_assignment(course: Course, assignment: str, students: int = 20, jobs: 
         files, problems = simulate.load_qa_set(qa.graders_dir(assignment), notebooks)
         _coverage_rows(qa, assignment, notebooks, report)
         tasks = _tasks(qa, assignment, ids, files, simulate.translations(qa, assignment))
-        results = _grade(qa, assignment, tasks, jobs, sandboxed)
+        outcomes = _grade(qa, assignment, tasks, jobs, sandboxed)
         report.gradings = len(tasks)
-        _result_rows(tasks, results, files, problems, report)
-        _translation_rows(tasks, results, spoken, report)
+        _result_rows(tasks, outcomes, files, problems, report)
+        _translation_rows(tasks, outcomes, spoken, report)
         report.rows.extend(testwise_rows(variants))
         for language in simulate.translations(qa, assignment):
             from gradekit.i18n.catalogs import translator
 
             report.rows.extend(testwise_rows(variants, language, translator(qa.root, assignment, language)))
-        seconds = [r.seconds for r in results.values() if r.seconds]
+        seconds = [o.result.seconds for o in outcomes.values() if o.result.seconds]
         if seconds:
             report.rows.append(Row("time per submission", None,
                                    f"{sum(seconds) / len(seconds):.3f} s mean, {max(seconds):.2f} s at most "
@@ -188,64 +189,31 @@ def _merged(group: list) -> dict[str, str]:
     return {gid: code for qa_file in group for gid, code in qa_file.sections.items()}
 
 
-def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed: bool) -> dict[int, SubmissionResult]:
-    """Every task graded, in worker processes forked from this one (the templates and graders are
-    loaded once per worker); results by task index."""
-    from gradekit.runners.batch import workers_for
-
-    jobs = jobs or workers_for(len(tasks))
-    args = (str(qa.root), assignment, sandboxed, str(qa.root / "qa-out"))
-    if jobs <= 1:
-        _init(*args)
-        try:
-            return {i: _grade_task(i, t.student, str(t.folder), t.language, t.label == "answer key")
-                    for i, t in enumerate(tasks)}
-        finally:
-            _PIPELINE.close()
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init,
-                             initargs=args) as pool:
-        futures = [pool.submit(_grade_task, i, t.student, str(t.folder), t.language, t.label == "answer key")
-                   for i, t in enumerate(tasks)]
-        return {i: future.result() for i, future in enumerate(futures)}
-
-
-_PIPELINE = None
-_OUT = None
-
-
-def _init(root: str, assignment: str, sandboxed: bool, out: str) -> None:
-    global _PIPELINE, _OUT
+def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed: bool) -> dict[int, Outcome]:
+    """Every task graded by a runner, as ``autograde`` grades (a local pool's workers fork from a
+    server that has loaded the templates and graders once), with the QA stages added; the
+    outcomes by task index."""
     from gradekit.grading.options import Options
-    from gradekit.grading.pipeline import Pipeline
     from gradekit.grading.stages import DEFAULT_STAGES
-    from gradekit.runners.cores import claim_core
+    from gradekit.qa.blind import AUDIT
+    from gradekit.runners.base import Job
+    from gradekit.runners.batch import make_runner
 
-    claim_core()
-    _OUT = Path(out)
-    _PIPELINE = Pipeline(Course.load(root), assignment,
-                         Options(sandboxed=sandboxed, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE, BLIND_STAGE)))
-
-
-def _grade_task(index: int, student: str, folder: str, language: str | None = None,
-                audit: bool = False) -> SubmissionResult:
-    """Grade one task; ``audit``: the answer key's, whose passing checks also work out their known
-    mistakes (gradekit.qa.blind) -- only there, since a mistakes= function may call into the
-    student's code, which would cost other submissions' budgets."""
-    from gradekit.graders import check
-
-    check.AUDIT = [] if audit else None
-    try:
-        return _PIPELINE.grade_or_zero(student, Path(folder), _OUT / f"{index:05d}", language)
-    finally:
-        check.AUDIT = None
+    options = Options(sandboxed=sandboxed, jobs=jobs, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE, BLIND_STAGE))
+    out = qa.root / "qa-out"
+    # the answer key's passing checks also work out their known mistakes (gradekit.qa.blind)
+    work = [Job(t.student, str(t.folder), str(out / f"{i:05d}"), t.language,
+                (AUDIT,) if t.label == "answer key" else ()) for i, t in enumerate(tasks)]
+    index = {job.out_dir: i for i, job in enumerate(work)}
+    outcomes: dict[int, Outcome] = {}
+    with make_runner(qa, assignment, options, len(work)) as runner:
+        runner.run(work, lambda outcome: outcomes.__setitem__(index[outcome.job.out_dir], outcome))
+    return outcomes
 
 
 # -- the rows -------------------------------------------------------------------------------------
 
-def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files: list, problems: list[str],
+def _result_rows(tasks: list[Task], outcomes: dict[int, Outcome], files: list, problems: list[str],
                  report: CheckReport) -> None:
     first: dict[tuple[str, str], dict] = {}
     keys, releases, determinism, leaks = [], [], [], []
@@ -254,14 +222,13 @@ def _result_rows(tasks: list[Task], results: dict[int, SubmissionResult], files:
     blind: dict[tuple[str, str], set[str]] = {}   # (mistake, check) -> the variants whose answer key it matched
     known_names = [f.names for f in files if f.names]
     for index, task in enumerate(tasks):
-        result = results[index]
+        result, observed = outcomes[index].result, outcomes[index].observed
         cells = {c.grade_id: c for nb in result.notebooks for c in nb.cells}
         where = f"{task.student}"
-        for nb in result.notebooks:
-            leaks += [f"{task.label} ({where}): {leak}" for leak in nb.leaks]
-            if task.label == "answer key":
-                for mistake, what in nb.blind:
-                    blind.setdefault((mistake, what), set()).add(task.student)
+        for seen in observed.values():
+            leaks += [f"{task.label} ({where}): {leak}" for leak in seen.get("leaks", [])]
+            for mistake, what in seen.get("blind", []):
+                blind.setdefault((mistake, what), set()).add(task.student)
         for cell in cells.values():
             for check in cell.checks:
                 for mistake in getattr(check, "coinciding", []) or []:
@@ -387,7 +354,7 @@ def _comparable(result: SubmissionResult) -> str:
     return json.dumps(data, sort_keys=True)
 
 
-def _translation_rows(tasks: list[Task], results: dict[int, SubmissionResult], spoken: dict[str, str],
+def _translation_rows(tasks: list[Task], outcomes: dict[int, Outcome], spoken: dict[str, str],
                       report: CheckReport) -> None:
     """Every text a student of another language reads (check names, failed checks' messages, named
     mistakes, reasons) has its translation in the result."""
@@ -395,7 +362,7 @@ def _translation_rows(tasks: list[Task], results: dict[int, SubmissionResult], s
         missing: dict[str, str] = {}
         graded = 0
         for index, task in enumerate(tasks):
-            result = results[index]
+            result = outcomes[index].result
             if result.language != language:
                 continue
             graded += 1

@@ -1,20 +1,25 @@
-"""Where submissions are graded: runners behind one small interface.
+"""The runner interface: submit one submission, take the results as they finish.
 
-    Runner         the interface: ``run(students, on_result)``
-    InProcess      this process, one submission after another (a handful of submissions)
-    LocalPool      worker processes on this machine, each pinned to a core (cores.py)
-    DaskCluster    one task per submission on a Dask distributed cluster
+    Job        one submission to grade: the student, and what ``gradekit check`` changes (another
+               folder on the student's variant, another output folder, a language, tags)
+    Outcome    a job's result, and what watching stages observed (never part of the result)
+    Runner     ``submit(job)``, ``next_outcome(timeout)``, ``pending``, ``close()``; ``run(jobs, on_outcome)``
+               for a batch, with a bounded number in flight
 
-Every runner builds a :class:`~gradekit.grading.pipeline.Pipeline` per process, calls
-``on_result`` in the coordinating process as each submission finishes (the
-coordinator alone writes the gradebook), and raises a
-:class:`~gradekit.errors.CourseFailure` as soon as one is seen anywhere -- a
-worker reports it instead of a result, and the runner stops.
+A runner keeps what it started -- grading processes with their graders
+collected, warm sandboxes -- from one submission to the next until it is
+closed: ``autograde`` submits a class and closes it, ``gradekit check`` its
+simulated class, ``gradekit serve`` each submission as it arrives. Every
+runner builds a :class:`~gradekit.grading.pipeline.Pipeline` per grading
+process; results come back to the coordinating process (which alone writes
+the gradebook), and a :class:`~gradekit.errors.CourseFailure` seen anywhere is
+raised by ``next_outcome``: a grading process reports it instead of a result.
 """
 
 from __future__ import annotations
 
 import abc
+from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable
 
 from gradekit.course import Course
@@ -22,39 +27,108 @@ from gradekit.errors import CourseFailure
 from gradekit.grading.options import Options
 from gradekit.results import SubmissionResult
 
-OnResult = Callable[[SubmissionResult], None]
+
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade: ``student``'s, from submitted/ unless ``folder`` says otherwise."""
+
+    student: str
+    folder: str | None = None      # another submission, graded on the student's variant (gradekit check)
+    out_dir: str | None = None     # where its graded notebooks and results.json go (default autograded/)
+    language: str | None = None    # default: the student's (languages.csv)
+    tags: tuple[str, ...] = ()     # for stages that watch the grading ("audit")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Job":
+        return cls(**{**data, "tags": tuple(data.get("tags") or ())})
+
+
+@dataclass
+class Outcome:
+    job: Job
+    result: SubmissionResult
+    observed: dict = field(default_factory=dict)   # by notebook: what watching stages saw (gradekit check)
 
 
 class Runner(abc.ABC):
-    """Grades a list of students of one assignment somewhere."""
+    """Grades submissions of one assignment somewhere, one at a time or many at once."""
+
+    window = 1   # how many jobs in flight keep it busy; run() keeps no more than that submitted
 
     def __init__(self, course: Course, assignment: str, options: Options):
         self.course, self.assignment, self.options = course, assignment, options
 
     def start(self) -> None:
-        """Begin what takes time before the first submission (optional; run() calls it too)."""
+        """Begin what takes time before the first submission (optional; submit() does it too)."""
 
     @abc.abstractmethod
-    def run(self, students: Iterable[str], on_result: OnResult) -> None:
-        """Grade every student; call ``on_result`` for each; raise CourseFailure to stop."""
+    def submit(self, job: Job) -> None:
+        """Hand one submission over; its outcome comes from :meth:`next_outcome`."""
+
+    @abc.abstractmethod
+    def next_outcome(self, timeout: float | None = None) -> Outcome | None:
+        """The next finished submission; None when nothing is pending, or none finished within
+        ``timeout`` seconds. Raises the CourseFailure a grading process met."""
+
+    @property
+    @abc.abstractmethod
+    def pending(self) -> int:
+        """Submitted and not yet taken by next_outcome."""
+
+    def close(self) -> None:
+        """End what the runner started (grading processes, sandboxes)."""
+
+    def __enter__(self) -> "Runner":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def run(self, jobs: Iterable[Job], on_outcome: Callable[[Outcome], None]) -> None:
+        """Grade every job, calling ``on_outcome`` for each as it finishes, with at most
+        :attr:`window` in flight (so the coordinator's memory stays flat however many)."""
+        pending = iter(jobs)
+        more = True
+        while True:
+            while more and self.pending < self.window:
+                job = next(pending, None)
+                if job is None:
+                    more = False
+                    break
+                self.submit(job)
+            if not self.pending:
+                return
+            outcome = self.next_outcome()
+            if outcome is not None:
+                on_outcome(outcome)
 
 
 # -- the wire format between a grading process and the coordinator -----------------------------
 
-def outcome(grade: Callable[[], SubmissionResult]) -> dict:
-    """Grade in a worker and say how it went as plain data: a result, or the course failure."""
+def grade_job(pipeline, job: Job) -> dict:
+    """Grade ``job`` with ``pipeline`` in a grading process and say how it went as plain data:
+    the result and what was observed, or the course failure."""
+    from pathlib import Path
+
+    observed: dict = {}
     try:
-        return {"result": grade().to_dict()}
+        result = pipeline.grade_or_zero(job.student, Path(job.folder) if job.folder else None,
+                                        Path(job.out_dir) if job.out_dir else None, job.language,
+                                        frozenset(job.tags), observed)
     except CourseFailure as exc:
         return failure_outcome(exc)
+    return {"result": result.to_dict(), "observed": observed}
 
 
 def failure_outcome(exc: CourseFailure) -> dict:
     return {"course_failure": {"type": type(exc).__name__, "message": str(exc)}}
 
 
-def result_of(data: dict) -> SubmissionResult:
-    """The result a worker sent, or the CourseFailure it reported, raised here."""
+def outcome_of(job: Job, data: dict) -> Outcome:
+    """The outcome a grading process sent, or the CourseFailure it reported, raised here."""
     failure = data.get("course_failure")
     if failure:
         from gradekit import errors
@@ -63,6 +137,9 @@ def result_of(data: dict) -> SubmissionResult:
         if not (isinstance(kind, type) and issubclass(kind, CourseFailure)):
             kind = CourseFailure
         raise kind(str(failure.get("message")))
-    return SubmissionResult.from_dict(data["result"])
+    return Outcome(job, SubmissionResult.from_dict(data["result"]), data.get("observed") or {})
 
 
+def zero(job: Job, assignment: str, reason: str) -> Outcome:
+    """A job that could not be graded at all: its zero, with the reason."""
+    return Outcome(job, SubmissionResult(job.student, assignment, error=reason))

@@ -20,7 +20,7 @@ from gradekit.course import Course
 from gradekit.errors import SandboxUnavailable
 from gradekit.grading.options import Options
 from gradekit.results import SubmissionResult
-from gradekit.runners.base import Runner
+from gradekit.runners.base import Job, Runner
 
 
 def check_sandbox(options: Options) -> None:
@@ -56,12 +56,12 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
         mark("coordinator", "unchanged checked")
     if not students:
         return
-    runner = make_runner(course, assignment, options, len(students))
-    runner.start()          # a pool's fork server loads the assignment while this process goes on
-    mark("coordinator", "runner started")
-    if on_start is not None:
-        on_start(len(students))
-    runner.run(students, on_result)
+    with make_runner(course, assignment, options, len(students)) as runner:
+        runner.start()      # a pool's fork server loads the assignment while this process goes on
+        mark("coordinator", "runner started")
+        if on_start is not None:
+            on_start(len(students))
+        runner.run((Job(student) for student in students), lambda outcome: on_result(outcome.result))
 
 
 def make_runner(course: Course, assignment: str, options: Options, count: int) -> Runner:

@@ -16,20 +16,19 @@ and its sandbox (:func:`gradekit.runners.cores.claim_core`), as a local pool doe
 
 from __future__ import annotations
 
+import itertools
 import threading
-from typing import Iterable
 
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, UsageError
-from gradekit.results import SubmissionResult
-from gradekit.runners.base import OnResult, Runner, failure_outcome, outcome, result_of
+from gradekit.runners.base import Job, Outcome, Runner, failure_outcome, grade_job, outcome_of, zero
 
 _PIPELINES: dict = {}
 _LOCK = threading.Lock()
 
 
-def grade_remote(root: str, assignment: str, options, student: str) -> dict:
-    """The task run on a Dask worker: grade one student with this process's warm Pipeline."""
+def grade_remote(root: str, assignment: str, options, job: dict) -> dict:
+    """The task run on a Dask worker: grade one job with this process's warm Pipeline."""
     from gradekit.grading.pipeline import Pipeline
     from gradekit.runners.cores import claim_core
 
@@ -42,34 +41,70 @@ def grade_remote(root: str, assignment: str, options, student: str) -> dict:
                 pipeline = _PIPELINES[key] = Pipeline(Course.load(root), assignment, options)
             except CourseFailure as exc:
                 return failure_outcome(exc)
-        return outcome(lambda: pipeline.grade_or_zero(student))
+        return grade_job(pipeline, Job.from_dict(job))
 
 
 class DaskCluster(Runner):
-    def run(self, students: Iterable[str], on_result: OnResult) -> None:
+    """One task per submission on the cluster at ``options.scheduler``."""
+
+    window = 10_000   # the scheduler queues them; results are dropped as they are taken
+
+    def __init__(self, course: Course, assignment: str, options):
+        super().__init__(course, assignment, options)
+        self._client = None
+        self._futures: dict = {}   # future -> job
+        self._keys = itertools.count()
+
+    def start(self) -> None:
+        if self._client is not None:
+            return
         try:
-            from distributed import Client, as_completed
+            from distributed import Client
         except ImportError:  # pragma: no cover - dask is a dependency
             raise UsageError("dask.distributed is not installed") from None
         address = self.options.scheduler
         try:
-            client = Client(address, timeout="10s")
+            self._client = Client(address, timeout="10s")
         except (OSError, TimeoutError) as exc:
             raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-        with client:
-            futures = {client.submit(grade_remote, str(self.course.root), self.assignment, self.options, student,
-                                     key=f"gradekit-{self.assignment}-{student}", pure=False, retries=2): student
-                       for student in students}
-            try:
-                for future in as_completed(futures):
-                    student = futures.pop(future)  # dropping the future releases its result on the cluster
-                    try:
-                        data = future.result()
-                    except Exception as exc:  # the task failed for good: a zero with the reason
-                        on_result(SubmissionResult(student, self.assignment, error=(
-                            f"grading failed on the cluster: {type(exc).__name__}: {str(exc)[:200]}")))
-                        continue
-                    on_result(result_of(data))
-            except CourseFailure:
-                client.cancel(list(futures))
-                raise
+
+    def submit(self, job: Job) -> None:
+        self.start()
+        future = self._client.submit(grade_remote, str(self.course.root), self.assignment, self.options, job.to_dict(),
+                                     key=f"gradekit-{self.assignment}-{job.student}-{next(self._keys)}",
+                                     pure=False, retries=2)
+        self._futures[future] = job
+
+    @property
+    def pending(self) -> int:
+        return len(self._futures)
+
+    def next_outcome(self, timeout: float | None = None) -> Outcome | None:
+        from distributed import wait
+
+        if not self._futures:
+            return None
+        try:
+            done = wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            return None
+        future = next(iter(done))
+        job = self._futures.pop(future)   # dropping the future releases its result on the cluster
+        try:
+            data = future.result()
+        except Exception as exc:  # the task failed for good: a zero with the reason
+            return zero(job, self.assignment, f"grading failed on the cluster: {type(exc).__name__}: {str(exc)[:200]}")
+        try:
+            return outcome_of(job, data)
+        except CourseFailure:
+            self._client.cancel(list(self._futures))
+            self._futures.clear()
+            raise
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            if self._futures:
+                client.cancel(list(self._futures))
+            self._futures.clear()
+            client.close()

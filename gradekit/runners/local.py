@@ -12,41 +12,50 @@ course failure, and the coordinator stops.
 If a worker process dies (the OOM killer, a crash in a library), the pool
 breaks and every submission in flight fails with it. Those are graded again,
 each alone in a fresh pool: the one that brings a worker down again gets a
-zero with that reason, the others their grades, and the rest of the class
-goes on. At most ``4 * jobs`` submissions are in flight, so the coordinator's
-memory stays flat however large the class.
+zero with that reason, the others their grades; what is submitted afterwards
+goes to a fresh pool. ``run`` keeps at most ``4 * jobs`` submissions in
+flight, so the coordinator's memory stays flat however large the class.
 """
 
 from __future__ import annotations
 
+import collections
 import os
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from gradekit.course import Course
 from gradekit.errors import CourseFailure
 from gradekit.grading.options import Options
-from gradekit.results import SubmissionResult
-from gradekit.runners.base import OnResult, Runner, failure_outcome, outcome, result_of
+from gradekit.runners.base import Job, Outcome, Runner, failure_outcome, grade_job, outcome_of, zero
 from gradekit.runners.cores import affinity, claim_core, pin_to_core
 
 if TYPE_CHECKING:  # pragma: no cover - the coordinator of a pool never imports the grading code
     from gradekit.grading.pipeline import Pipeline
+
+DIED_TWICE = ("grading failed: the grading process died twice while grading this submission "
+              "(out of memory, or a crash in a library)")
 
 
 class InProcess(Runner):
     """One submission after another, here; this process and its sandbox pinned to one core.
 
     The sandbox starts with the runner, before the grading code is imported, so
-    it boots while this process imports and collects the graders.
+    it boots while this process imports and collects the graders. The pipeline
+    is built at the first submission graded and kept until :meth:`close`.
     """
 
     _before: set[int] = set()
     _zygote: tuple | None = None
+    _pipeline: Pipeline | None = None
+
+    def __init__(self, course: Course, assignment: str, options: Options):
+        super().__init__(course, assignment, options)
+        self._queue: collections.deque[Job] = collections.deque()
 
     def start(self) -> None:
         from gradekit.sandbox.bwrap import start_zygote
 
-        if self._zygote is None:
+        if self._zygote is None and self._pipeline is None:
             self._before = affinity()
             pin_to_core(0)
             try:
@@ -55,26 +64,45 @@ class InProcess(Runner):
             except OSError:   # the pipeline starts one itself, and reports what fails
                 self._zygote = None
 
-    def run(self, students: Iterable[str], on_result: OnResult) -> None:
-        from gradekit.grading.pipeline import Pipeline
+    def submit(self, job: Job) -> None:
+        self._queue.append(job)
 
-        self.start()
-        zygote, self._zygote = self._zygote, None
-        try:
-            pipeline = Pipeline(self.course, self.assignment, self.options, start_sandbox=zygote is None)
-            if zygote is not None:
-                pipeline.start_sandbox(adopt=zygote)
-                zygote = None
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def next_outcome(self, timeout: float | None = None) -> Outcome | None:
+        if not self._queue:
+            return None
+        job = self._queue.popleft()
+        return outcome_of(job, grade_job(self._ready(), job))
+
+    def _ready(self) -> Pipeline:
+        if self._pipeline is None:
+            from gradekit.grading.pipeline import Pipeline
+
+            self.start()
+            zygote, self._zygote = self._zygote, None
             try:
-                for student in students:
-                    on_result(pipeline.grade_or_zero(student))
-            finally:
-                pipeline.close()
-        finally:
-            if zygote is not None:   # the pipeline did not load: end the sandbox started for it
-                _end(zygote)
-            if self._before:
-                os.sched_setaffinity(0, self._before)
+                self._pipeline = Pipeline(self.course, self.assignment, self.options, start_sandbox=zygote is None)
+            except BaseException:
+                if zygote is not None:   # the pipeline did not load: end the sandbox started for it
+                    _end(zygote)
+                raise
+            if zygote is not None:
+                self._pipeline.start_sandbox(adopt=zygote)
+        return self._pipeline
+
+    def close(self) -> None:
+        pipeline, self._pipeline = self._pipeline, None
+        zygote, self._zygote = self._zygote, None
+        if pipeline is not None:
+            pipeline.close()
+        if zygote is not None:
+            _end(zygote)
+        if self._before:
+            os.sched_setaffinity(0, self._before)
+            self._before = set()
 
 
 def _end(zygote: tuple) -> None:
@@ -98,91 +126,114 @@ class LocalPool(Runner):
     def __init__(self, course: Course, assignment: str, options: Options, jobs: int):
         super().__init__(course, assignment, options)
         self.jobs = jobs
-
-    _early = None
+        self.window = 4 * jobs
+        self._early = None
+        self._pool = None
+        self._running: dict = {}   # future -> job
+        self._lost: list[Job] = []   # in flight when a worker died: each is graded again alone
 
     def start(self) -> None:
         """Start the fork server (it prepares the assignment) and a sandbox per worker, at once."""
-        from gradekit.sandbox.early import EarlySandboxes
         from gradekit.runners.forkserver import request, warm_fork_server
+        from gradekit.sandbox.early import EarlySandboxes
 
         warm_fork_server(request(self.course.root, self.assignment, self.options))
         if self._early is None:
             limits = self.options.limits or self.course.limits_for(self.assignment)
             self._early = EarlySandboxes(limits, self.options.sandboxed, self.jobs)
+            self._init = (str(self.course.root), self.assignment, self.options, os.getpid(),
+                          self._early.for_workers())
 
-    def run(self, students: Iterable[str], on_result: OnResult) -> None:
-        self.start()
-        try:
-            self._run(students, on_result)
-        finally:
-            early, self._early = self._early, None
-            early.close()
+    def _executor(self, jobs: int):
+        from concurrent.futures import ProcessPoolExecutor
 
-    def _run(self, students: Iterable[str], on_result: OnResult) -> None:
         from gradekit.runners.forkserver import warm_fork_server
 
-        ctx = warm_fork_server()
-        init = (str(self.course.root), self.assignment, self.options, os.getpid(), self._early.for_workers())
-        pending = iter(students)
+        return ProcessPoolExecutor(jobs, mp_context=warm_fork_server(), initializer=_init_worker,
+                                   initargs=self._init)
+
+    def submit(self, job: Job) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self._early is None:
+            self.start()
+        if self._pool is None:
+            self._pool = self._executor(self.jobs)
+        try:
+            self._running[self._pool.submit(_grade_in_worker, job.to_dict())] = job
+        except BrokenProcessPool:
+            self._lost.append(job)
+            self._broken()
+
+    @property
+    def pending(self) -> int:
+        return len(self._running) + len(self._lost)
+
+    def next_outcome(self, timeout: float | None = None) -> Outcome | None:
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
+
         while True:
-            lost = _run_pool(ctx, self.jobs, init, pending, self.assignment, on_result)
-            if not lost:
-                return
-            for student in lost:
-                if _run_pool(ctx, 1, init, iter([student]), self.assignment, on_result, probe=True):
-                    on_result(SubmissionResult(student, self.assignment, error=(
-                        "grading failed: the grading process died twice while grading this submission "
-                        "(out of memory, or a crash in a library)")))
-
-
-def _run_pool(ctx, jobs: int, init: tuple, students: Iterator[str], assignment: str, on_result: OnResult,
-              probe: bool = False) -> list[str]:
-    """Grade what ``students`` yields in a fresh pool; return those in flight if a worker died.
-
-    With ``probe``, a first task only checks that a worker starts at all: if
-    that breaks the pool too, grading processes die on start-up -- the
-    machine's fault, not the submission's.
-    """
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    lost: list[str] = []
-    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=init)
-    try:
-        if probe:
+            if self._lost and not self._running:
+                return self._alone(self._lost.pop(0))
+            if not self._running:
+                return None
+            done, _ = wait(self._running, timeout=timeout, return_when=FIRST_COMPLETED)
+            if not done:
+                return None
+            future = next(iter(done))
+            job = self._running.pop(future)
             try:
-                result_of(pool.submit(_probe).result())
+                data = future.result()
+            except BrokenProcessPool:
+                self._lost.append(job)
+                self._broken()
+                continue
+            except Exception as exc:  # the task itself failed: this student gets a zero with the reason
+                return zero(job, self.assignment, f"grading failed: {type(exc).__name__}: {str(exc)[:200]}")
+            return outcome_of(job, data)   # a CourseFailure is raised here
+
+    def _broken(self) -> None:
+        """A worker died: the jobs in flight that had not finished are lost with it (each is graded
+        again alone); later ones go to a fresh pool."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)   # after this, every future has its verdict
+        for future, job in list(self._running.items()):
+            if not future.done() or future.cancelled() or isinstance(future.exception(), BrokenProcessPool):
+                self._lost.append(self._running.pop(future))
+
+    def _alone(self, job: Job) -> Outcome:
+        """Grade ``job`` alone in a fresh pool of one. A first task only checks that a worker starts
+        at all: if that breaks the pool too, grading processes die on start-up -- the machine's
+        fault, not the submission's."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        pool = self._executor(1)
+        try:
+            try:
+                outcome_of(job, pool.submit(_probe).result())
             except BrokenProcessPool:
                 raise CourseFailure("grading processes die as they start (out of memory?); "
                                     "nothing was graded by them") from None
-        running: dict = {}
-        while True:
-            while not lost and len(running) < 4 * jobs:
-                student = next(students, None)
-                if student is None:
-                    break
-                try:
-                    running[pool.submit(_grade_in_worker, student)] = student
-                except BrokenProcessPool:
-                    lost.append(student)
-            if not running:
-                return lost
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                student = running.pop(future)
-                try:
-                    data = future.result()
-                except BrokenProcessPool:
-                    lost.append(student)
-                    continue
-                except Exception as exc:  # the task itself failed: this student gets a zero with the reason
-                    on_result(SubmissionResult(student, assignment,
-                                               error=f"grading failed: {type(exc).__name__}: {str(exc)[:200]}"))
-                    continue
-                on_result(result_of(data))   # a CourseFailure is raised here, and the run stops
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+            try:
+                data = pool.submit(_grade_in_worker, job.to_dict()).result()
+            except BrokenProcessPool:
+                return zero(job, self.assignment, DIED_TWICE)
+            return outcome_of(job, data)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        self._running.clear()
+        early, self._early = self._early, None
+        if early is not None:
+            early.close()
 
 
 # -- in the worker ---------------------------------------------------------------------
@@ -198,7 +249,7 @@ def _init_worker(root: str, assignment: str, options: Options, coordinator: int,
     from gradekit.timeline import mark
 
     mark("worker", "forked")
-    _exit_with(coordinator)
+    exit_with(coordinator)
     core = claim_core()
     try:
         from gradekit.grading.pipeline import Pipeline
@@ -226,13 +277,13 @@ def _probe() -> dict:
     return _FAILURE or {"result": {"student": "", "assignment": ""}}
 
 
-def _grade_in_worker(student: str) -> dict:
+def _grade_in_worker(job: dict) -> dict:
     if _FAILURE is not None:
         return _FAILURE
-    return outcome(lambda: _PIPELINE.grade_or_zero(student))
+    return grade_job(_PIPELINE, Job.from_dict(job))
 
 
-def _exit_with(pid: int) -> None:
+def exit_with(pid: int) -> None:
     """End this worker when the coordinator ends, however it ends (SIGKILL included).
 
     A killed coordinator cannot tell its pool; without this, the workers would

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from gradekit.errors import CodeFailure, Mismatch, StudentCodeError, StudentFailure
+from gradekit.grading import observe
 from gradekit.i18n.text import Say
 from gradekit.i18n import Text, _
 from gradekit.results import Check
@@ -39,7 +40,6 @@ class GraderFixtures:
 
     def __init__(self, reference: Any):
         self._reference = reference
-        self.recorded: list | None = None   # a list: every value the reference returns is kept (gradekit check)
         self.bind(None, {}, 0)
 
     def bind(self, sandbox, params: dict, seed: int, budget: float | None = None, say=None) -> None:
@@ -50,8 +50,6 @@ class GraderFixtures:
         self.checks: dict[str, list[Check]] = {}
         self.grader_errors: list[tuple[str, str]] = []   # (test's node id, "Kind: message"): see is_grader_error
         self.give_up = GiveUp(budget)
-        if self.recorded is not None:
-            self.recorded.clear()
 
     # -- fixtures ---------------------------------------------------------------
     @pytest.fixture
@@ -75,7 +73,7 @@ class GraderFixtures:
         if name == "student":
             return Student(self._sandbox, self._reference, give_up=self.give_up)
         if name == "reference":
-            return self._reference if self.recorded is None else RecordingReference(self._reference, self.recorded)
+            return RecordingReference(self._reference) if observe.recording_references() else self._reference
         if name == "params":
             return self._params
         return self._rng_for(item.nodeid)
@@ -86,11 +84,11 @@ class GraderFixtures:
 
 
 class RecordingReference:
-    """The reference module, keeping every value its functions return (for ``gradekit check``,
-    which looks for them in the feedback: a hidden value that reaches a student is a leak)."""
+    """The reference module, telling the observers every value its functions return (``gradekit
+    check`` looks for them in the feedback: a hidden value that reaches a student is a leak)."""
 
-    def __init__(self, module: Any, sink: list):
-        self._module, self._sink = module, sink
+    def __init__(self, module: Any):
+        self._module = module
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._module, name)
@@ -99,7 +97,7 @@ class RecordingReference:
 
         def recorded(*args, **kwargs):
             out = value(*args, **kwargs)
-            self._sink.append(out)
+            observe.reference_returned(out)
             return out
 
         recorded.__name__ = name

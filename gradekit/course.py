@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gradekit.errors import CourseError, UsageError
-from gradekit.intake.untrusted import check_id
+from gradekit.intake.untrusted import require_id
 
 SECRET_ENV = "GRADEKIT_SECRET"
 SECRET_FILE = Path(".gradekit") / "secret"
@@ -33,7 +33,7 @@ def _secret_digest(value: bytes) -> str:
 
     return hmac.new(value, b"gradekit: the secret this course's notebooks were generated with",
                     hashlib.sha256).hexdigest()
-__all__ = ["Course", "check_id", "load_config"]
+__all__ = ["Course", "require_id", "load_config"]
 
 
 def _settings_class():
@@ -168,7 +168,7 @@ class Course:
 
     # -- directories -------------------------------------------------------
     def source_dir(self, assignment: str) -> Path:
-        return self.root / "source" / check_id("assignment", assignment)
+        return self.root / "source" / require_id("assignment", assignment)
 
     def graders_dir(self, assignment: str) -> Path:
         return self.root / "autograder" / assignment
@@ -177,16 +177,16 @@ class Course:
         return self.root / "solutions" / assignment
 
     def release_dir(self, student: str, assignment: str) -> Path:
-        return self.root / "release" / check_id("student", student) / assignment
+        return self.root / "release" / require_id("student", student) / assignment
 
     def submitted_dir(self, student: str, assignment: str) -> Path:
-        return self.root / "submitted" / check_id("student", student) / assignment
+        return self.root / "submitted" / require_id("student", student) / assignment
 
     def autograded_dir(self, student: str, assignment: str) -> Path:
-        return self.root / "autograded" / check_id("student", student) / assignment
+        return self.root / "autograded" / require_id("student", student) / assignment
 
     def feedback_dir(self, student: str, assignment: str) -> Path:
-        return self.root / "feedback" / check_id("student", student) / assignment
+        return self.root / "feedback" / require_id("student", student) / assignment
 
     def assignments(self) -> list[str]:
         base = self.root / "source"

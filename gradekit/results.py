@@ -24,8 +24,6 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from gradekit.grading.diagnosis import Finding, sentences, weigh
-
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.course import Course
 
@@ -51,6 +49,15 @@ class Check:
 
 
 @dataclass
+class Finding:
+    """What the evidence of a cell's checks says about one thing the checks looked at."""
+    mistakes: list[str]              # one: the mistake is named; several: consistent with any of them
+    checks: int                    # the failed checks whose values match it
+    failed: int                    # the failed checks that compared their value with the catalogue
+    about: str = ""                # the check's name, when the cell's checks looked at several things
+
+
+@dataclass
 class CellResult:
     grade_id: str
     points: float
@@ -59,19 +66,9 @@ class CellResult:
     manual: bool = False
     by_hand: bool = False          # the score is the instructor's (a manual grade, or an override in formgrader)
     diagnosis: list[str] = field(default_factory=list)  # the mistake(s) the evidence of all checks points to
+                                   # (gradekit.grading.diagnosis.diagnose)
     findings: list[Finding] = field(default_factory=list)  # every finding; diagnosis is the best-supported one
     answered: bool = True          # False: a free-text answer left as the stub
-
-    def diagnose(self) -> None:
-        """Weigh the evidence of all the cell's checks (see gradekit.grading.diagnosis)."""
-        self.findings = weigh(self.checks)
-        best = max(self.findings, key=lambda f: f.checks, default=None)
-        self.diagnosis = list(best.mistakes) if best else []
-
-    def notes(self, view: Callable[[Any], str] = str) -> list[str]:
-        """The diagnosis in sentences for the student, one per finding, through ``view`` (a
-        :class:`gradekit.i18n.text.View`: the student's language; default English)."""
-        return [view(sentence) for sentence in sentences(self.findings, self.checks, name=view)]
 
     @property
     def passed(self) -> bool:

@@ -29,6 +29,7 @@ import pytest
 from conftest import (ASSIGNMENT, NOTEBOOK, STUDENTS, CourseDir, exercise_tests, known_implementations,
                       with_solutions)
 from gradekit.release.generate import write_answer_key
+from gradekit.grading.diagnosis import notes
 
 pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
 
@@ -138,7 +139,7 @@ def _verdicts(graded, known) -> list[tuple[str, bool, list[str]]]:
         result = results[student]
         mine = _breaks(known, owners)
         others = set().union(*(_breaks(k, owners) for k in group if k is not known))
-        texts = [t for gid in mine for t in result.cell(gid).notes() + _failed_messages(result, gid)]
+        texts = [t for gid in mine for t in notes(result.cell(gid)) + _failed_messages(result, gid)]
         wrong = [f"{gid}: {f.mistakes}" for nb in result.notebooks for cell in nb.cells for f in cell.findings
                  for gid in [cell.grade_id]
                  if (gid in mine and not any(known.names in r for r in f.mistakes)) or

@@ -11,6 +11,7 @@ import pytest
 
 from gradekit.graders import check, probes
 from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
+from gradekit.grading.diagnosis import diagnose, notes
 
 
 def _mismatch(call) -> check.Mismatch:
@@ -31,7 +32,7 @@ def _check(name: str, call) -> Check:
 
 def _cell(*checks: Check) -> CellResult:
     cell = CellResult("test_thing", 2.0, 0.0, list(checks))
-    cell.diagnose()
+    diagnose(cell)
     return cell
 
 
@@ -113,14 +114,14 @@ def _attention_like(catalogue_has_raw_inputs: bool) -> list[Check]:
 
 def test_a_route_that_fits_only_where_it_coincides_with_another_is_never_named():
     cell = _cell(*_attention_like(catalogue_has_raw_inputs=False))
-    assert cell.findings == [] and cell.diagnosis == [] and cell.notes() == []
+    assert cell.findings == [] and cell.diagnosis == [] and notes(cell) == []
     assert not any(c.mistake for c in cell.checks)
 
 
 def test_the_route_that_fits_every_input_is_named_with_the_checks_it_rests_on():
     cell = _cell(*_attention_like(catalogue_has_raw_inputs=True))
     assert cell.diagnosis == ["no value projection"]
-    assert cell.notes() == ["Likely mistake: no value projection (your values match it on 4 of 4 failed checks)."]
+    assert notes(cell) == ["Likely mistake: no value projection (your values match it on 4 of 4 failed checks)."]
     assert all(c.mistake == "no value projection" for c in cell.checks)
 
 
@@ -139,7 +140,7 @@ def test_routes_that_coincide_on_every_input_are_both_given():
     assert a.coinciding == ["A", "B"]     # what gradekit check reports as "no evidence on those inputs"
     cell = _cell(a)
     assert cell.diagnosis == ["A", "B"]
-    assert cell.notes() == ["Your values fit more than one known mistake: “A” or “B”."]
+    assert notes(cell) == ["Your values fit more than one known mistake: “A” or “B”."]
 
 
 def test_weak_evidence_names_nothing():
@@ -157,14 +158,14 @@ def test_checks_about_different_things_get_a_finding_each_with_what_it_is_about(
     output = _check("the output", lambda: check.scalar(2.0, 1.0, what="y", mistakes={"forgot W_v": 2.0}))
     cell = _cell(weights, output)
     assert [f.mistakes for f in cell.findings] == [["lecture's"], ["forgot W_v"]]
-    assert cell.notes() == ["the weights: likely mistake: lecture's.", "the output: likely mistake: forgot W_v."]
+    assert notes(cell) == ["the weights: likely mistake: lecture's.", "the output: likely mistake: forgot W_v."]
 
 
 def test_a_finding_the_message_already_states_is_not_repeated():
     chosen = Check("concept check (mc_1)", False, "mc_1: wrong answer -- confuses A with B",
                    candidates=["confuses A with B"])
     cell = _cell(chosen)
-    assert cell.diagnosis == ["confuses A with B"] and cell.notes() == []
+    assert cell.diagnosis == ["confuses A with B"] and notes(cell) == []
 
 
 def test_failures_without_evidence_are_ignored_and_passes_name_nothing():
@@ -176,7 +177,7 @@ def test_findings_survive_the_results_file():
     cell = _cell(*_attention_like(catalogue_has_raw_inputs=True))
     result = SubmissionResult("s", "a", [NotebookResult("nb", [cell])])
     again = SubmissionResult.from_dict(result.to_dict()).cell("test_thing")
-    assert again.findings == cell.findings and again.notes() == cell.notes()
+    assert again.findings == cell.findings and notes(again) == notes(cell)
     assert again.checks[0].candidates == cell.checks[0].candidates
 
 

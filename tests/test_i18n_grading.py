@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from gradekit.grading.diagnosis import notes as notes_of
 
 from conftest import REPO, VENV_BIN
 
@@ -91,8 +92,8 @@ def test_a_zh_student_reads_the_named_mistake_in_chinese(both_languages):
             for cell in nb.cells:
                 if not cell.diagnosis:
                     continue
-                notes = " ".join(cell.notes(view))
-                english_notes = " ".join(cell.notes())
+                notes = " ".join(notes_of(cell, view))
+                english_notes = " ".join(notes_of(cell))
                 assert CJK.search(notes) and "Likely mistake" not in notes, notes
                 for route in cell.diagnosis:      # the catalogue name stays English; the student reads Chinese
                     assert CJK.search(view(route)), f"{route!r} has no Chinese"

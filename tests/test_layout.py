@@ -1,8 +1,11 @@
-"""The package's layout: no import circles, nothing that names a course, docstrings everywhere.
+"""The package's layout: layers that follow the data flow, no import circles, no course named.
 
-The modules of gradekit/ follow the data flow (template -> variant -> release ->
-submission -> sandbox -> graders -> results -> gradebook / feedback / report);
-an import that runs backwards against it shows up here as a cycle.
+gradekit/ is laid out as the flow (template -> variant -> release -> submission ->
+sandbox -> graders -> results -> gradebook / feedback / report). :data:`LAYERS`
+says which home sits where: a module may import modules of its own layer and of
+the layers below, never above. Importing ``a.b.c`` runs ``a/__init__`` and
+``a/b/__init__`` too, so those edges count as well; a package ``__init__`` that
+imports nothing (a docstring map) runs no code and is exempt.
 """
 
 from __future__ import annotations
@@ -12,6 +15,26 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "gradekit"
 
+# lowest first; a module's home is the longest prefix listed (gradekit.sandbox.limits before gradekit.sandbox)
+LAYERS: list[tuple[str, list[str]]] = [
+    ("foundations", ["gradekit", "gradekit.errors", "gradekit.timeline", "gradekit.atomic", "gradekit.imports",
+                     "gradekit.i18n.text", "gradekit.grading.observe", "gradekit.sandbox.limits"]),
+    ("formats", ["gradekit.i18n", "gradekit.i18n.catalogs", "gradekit.notebook", "gradekit.intake.untrusted",
+                 "gradekit.sandbox"]),
+    ("course", ["gradekit.course", "gradekit.results", "gradekit.i18n.languages_csv"]),
+    ("authoring", ["gradekit.authoring", "gradekit.i18n.extract", "gradekit.i18n.cli", "gradekit.i18n.__main__"]),
+    ("release and intake", ["gradekit.release", "gradekit.intake", "gradekit.gradebook"]),
+    ("graders", ["gradekit.graders"]),
+    ("grading", ["gradekit.grading"]),
+    ("runners", ["gradekit.runners"]),
+    ("what people read and hand in", ["gradekit.pages", "gradekit.handout", "gradekit.integrity", "gradekit.qa",
+                                      "gradekit.service"]),
+    ("command line", ["gradekit.cli", "gradekit.__main__"]),
+]
+
+# edges that run up the layers on purpose, each with its reason
+DECLARED: dict[tuple[str, str], str] = {}
+
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
@@ -20,10 +43,15 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports() -> dict[str, set[str]]:
-    """gradekit module -> the gradekit modules it imports (at any depth: lazy imports count)."""
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _imports(modules: dict[str, Path] | None = None) -> dict[str, set[str]]:
+    """gradekit module -> the gradekit modules importing it runs (at any depth: lazy imports
+    count; a.b.c brings a.b and a with it)."""
+    modules = modules or _modules()
     graph: dict[str, set[str]] = {}
-    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found: set[str] = set()
@@ -44,10 +72,35 @@ def _imports() -> dict[str, set[str]]:
             else:
                 continue
             for target in targets:
-                if target in modules and target != name:
-                    found.add(target)
-        graph[name] = found
+                if target in modules:
+                    found |= _with_parents(target, modules)
+        found.discard(name)
+        graph[name] = {t for t in found if not name.startswith(t + ".")}   # one's own packages run first
     return graph
+
+
+def _with_parents(target: str, modules) -> set[str]:
+    parts = target.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in modules}
+
+
+def _runs_nothing(module: str, modules: dict[str, Path]) -> bool:
+    """A package __init__ with no import and no code but its docstring (and a lone __all__)."""
+    path = modules[module]
+    if path.name != "__init__.py":
+        return False
+    body = ast.parse(path.read_text()).body
+    return all(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) for n in body)
+
+
+def _layer(module: str) -> int:
+    best, where = -1, None
+    for index, (_, homes) in enumerate(LAYERS):
+        for home in homes:
+            if (module == home or module.startswith(home + ".")) and len(home) > best:
+                best, where = len(home), index
+    assert where is not None, f"{module} has no home in LAYERS"
+    return where
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -76,20 +129,66 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def _without_package_inits(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """A package's __init__ re-exporting its own submodules is not a circle of the data flow."""
-    return {name: {t for t in targets if not (name.startswith(t + ".") and t != "gradekit")}
-            for name, targets in graph.items()}
-
-
 def test_no_import_cycles():
-    cycle = _cycle(_without_package_inits(_imports()))
+    """Package __init__ edges included: `from gradekit.i18n.text import _` runs gradekit/i18n/__init__."""
+    cycle = _cycle(_imports())
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
 def test_the_cycle_finder_finds_one():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_graph_sees_the_package_init_an_import_runs(tmp_path):
+    """The blind spot of the old test: `from p.q import x` in r runs p/__init__, an edge r -> p."""
+    for rel, text in {"p/__init__.py": "from p.s import y\n", "p/q.py": "x = 1\n", "p/s.py": "from r import z\n",
+                      "r.py": "from p.q import x\nz = 2\n"}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    modules = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in tmp_path.rglob("*.py")}
+    global PACKAGE
+    saved, PACKAGE = PACKAGE, tmp_path / "p"
+    try:
+        graph = _imports(modules)
+    finally:
+        PACKAGE = saved
+    assert "p" in graph["r"] and _cycle(graph) is not None   # r -> p -> p.s -> r
+
+
+def test_every_module_has_a_home_and_imports_only_downwards():
+    modules = _modules()
+    graph = _imports(modules)
+    upward = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            if _layer(target) > _layer(module) and not _runs_nothing(target, modules) \
+                    and (module, target) not in DECLARED:
+                upward.append(f"{module} ({LAYERS[_layer(module)][0]}) -> {target} ({LAYERS[_layer(target)][0]})")
+    assert not upward, "imports that run up the layers:\n" + "\n".join(upward)
+
+
+def test_declared_upward_edges_still_exist():
+    graph = _imports()
+    stale = [f"{a} -> {b}" for a, b in DECLARED if b not in graph.get(a, set())]
+    assert not stale, f"DECLARED lists edges the code no longer has: {stale}"
+
+
+def test_subpackage_inits_run_no_code():
+    """A subpackage __init__ is a map of its modules (a docstring): importing a module of it costs nothing
+    more. The one exception is the author's gradekit.i18n, which re-exports _ and N_ from its leaf."""
+    modules = _modules()
+    heavy = [m for m, p in modules.items() if p.name == "__init__.py" and m.count(".") >= 1
+             and not _runs_nothing(m, modules) and m != "gradekit.i18n"]
+    assert not heavy, f"package __init__s that run code: {heavy}"
+    assert _imports(modules)["gradekit.i18n"] <= {"gradekit.i18n.text"}
+
+
+def test_top_level_is_a_handful():
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert top == ["__init__.py", "__main__.py", "atomic.py", "course.py", "errors.py", "imports.py", "results.py",
+                   "timeline.py"], top
 
 
 def test_every_module_says_what_it_owns():
@@ -99,7 +198,7 @@ def test_every_module_says_what_it_owns():
 
 
 def test_the_framework_names_no_course():
-    """Promise 5: nothing in gradekit/ knows the course it ships with."""
+    """Promise 6: nothing in gradekit/ knows the course it ships with."""
     named = [str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")
              if "self_attention" in p.read_text() or "multi_head_attention" in p.read_text()]
     assert not named, f"gradekit/ names a course assignment in {named}"

@@ -25,6 +25,7 @@ import pytest
 from conftest import REPO, CourseDir, _empty_gradebook, exercise_tests, with_solutions
 from gradekit.qa import qaset
 from gradekit.release.generate import write_answer_key
+from gradekit.grading.diagnosis import notes
 
 ASSIGNMENT = "multi_head_attention"
 NOTEBOOK = "multi_head_attention"
@@ -190,7 +191,7 @@ def test_mistake_loses_points_on_its_exercise_and_is_named(graded, path):
             f"{student}: lost points outside {sorted(expected)}: { {g: lost[g] for g in set(lost) - expected} }"
         failed = [k for gid in lost for k in _failed(result, gid)]
         # named: in the cell's diagnosis (weighed over its checks), or in a check's own message
-        told = [k.message for k in failed] + [n for gid in lost for n in result.cell(gid).notes()]
+        told = [k.message for k in failed] + [n for gid in lost for n in notes(result.cell(gid))]
         assert any(names in t for t in told), (student, names, told[:4])
         others = {r for c in result.notebooks[0].cells for f in c.findings if not any(names in x for x in f.mistakes)
                   for r in f.mistakes}

@@ -16,6 +16,7 @@ import subprocess
 
 import nbformat
 import pytest
+from gradekit.grading.diagnosis import notes as notes_of
 
 from conftest import ASSIGNMENT, SECRET, VENV_BIN, CourseDir
 
@@ -140,7 +141,7 @@ def test_known_wrong_routes_are_named(quiz_course):
     submit_quiz(quiz_course, student, nb)
     cells = quiz_cells(quiz_course.grade(student))
     failed = {g: [k.message for k in cells[g].checks if not k.passed] for g in ("test_tq1", "test_tq2", "test_tq5")}
-    notes = {g: cells[g].notes() for g in failed}
+    notes = {g: notes_of(cells[g]) for g in failed}
     assert any("lecture's numbers" in m for m in notes["test_tq1"]), notes
     assert any("standard deviation" in m for m in notes["test_tq2"]), notes
     # two parts of one question, two findings, each saying which part it is about
@@ -167,7 +168,7 @@ def test_chinese_yes_no_and_an_increase_instead_of_a_factor(quiz_course):
     submit_quiz(quiz_course, student, nb)
     cells = quiz_cells(quiz_course.grade(student))
     assert cells["test_tq1"].score == cells["test_tq1"].points
-    assert any("the factor minus 1" in m for m in cells["test_tq5"].notes()), cells["test_tq5"].notes()
+    assert any("the factor minus 1" in m for m in notes_of(cells["test_tq5"])), notes_of(cells["test_tq5"])
 
 
 def test_manual_grade_round_trip_through_nbgrader(quiz_course):

@@ -19,6 +19,7 @@ from conftest import ASSIGNMENT, CourseDir
 from gradekit.pages import look as page
 from gradekit.notebook import exercises as sections
 from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
+from gradekit.grading.diagnosis import diagnose
 
 
 # -- how numbers and titles are written ------------------------------------------------
@@ -208,7 +209,7 @@ def _graded(course: CourseDir, students: dict[str, float]) -> None:
                                        candidates=[] if share == 1.0 else ["forgot x"])])
                      for cell in layout]
             for cell in cells:
-                cell.diagnose()
+                diagnose(cell)
             result = SubmissionResult(student, ASSIGNMENT, [NotebookResult("self_attention", cells)], seconds=0.2)
             folder = c.autograded_dir(student, ASSIGNMENT)
             folder.mkdir(parents=True)

@@ -4,6 +4,7 @@ import pytest
 
 from gradekit.pages.terminal import Summary, note_of
 from gradekit.results import CellResult, NotebookResult, SubmissionResult
+from gradekit.grading.diagnosis import diagnose
 
 
 def result(late_penalty=None, error=None):
@@ -55,7 +56,7 @@ def _class(n: int) -> list[SubmissionResult]:
                                    mistake=None if (i + k) % 3 else "divided by d_k instead of sqrt(d_k)")])
                  for k in range(14)]
         for cell in cells:
-            cell.diagnose()
+            diagnose(cell)
         nbs = [NotebookResult("exercises", cells[:8]), NotebookResult("quiz_with_a_long_name", cells[8:])]
         out.append(SubmissionResult(f"student{i:03d}", "self_attention", nbs))
     return out

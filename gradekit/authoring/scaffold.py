@@ -19,7 +19,7 @@ from pathlib import Path
 
 from gradekit.course import Course
 from gradekit.errors import UsageError
-from gradekit.intake.untrusted import check_id
+from gradekit.intake.untrusted import require_id
 
 SKELETON = Path(__file__).resolve().parent / "skeleton"
 PARTS = ("source", "autograder", "solutions")
@@ -33,13 +33,13 @@ def new_assignment(course: Course, name: str, template: str | None = None) -> li
     Refuses (UsageError) when any of its folders exists already, and leaves
     nothing behind when writing fails half-way.
     """
-    check_id("assignment", name)
+    require_id("assignment", name)
     targets = [course.root / part / name for part in PARTS]
     for target in targets:
         if target.exists() or target.is_symlink():
             raise UsageError(f"assignment {name!r} exists already: {target} is there")
     if template is not None:
-        check_id("assignment", template)
+        require_id("assignment", template)
         if not (course.root / "source" / template).is_dir():
             known = ", ".join(course.assignments()) or "none"
             raise UsageError(f"--from: unknown assignment {template!r} (known: {known})")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from gradekit.course import Course, check_id
+from gradekit.course import Course, require_id
 
 if TYPE_CHECKING:  # pragma: no cover  (the seed alone must stay cheap to import)
     import nbformat
@@ -62,7 +62,7 @@ def build_variant(course: Course, source: "AssignmentSource", student: str, secr
     raised then, not here)."""
     from gradekit.i18n.languages_csv import language_of
 
-    check_id("student", student)
+    require_id("student", student)
     seed = student_seed(secret if secret is not None else course.secret(), course.course_id, source.name, student)
     language = language or language_of(course, student)
     variant = Variant(source.name, student, seed, source.params(seed), source, language)

@@ -16,11 +16,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gradekit.gradebook.read import check_students
+    from gradekit.gradebook.read import require_students
     from gradekit.release.generate import write_answer_key
 
     course = course_of(args)
-    check_students(course, [args.student])
+    require_students(course, [args.student])
     for path in write_answer_key(course, args.assignment, args.student, Path(args.out)):
         print(path)
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gradekit.course import Course
 from gradekit.grading.options import Options
-from gradekit.runners.batch import check_sandbox, grade_many
+from gradekit.runners.batch import require_sandbox, grade_many
 from gradekit.results import SubmissionResult
 
 
@@ -26,10 +26,10 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
     from gradekit.intake.untrusted import submitted_students
 
     course.source_of(assignment)
-    check_sandbox(options)
-    read.check_assignment_registered(course, assignment)
+    require_sandbox(options)
+    read.require_registered(course, assignment)
     if students:
-        read.check_students(course, students)
+        read.require_students(course, students)
         for student in students:
             if not course.submitted_dir(student, assignment).is_dir():
                 raise StudentError(f"no submission for {student}: "

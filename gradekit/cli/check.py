@@ -17,7 +17,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gradekit.qa.rows import print_report
-    from gradekit.qa.run import check_assignment
+    from gradekit.qa.run import run_qa
 
     course = course_of(args)
     course.source_of(args.assignment)
@@ -25,10 +25,10 @@ def run(args) -> int:
         raise UsageError("--students must be at least 1 and --jobs at least 0")
     if not args.no_sandbox:
         from gradekit.grading.options import Options
-        from gradekit.runners.batch import check_sandbox
+        from gradekit.runners.batch import require_sandbox
 
-        check_sandbox(Options())
-    report = check_assignment(course, args.assignment, students=args.students, jobs=args.jobs,
+        require_sandbox(Options())
+    report = run_qa(course, args.assignment, students=args.students, jobs=args.jobs,
                               sandboxed=not args.no_sandbox)
     print_report(report)
     return 0 if report.ok else 1

@@ -17,7 +17,7 @@ def class_of(course: Course, args) -> list[str]:
     from gradekit.gradebook import read
 
     course.source_of(args.assignment)
-    students = read.check_students(course, args.student) if args.student else read.students(course)
+    students = read.require_students(course, args.student) if args.student else read.students(course)
     if not students:
         raise UsageError("no students in the gradebook: add them with `nbgrader db student import roster.csv` "
                          "(or `nbgrader db student add ID`), then run this again")

@@ -265,6 +265,7 @@ _EXCERPTS: set = set()
 
 def _excerpt_in_chinese(course: Course, assignment: str, plan: dict[str, str]) -> None:
     """Once per demo: what a student who reads Chinese (languages.csv) is told about a mistake."""
+    from gradekit.grading.diagnosis import notes
     from gradekit.results import iter_results
     from gradekit.i18n.text import View
     from gradekit.i18n.languages_csv import language_of
@@ -284,7 +285,7 @@ def _excerpt_in_chinese(course: Course, assignment: str, plan: dict[str, str]) -
                 failed = next(k for k in cell.checks if not k.passed)
                 page = course.feedback_dir(student, assignment) / f"{nb.name}.html"
                 print(f"\na student who reads Chinese, {student} ({kind}), is told on {page}:")
-                for line in [*cell.notes(view), f"✘ {view(failed.name)}: {view(failed.message)}"]:
+                for line in [*notes(cell, view), f"✘ {view(failed.name)}: {view(failed.message)}"]:
                     print(f"  {line}")
                 _EXCERPTS.add(student)
                 return

@@ -16,13 +16,13 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import json
 
-    from gradekit.intake.untrusted import check_id
+    from gradekit.intake.untrusted import require_id
     from gradekit.integrity.detect import detect
     from gradekit.integrity.report import print_table, write_reports
 
     course = course_of(args)
     findings = detect(course, args.assignment)
-    json_path, html_path = write_reports(course.root / "reports" / check_id("assignment", args.assignment), findings)
+    json_path, html_path = write_reports(course.root / "reports" / require_id("assignment", args.assignment), findings)
     if (json_path.parent / "index.html").is_file():   # the class report gains (or updates) its integrity section
         from gradekit.pages.report.build import write_report
 

@@ -21,7 +21,7 @@ def students(course: Course) -> list[str]:
         return sorted(s.id for s in gb.students)
 
 
-def check_students(course: Course, wanted: list[str]) -> list[str]:
+def require_students(course: Course, wanted: list[str]) -> list[str]:
     known = set(students(course))
     for student in wanted:
         if student not in known:
@@ -30,7 +30,7 @@ def check_students(course: Course, wanted: list[str]) -> list[str]:
     return wanted
 
 
-def check_assignment_registered(course: Course, assignment: str) -> None:
+def require_registered(course: Course, assignment: str) -> None:
     registered = sql_read.assignment_registered(course, assignment)
     if registered is None:
         with open_gradebook(course) as gb:

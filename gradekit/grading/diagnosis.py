@@ -27,27 +27,30 @@ is a *subject* and gets a finding of its own.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from gradekit.i18n.text import Text, _, join
+from gradekit.results import CellResult, Check, Finding
 
-if TYPE_CHECKING:
-    from gradekit.results import Check
 
 MAX_ALTERNATIVES = 3
 
 
-@dataclass
-class Finding:
-    """What the evidence of a cell's checks says about one thing the checks looked at."""
-    mistakes: list[str]              # one: the mistake is named; several: consistent with any of them
-    checks: int                    # the failed checks whose values match it
-    failed: int                    # the failed checks that compared their value with the catalogue
-    about: str = ""                # the check's name, when the cell's checks looked at several things
+def diagnose(cell: CellResult) -> None:
+    """Weigh the evidence of all the cell's checks: its findings, and its diagnosis (the mistake(s)
+    the best-supported finding names)."""
+    cell.findings = weigh(cell.checks)
+    best = max(cell.findings, key=lambda f: f.checks, default=None)
+    cell.diagnosis = list(best.mistakes) if best else []
 
 
-def weigh(checks: Iterable["Check"]) -> list[Finding]:
+def notes(cell: CellResult, view: Callable[[Any], str] = str) -> list[str]:
+    """The cell's diagnosis in sentences for the student, one per finding, through ``view`` (a
+    :class:`gradekit.i18n.text.View`: the student's language; default English)."""
+    return [view(sentence) for sentence in sentences(cell.findings, cell.checks, name=view)]
+
+
+def weigh(checks: Iterable[Check]) -> list[Finding]:
     """The findings of one cell, one per subject with enough evidence; sets each check's ``mistake``
     to the mistake its subject was diagnosed as (None where nothing was named)."""
     checks = list(checks)
@@ -71,7 +74,7 @@ def weigh(checks: Iterable["Check"]) -> list[Finding]:
     return findings
 
 
-def sentences(findings: list[Finding], checks: Iterable["Check"] = (),
+def sentences(findings: list[Finding], checks: Iterable[Check] = (),
               name: Callable[[str], str] = str) -> list[Text]:
     """The findings as sentences for the student: what is likely wrong, and how many checks say so.
 
@@ -114,7 +117,7 @@ def _alternatives(names: list[str]) -> Text:
     return join(", ", [_("“{0}”").format(n) for n in names])
 
 
-def _said(finding: Finding, checks: list["Check"]) -> bool:
+def _said(finding: Finding, checks: list[Check]) -> bool:
     if len(finding.mistakes) != 1:
         return False
     mistake = finding.mistakes[0]
@@ -122,7 +125,7 @@ def _said(finding: Finding, checks: list["Check"]) -> bool:
     return bool(backing) and all(mistake in c.message for c in backing)
 
 
-def _subjects(failed: list["Check"]) -> list[list["Check"]]:
+def _subjects(failed: list[Check]) -> list[list[Check]]:
     """Group checks that compared a mistake in common (connected components), in order."""
     parent = list(range(len(failed)))
 
@@ -139,13 +142,13 @@ def _subjects(failed: list["Check"]) -> list[list["Check"]]:
                 parent[find(i)] = find(owner[mistake])
             else:
                 owner[mistake] = i
-    groups: dict[int, list["Check"]] = {}
+    groups: dict[int, list[Check]] = {}
     for i, check in enumerate(failed):
         groups.setdefault(find(i), []).append(check)
     return list(groups.values())
 
 
-def _weigh_subject(group: list["Check"]) -> Finding | None:
+def _weigh_subject(group: list[Check]) -> Finding | None:
     support, against = Counter(), Counter()
     order: list[str] = []
     for check in group:
@@ -166,7 +169,7 @@ def _weigh_subject(group: list["Check"]) -> Finding | None:
     return Finding(mistakes, checks, failed)
 
 
-def _separated(mistake: str, group: list["Check"]) -> bool:
+def _separated(mistake: str, group: list[Check]) -> bool:
     """Whether every mistake that coincided with ``mistake`` on some input was told apart from it on
     another: an input where the value matched ``mistake`` and ruled the other out."""
     matched = [c for c in group if mistake in c.candidates]

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from gradekit.notebook.cells import grade_id, is_graded, is_solution, is_test, points
 from gradekit.errors import SubmissionError
+from gradekit.grading.diagnosis import diagnose, notes
 from gradekit.i18n.text import Say
 from gradekit.i18n import _
 from gradekit.notebook.nodes import new_stream_output
@@ -186,7 +187,7 @@ class Score(Stage):
             total = sum(c.weight for c in found)
             score = worth * sum(c.weight for c in found if c.passed) / total if total else 0.0
             cell_result = CellResult(gid, worth, round(score, 6), found)
-            cell_result.diagnose()
+            diagnose(cell_result)
             job.result.cells.append(cell_result)
 
 
@@ -208,7 +209,7 @@ class Annotate(Stage):
                                                                                    points=res.points))]
             if job.result.error:
                 lines.append("  " + view(_("not graded: {reason}").format(reason=view(job.result.error))))
-            lines += [f"  {note}" for note in res.notes(view)]
+            lines += [f"  {note}" for note in notes(res, view)]
             for check in res.checks:
                 mark = view(_("PASS") if check.passed else _("FAIL"))
                 lines.append(f"  [{mark}] {view(check.name)}" + (f" -- {view(check.message)}" if check.message else ""))

@@ -35,9 +35,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from gradekit.course import Course, check_id
+from gradekit.course import Course, require_id
 from gradekit.errors import GradekitError, LMSError, SubmissionError
-from gradekit.intake.untrusted import ArchiveLimits, check_archive, check_archive_entry, check_file_name, read_archive_entry, read_timestamp, shown, timestamp_value
+from gradekit.intake.untrusted import ArchiveLimits, require_archive, require_archive_entry, require_file_name, read_archive_entry, read_timestamp, shown, timestamp_value
 
 MATCH_COLUMNS = ("id", "email", "lms_user_id")
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"  # nbgrader's timestamp.txt
@@ -207,7 +207,7 @@ def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | N
     """Import an LMS bulk download into submitted/<student>/<assignment>/.
 
     The archive is the students' as much as the LMS's: its entries are checked
-    (:func:`gradekit.intake.untrusted.check_archive_entry`: sizes, compression ratio,
+    (:func:`gradekit.intake.untrusted.require_archive_entry`: sizes, compression ratio,
     paths) and read with a hard cap, whatever their headers claim.
     """
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -231,11 +231,11 @@ def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | N
     chosen: dict[str, dict[str, tuple[Entry, zipfile.ZipInfo]]] = {}  # student -> filename -> newest entry
     with zf:
         infos = zf.infolist()
-        check_archive(infos, limits)
+        require_archive(infos, limits)
         for info in infos:
             if info.is_dir():
                 continue
-            refused = check_archive_entry(info, limits)
+            refused = require_archive_entry(info, limits)
             if refused:
                 report.refused.append(refused)
                 continue
@@ -254,7 +254,7 @@ def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | N
                 report.not_in_gradebook[entry.path] = student
                 continue
             try:
-                check_id("student", student)
+                require_id("student", student)
             except GradekitError:
                 report.unmatched.append(entry.path)
                 continue
@@ -274,7 +274,7 @@ def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | N
             tmp.mkdir(parents=True)
             for name, (entry, info) in sorted(files.items()):
                 try:
-                    safe = check_file_name(name)
+                    safe = require_file_name(name)
                     (tmp / safe).write_bytes(read_archive_entry(zf, info, limits))
                 except SubmissionError as exc:
                     report.refused.append(str(exc))

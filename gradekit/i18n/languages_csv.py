@@ -16,7 +16,7 @@ import csv
 from pathlib import Path
 
 from gradekit.errors import UsageError
-from gradekit.intake.untrusted import check_id
+from gradekit.intake.untrusted import require_id
 from gradekit.i18n.catalogs import languages
 
 LANGUAGES_FILE = "languages.csv"
@@ -71,7 +71,7 @@ def read_languages(path: Path) -> dict[str, str]:
                              f"found {len(row)}")
         student, language = row[0].strip(), row[1].strip().lower()
         try:
-            check_id("student", student)
+            require_id("student", student)
         except Exception as exc:  # noqa: BLE001 - an id no folder may have
             raise UsageError(f"{path.name}:{number}: {exc}") from None
         if language not in known:

@@ -33,7 +33,7 @@ from gradekit.i18n.text import _
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$")
 
 
-def check_id(kind: str, value: str) -> str:
+def require_id(kind: str, value: str) -> str:
     """The one id rule (students, assignments, courses): ASCII letters, digits and ``_.@+-``,
     starting with a letter or digit, at most 128 characters -- nothing that can escape a
     folder, glob, or look like another id."""
@@ -51,7 +51,7 @@ def is_valid_id(value: str) -> bool:
 MAX_NAME = 255
 
 
-def check_file_name(name: str) -> str:
+def require_file_name(name: str) -> str:
     """A file name from a student (a submitted notebook, an archive entry): one path part,
     printable, NFC-normalised; raises SubmissionError otherwise."""
     if not name or name in {".", ".."} or "/" in name or "\\" in name or "\0" in name:
@@ -89,7 +89,7 @@ def submission_files(folder: Path, suffix: str = ".ipynb") -> dict[str, Path]:
         if not entry.name.endswith(suffix) or entry.name.startswith("."):
             continue
         try:
-            name = check_file_name(entry.name)
+            name = require_file_name(entry.name)
             if not entry.is_file(follow_symlinks=False):
                 continue
         except (SubmissionError, OSError):
@@ -270,7 +270,7 @@ class ArchiveLimits:
     entries: int = 20_000
 
 
-def check_archive(infos: list, limits: ArchiveLimits) -> None:
+def require_archive(infos: list, limits: ArchiveLimits) -> None:
     """Refuse a whole archive (one line) that has too many entries or claims too much in all."""
     from gradekit.errors import LMSError
 
@@ -282,7 +282,7 @@ def check_archive(infos: list, limits: ArchiveLimits) -> None:
         raise LMSError(f"the archive would unpack to {_size(total)}, over the {_size(limits.total_bytes)} limit")
 
 
-def check_archive_entry(info, limits: ArchiveLimits) -> str | None:
+def require_archive_entry(info, limits: ArchiveLimits) -> str | None:
     """Why one entry of an archive is refused (one line), or None when it may be read."""
     name = info.filename
     parts = name.replace("\\", "/").split("/")

@@ -32,6 +32,7 @@ from gradekit.i18n.catalogs import translator
 from gradekit.course import Course
 from gradekit.notebook.cells import is_graded, is_solution
 from gradekit.atomic import atomic_write
+from gradekit.grading.diagnosis import notes as diagnosis_notes
 from gradekit.results import CellResult, NotebookResult, SubmissionResult
 
 
@@ -45,7 +46,7 @@ def write_class_feedback(course: Course, assignment: str, students: list[str] | 
     from gradekit.results import iter_results
 
     course.source_of(assignment)
-    students = read.check_students(course, students) if students else read.students(course)
+    students = read.require_students(course, students) if students else read.students(course)
     count = 0
     with open_gradebook(course) as gb:
         for result in iter_results(course, assignment, students):
@@ -71,6 +72,7 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
         titles = _titles(course, result.assignment, nb.name, language)
         html = page.render(
             "feedback.html", language, translate, view=view, r=result, nb=nb, notes=notes, code=code,
+            diagnosis=lambda cell: diagnosis_notes(cell, view),
             siblings=siblings, failed_runs=[run for run in nb.runs if not run.ok], manual=view(waiting_sentence(nb)),
             nb_title=_notebook_title(course, result.assignment, nb.name, language),
             titles={c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title

@@ -55,7 +55,7 @@ class Task:
     language: str | None = None   # grade in this language rather than the student's
 
 
-def check_assignment(course: Course, assignment: str, students: int = 20, jobs: int = 0,
+def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0,
                      sandboxed: bool = True) -> CheckReport:
     started = time.monotonic()
     report = CheckReport(assignment, students)

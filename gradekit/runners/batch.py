@@ -23,7 +23,7 @@ from gradekit.results import SubmissionResult
 from gradekit.runners.base import Job, Runner
 
 
-def check_sandbox(options: Options) -> None:
+def require_sandbox(options: Options) -> None:
     from gradekit.sandbox.bwrap import bwrap_path
 
     if options.sandboxed and not bwrap_path():
@@ -45,7 +45,7 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
     from gradekit.intake.incremental import unchanged
     from gradekit.timeline import mark
 
-    check_sandbox(options)
+    require_sandbox(options)
     if not options.force:
         done = unchanged(course, assignment, students)
         for student in students:

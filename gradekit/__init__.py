@@ -65,7 +65,17 @@ def _skip_slow_optional_imports() -> None:
         sys.meta_path.insert(0, _PlainFormats())
 
 
-_FORMAT_PACKAGES = ("fqdn", "idna", "rfc3987", "rfc3986_validator", "rfc3987_syntax", "rfc3339_validator",
-                    "webcolors", "jsonpointer", "uri_template", "isoduration")
+_FORMAT_PACKAGES = (
+    "fqdn",
+    "idna",
+    "rfc3987",
+    "rfc3986_validator",
+    "rfc3987_syntax",
+    "rfc3339_validator",
+    "webcolors",
+    "jsonpointer",
+    "uri_template",
+    "isoduration",
+)
 
 _skip_slow_optional_imports()

@@ -14,16 +14,17 @@ import fcntl
 import logging
 import os
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from gradekit.errors import CourseError, UsageError
 from gradekit.intake.untrusted import require_id
 
 SECRET_ENV = "GRADEKIT_SECRET"
 SECRET_FILE = Path(".gradekit") / "secret"
-SECRET_CHECK = Path(".gradekit") / "secret.check"   # which secret the notebooks were generated with
+SECRET_CHECK = Path(".gradekit") / "secret.check"  # which secret the notebooks were generated with
 
 
 def _secret_digest(value: bytes) -> str:
@@ -31,8 +32,11 @@ def _secret_digest(value: bytes) -> str:
     import hashlib
     import hmac
 
-    return hmac.new(value, b"gradekit: the secret this course's notebooks were generated with",
-                    hashlib.sha256).hexdigest()
+    return hmac.new(
+        value, b"gradekit: the secret this course's notebooks were generated with", hashlib.sha256
+    ).hexdigest()
+
+
 __all__ = ["Course", "require_id", "load_config"]
 
 
@@ -57,16 +61,24 @@ def _settings_class():
         cpu_seconds = Int(60, help="CPU seconds for the student's code, per notebook").tag(config=True)
         processes = Int(64, help="Processes the student's code may run at once").tag(config=True)
         tmpfs = Int(64, help="MiB of the sandbox's private /tmp").tag(config=True)
-        stages = List(Unicode(), default_value=[],
-                      help="The grading stages, as import paths (empty: gradekit's default list)").tag(config=True)
-        assignments = Dict(per_key_traits=None, default_value={},
-                           help="Per-assignment overrides of the limits above, e.g. "
-                                "{'project': {'call_timeout': 30}}").tag(config=True)
-        unanswered_free_text_zero = Bool(False, help="Give a free-text answer left untouched 0 points "
-                                         "automatically instead of waiting for a manual grade").tag(config=True)
-        choice_cells = List(Unicode(), default_value=[],
-                            help="Grade ids of multiple-choice cells (one check per item, each wrong option a "
-                                 "named mistake): the class report counts the options chosen").tag(config=True)
+        stages = List(
+            Unicode(), default_value=[], help="The grading stages, as import paths (empty: gradekit's default list)"
+        ).tag(config=True)
+        assignments = Dict(
+            per_key_traits=None,
+            default_value={},
+            help="Per-assignment overrides of the limits above, e.g. {'project': {'call_timeout': 30}}",
+        ).tag(config=True)
+        unanswered_free_text_zero = Bool(
+            False,
+            help="Give a free-text answer left untouched 0 points automatically instead of waiting for a manual grade",
+        ).tag(config=True)
+        choice_cells = List(
+            Unicode(),
+            default_value=[],
+            help="Grade ids of multiple-choice cells (one check per item, each wrong option a "
+            "named mistake): the class report counts the options chosen",
+        ).tag(config=True)
 
     _Settings = Gradekit
     return Gradekit
@@ -82,6 +94,8 @@ def _traitlets_config(module: str):
     from gradekit.imports import without_package_init
 
     return without_package_init("traitlets.config", f"traitlets.config.{module}")
+
+
 def load_config(root: str | os.PathLike, **overrides):
     """The course's nbgrader_config.py as a traitlets Config, with ``{"Class.trait": value}``
     overrides: the one loader of a course's configuration (:meth:`Course.load` keeps what it
@@ -89,8 +103,9 @@ def load_config(root: str | os.PathLike, **overrides):
     loader = _traitlets_config("loader")
     try:
         # a logger of our own: traitlets' default one imports its Application machinery
-        config = loader.PyFileConfigLoader("nbgrader_config.py", path=str(root),
-                                           log=logging.getLogger("gradekit")).load_config()
+        config = loader.PyFileConfigLoader(
+            "nbgrader_config.py", path=str(root), log=logging.getLogger("gradekit")
+        ).load_config()
     except Exception as exc:  # a syntax error in the instructor's config
         raise CourseError(f"nbgrader_config.py does not load: {exc}") from None
     if overrides:
@@ -112,8 +127,8 @@ class Course:
     root: Path
     course_id: str
     db_url: str
-    settings: Any = field(default=None, compare=False, repr=False)   # c.Gradekit (see _settings_class)
-    config: Any = field(default=None, compare=False, repr=False)     # all of nbgrader_config.py (load_config)
+    settings: Any = field(default=None, compare=False, repr=False)  # c.Gradekit (see _settings_class)
+    config: Any = field(default=None, compare=False, repr=False)  # all of nbgrader_config.py (load_config)
 
     @property
     def limits(self):
@@ -131,14 +146,23 @@ class Course:
         return Limits(**{name: (float if kinds[name] == "float" else int)(values[name]) for name in _LIMITS})
 
     @classmethod
-    def load(cls, root: str | os.PathLike = ".") -> "Course":
+    def load(cls, root: str | os.PathLike = ".") -> Course:
         root = Path(root).resolve()
         config_file = root / "nbgrader_config.py"
         if not config_file.is_file():
-            above = next((p for p in Path(root).resolve().parents
-                          if (p / "nbgrader_config.py").is_file() and (p / "source").is_dir()), None)
-            hint = f"; did you mean the course in {above}? Run gradekit there, or give --course {above}" if above else \
-                "; run gradekit in the course directory, or give --course DIR"
+            above = next(
+                (
+                    p
+                    for p in Path(root).resolve().parents
+                    if (p / "nbgrader_config.py").is_file() and (p / "source").is_dir()
+                ),
+                None,
+            )
+            hint = (
+                f"; did you mean the course in {above}? Run gradekit there, or give --course {above}"
+                if above
+                else "; run gradekit in the course directory, or give --course DIR"
+            )
             raise UsageError(f"{root} is not a course directory: no nbgrader_config.py{hint}")
         config = load_config(root)
         cd = config.get("CourseDirectory", {})
@@ -146,7 +170,7 @@ class Course:
         db_url = str(cd.get("db_url", "") or f"sqlite:///{root / 'gradebook.db'}")
         if db_url.startswith("sqlite:///") and not db_url.startswith("sqlite:////"):
             # nbgrader resolves relative sqlite paths against the course root
-            db_url = f"sqlite:///{root / db_url[len('sqlite:///'):]}"
+            db_url = f"sqlite:///{root / db_url[len('sqlite:///') :]}"
         try:
             settings = _settings_class()(config=config)
             for name in _LIMITS:
@@ -157,11 +181,14 @@ class Course:
                     raise ValueError(f"c.Gradekit.assignments[{assignment!r}] must be a dict of limits")
                 for name, value in overrides.items():
                     if name not in _LIMITS:
-                        raise ValueError(f"c.Gradekit.assignments[{assignment!r}]: {name!r} is not a limit "
-                                         f"(one of {', '.join(_LIMITS)})")
+                        raise ValueError(
+                            f"c.Gradekit.assignments[{assignment!r}]: {name!r} is not a limit "
+                            f"(one of {', '.join(_LIMITS)})"
+                        )
                     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                        raise ValueError(f"c.Gradekit.assignments[{assignment!r}][{name!r}] must be a positive "
-                                         f"number, not {value!r}")
+                        raise ValueError(
+                            f"c.Gradekit.assignments[{assignment!r}][{name!r}] must be a positive number, not {value!r}"
+                        )
         except Exception as exc:  # a TraitError: a setting of the wrong type
             raise CourseError(f"nbgrader_config.py: {str(exc).splitlines()[0]}") from None
         return cls(root=root, course_id=course_id, db_url=db_url, settings=settings, config=config)
@@ -211,8 +238,9 @@ class Course:
             except BlockingIOError:
                 fh.seek(0)
                 holder = fh.read().strip() or "another process"
-                raise UsageError(f"another `gradekit {name}` is running on this course ({holder}); "
-                                  "wait for it to finish") from None
+                raise UsageError(
+                    f"another `gradekit {name}` is running on this course ({holder}); wait for it to finish"
+                ) from None
             fh.seek(0)
             fh.truncate()
             fh.write(f"pid {os.getpid()}")
@@ -242,15 +270,18 @@ class Course:
                         f"no course secret: ${SECRET_ENV} is not set and {SECRET_FILE} does not exist, but this "
                         f"course's notebooks were generated with one; set ${SECRET_ENV} to it (a new secret "
                         f"would give every student other numbers than those they were handed; to start over "
-                        f"with new numbers for everyone, delete {SECRET_CHECK} and generate again)")
+                        f"with new numbers for everyone, delete {SECRET_CHECK} and generate again)"
+                    )
                 path.parent.mkdir(mode=0o700, exist_ok=True)
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                 with os.fdopen(fd, "w") as fh:
                     fh.write(secrets.token_hex(32))
             value = path.read_text().strip().encode()
             if not value:
-                raise CourseError(f"{path} is empty: put the course secret back in it"
-                                  + ("" if (self.root / SECRET_CHECK).exists() else ", or delete it to make a new one"))
+                raise CourseError(
+                    f"{path} is empty: put the course secret back in it"
+                    + ("" if (self.root / SECRET_CHECK).exists() else ", or delete it to make a new one")
+                )
         self._check_secret(value, env)
         return value
 
@@ -263,12 +294,12 @@ class Course:
             temporary = check.with_name(f".{check.name}.{os.getpid()}")
             temporary.write_text(_secret_digest(value) + "\n")
             try:
-                os.link(temporary, check)   # whole or not at all; of two first generates, one wins
+                os.link(temporary, check)  # whole or not at all; of two first generates, one wins
             except FileExistsError:
                 pass
             finally:
                 temporary.unlink()
-        self._check_secret(value, os.environ.get(SECRET_ENV))   # one that lost a race to another secret stops
+        self._check_secret(value, os.environ.get(SECRET_ENV))  # one that lost a race to another secret stops
 
     def _check_secret(self, value: bytes, env: str | None) -> None:
         try:
@@ -277,10 +308,14 @@ class Course:
             return
         if pinned != _secret_digest(value):
             where = f"${SECRET_ENV}" if env else str(SECRET_FILE)
-            other = f" (is ${SECRET_ENV} another course's? unset it to use {SECRET_FILE})" \
-                if env and (self.root / SECRET_FILE).exists() else ""
+            other = (
+                f" (is ${SECRET_ENV} another course's? unset it to use {SECRET_FILE})"
+                if env and (self.root / SECRET_FILE).exists()
+                else ""
+            )
             raise CourseError(
                 f"the course secret ({where}) is not the one this course's notebooks were generated with "
                 f"({SECRET_CHECK}){other}: every student would be graded against other numbers than theirs. Use "
                 f"that secret; or, to start over with new numbers for everyone, delete {SECRET_CHECK} and generate "
-                f"again")
+                f"again"
+            )

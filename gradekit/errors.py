@@ -48,6 +48,7 @@ class GradekitError(Exception):
 
 # -- mistakes of the person running the command ------------------------------------------
 
+
 class UsageError(GradekitError):
     """A mistake in what was asked: an unknown assignment or student, a bad option."""
 
@@ -65,6 +66,7 @@ class ExchangeFailure(UsageError):
 
 
 # -- the course or the machine is broken ---------------------------------------------------
+
 
 class CourseFailure(GradekitError):
     """The course or the infrastructure is broken: stop the run, write nothing.
@@ -101,28 +103,29 @@ class GradebookError(CourseFailure):
 
 # -- one student's submission ----------------------------------------------------------------
 
+
 class SubmissionError(GradekitError):
     """A submitted notebook that cannot be graded; the message is the reason (a zero)."""
 
 
 # -- student code, seen from the trusted side ---------------------------------------------
 
+
 class CodeFailure(enum.Enum):
     """How a call into the student's code failed."""
 
-    RAISED = "raised"        # the code raised an exception of its own (its type name in exc_type)
-    TIMEOUT = "timeout"      # no answer within the deadline
-    CRASHED = "crashed"      # the process died
-    PROTOCOL = "protocol"    # an answer outside the protocol
-    LOST = "lost"            # an object from before the code had to be restarted
-    SANDBOX = "sandbox"      # the sandbox stopped answering
+    RAISED = "raised"  # the code raised an exception of its own (its type name in exc_type)
+    TIMEOUT = "timeout"  # no answer within the deadline
+    CRASHED = "crashed"  # the process died
+    PROTOCOL = "protocol"  # an answer outside the protocol
+    LOST = "lost"  # an object from before the code had to be restarted
+    SANDBOX = "sandbox"  # the sandbox stopped answering
 
 
 class StudentCodeError(Exception):
     """The student's code raised, hung, crashed or answered outside the protocol."""
 
-    def __init__(self, failure: CodeFailure, message: str, where: list[str] | None = None,
-                 exc_type: str | None = None):
+    def __init__(self, failure: CodeFailure, message: str, where: list[str] | None = None, exc_type: str | None = None):
         self.failure, self.message, self.where = failure, message, where or []
         self.exc_type = exc_type if failure is CodeFailure.RAISED else None
         super().__init__(f"{self.kind}: {message}" if message else self.kind)
@@ -135,9 +138,13 @@ class StudentCodeError(Exception):
         return _KIND_NAMES[self.failure]
 
 
-_KIND_NAMES = {CodeFailure.TIMEOUT: "Timeout", CodeFailure.CRASHED: "Crashed",
-               CodeFailure.PROTOCOL: "ProtocolError", CodeFailure.LOST: "Lost",
-               CodeFailure.SANDBOX: "SandboxError"}
+_KIND_NAMES = {
+    CodeFailure.TIMEOUT: "Timeout",
+    CodeFailure.CRASHED: "Crashed",
+    CodeFailure.PROTOCOL: "ProtocolError",
+    CodeFailure.LOST: "Lost",
+    CodeFailure.SANDBOX: "SandboxError",
+}
 
 
 class SandboxTimeout(StudentCodeError):
@@ -152,6 +159,7 @@ class SandboxCrashed(StudentCodeError):
 
 # -- graders ------------------------------------------------------------------------------
 
+
 class Mismatch(AssertionError):
     """A student's value differs from the reference; the message is the feedback.
 
@@ -163,13 +171,11 @@ class Mismatch(AssertionError):
     gradekit.grading.diagnosis). ``observations`` are what the probes saw.
     """
 
-    def __init__(self, message: str, mistake: str | None = None, *, candidates=None, ruled_out=(),
-                 observations=()):
+    def __init__(self, message: str, mistake: str | None = None, *, candidates=None, ruled_out=(), observations=()):
         super().__init__(message)
         self.candidates = list(candidates) if candidates is not None else ([mistake] if mistake else [])
         self.ruled_out = list(ruled_out)
-        self.mistake = mistake if mistake is not None else \
-            (self.candidates[0] if len(self.candidates) == 1 else None)
+        self.mistake = mistake if mistake is not None else (self.candidates[0] if len(self.candidates) == 1 else None)
         self.observations = list(observations)
 
 

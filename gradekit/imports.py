@@ -20,7 +20,7 @@ import sys
 import threading
 import types
 
-_LOCK = threading.Lock()   # one import at a time: a module half-imported by one thread is not the module
+_LOCK = threading.Lock()  # one import at a time: a module half-imported by one thread is not the module
 
 
 def nbgrader_api():

@@ -18,16 +18,17 @@ through a :class:`gradekit.i18n.text.View`.
 
 from __future__ import annotations
 
-import json
 import copy
+import json
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.course import Course
 
-RESULTS_FILE = "results.json"   # autograded/<student>/<assignment>/results.json
+RESULTS_FILE = "results.json"  # autograded/<student>/<assignment>/results.json
 
 
 @dataclass
@@ -36,9 +37,9 @@ class Check:
     passed: bool
     message: str = ""
     weight: float = 1.0
-    mistake: str | None = None     # the known wrong mistake this failure was diagnosed as (its catalogue name)
-    candidates: list[str] = field(default_factory=list)    # the mistakes the wrong value matched on this input
-    ruled_out: list[str] = field(default_factory=list)     # the mistakes it was compared with and did not match
+    mistake: str | None = None  # the known wrong mistake this failure was diagnosed as (its catalogue name)
+    candidates: list[str] = field(default_factory=list)  # the mistakes the wrong value matched on this input
+    ruled_out: list[str] = field(default_factory=list)  # the mistakes it was compared with and did not match
     observations: list[str] = field(default_factory=list)  # what the property probes saw (unexplained values)
 
     @property
@@ -51,24 +52,25 @@ class Check:
 @dataclass
 class Finding:
     """What the evidence of a cell's checks says about one thing the checks looked at."""
-    mistakes: list[str]              # one: the mistake is named; several: consistent with any of them
-    checks: int                    # the failed checks whose values match it
-    failed: int                    # the failed checks that compared their value with the catalogue
-    about: str = ""                # the check's name, when the cell's checks looked at several things
+
+    mistakes: list[str]  # one: the mistake is named; several: consistent with any of them
+    checks: int  # the failed checks whose values match it
+    failed: int  # the failed checks that compared their value with the catalogue
+    about: str = ""  # the check's name, when the cell's checks looked at several things
 
 
 @dataclass
 class CellResult:
     grade_id: str
     points: float
-    score: float | None            # None: needs a manual grade
+    score: float | None  # None: needs a manual grade
     checks: list[Check] = field(default_factory=list)
     manual: bool = False
-    by_hand: bool = False          # the score is the instructor's (a manual grade, or an override in formgrader)
+    by_hand: bool = False  # the score is the instructor's (a manual grade, or an override in formgrader)
     diagnosis: list[str] = field(default_factory=list)  # the mistake(s) the evidence of all checks points to
-                                   # (gradekit.grading.diagnosis.diagnose)
+    # (gradekit.grading.diagnosis.diagnose)
     findings: list[Finding] = field(default_factory=list)  # every finding; diagnosis is the best-supported one
-    answered: bool = True          # False: a free-text answer left as the stub
+    answered: bool = True  # False: a free-text answer left as the stub
 
     @property
     def passed(self) -> bool:
@@ -87,8 +89,8 @@ class NotebookResult:
     name: str
     cells: list[CellResult] = field(default_factory=list)
     runs: list[CellRun] = field(default_factory=list)
-    error: str | None = None        # the notebook could not be graded at all
-    late_penalty: float | None = None   # points taken off for lateness (nbgrader's, from the gradebook)
+    error: str | None = None  # the notebook could not be graded at all
+    late_penalty: float | None = None  # points taken off for lateness (nbgrader's, from the gradebook)
 
     @property
     def score(self) -> float:
@@ -109,17 +111,17 @@ class SubmissionResult:
     student: str
     assignment: str
     notebooks: list[NotebookResult] = field(default_factory=list)
-    error: str | None = None        # why nothing could be graded (zero with a reason)
+    error: str | None = None  # why nothing could be graded (zero with a reason)
     timestamp: str | None = None
     seconds: float = 0.0
-    student_seconds: float = 0.0    # of which the student's code ran (cells and graders' calls), per the worker
-    startup_seconds: float = 0.0    # of which it waited for its sandbox to start (a grading process's first)
-    fingerprint: str = ""           # hash of the submitted files: regrading unchanged work is a no-op
-    notes: list[str] = field(default_factory=list)   # about the submission as a whole (e.g. its timestamp)
-    language: str = "en"            # the language the student reads (languages.csv)
-    translations: dict[str, str] = field(default_factory=dict)   # English text -> the student's language
-    timeouts: int = 0               # calls or cell runs of the student's code stopped at a deadline
-    kills: int = 0                  # times the student's process died or broke the protocol and was killed
+    student_seconds: float = 0.0  # of which the student's code ran (cells and graders' calls), per the worker
+    startup_seconds: float = 0.0  # of which it waited for its sandbox to start (a grading process's first)
+    fingerprint: str = ""  # hash of the submitted files: regrading unchanged work is a no-op
+    notes: list[str] = field(default_factory=list)  # about the submission as a whole (e.g. its timestamp)
+    language: str = "en"  # the language the student reads (languages.csv)
+    translations: dict[str, str] = field(default_factory=dict)  # English text -> the student's language
+    timeouts: int = 0  # calls or cell runs of the student's code stopped at a deadline
+    kills: int = 0  # times the student's process died or broke the protocol and was killed
 
     @property
     def score(self) -> float:
@@ -149,12 +151,19 @@ class SubmissionResult:
         return _plain(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SubmissionResult":
+    def from_dict(cls, data: dict) -> SubmissionResult:
         notebooks = []
         for nb in data.get("notebooks", []):
-            cells = [CellResult(**{**c, "checks": [Check(**k) for k in c.get("checks", [])],
-                                   "findings": [Finding(**f) for f in c.get("findings", [])]})
-                     for c in nb.get("cells", [])]
+            cells = [
+                CellResult(
+                    **{
+                        **c,
+                        "checks": [Check(**k) for k in c.get("checks", [])],
+                        "findings": [Finding(**f) for f in c.get("findings", [])],
+                    }
+                )
+                for c in nb.get("cells", [])
+            ]
             runs = [CellRun(**r) for r in nb.get("runs", [])]
             notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty")))
         rest = {k: v for k, v in data.items() if k != "notebooks"}
@@ -209,7 +218,7 @@ def load(path: Path) -> SubmissionResult | None:
         return None
 
 
-def iter_results(course: "Course", assignment: str, students: Iterable[str]) -> Iterator[SubmissionResult]:
+def iter_results(course: Course, assignment: str, students: Iterable[str]) -> Iterator[SubmissionResult]:
     """The stored results of these students (those graded and readable)."""
     for student in students:
         result = load(course.autograded_dir(student, assignment) / RESULTS_FILE)

@@ -75,6 +75,6 @@ def _copy(course: Course, old: str, name: str) -> list[Path]:
         # deepest first, so a renamed folder does not move paths still to be visited
         for path in sorted(target.rglob("*"), key=lambda p: len(p.parts), reverse=True):
             if path.name == old or path.stem == old:
-                path.rename(path.with_name(name + path.name[len(old):]))
+                path.rename(path.with_name(name + path.name[len(old) :]))
         written += sorted(p for p in target.rglob("*") if p.is_file())
     return written

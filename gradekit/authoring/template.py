@@ -27,16 +27,18 @@ import json
 import signal
 import threading
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 import numpy as np
 
 from gradekit.course import Course
 from gradekit.errors import TemplateError
-from gradekit.notebook.nodes import from_dict, read as read_notebook
+from gradekit.notebook.nodes import from_dict
+from gradekit.notebook.nodes import read as read_notebook
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
@@ -61,8 +63,9 @@ def fmt_filter(value: Any, digits: int = 3) -> str:
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                             autoescape=False, extensions=["jinja2.ext.i18n"])
+    env = jinja2.Environment(
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False, extensions=["jinja2.ext.i18n"]
+    )
     env.filters["array"] = array_filter
     env.filters["fmt"] = fmt_filter
     return env
@@ -82,7 +85,7 @@ class AssignmentSource:
     _translators: dict[str, Callable[[str], str]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, course: Course, assignment: str) -> "AssignmentSource":
+    def load(cls, course: Course, assignment: str) -> AssignmentSource:
         directory = course.source_of(assignment)
         paths = sorted(directory.glob("*.ipynb"))
         if not paths:
@@ -93,8 +96,7 @@ class AssignmentSource:
                 notebooks[path.stem] = read_notebook(path)
             except Exception as exc:
                 raise TemplateError(f"{path}: not a readable notebook ({exc})") from None
-        generators = {path.stem: _load_generator(path)
-                      for path in sorted(directory.glob("params*.py"))}
+        generators = {path.stem: _load_generator(path) for path in sorted(directory.glob("params*.py"))}
         source = cls(assignment, directory, notebooks, generators, course_root=course.root)
         source._compile()
         return source
@@ -105,8 +107,7 @@ class AssignmentSource:
         for name, nb in self.notebooks.items():
             for index, cell in enumerate(nb.cells):
                 try:
-                    self._compiled[(name, index)] = env.from_string(cell.source) if _is_template(cell.source) \
-                        else None
+                    self._compiled[(name, index)] = env.from_string(cell.source) if _is_template(cell.source) else None
                 except jinja2.TemplateSyntaxError as exc:
                     raise TemplateError(f"{_where(name, index, cell)}: template syntax: {exc}") from None
 
@@ -127,11 +128,14 @@ class AssignmentSource:
             except TemplateError:
                 raise
             except _Overtime:
-                raise TemplateError(f"{self.name}/{name}.py: generate() did not return within {GENERATE_SECONDS:g} s "
-                                    "for one student's seed (a loop that never draws what it waits for?)") from None
+                raise TemplateError(
+                    f"{self.name}/{name}.py: generate() did not return within {GENERATE_SECONDS:g} s "
+                    "for one student's seed (a loop that never draws what it waits for?)"
+                ) from None
             except Exception as exc:  # noqa: BLE001 - a course bug, whatever it raises: it stops the run
-                raise TemplateError(f"{self.name}/{name}.py: generate() raised {type(exc).__name__}: {exc} "
-                                    "for one student's seed") from None
+                raise TemplateError(
+                    f"{self.name}/{name}.py: generate() raised {type(exc).__name__}: {exc} for one student's seed"
+                ) from None
             if not isinstance(part, dict):
                 raise TemplateError(f"{self.name}/{name}.py: generate() must return a dict")
             clash = set(part) & set(params)
@@ -163,16 +167,20 @@ class AssignmentSource:
     def render(self, params: dict, language: str = "en") -> dict[str, NotebookNode]:
         """Every notebook with every cell rendered for these params, in ``language``."""
         translate = self.translator(language)
-        context = {**params, "gettext": translate, "_": translate,
-                   "ngettext": lambda one, many, n: translate(one if n == 1 else many)}
+        context = {
+            **params,
+            "gettext": translate,
+            "_": translate,
+            "ngettext": lambda one, many, n: translate(one if n == 1 else many),
+        }
         out = {}
-        for name, nb in self.notebooks.items():
+        for name, _nb in self.notebooks.items():
             # a JSON round trip is several times faster than copy.deepcopy of NotebookNodes
             rendered = from_dict(json.loads(self._frozen[name]))
             for index, cell in enumerate(rendered.cells):
                 template = self._template(name, index, cell, language)
                 if template is None:
-                    continue   # plain text: it renders to itself
+                    continue  # plain text: it renders to itself
                 try:
                     cell.source = template.render(**context)
                 except jinja2.UndefinedError as exc:
@@ -209,8 +217,11 @@ def _where(name: str, index: int, cell, language: str = "en") -> str:
     """A cell as an error names it: the notebook, its index (from 0), the language, its grade id or
     cell id (``week3.ipynb cell 2 (zh translation) 'md_intro'``)."""
     label = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id") or ""
-    return (f"{name}.ipynb cell {index}" + ("" if language == "en" else f" ({language} translation)")
-            + (f" '{label}'" if label else ""))
+    return (
+        f"{name}.ipynb cell {index}"
+        + ("" if language == "en" else f" ({language} translation)")
+        + (f" '{label}'" if label else "")
+    )
 
 
 def message_of(cell) -> str | None:
@@ -222,7 +233,7 @@ def message_of(cell) -> str | None:
     return source if any(ch.isalpha() for ch in source) else None
 
 
-GENERATE_SECONDS = 10.0   # one variant's params: a generator that takes longer is a course bug
+GENERATE_SECONDS = 10.0  # one variant's params: a generator that takes longer is a course bug
 
 
 class _Overtime(BaseException):

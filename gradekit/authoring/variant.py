@@ -43,20 +43,27 @@ class Variant:
     student: str
     seed: int
     params: dict
-    source: "AssignmentSource" = field(repr=False, compare=False)
+    source: AssignmentSource = field(repr=False, compare=False)
     language: str = "en"
 
     @cached_property
-    def notebooks(self) -> dict[str, "nbformat.NotebookNode"]:
+    def notebooks(self) -> dict[str, nbformat.NotebookNode]:
         return self.source.render(self.params, self.language)
 
-    def fresh_notebooks(self) -> dict[str, "nbformat.NotebookNode"]:
+    def fresh_notebooks(self) -> dict[str, nbformat.NotebookNode]:
         """The notebooks rendered anew, for a caller that changes them."""
         return self.source.render(self.params, self.language)
 
 
-def build_variant(course: Course, source: "AssignmentSource", student: str, secret: bytes | None = None,
-                  language: str | None = None, *, render: bool = True) -> Variant:
+def build_variant(
+    course: Course,
+    source: AssignmentSource,
+    student: str,
+    secret: bytes | None = None,
+    language: str | None = None,
+    *,
+    render: bool = True,
+) -> Variant:
     """``student``'s variant, in ``language`` (default: the language the course sets for them);
     with ``render=False`` its notebooks are rendered when first used (a template error is
     raised then, not here)."""

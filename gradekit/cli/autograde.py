@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from gradekit.course import Course
 from gradekit.grading.options import Options
-from gradekit.runners.batch import require_sandbox, grade_many
 from gradekit.results import SubmissionResult
+from gradekit.runners.batch import grade_many, require_sandbox
 
 
-def autograde_class(course: Course, assignment: str, students: list[str] | None = None,
-                    options: Options = Options(), wide: bool = False):
+def autograde_class(
+    course: Course, assignment: str, students: list[str] | None = None, options: Options = Options(), wide: bool = False
+):
     """``gradekit autograde``: grade ``students`` (default: everyone with a submission), record
     each result in the gradebook, show progress, print the summary and return it.
 
@@ -18,12 +19,12 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
     """
     import sys
 
+    from gradekit.errors import CourseFailure, StudentError, UsageError
     from gradekit.gradebook import read
     from gradekit.gradebook.write import Recorder
-    from gradekit.pages import terminal
-    from gradekit.errors import CourseFailure, StudentError, UsageError
-    from gradekit.timeline import mark
     from gradekit.intake.untrusted import submitted_students
+    from gradekit.pages import terminal
+    from gradekit.timeline import mark
 
     course.source_of(assignment)
     require_sandbox(options)
@@ -32,8 +33,9 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
         read.require_students(course, students)
         for student in students:
             if not course.submitted_dir(student, assignment).is_dir():
-                raise StudentError(f"no submission for {student}: "
-                                   f"{course.submitted_dir(student, assignment)} does not exist")
+                raise StudentError(
+                    f"no submission for {student}: {course.submitted_dir(student, assignment)} does not exist"
+                )
     skipped: list[str] = []
     if not students:
         students, skipped = submitted_students(course.root / "submitted", assignment, set(read.students(course)))
@@ -44,18 +46,21 @@ def autograde_class(course: Course, assignment: str, students: list[str] | None 
     mark("coordinator", "students listed")
     progress = terminal.Progress(len(students))
     summary = terminal.Summary(wide=wide)
-    summary.skipped = skipped   # said again under the table: the lines above scroll away
+    summary.skipped = skipped  # said again under the table: the lines above scroll away
     with course.lock("autograde"), Recorder(course, assignment) as recorder:
+
         def on_result(result: SubmissionResult) -> None:
             mark("coordinator", "result")
             recorder.record(result)
             summary.add(result)
             progress.advance(result)
+
         try:
             grade_many(course, assignment, students, options, on_result, on_start=lambda n: recorder.warm())
         except CourseFailure as exc:
-            raise type(exc)(f"{exc} -- the run stopped; {len(summary.rows)} submission(s) recorded before it, "
-                            "none after") from None
+            raise type(exc)(
+                f"{exc} -- the run stopped; {len(summary.rows)} submission(s) recorded before it, none after"
+            ) from None
         finally:
             progress.close()
     mark("coordinator", "gradebook closed")
@@ -71,10 +76,16 @@ def add_parser(sub) -> None:
     p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
     p.add_argument("--no-sandbox", action="store_true", help="run student code without bubblewrap (unsafe)")
     p.add_argument("--force", action="store_true", help="regrade submissions that have not changed")
-    p.add_argument("--wide", action="store_true", help="the summary with one column per graded cell "
-                   "(default: one per notebook, to fit 100 columns)")
-    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                   help="grade on this Dask distributed cluster (workers must see the course directory)")
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="the summary with one column per graded cell (default: one per notebook, to fit 100 columns)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="grade on this Dask distributed cluster (workers must see the course directory)",
+    )
     p.set_defaults(run=run)
 
 
@@ -86,8 +97,11 @@ def run(args) -> int:
     course = course_of(args)
     course.source_dir(args.assignment)  # a valid id
     if args.no_sandbox:
-        print("WARNING: --no-sandbox: student code runs UNCONFINED, with your rights, "
-              "able to read and change your files. Use only for code you trust.", file=sys.stderr)
+        print(
+            "WARNING: --no-sandbox: student code runs UNCONFINED, with your rights, "
+            "able to read and change your files. Use only for code you trust.",
+            file=sys.stderr,
+        )
     options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force, scheduler=args.scheduler)
     autograde_class(course, args.assignment, args.student, options, wide=args.wide)
     return 0

@@ -28,7 +28,6 @@ def run(args) -> int:
         from gradekit.runners.batch import require_sandbox
 
         require_sandbox(Options())
-    report = run_qa(course, args.assignment, students=args.students, jobs=args.jobs,
-                              sandboxed=not args.no_sandbox)
+    report = run_qa(course, args.assignment, students=args.students, jobs=args.jobs, sandboxed=not args.no_sandbox)
     print_report(report)
     return 0 if report.ok else 1

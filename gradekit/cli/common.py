@@ -19,8 +19,10 @@ def class_of(course: Course, args) -> list[str]:
     course.source_of(args.assignment)
     students = read.require_students(course, args.student) if args.student else read.students(course)
     if not students:
-        raise UsageError("no students in the gradebook: add them with `nbgrader db student import roster.csv` "
-                         "(or `nbgrader db student add ID`), then run this again")
+        raise UsageError(
+            "no students in the gradebook: add them with `nbgrader db student import roster.csv` "
+            "(or `nbgrader db student add ID`), then run this again"
+        )
     return students
 
 
@@ -31,7 +33,13 @@ def warn_untranslated(course: Course, assignment: str, students: list[str]) -> N
 
     for language, (readers, left) in untranslated(course, assignment, students).items():
         po = f"source/{assignment}/locale/{language}.po"
-        what = f"{assignment} has no {po}: their notebooks are in English" if left is None else \
-            f"{po} leaves {left} text(s) untranslated or fuzzy: those are in English"
-        print(f"warning: {readers} student(s) read {language}, but {what}. `gradekit translate {assignment} "
-              f"--language {language}` lists them; translate them and generate again.", file=sys.stderr)
+        what = (
+            f"{assignment} has no {po}: their notebooks are in English"
+            if left is None
+            else f"{po} leaves {left} text(s) untranslated or fuzzy: those are in English"
+        )
+        print(
+            f"warning: {readers} student(s) read {language}, but {what}. `gradekit translate {assignment} "
+            f"--language {language}` lists them; translate them and generate again.",
+            file=sys.stderr,
+        )

@@ -36,17 +36,27 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.qa import qaset
-from gradekit.notebook.cells import grade_id, is_solution, is_test
 from gradekit.course import Course
 from gradekit.errors import CourseError, GradekitError
+from gradekit.notebook.cells import grade_id, is_solution, is_test
+from gradekit.qa import qaset
 
 COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
-BROKEN = ["untouched", "untouched", "truncated", "empty", "wrong_name", "nbformat3",
-          "patches_allclose", "exits_on_import", "endless_loop"]
+BROKEN = [
+    "untouched",
+    "untouched",
+    "truncated",
+    "empty",
+    "wrong_name",
+    "nbformat3",
+    "patches_allclose",
+    "exits_on_import",
+    "endless_loop",
+]
 HOSTILE = {
     "patches_allclose": (
-        "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n"),
+        "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n"
+    ),
     "exits_on_import": "import os\nos._exit(0)\n",
 }
 
@@ -70,13 +80,19 @@ def build_course(target: Path, students: list[str]) -> Course:
     for part in COURSE_PARTS:
         src = root / part
         if src.is_dir():
-            shutil.copytree(src, target / part, dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+            shutil.copytree(
+                src,
+                target / part,
+                dirs_exist_ok=True,
+                ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"),
+            )
         else:
             shutil.copy2(src, target / part)
     # a bilingual class: every other student reads the course in Chinese (languages.csv)
-    (target / "languages.csv").write_text("student_id,language\n" + "".join(
-        f"{s},{'zh' if i % 2 else 'en'}\n" for i, s in enumerate(students)), encoding="utf-8")
+    (target / "languages.csv").write_text(
+        "student_id,language\n" + "".join(f"{s},{'zh' if i % 2 else 'en'}\n" for i, s in enumerate(students)),
+        encoding="utf-8",
+    )
     course = Course.load(target)
     from gradekit.gradebook.connect import open_gradebook
 
@@ -96,6 +112,7 @@ def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.Noteboo
 
 # -- the simulated class ------------------------------------------------------------------------
 
+
 def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, str]:
     """Write one submission per student; return what each one did."""
     from gradekit.atomic import atomic_write
@@ -111,7 +128,7 @@ def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, 
     kinds = ["key"] * (n - n_broken - n_wrong) + [f"wrong:{name}" for name in spread] + BROKEN[:n_broken]
     plan: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="gradekit-demo-keys-") as tmp:
-        for i, (student, kind) in enumerate(zip(students, kinds)):
+        for i, (student, kind) in enumerate(zip(students, kinds, strict=False)):
             folder = course.submitted_dir(student, assignment)
             folder.mkdir(parents=True, exist_ok=True)
             atomic_write(folder / "timestamp.txt", f"2026-11-2{i % 9} 10:{i % 60:02d}:00.000000 UTC")
@@ -130,13 +147,13 @@ def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, 
                     fill(nb, sources)
                 kind = f"correct: {name}"
             elif kind == "key" and styled and copiers == 0:
-                for name in notebooks:   # someone else's notebooks, handed in as one's own
+                for name in notebooks:  # someone else's notebooks, handed in as one's own
                     shutil.copy(course.submitted_dir(styled[0], assignment) / f"{name}.ipynb", folder / f"{name}.ipynb")
                 plan[student] = f"copier: handed in {styled[0]}'s notebooks as their own"
                 continue
             elif kind == "key" and len(styled) > 1 and copiers == 1:
                 theirs = nbformat.read(str(course.submitted_dir(styled[-1], assignment) / f"{main}.ipynb"), 4)
-                gid, code = _an_answer(theirs, longest=True)   # the hardest exercise: the one worth copying
+                gid, code = _an_answer(theirs, longest=True)  # the hardest exercise: the one worth copying
                 fill(notebooks[main], {gid: renamed(code)})
                 kind = f"copier: {styled[-1]}'s {gid}, renamed and reformatted; the rest their own"
             elif kind.startswith("wrong:"):
@@ -144,15 +161,22 @@ def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, 
                     fill(nb, wrong[kind[6:]])
                 kind = f"mistake: {kind[6:]}"
             elif kind == "untouched":
-                notebooks = {name: nbformat.read(str(course.release_dir(student, assignment) / f"{name}.ipynb"), 4)
-                             for name in notebooks}
+                notebooks = {
+                    name: nbformat.read(str(course.release_dir(student, assignment) / f"{name}.ipynb"), 4)
+                    for name in notebooks
+                }
             elif kind in HOSTILE:
                 notebooks[main].cells.insert(1, nbformat.v4.new_code_cell(HOSTILE[kind]))
             elif kind == "endless_loop":
                 gid, code = _an_answer(notebooks[main])
                 function = re.search(r"^def (\w+)\(", code, re.M)
-                fill(notebooks[main], {gid: f"def {function.group(1) if function else 'f'}(*args, **kwargs):\n"
-                                            "    while True:\n        pass\n"})
+                fill(
+                    notebooks[main],
+                    {
+                        gid: f"def {function.group(1) if function else 'f'}(*args, **kwargs):\n"
+                        "    while True:\n        pass\n"
+                    },
+                )
             texts = {name: nbformat.writes(nb) for name, nb in notebooks.items()}
             if kind == "truncated":
                 texts[main] = texts[main][: len(texts[main]) // 2]
@@ -171,8 +195,11 @@ def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, 
 def _an_answer(nb: nbformat.NotebookNode, longest: bool = False) -> tuple[str, str]:
     """A solution cell that defines something (a function or a class), the first or the
     longest: its grade_id and code."""
-    found = [(grade_id(cell), cell.source) for cell in nb.cells
-             if is_solution(cell) and cell.cell_type == "code" and re.search(r"^(def|class) ", cell.source, re.M)]
+    found = [
+        (grade_id(cell), cell.source)
+        for cell in nb.cells
+        if is_solution(cell) and cell.cell_type == "code" and re.search(r"^(def|class) ", cell.source, re.M)
+    ]
     if not found:
         raise GradekitError("the demo needs an exercise whose answer defines a function or a class")
     return max(found, key=lambda answer: len(answer[1])) if longest else found[0]
@@ -185,8 +212,12 @@ def renamed(source: str) -> str:
     import tokenize
 
     defined = {m.group(1) for m in re.finditer(r"^\s*(?:def|class)\s+(\w+)", source, re.M)}
-    params = {m for signature in re.findall(r"def \w+\(([^)]*)\)", source)
-              for m in re.findall(r"\b([a-z_]\w*)\b", signature) if m != "self"}
+    params = {
+        m
+        for signature in re.findall(r"def \w+\(([^)]*)\)", source)
+        for m in re.findall(r"\b([a-z_]\w*)\b", signature)
+        if m != "self"
+    }
     assigned = set(re.findall(r"^\s*([a-z_]\w*)\s*=", source, re.M))
     local = (params | assigned) - defined - set(keyword.kwlist) - {"np", "self"}
     out = []
@@ -201,6 +232,7 @@ def renamed(source: str) -> str:
 
 
 # -- the run -----------------------------------------------------------------------------------------
+
 
 def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True) -> int:
     target = Path(keep).resolve() if keep else Path(tempfile.mkdtemp(prefix="gradekit-demo-"))
@@ -217,17 +249,19 @@ def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True
     for assignment in course.assignments():
         print(f"class report of {assignment}: {course.root / 'reports' / assignment / 'index.html'}")
     if not keep:
-        print(f"(the demo course stays in {target} for a closer look: delete it when done, "
-              "or choose where it goes with `gradekit demo --keep DIR`)")
+        print(
+            f"(the demo course stays in {target} for a closer look: delete it when done, "
+            "or choose where it goes with `gradekit demo --keep DIR`)"
+        )
     return 0
 
 
 def _grade_assignment(course: Course, assignment: str, ids: list[str], sandboxed: bool) -> None:
-    from gradekit.grading.options import Options
     from gradekit.cli.autograde import autograde_class
-    from gradekit.results import iter_results
+    from gradekit.grading.options import Options
     from gradekit.pages.feedback import write_class_feedback
     from gradekit.release.generate import generate
+    from gradekit.results import iter_results
 
     print(f"\n=== {assignment} ===")
     started = time.monotonic()
@@ -252,7 +286,7 @@ def _grade_assignment(course: Course, assignment: str, ids: list[str], sandboxed
     wrong = next((s for s, k in plan.items() if k.startswith("mistake:")), ids[0])
     print(f"feedback: {pages} pages in {course.root / 'feedback'}/<student>/{assignment}/")
     result = next(iter_results(course, assignment, [wrong]), None)
-    if result is not None and result.notebooks:   # the page of the notebook the mistake cost points in
+    if result is not None and result.notebooks:  # the page of the notebook the mistake cost points in
         worst = min(result.notebooks, key=lambda nb: nb.score / nb.possible if nb.possible else 1)
         print(f"  e.g. {course.feedback_dir(wrong, assignment) / (worst.name + '.html')}  ({plan[wrong]})")
     _excerpt_in_chinese(course, assignment, plan)
@@ -266,10 +300,10 @@ _EXCERPTS: set = set()
 def _excerpt_in_chinese(course: Course, assignment: str, plan: dict[str, str]) -> None:
     """Once per demo: what a student who reads Chinese (languages.csv) is told about a mistake."""
     from gradekit.grading.diagnosis import notes
-    from gradekit.results import iter_results
-    from gradekit.i18n.text import View
-    from gradekit.i18n.languages_csv import language_of
     from gradekit.i18n.catalogs import translator
+    from gradekit.i18n.languages_csv import language_of
+    from gradekit.i18n.text import View
+    from gradekit.results import iter_results
 
     if _EXCERPTS:
         return
@@ -309,8 +343,9 @@ def _report(course: Course, assignment: str) -> None:
 
 
 def _export(target: Path) -> None:
-    export = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "export"], cwd=target,
-                            capture_output=True, text=True)
+    export = subprocess.run(
+        [str(Path(sys.executable).parent / "nbgrader"), "export"], cwd=target, capture_output=True, text=True
+    )
     if export.returncode == 0 and (target / "grades.csv").exists():
         lines = (target / "grades.csv").read_text().splitlines()
         print(f"\nnbgrader export -> {target / 'grades.csv'} ({len(lines) - 1} rows); first rows:")

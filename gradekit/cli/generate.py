@@ -18,7 +18,9 @@ def run(args) -> int:
     course = course_of(args)
     students = class_of(course, args)
     paths = generate(course, args.assignment, students)
-    print(f"{args.assignment}: released {len(paths)} notebook(s) for {len(students)} student(s) "
-          f"in {course.root / 'release'}")
+    print(
+        f"{args.assignment}: released {len(paths)} notebook(s) for {len(students)} student(s) "
+        f"in {course.root / 'release'}"
+    )
     warn_untranslated(course, args.assignment, students)
     return 0

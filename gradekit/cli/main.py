@@ -11,8 +11,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gradekit.cli import (answer_key, autograde, check, collect, demo, feedback, generate, integrity, new, release,
-                          report, translate)
+from gradekit.cli import (
+    answer_key,
+    autograde,
+    check,
+    collect,
+    demo,
+    feedback,
+    generate,
+    integrity,
+    new,
+    release,
+    report,
+    translate,
+)
 from gradekit.errors import GradekitError
 
 # in the order of the flow, as `gradekit --help` lists them
@@ -20,11 +32,15 @@ VERBS = (new, check, translate, generate, answer_key, release, collect, autograd
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gradekit", description=(
-        "Autograded assignments with every student's own numbers: generate and release the variants, grade "
-        "the class in sandboxes with hidden graders, write feedback, the class report and copy detection. "
-        "Run it in the course directory (or give --course). Exit status: 0 done, 1 a check failed, "
-        "2 a mistake in the command or its input, 3 a broken course or machine."))
+    parser = argparse.ArgumentParser(
+        prog="gradekit",
+        description=(
+            "Autograded assignments with every student's own numbers: generate and release the variants, grade "
+            "the class in sandboxes with hidden graders, write feedback, the class report and copy detection. "
+            "Run it in the course directory (or give --course). Exit status: 0 done, 1 a check failed, "
+            "2 a mistake in the command or its input, 3 a broken course or machine."
+        ),
+    )
     parser.add_argument("--course", default=".", help="course directory (default: the current one)")
     sub = parser.add_subparsers(dest="command", required=True)
     for verb in VERBS:

@@ -20,6 +20,8 @@ def run(args) -> int:
     for path in paths:
         print(path.relative_to(course.root))
     origin = f"a copy of {args.template}" if args.template else "one example exercise and one question"
-    print(f"{args.assignment}: {len(paths)} file(s), {origin}. Edit them, checking as you go with "
-          f"`gradekit check {args.assignment}`; then `gradekit generate {args.assignment}` hands them out")
+    print(
+        f"{args.assignment}: {len(paths)} file(s), {origin}. Edit them, checking as you go with "
+        f"`gradekit check {args.assignment}`; then `gradekit generate {args.assignment}` hands them out"
+    )
     return 0

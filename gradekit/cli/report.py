@@ -17,11 +17,15 @@ def run(args) -> int:
     course = course_of(args)
     written = write_report(course, args.assignment)
     counts = written.report["class"]
-    print(f"{args.assignment}: class report of {counts['graded']} graded submission(s) "
-          f"({counts['not_gradable']} not gradable, {counts['not_submitted']} not submitted)")
+    print(
+        f"{args.assignment}: class report of {counts['graded']} graded submission(s) "
+        f"({counts['not_gradable']} not gradable, {counts['not_submitted']} not submitted)"
+    )
     print(f"  {written.html}")
     print(f"  {written.json.name} and {written.csv.name} beside it")
     if written.missing_feedback:
-        print(f"  {written.missing_feedback} student(s) have no feedback page yet for the report to link to: "
-              f"run `gradekit feedback {args.assignment}`")
+        print(
+            f"  {written.missing_feedback} student(s) have no feedback page yet for the report to link to: "
+            f"run `gradekit feedback {args.assignment}`"
+        )
     return 0

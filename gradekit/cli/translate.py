@@ -6,8 +6,11 @@ from gradekit.cli.common import course_of
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("translate", help="bring ASSIGNMENT's catalog for a language in step with its texts "
-                                         "(source/<assignment>/locale/<lang>.po) and list what is left to translate")
+    p = sub.add_parser(
+        "translate",
+        help="bring ASSIGNMENT's catalog for a language in step with its texts "
+        "(source/<assignment>/locale/<lang>.po) and list what is left to translate",
+    )
     p.add_argument("assignment", nargs="?")
     p.add_argument("--language", required=True, help="a language code, e.g. zh")
     p.add_argument("--gradekit", action="store_true", help="gradekit's own catalog instead (gradekit/locale/)")

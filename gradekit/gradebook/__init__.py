@@ -1,10 +1,10 @@
 """nbgrader's gradebook: who is in the class, the assignment's structure, the grades.
 
-    connect.py       opening nbgrader's Gradebook (its API, imported only when needed)
-    read.py          the class and what is registered (plain SQL first, nbgrader's API otherwise)
-    sql_read.py      the fast path: what an SQLite gradebook holds, with sqlite3
-    registration.py  the assignment's notebooks and cells, as nbgrader's SaveCells records them
-    write.py         Recorder: each result's grades and late penalty, only what differs
-    sql_write.py     the fast path: one result into an SQLite gradebook, row for row nbgrader's
-    marks.py         the marks a student has now: manual grades and late penalties included
+connect.py       opening nbgrader's Gradebook (its API, imported only when needed)
+read.py          the class and what is registered (plain SQL first, nbgrader's API otherwise)
+sql_read.py      the fast path: what an SQLite gradebook holds, with sqlite3
+registration.py  the assignment's notebooks and cells, as nbgrader's SaveCells records them
+write.py         Recorder: each result's grades and late penalty, only what differs
+sql_write.py     the fast path: one result into an SQLite gradebook, row for row nbgrader's
+marks.py         the marks a student has now: manual grades and late penalties included
 """

@@ -27,7 +27,7 @@ def api():
     return nbgrader_api()
 
 
-def open_gradebook(course: Course) -> "Gradebook":
+def open_gradebook(course: Course) -> Gradebook:
     """nbgrader's Gradebook for this course.
 
     nbgrader runs the ``alembic`` command to set up a new database; put this
@@ -40,8 +40,10 @@ def open_gradebook(course: Course) -> "Gradebook":
     try:
         gb = api().Gradebook(course.db_url)
     except Exception as exc:  # a server that is down, a file that cannot be created, a bad URL
-        raise GradebookError(f"the gradebook at {_redacted(course.db_url)} cannot be opened "
-                             f"({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''})") from None
+        raise GradebookError(
+            f"the gradebook at {_redacted(course.db_url)} cannot be opened "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''})"
+        ) from None
     return gb
 
 

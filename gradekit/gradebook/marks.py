@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from nbgrader.api import Gradebook
 
 
-def final_marks(gb: "Gradebook", result: SubmissionResult) -> SubmissionResult:
+def final_marks(gb: Gradebook, result: SubmissionResult) -> SubmissionResult:
     """``result`` as the gradebook has it now: the instructor's grades and the late penalties.
 
     Manual grades and overrides set in formgrader after autograding, and
@@ -35,9 +35,12 @@ def final_marks(gb: "Gradebook", result: SubmissionResult) -> SubmissionResult:
     except orm.MissingEntry:
         return result
     grades = grades_of(gb, submission)
-    penalties = dict(gb.db.query(Notebook.name, SubmittedNotebook.late_submission_penalty)
-                     .join(SubmittedNotebook, SubmittedNotebook.notebook_id == Notebook.id)
-                     .filter(SubmittedNotebook.assignment_id == submission.id).all())
+    penalties = dict(
+        gb.db.query(Notebook.name, SubmittedNotebook.late_submission_penalty)
+        .join(SubmittedNotebook, SubmittedNotebook.notebook_id == Notebook.id)
+        .filter(SubmittedNotebook.assignment_id == submission.id)
+        .all()
+    )
     manual = {key: score for key, (_, score) in grades.items() if score is not None}
     return apply_marks(result, manual, penalties)
 
@@ -57,8 +60,8 @@ def apply_marks(result: SubmissionResult, manual: dict, penalties: dict) -> Subm
 class ClassMarks:
     """What the gradebook holds about a whole assignment, read in a few queries (the class report's)."""
 
-    students: list[str]                                  # everyone in the gradebook
-    manual: dict[str, dict] = field(default_factory=dict)     # student -> {(notebook, cell): instructor's score}
+    students: list[str]  # everyone in the gradebook
+    manual: dict[str, dict] = field(default_factory=dict)  # student -> {(notebook, cell): instructor's score}
     penalties: dict[str, dict] = field(default_factory=dict)  # student -> {notebook: late penalty}
     seconds_late: dict[str, float] = field(default_factory=dict)  # student -> seconds past the due date
     duedate: object = None
@@ -72,8 +75,11 @@ def read_class_marks(course: Course, assignment: str) -> ClassMarks:
     """:func:`class_marks`, read with plain SQL from an SQLite gradebook (:mod:`gradekit.gradebook.sql_read`;
     importing nbgrader's API costs the class report more than a second), through nbgrader's API
     from any other database."""
-    students, held, due = roster.students(course), roster.recorded(course, assignment), \
-        roster.duedate(course, assignment)
+    students, held, due = (
+        roster.students(course),
+        roster.recorded(course, assignment),
+        roster.duedate(course, assignment),
+    )
     if students is None or held is None or due is None:
         with open_gradebook(course) as gb:
             return class_marks(gb, assignment)
@@ -90,7 +96,7 @@ def read_class_marks(course: Course, assignment: str) -> ClassMarks:
     return marks
 
 
-def class_marks(gb: "Gradebook", assignment: str) -> ClassMarks:
+def class_marks(gb: Gradebook, assignment: str) -> ClassMarks:
     """Manual grades, late penalties and lateness of every submission of ``assignment``, in four queries."""
     orm = api()
     Assignment, BaseCell, Grade, Notebook = orm.Assignment, orm.BaseCell, orm.Grade, orm.Notebook
@@ -99,28 +105,34 @@ def class_marks(gb: "Gradebook", assignment: str) -> ClassMarks:
     marks = ClassMarks(sorted(s for (s,) in gb.db.query(Student.id)))
     found = gb.db.query(Assignment.duedate).filter(Assignment.name == assignment).first()
     marks.duedate = found[0] if found else None
-    rows = (gb.db.query(Student.id, Notebook.name, BaseCell.name, Grade.manual_score)
-            .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
-            .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
-            .join(SubmittedNotebook, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
-            .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
-            .join(Grade, Grade.notebook_id == SubmittedNotebook.id)
-            .join(BaseCell, Grade.cell_id == BaseCell.id)
-            .filter(Assignment.name == assignment, Grade.manual_score.isnot(None)))
+    rows = (
+        gb.db.query(Student.id, Notebook.name, BaseCell.name, Grade.manual_score)
+        .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
+        .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+        .join(SubmittedNotebook, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+        .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+        .join(Grade, Grade.notebook_id == SubmittedNotebook.id)
+        .join(BaseCell, Grade.cell_id == BaseCell.id)
+        .filter(Assignment.name == assignment, Grade.manual_score.isnot(None))
+    )
     for student, notebook, cell, score in rows:
         marks.manual.setdefault(student, {})[(notebook, cell)] = score
-    rows = (gb.db.query(Student.id, Notebook.name, SubmittedNotebook.late_submission_penalty)
-            .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
-            .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
-            .join(SubmittedNotebook, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
-            .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
-            .filter(Assignment.name == assignment, SubmittedNotebook.late_submission_penalty.isnot(None)))
+    rows = (
+        gb.db.query(Student.id, Notebook.name, SubmittedNotebook.late_submission_penalty)
+        .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
+        .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+        .join(SubmittedNotebook, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+        .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+        .filter(Assignment.name == assignment, SubmittedNotebook.late_submission_penalty.isnot(None))
+    )
     for student, notebook, penalty in rows:
         marks.penalties.setdefault(student, {})[notebook] = penalty
-    rows = (gb.db.query(Student.id, SubmittedAssignment.timestamp, SubmittedAssignment.extension)
-            .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
-            .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
-            .filter(Assignment.name == assignment))
+    rows = (
+        gb.db.query(Student.id, SubmittedAssignment.timestamp, SubmittedAssignment.extension)
+        .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
+        .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+        .filter(Assignment.name == assignment)
+    )
     for student, timestamp, extension in rows:
         if marks.duedate is None or timestamp is None:
             continue

@@ -25,8 +25,9 @@ def require_students(course: Course, wanted: list[str]) -> list[str]:
     known = set(students(course))
     for student in wanted:
         if student not in known:
-            raise StudentError(f"student {student!r} is not in the gradebook "
-                               f"(add with: nbgrader db student add {student})")
+            raise StudentError(
+                f"student {student!r} is not in the gradebook (add with: nbgrader db student add {student})"
+            )
     return wanted
 
 
@@ -40,5 +41,6 @@ def require_registered(course: Course, assignment: str) -> None:
             except api().MissingEntry:
                 registered = False
     if not registered:
-        raise UsageError(f"assignment {assignment!r} is not in the gradebook yet: "
-                         f"run `gradekit generate {assignment}` first")
+        raise UsageError(
+            f"assignment {assignment!r} is not in the gradebook yet: run `gradekit generate {assignment}` first"
+        )

@@ -29,7 +29,7 @@ from contextlib import closing
 from gradekit.course import Course
 from gradekit.gradebook.sql_read import sqlite_path
 
-CELL_TYPES = ("code", "markdown")   # what nbgrader's cell tables accept
+CELL_TYPES = ("code", "markdown")  # what nbgrader's cell tables accept
 
 
 def _meta(cell) -> dict:
@@ -52,8 +52,11 @@ def wanted(name: str, nb) -> dict | None:
         if not (is_grade or is_solution or is_task or is_locked):
             continue
         gid = meta.get("grade_id")
-        if not isinstance(gid, str) or cell.cell_type not in CELL_TYPES or \
-                any(v not in (True, False) for v in (is_grade, is_solution, is_task, is_locked)):
+        if (
+            not isinstance(gid, str)
+            or cell.cell_type not in CELL_TYPES
+            or any(v not in (True, False) for v in (is_grade, is_solution, is_task, is_locked))
+        ):
             return None
         if is_grade or is_task:
             try:
@@ -69,31 +72,63 @@ def wanted(name: str, nb) -> dict | None:
         if not isinstance(checksum, (str, type(None))) or not isinstance(cell.source, str):
             return None
         source[gid] = (cell.cell_type, is_locked, cell.source, checksum)
-    return {"name": name, "kernelspec": json.dumps(nb.metadata.get("kernelspec", {})),
-            "grade": grade, "solution": sorted(set(solution)), "task": task, "source": source}
+    return {
+        "name": name,
+        "kernelspec": json.dumps(nb.metadata.get("kernelspec", {})),
+        "grade": grade,
+        "solution": sorted(set(solution)),
+        "task": task,
+        "source": source,
+    }
 
 
 def _held(db: sqlite3.Connection, assignment: str, name: str) -> dict | None:
     """The notebook as the gradebook holds it, in the shape of :func:`wanted`; None if absent."""
-    row = db.execute("SELECT n.id, n.kernelspec FROM notebook n JOIN assignment a ON n.assignment_id = a.id "
-                     "WHERE a.name = ? AND n.name = ?", (assignment, name)).fetchone()
+    row = db.execute(
+        "SELECT n.id, n.kernelspec FROM notebook n JOIN assignment a ON n.assignment_id = a.id "
+        "WHERE a.name = ? AND n.name = ?",
+        (assignment, name),
+    ).fetchone()
     if row is None:
         return None
     notebook_id, kernelspec = row
-    grade = {n: (s, t) for n, s, t in db.execute(
-        "SELECT b.name, g.max_score, g.cell_type FROM base_cell b JOIN grade_cells g ON g.id = b.id "
-        "WHERE b.notebook_id = ?", (notebook_id,))}
-    task = {n: (s, t) for n, s, t in db.execute(
-        "SELECT b.name, t.max_score, t.cell_type FROM base_cell b JOIN task_cells t ON t.id = b.id "
-        "WHERE b.notebook_id = ?", (notebook_id,))}
-    solution = sorted(n for (n,) in db.execute(
-        "SELECT b.name FROM base_cell b JOIN solution_cells s ON s.id = b.id WHERE b.notebook_id = ?",
-        (notebook_id,)))
-    source = {n: (t, bool(lk), s, c) for n, t, lk, s, c in db.execute(
-        "SELECT name, cell_type, locked, source, checksum FROM source_cell WHERE notebook_id = ?",
-        (notebook_id,))}
-    return {"name": name, "kernelspec": kernelspec, "grade": grade, "solution": solution, "task": task,
-            "source": source}
+    grade = {
+        n: (s, t)
+        for n, s, t in db.execute(
+            "SELECT b.name, g.max_score, g.cell_type FROM base_cell b JOIN grade_cells g ON g.id = b.id "
+            "WHERE b.notebook_id = ?",
+            (notebook_id,),
+        )
+    }
+    task = {
+        n: (s, t)
+        for n, s, t in db.execute(
+            "SELECT b.name, t.max_score, t.cell_type FROM base_cell b JOIN task_cells t ON t.id = b.id "
+            "WHERE b.notebook_id = ?",
+            (notebook_id,),
+        )
+    }
+    solution = sorted(
+        n
+        for (n,) in db.execute(
+            "SELECT b.name FROM base_cell b JOIN solution_cells s ON s.id = b.id WHERE b.notebook_id = ?",
+            (notebook_id,),
+        )
+    )
+    source = {
+        n: (t, bool(lk), s, c)
+        for n, t, lk, s, c in db.execute(
+            "SELECT name, cell_type, locked, source, checksum FROM source_cell WHERE notebook_id = ?", (notebook_id,)
+        )
+    }
+    return {
+        "name": name,
+        "kernelspec": kernelspec,
+        "grade": grade,
+        "solution": solution,
+        "task": task,
+        "source": source,
+    }
 
 
 def register(course: Course, assignment: str, notebooks: dict) -> list[str]:
@@ -140,32 +175,40 @@ def _assignment(db: sqlite3.Connection, assignment: str) -> str | None:
     if db.execute("SELECT 1 FROM course WHERE id = 'default_course'").fetchone() is None:
         return None
     new = uuid.uuid4().hex
-    db.execute("INSERT INTO assignment (id, name, duedate, course_id) VALUES (?, ?, NULL, 'default_course')",
-               (new, assignment))
+    db.execute(
+        "INSERT INTO assignment (id, name, duedate, course_id) VALUES (?, ?, NULL, 'default_course')", (new, assignment)
+    )
     return new
 
 
 def _insert(db: sqlite3.Connection, assignment_id: str, plan: dict) -> None:
     """The rows SaveCells inserts for a notebook the gradebook does not hold."""
     notebook_id = uuid.uuid4().hex
-    db.execute("INSERT INTO notebook (id, name, assignment_id, kernelspec) VALUES (?, ?, ?, ?)",
-               (notebook_id, plan["name"], assignment_id, plan["kernelspec"]))
+    db.execute(
+        "INSERT INTO notebook (id, name, assignment_id, kernelspec) VALUES (?, ?, ?, ?)",
+        (notebook_id, plan["name"], assignment_id, plan["kernelspec"]),
+    )
     for kind, table, cells in (("GradeCell", "grade_cells", plan["grade"]), ("TaskCell", "task_cells", plan["task"])):
         for name, (points, cell_type) in cells.items():
             cell_id = uuid.uuid4().hex
-            db.execute("INSERT INTO base_cell (id, name, notebook_id, type) VALUES (?, ?, ?, ?)",
-                       (cell_id, name, notebook_id, kind))
-            db.execute(f"INSERT INTO {table} (id, max_score, cell_type) VALUES (?, ?, ?)",
-                       (cell_id, points, cell_type))
+            db.execute(
+                "INSERT INTO base_cell (id, name, notebook_id, type) VALUES (?, ?, ?, ?)",
+                (cell_id, name, notebook_id, kind),
+            )
+            db.execute(f"INSERT INTO {table} (id, max_score, cell_type) VALUES (?, ?, ?)", (cell_id, points, cell_type))
     for name in plan["solution"]:
         cell_id = uuid.uuid4().hex
-        db.execute("INSERT INTO base_cell (id, name, notebook_id, type) VALUES (?, ?, ?, 'SolutionCell')",
-                   (cell_id, name, notebook_id))
+        db.execute(
+            "INSERT INTO base_cell (id, name, notebook_id, type) VALUES (?, ?, ?, 'SolutionCell')",
+            (cell_id, name, notebook_id),
+        )
         db.execute("INSERT INTO solution_cells (id) VALUES (?)", (cell_id,))
     for name, (cell_type, locked, source, checksum) in plan["source"].items():
-        db.execute("INSERT INTO source_cell (id, name, cell_type, locked, source, checksum, notebook_id) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   (uuid.uuid4().hex, name, cell_type, 1 if locked else 0, source, checksum, notebook_id))
+        db.execute(
+            "INSERT INTO source_cell (id, name, cell_type, locked, source, checksum, notebook_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (uuid.uuid4().hex, name, cell_type, 1 if locked else 0, source, checksum, notebook_id),
+        )
 
 
 def save_cells(course: Course, assignment: str, notebooks: dict) -> None:

@@ -25,7 +25,7 @@ def sqlite_path(course: Course) -> Path | None:
     url = course.db_url
     if not url.startswith("sqlite:///"):
         return None
-    path = Path(url[len("sqlite:///"):])
+    path = Path(url[len("sqlite:///") :])
     return path if path.is_file() else None
 
 
@@ -60,9 +60,9 @@ class Recorded:
     """One student's submission of an assignment as the gradebook holds it."""
 
     timestamp: dt.datetime | None
-    due: dt.datetime | None                     # the due date plus the student's extension
+    due: dt.datetime | None  # the due date plus the student's extension
     grades: dict[tuple[str, str], tuple[float | None, float | None, bool]] = field(default_factory=dict)
-    penalties: dict[str, float | None] = field(default_factory=dict)    # notebook -> late penalty
+    penalties: dict[str, float | None] = field(default_factory=dict)  # notebook -> late penalty
 
     @property
     def on_time(self) -> bool:
@@ -78,7 +78,9 @@ def recorded(course: Course, assignment: str) -> dict[str, Recorded] | None:
         with closing(_connect(path)) as db:
             subs = db.execute(
                 "SELECT sa.id, sa.student_id, sa.timestamp, sa.extension, a.duedate FROM submitted_assignment sa "
-                "JOIN assignment a ON sa.assignment_id = a.id WHERE a.name = ?", (assignment,)).fetchall()
+                "JOIN assignment a ON sa.assignment_id = a.id WHERE a.name = ?",
+                (assignment,),
+            ).fetchall()
             out: dict[str, Recorded] = {}
             by_id = {}
             for sid, student, timestamp, extension, duedate in subs:
@@ -93,7 +95,9 @@ def recorded(course: Course, assignment: str) -> dict[str, Recorded] | None:
                 "JOIN notebook n ON sn.notebook_id = n.id "
                 "JOIN base_cell c ON g.cell_id = c.id "
                 "JOIN submitted_assignment sa ON sn.assignment_id = sa.id "
-                "JOIN assignment a ON sa.assignment_id = a.id WHERE a.name = ?", (assignment,)).fetchall()
+                "JOIN assignment a ON sa.assignment_id = a.id WHERE a.name = ?",
+                (assignment,),
+            ).fetchall()
             for sid, notebook, cell, auto, manual, needs, penalty in rows:
                 rec = by_id.get(sid)
                 if rec is not None:

@@ -28,9 +28,9 @@ import uuid
 from contextlib import closing
 
 from gradekit.course import Course
-from gradekit.results import SubmissionResult, grade_writes
 from gradekit.gradebook.sql_read import sqlite_path
 from gradekit.intake.untrusted import timestamp_value
+from gradekit.results import SubmissionResult, grade_writes
 
 _EPOCH = dt.datetime(1970, 1, 1)
 
@@ -79,28 +79,38 @@ def _record(db: sqlite3.Connection, result: SubmissionResult) -> None:
     if row is None or db.execute("SELECT 1 FROM student WHERE id = ?", (result.student,)).fetchone() is None:
         raise Decline("nbgrader reports a missing assignment or student")
     assignment_id, duedate = row[0], _read(row[1])
-    timestamp = timestamp_value(result.timestamp)   # stored results are the student's too: re-checked
-    found = db.execute("SELECT id, timestamp, extension FROM submitted_assignment "
-                       "WHERE assignment_id = ? AND student_id = ?", (assignment_id, result.student)).fetchone()
+    timestamp = timestamp_value(result.timestamp)  # stored results are the student's too: re-checked
+    found = db.execute(
+        "SELECT id, timestamp, extension FROM submitted_assignment WHERE assignment_id = ? AND student_id = ?",
+        (assignment_id, result.student),
+    ).fetchone()
     if found is None:
         submission_id, extension = _add_submission(db, assignment_id, result.student, timestamp), None
     else:
         submission_id, old_timestamp, extension = found[0], _read(found[1]), _read(found[2])
         if timestamp is not None:
-            db.execute("UPDATE submitted_assignment SET timestamp = ? WHERE id = ?", (_stored(timestamp), submission_id))
+            db.execute(
+                "UPDATE submitted_assignment SET timestamp = ? WHERE id = ?", (_stored(timestamp), submission_id)
+            )
         else:
             timestamp = old_timestamp
     if _seconds_late(timestamp, duedate, extension) > 0:
         raise Decline("a late submission: nbgrader's late-penalty plugin decides")
-    grades = {(notebook, cell): (grade_id, manual) for notebook, cell, grade_id, manual in db.execute(
-        "SELECT n.name, b.name, g.id, g.manual_score FROM grade g "
-        "JOIN base_cell b ON g.cell_id = b.id JOIN notebook n ON b.notebook_id = n.id "
-        "JOIN submitted_notebook sn ON g.notebook_id = sn.id WHERE sn.assignment_id = ?", (submission_id,))}
-    updates = [(None if by_hand else _score(auto), int(needs), grade_id)
-               for grade_id, auto, needs, by_hand in grade_writes(result, grades)]
+    grades = {
+        (notebook, cell): (grade_id, manual)
+        for notebook, cell, grade_id, manual in db.execute(
+            "SELECT n.name, b.name, g.id, g.manual_score FROM grade g "
+            "JOIN base_cell b ON g.cell_id = b.id JOIN notebook n ON b.notebook_id = n.id "
+            "JOIN submitted_notebook sn ON g.notebook_id = sn.id WHERE sn.assignment_id = ?",
+            (submission_id,),
+        )
+    }
+    updates = [
+        (None if by_hand else _score(auto), int(needs), grade_id)
+        for grade_id, auto, needs, by_hand in grade_writes(result, grades)
+    ]
     db.executemany("UPDATE grade SET auto_score = ?, needs_manual_grade = ? WHERE id = ?", updates)
-    db.execute("UPDATE submitted_notebook SET late_submission_penalty = NULL WHERE assignment_id = ?",
-               (submission_id,))
+    db.execute("UPDATE submitted_notebook SET late_submission_penalty = NULL WHERE assignment_id = ?", (submission_id,))
 
 
 def _score(score):
@@ -125,22 +135,32 @@ def _add_submission(db: sqlite3.Connection, assignment_id: str, student: str, ti
     assignment's notebooks a submitted notebook with a grade per grade or task cell and a comment
     per solution or task cell (no scores, every grade waiting for one, nothing flagged)."""
     submission_id = uuid.uuid4().hex
-    db.execute("INSERT INTO submitted_assignment (id, assignment_id, student_id, timestamp, extension) "
-               "VALUES (?, ?, ?, ?, NULL)",
-               (submission_id, assignment_id, student, _stored(timestamp) if timestamp is not None else None))
+    db.execute(
+        "INSERT INTO submitted_assignment (id, assignment_id, student_id, timestamp, extension) "
+        "VALUES (?, ?, ?, ?, NULL)",
+        (submission_id, assignment_id, student, _stored(timestamp) if timestamp is not None else None),
+    )
     for (notebook_id,) in db.execute("SELECT id FROM notebook WHERE assignment_id = ?", (assignment_id,)).fetchall():
         submitted = uuid.uuid4().hex
-        db.execute("INSERT INTO submitted_notebook (id, assignment_id, notebook_id, flagged, late_submission_penalty) "
-                   "VALUES (?, ?, ?, 0, NULL)", (submitted, submission_id, notebook_id))
+        db.execute(
+            "INSERT INTO submitted_notebook (id, assignment_id, notebook_id, flagged, late_submission_penalty) "
+            "VALUES (?, ?, ?, 0, NULL)",
+            (submitted, submission_id, notebook_id),
+        )
         cells = db.execute("SELECT id, type FROM base_cell WHERE notebook_id = ?", (notebook_id,)).fetchall()
         for cell_id, kind in cells:
             if kind not in ("GradeCell", "SolutionCell", "TaskCell"):
                 raise Decline(f"a cell of a kind nbgrader does not mirror ({kind})")
             if kind in ("GradeCell", "TaskCell"):
-                db.execute("INSERT INTO grade (id, notebook_id, cell_id, auto_score, manual_score, extra_credit, "
-                           "needs_manual_grade) VALUES (?, ?, ?, NULL, NULL, NULL, 1)",
-                           (uuid.uuid4().hex, submitted, cell_id))
+                db.execute(
+                    "INSERT INTO grade (id, notebook_id, cell_id, auto_score, manual_score, extra_credit, "
+                    "needs_manual_grade) VALUES (?, ?, ?, NULL, NULL, NULL, 1)",
+                    (uuid.uuid4().hex, submitted, cell_id),
+                )
             if kind in ("SolutionCell", "TaskCell"):
-                db.execute("INSERT INTO comment (id, notebook_id, cell_id, auto_comment, manual_comment) "
-                           "VALUES (?, ?, ?, NULL, NULL)", (uuid.uuid4().hex, submitted, cell_id))
+                db.execute(
+                    "INSERT INTO comment (id, notebook_id, cell_id, auto_comment, manual_comment) "
+                    "VALUES (?, ?, ?, NULL, NULL)",
+                    (uuid.uuid4().hex, submitted, cell_id),
+                )
     return submission_id

@@ -17,16 +17,14 @@ another database).
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gradekit.gradebook import sql_read as roster
 from gradekit.course import Course
 from gradekit.errors import GradebookError
+from gradekit.gradebook import sql_read as roster
 from gradekit.gradebook.connect import api, open_gradebook
-from gradekit.results import SubmissionResult, grade_writes
 from gradekit.intake.untrusted import timestamp_value
-
+from gradekit.results import SubmissionResult, grade_writes
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbgrader.api import Gradebook
@@ -76,7 +74,7 @@ class Recorder:
             self.gb.close()
             self.gb = None
 
-    def __enter__(self) -> "Recorder":
+    def __enter__(self) -> Recorder:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -90,20 +88,23 @@ def _holds(held: roster.Recorded, result: SubmissionResult) -> bool:
     if not held.on_time or any(p is not None for p in held.penalties.values()):
         return False  # a late submission's penalty is the plugin's to compute: write it
     if any((nb.name, cell.grade_id) not in held.grades for nb in result.notebooks for cell in nb.cells):
-        return False   # a cell the gradebook does not hold: let a write say what happens
+        return False  # a cell the gradebook does not hold: let a write say what happens
     by_key = {key: (key, manual) for key, (_auto, manual, _needs) in held.grades.items()}
     expected = {key: (auto, needs) for key, auto, needs, _by_hand in grade_writes(result, by_key)}
     if set(expected) != set(held.grades):
         return False
     for key, (auto, needs) in expected.items():
         got_auto, _, got_needs = held.grades[key]
-        if got_needs != needs or (auto is None) != (got_auto is None) or \
-                (auto is not None and abs(auto - got_auto) > 1e-9):
+        if (
+            got_needs != needs
+            or (auto is None) != (got_auto is None)
+            or (auto is not None and abs(auto - got_auto) > 1e-9)
+        ):
             return False
     return True
 
 
-def record(gb: "Gradebook", result: SubmissionResult, course: Course | None = None) -> None:
+def record(gb: Gradebook, result: SubmissionResult, course: Course | None = None) -> None:
     """Write one submission's scores in one transaction; ``result`` then carries its late penalties.
 
     A submission that could not be graded at all is written as explicit zeros
@@ -124,24 +125,28 @@ def record(gb: "Gradebook", result: SubmissionResult, course: Course | None = No
             db.rollback()
         except Exception:  # noqa: BLE001 - the connection itself is gone
             pass
-        raise GradebookError(f"the gradebook could not be written ({type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0][:200]}); nothing more was recorded") from None
+        raise GradebookError(
+            f"the gradebook could not be written ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0][:200]}); nothing more was recorded"
+        ) from None
 
 
-def _record(gb: "Gradebook", result: SubmissionResult):
+def _record(gb: Gradebook, result: SubmissionResult):
     Grade = api().Grade
 
-    timestamp = timestamp_value(result.timestamp)   # stored results are the student's too: re-checked
+    timestamp = timestamp_value(result.timestamp)  # stored results are the student's too: re-checked
     kwargs = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(result.assignment, result.student, **kwargs)
-    updates = [{"id": grade_id, "auto_score": auto, "needs_manual_grade": needs}
-               for grade_id, auto, needs, _by_hand in grade_writes(result, grades_of(gb, submission))]
+    updates = [
+        {"id": grade_id, "auto_score": auto, "needs_manual_grade": needs}
+        for grade_id, auto, needs, _by_hand in grade_writes(result, grades_of(gb, submission))
+    ]
     if updates:  # by primary key, in one statement: no ORM objects to load and track
         gb.db.bulk_update_mappings(Grade, updates)
     return submission
 
 
-def grades_of(gb: "Gradebook", submission) -> dict:
+def grades_of(gb: Gradebook, submission) -> dict:
     """(grade id, manual score) of each grade of a submission by (notebook, cell) name, in one query.
 
     nbgrader's own accessors load each grade's cell and notebook lazily:
@@ -150,12 +155,14 @@ def grades_of(gb: "Gradebook", submission) -> dict:
     orm = api()
     BaseCell, Grade, Notebook, SubmittedNotebook = orm.BaseCell, orm.Grade, orm.Notebook, orm.SubmittedNotebook
 
-    rows = (gb.db.query(Notebook.name, BaseCell.name, Grade.id, Grade.manual_score)
-            .join(BaseCell, Grade.cell_id == BaseCell.id)
-            .join(Notebook, BaseCell.notebook_id == Notebook.id)
-            .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
-            .filter(SubmittedNotebook.assignment_id == submission.id)
-            .all())
+    rows = (
+        gb.db.query(Notebook.name, BaseCell.name, Grade.id, Grade.manual_score)
+        .join(BaseCell, Grade.cell_id == BaseCell.id)
+        .join(Notebook, BaseCell.notebook_id == Notebook.id)
+        .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+        .filter(SubmittedNotebook.assignment_id == submission.id)
+        .all()
+    )
     return {(notebook, cell): (grade_id, manual) for notebook, cell, grade_id, manual in rows}
 
 
@@ -174,7 +181,7 @@ def _late_penalty_assigner(course: Course | None):
     return _LATE[key]
 
 
-def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission, course: Course | None) -> None:
+def _late_penalties(gb: Gradebook, result: SubmissionResult, submission, course: Course | None) -> None:
     """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it.
 
     The plugin is the course's (``c.AssignLatePenalties.plugin_class``,
@@ -189,7 +196,8 @@ def _late_penalties(gb: "Gradebook", result: SubmissionResult, submission, cours
     if not seconds_late:  # on time (or no due date): no penalty on any notebook, in one statement
         SubmittedNotebook = api().SubmittedNotebook
         gb.db.query(SubmittedNotebook).filter(SubmittedNotebook.assignment_id == submission.id).update(
-            {SubmittedNotebook.late_submission_penalty: None}, synchronize_session=False)
+            {SubmittedNotebook.late_submission_penalty: None}, synchronize_session=False
+        )
         return
     assigner = _late_penalty_assigner(course)
     for nb in result.notebooks:

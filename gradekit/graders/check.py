@@ -33,7 +33,8 @@ stayed the same when the grader changed the weights.", see
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable, Mapping, Sequence, Union
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -45,11 +46,10 @@ __all__ = ["Mismatch", "FAILS", "array", "arrays", "scalar", "close", "choice", 
 
 # the known mistakes: a mapping, or a function returning one -- called only when the
 # value is wrong, for mistakes that cost something to compute (most students are right)
-Mistakes = Union[Mapping[str, Any], Callable[[], Mapping[str, Any]], None]
+Mistakes = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
 # sentences describing a wrong value, or None where a probe saw nothing; called only for an
 # unexplained wrong value
-Probes = Union[Callable[[], Iterable[Union[str, None]]], None]
-
+Probes = Callable[[], Iterable[str | None]] | None
 
 
 class _Fails:
@@ -65,7 +65,6 @@ DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
 
 
-
 def to_array(value: Any, what: str) -> np.ndarray:
     """Turn a returned value (array, nested lists, number) into a float array.
 
@@ -78,16 +77,28 @@ def to_array(value: Any, what: str) -> np.ndarray:
         try:
             arr = np.asarray(value)
         except Exception:  # ragged lists and the like
-            raise Mismatch(_("{what}: returned a {kind} that is not a rectangular array of numbers")
-                           .format(what=what, kind=type(value).__name__))
+            raise Mismatch(
+                _("{what}: returned a {kind} that is not a rectangular array of numbers").format(
+                    what=what, kind=type(value).__name__
+                )
+            ) from None
     if arr.dtype.kind not in "biuf":
-        raise Mismatch(_("{what}: returned {value}, expected an array of numbers")
-                       .format(what=what, value=_describe(value)))
+        raise Mismatch(
+            _("{what}: returned {value}, expected an array of numbers").format(what=what, value=_describe(value))
+        )
     return arr.astype(np.float64, copy=False)
 
 
-def array(got: Any, expected: Any, *, what: str, rtol: float = DEFAULT_RTOL,
-          atol: float = DEFAULT_ATOL, mistakes: Mistakes = None, probes: Probes = None) -> None:
+def array(
+    got: Any,
+    expected: Any,
+    *,
+    what: str,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    mistakes: Mistakes = None,
+    probes: Probes = None,
+) -> None:
     """Check that ``got`` equals ``expected`` elementwise within tolerance.
 
     ``mistakes`` maps the catalogue name of a classic mistake to the value
@@ -95,13 +106,29 @@ def array(got: Any, expected: Any, *, what: str, rtol: float = DEFAULT_RTOL,
     returning that mapping (``mistakes=lambda: {...}``) when the wrong values
     cost something to compute: it is called only for a wrong answer.
     """
-    arrays([got], [expected], what=[what], rtol=rtol, atol=atol, probes=probes,
-           mistakes=lambda: {name: value if value is None or value is FAILS else [value]
-                             for name, value in _known(mistakes).items()})
+    arrays(
+        [got],
+        [expected],
+        what=[what],
+        rtol=rtol,
+        atol=atol,
+        probes=probes,
+        mistakes=lambda: {
+            name: value if value is None or value is FAILS else [value] for name, value in _known(mistakes).items()
+        },
+    )
 
 
-def arrays(got: Sequence[Any], expected: Sequence[Any], *, what: Sequence[str], rtol: float = DEFAULT_RTOL,
-           atol: float = DEFAULT_ATOL, mistakes: Mistakes = None, probes: Probes = None) -> None:
+def arrays(
+    got: Sequence[Any],
+    expected: Sequence[Any],
+    *,
+    what: Sequence[str],
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    mistakes: Mistakes = None,
+    probes: Probes = None,
+) -> None:
     """Check several values returned together as one check.
 
     ``got``, ``expected`` and ``what`` are parallel sequences; each mistake in
@@ -112,7 +139,7 @@ def arrays(got: Sequence[Any], expected: Sequence[Any], *, what: Sequence[str], 
         raise ValueError("check.arrays: got, expected and what must have the same length")
     exps = [np.asarray(e, dtype=np.float64) for e in expected]
     problems, parts = [], []
-    for value, exp, label in zip(got, exps, what):
+    for value, exp, label in zip(got, exps, what, strict=False):
         if value is None:
             problems.append(_none_message(label))
             parts.append(None)
@@ -130,12 +157,23 @@ def arrays(got: Sequence[Any], expected: Sequence[Any], *, what: Sequence[str], 
         raise Mismatch(join("; ", problems))
     candidates, ruled_out = evidence(parts, exps, mistakes, rtol, atol)
     observations = [] if candidates else _observe(probes)
-    raise Mismatch(_sentences(join("; ", problems), observations), candidates=candidates, ruled_out=ruled_out,
-                   observations=observations)
+    raise Mismatch(
+        _sentences(join("; ", problems), observations),
+        candidates=candidates,
+        ruled_out=ruled_out,
+        observations=observations,
+    )
 
 
-def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
-           atol: float = DEFAULT_ATOL, mistakes: Mistakes = None) -> None:
+def scalar(
+    got: Any,
+    expected: float,
+    *,
+    what: str,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    mistakes: Mistakes = None,
+) -> None:
     """Check one number; ``mistakes`` as in :func:`array`."""
     if got is None:
         raise Mismatch(_none_message(what))
@@ -151,8 +189,11 @@ def scalar(got: Any, expected: float, *, what: str, rtol: float = DEFAULT_RTOL,
         return
     known = {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _known(mistakes).items()}
     candidates, ruled_out = evidence([np.asarray(value)], [np.asarray(float(expected))], known, rtol, atol)
-    message = _("{what}: wrong value").format(what=what) if rtol == 0 and atol == 0 else \
-        _("{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})").format(what=what, rtol=rtol, atol=atol)
+    message = (
+        _("{what}: wrong value").format(what=what)
+        if rtol == 0 and atol == 0
+        else _("{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})").format(what=what, rtol=rtol, atol=atol)
+    )
     raise Mismatch(message, candidates=candidates, ruled_out=ruled_out)
 
 
@@ -176,12 +217,20 @@ def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None) -> 
         return
     known = {name: value for name, value in _known(mistakes).items() if value is not None}
     candidates = [name for name, value in known.items() if _norm(got) == _norm(value)]
-    raise Mismatch(_("{what}: wrong answer").format(what=what), candidates=candidates,
-                   ruled_out=[name for name in known if name not in candidates])
+    raise Mismatch(
+        _("{what}: wrong answer").format(what=what),
+        candidates=candidates,
+        ruled_out=[name for name in known if name not in candidates],
+    )
 
 
-def evidence(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], mistakes: Mistakes,
-             rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> tuple[list[str], list[str]]:
+def evidence(
+    got: Sequence[np.ndarray],
+    expected: Sequence[np.ndarray],
+    mistakes: Mistakes,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+) -> tuple[list[str], list[str]]:
     """What a wrong value says about the known mistakes: (candidates, ruled out).
 
     A mistake is a candidate when the value matches it, or matches a mistake that
@@ -203,8 +252,11 @@ def evidence(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], mistakes
         values[name] = value
     wrong = {name: v for name, v in values.items() if not _all_close(v, expected, rtol, atol)}
     matched = [name for name, v in wrong.items() if _all_close(got, v, rtol, atol)]
-    candidates = [name for name, v in wrong.items()
-                  if name in matched or any(_all_close(v, wrong[m], rtol, atol) for m in matched)]
+    candidates = [
+        name
+        for name, v in wrong.items()
+        if name in matched or any(_all_close(v, wrong[m], rtol, atol) for m in matched)
+    ]
     return candidates, [name for name in values if name not in candidates] + fails
 
 
@@ -212,18 +264,21 @@ def _difference(arr: np.ndarray, exp: np.ndarray, what: str, rtol: float, atol: 
     """How ``arr`` differs from ``exp``, in words without the expected values; None when equal."""
     if arr.shape != exp.shape:
         if arr.ndim == 2 and arr.shape == exp.shape[::-1]:
-            return _("{what}: shape {shape}, expected shape {expected} (the transpose of the expected shape)") \
-                .format(what=what, shape=arr.shape, expected=exp.shape)
-        return _("{what}: shape {shape}, expected shape {expected}").format(what=what, shape=arr.shape,
-                                                                             expected=exp.shape)
+            return _("{what}: shape {shape}, expected shape {expected} (the transpose of the expected shape)").format(
+                what=what, shape=arr.shape, expected=exp.shape
+            )
+        return _("{what}: shape {shape}, expected shape {expected}").format(
+            what=what, shape=arr.shape, expected=exp.shape
+        )
     if not np.all(np.isfinite(arr)) and np.all(np.isfinite(exp)):
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         return _("{what}: {bad} of {size} values are nan or inf").format(what=what, bad=bad, size=arr.size)
     if np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True):
         return None
     wrong = int(np.count_nonzero(~np.isclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True)))
-    return _("{what}: {wrong} of {size} values differ from the reference (tolerance rtol={rtol:g}, atol={atol:g})") \
-        .format(what=what, wrong=wrong, size=arr.size, rtol=rtol, atol=atol)
+    return _(
+        "{what}: {wrong} of {size} values differ from the reference (tolerance rtol={rtol:g}, atol={atol:g})"
+    ).format(what=what, wrong=wrong, size=arr.size, rtol=rtol, atol=atol)
 
 
 def _none_message(what) -> Text:
@@ -249,7 +304,7 @@ def _sentences(message: Text, observations: list) -> Text:
 
 
 def _tol(rtol: float, atol: float) -> tuple[float, float]:
-    return max(rtol, 1e-6), max(atol, 1e-8)   # as evidence() compares mistakes
+    return max(rtol, 1e-6), max(atol, 1e-8)  # as evidence() compares mistakes
 
 
 def _audit(mistakes: Mistakes, expected: Any, what: Any, same) -> None:
@@ -270,7 +325,7 @@ def _audit(mistakes: Mistakes, expected: Any, what: Any, same) -> None:
 
 
 def _all_close(a: Sequence, b: Sequence, rtol: float, atol: float) -> bool:
-    return len(a) == len(b) and all(close(x, y, rtol=rtol, atol=atol) for x, y in zip(a, b))
+    return len(a) == len(b) and all(close(x, y, rtol=rtol, atol=atol) for x, y in zip(a, b, strict=False))
 
 
 def _norm(value: Any) -> Any:

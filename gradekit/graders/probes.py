@@ -18,28 +18,36 @@ whose call into the student's code fails says nothing.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
-
 import functools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from gradekit.i18n.text import _
 
-__all__ = ["unchanged_when", "slices_not_summing_to_one", "equals", "identical_rows",
-           "not_equivariant", "negative_entries"]
+__all__ = [
+    "unchanged_when",
+    "slices_not_summing_to_one",
+    "equals",
+    "identical_rows",
+    "not_equivariant",
+    "negative_entries",
+]
 
 RTOL, ATOL = 1e-6, 1e-8
 
 
 def _safe(probe: Callable[..., str | None]) -> Callable[..., str | None]:
     """A probe that cannot look (odd shapes, a value that is not numbers) says nothing."""
+
     @functools.wraps(probe)
     def wrapper(*args, **kwargs):
         try:
             return probe(*args, **kwargs)
         except Exception:  # noqa: BLE001
             return None
+
     return wrapper
 
 
@@ -84,8 +92,9 @@ def identical_rows(value: Any, *, subject: str) -> str | None:
 
 
 @_safe
-def not_equivariant(call_permuted: Callable[[], Any], got: Any, order: Sequence[int], *, subject: str,
-                    items: str, table: bool = False) -> str | None:
+def not_equivariant(
+    call_permuted: Callable[[], Any], got: Any, order: Sequence[int], *, subject: str, items: str, table: bool = False
+) -> str | None:
     """``call_permuted()`` runs the function on the inputs reordered by ``order``; an equivariant
     function returns ``got`` with its rows reordered the same way (and its columns too, for a
     ``table`` of item against item)."""
@@ -96,8 +105,9 @@ def not_equivariant(call_permuted: Callable[[], Any], got: Any, order: Sequence[
     expected = arr[order][:, order] if table else arr[order]
     if _same(again, expected):
         return None
-    return (_("Reordering {items} does not reorder {subject} the same way: it is not permutation-equivariant.")
-            .format(items=items, subject=subject))
+    return _("Reordering {items} does not reorder {subject} the same way: it is not permutation-equivariant.").format(
+        items=items, subject=subject
+    )
 
 
 @_safe
@@ -125,5 +135,9 @@ def _array(value: Any) -> np.ndarray | None:
 
 def _same(a: Any, b: Any) -> bool:
     x, y = _array(a), _array(b)
-    return x is not None and y is not None and x.shape == y.shape and \
-        bool(np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True))
+    return (
+        x is not None
+        and y is not None
+        and x.shape == y.shape
+        and bool(np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True))
+    )

@@ -11,7 +11,8 @@ it.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from gradekit.errors import CodeFailure, SandboxTimeout, StudentCodeError, StudentFailure
 from gradekit.i18n.text import Text, _
@@ -32,12 +33,11 @@ class GiveUp:
 
 
 class Student:
-    def __init__(self, sandbox: Sandbox, reference: Any, helpers: tuple[str, ...] = (),
-                 give_up: GiveUp | None = None):
+    def __init__(self, sandbox: Sandbox, reference: Any, helpers: tuple[str, ...] = (), give_up: GiveUp | None = None):
         self._sandbox, self._reference, self._helpers = sandbox, reference, helpers
         self._give_up = give_up or GiveUp()
 
-    def with_reference(self, *names: str) -> "Student":
+    def with_reference(self, *names: str) -> Student:
         for name in names:
             if not callable(getattr(self._reference, name, None)):
                 raise LookupError(f"the reference has no {name!r}")
@@ -81,13 +81,17 @@ class Student:
         if name in self._give_up.reasons:
             raise StudentFailure(_("not run: {reason}").format(reason=self._give_up.reasons[name]))
         if self._give_up.deadline is not None and time.monotonic() > self._give_up.deadline:
-            raise StudentFailure(_("not run: this notebook used up its grading time ({seconds:g} s) on earlier checks")
-                                 .format(seconds=self._give_up.budget))
+            raise StudentFailure(
+                _("not run: this notebook used up its grading time ({seconds:g} s) on earlier checks").format(
+                    seconds=self._give_up.budget
+                )
+            )
         try:
             return action()
         except SandboxTimeout as exc:
             self._give_up.reasons[name] = _("`{name}` timed out on an earlier check ({reason})").format(
-                name=name, reason=exc.message)
+                name=name, reason=exc.message
+            )
             raise StudentFailure(_("`{name}` did not finish: {reason}").format(name=name, reason=exc.message)) from None
         except StudentCodeError as exc:
             raise StudentFailure(describe(name, exc)) from None
@@ -99,8 +103,9 @@ def describe(name: str, exc: StudentCodeError) -> Text:
     if exc.failure is CodeFailure.RAISED and exc.exc_type == "NotImplementedError":
         return _("`{name}` is not implemented yet (NotImplementedError)").format(name=name)
     where = f" ({exc.where[-1]})" if exc.where else ""
-    return _("calling `{name}` raised {kind}: {message}{where}").format(name=name, kind=exc.kind,
-                                                                      message=exc.message, where=where)
+    return _("calling `{name}` raised {kind}: {message}{where}").format(
+        name=name, kind=exc.kind, message=exc.message, where=where
+    )
 
 
 class StudentObject:
@@ -122,6 +127,7 @@ class StudentObject:
         student, remote = self._student, self._remote
         value = student._guarded(lambda: remote._sandbox.getattr(remote, name), key)
         if isinstance(value, RemoteObject):  # a method: calling it is a guarded call
+
             def method(*args, **kwargs):
                 return student._call(key, remote, args, kwargs, attr=name)
 

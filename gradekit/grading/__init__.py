@@ -1,10 +1,10 @@
 """Grading one submission: a :class:`~gradekit.grading.pipeline.Pipeline` of stages.
 
-    options.py     Options: how to grade (light: no pytest, nbgrader or numpy)
-    pipeline.py    Pipeline (one per grading process): the variant, then each notebook through the stages
-    stages.py      NotebookJob, Stage, StageContext and the default stages, in order
-    preflight.py   the course checked before the first submission: templates render, graders compile
-    diagnosis.py   one diagnosis per graded cell, weighed over the evidence of all its checks
-    harness/       the pytest machinery that runs the hidden graders (what a grader *imports* is
-                   gradekit.graders)
+options.py     Options: how to grade (light: no pytest, nbgrader or numpy)
+pipeline.py    Pipeline (one per grading process): the variant, then each notebook through the stages
+stages.py      NotebookJob, Stage, StageContext and the default stages, in order
+preflight.py   the course checked before the first submission: templates render, graders compile
+diagnosis.py   one diagnosis per graded cell, weighed over the evidence of all its checks
+harness/       the pytest machinery that runs the hidden graders (what a grader *imports* is
+               gradekit.graders)
 """

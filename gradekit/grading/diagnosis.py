@@ -27,11 +27,11 @@ is a *subject* and gets a finding of its own.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from gradekit.i18n.text import Text, _, join
 from gradekit.results import CellResult, Check, Finding
-
 
 MAX_ALTERNATIVES = 3
 
@@ -74,8 +74,7 @@ def weigh(checks: Iterable[Check]) -> list[Finding]:
     return findings
 
 
-def sentences(findings: list[Finding], checks: Iterable[Check] = (),
-              name: Callable[[str], str] = str) -> list[Text]:
+def sentences(findings: list[Finding], checks: Iterable[Check] = (), name: Callable[[str], str] = str) -> list[Text]:
     """The findings as sentences for the student: what is likely wrong, and how many checks say so.
 
     ``name`` shows a mistake's catalogue name (and a check's name) to the
@@ -94,15 +93,19 @@ def sentences(findings: list[Finding], checks: Iterable[Check] = (),
             if several:
                 out.append(_("{about}: likely mistake: {name}.").format(about=about, name=mistake))
             elif f.failed > 1:
-                out.append(_("Likely mistake: {name} (your values match it on {checks} of {failed} failed checks).")
-                           .format(name=mistake, checks=f.checks, failed=f.failed))
+                out.append(
+                    _("Likely mistake: {name} (your values match it on {checks} of {failed} failed checks).").format(
+                        name=mistake, checks=f.checks, failed=f.failed
+                    )
+                )
             else:
                 out.append(_("Likely mistake: {name}.").format(name=mistake))
         else:
             names = _alternatives([name(r) for r in f.mistakes])
             if several:
-                out.append(_("{about}: your values fit more than one known mistake: {names}.")
-                           .format(about=about, names=names))
+                out.append(
+                    _("{about}: your values fit more than one known mistake: {names}.").format(about=about, names=names)
+                )
             else:
                 out.append(_("Your values fit more than one known mistake: {names}.").format(names=names))
     return out

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 _OBSERVERS: contextvars.ContextVar[tuple] = contextvars.ContextVar("gradekit_observers", default=())
 

@@ -29,33 +29,32 @@ import json
 import time
 from pathlib import Path
 
+from gradekit.atomic import atomic_write, write_notebooks
+from gradekit.authoring.template import AssignmentSource
+from gradekit.authoring.variant import build_variant
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, GraderError, SubmissionError
-from gradekit.atomic import atomic_write, write_notebooks
 from gradekit.grading.harness.suite import GraderSuite
-from gradekit.i18n.text import Say
+from gradekit.grading.observe import observing
+from gradekit.grading.options import Options
+from gradekit.grading.preflight import preflight
+from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage, StageContext
 from gradekit.i18n import _
-from gradekit.i18n.languages_csv import language_of
 from gradekit.i18n.catalogs import translator
+from gradekit.i18n.languages_csv import language_of
+from gradekit.i18n.text import Say
 from gradekit.intake.incremental import assignment_version, fingerprint
+from gradekit.intake.untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
 from gradekit.release.cache import ReleaseCache
 from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
 from gradekit.sandbox.client import Sandbox
-from gradekit.authoring.template import AssignmentSource
 from gradekit.timeline import mark
-from gradekit.intake.untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
-from gradekit.authoring.variant import build_variant
-from gradekit.grading.options import Options
-from gradekit.grading.preflight import preflight
-from gradekit.grading.observe import observing
-from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage, StageContext
 
 
 class Pipeline:
     """Everything needed to grade one assignment's submissions, built once per process."""
 
-    def __init__(self, course: Course, assignment: str, options: Options = Options(), *,
-                 start_sandbox: bool = True):
+    def __init__(self, course: Course, assignment: str, options: Options = Options(), *, start_sandbox: bool = True):
         """Load the assignment, check it (:func:`~.preflight.preflight`), collect its graders.
 
         With ``start_sandbox=False`` nothing is started: a fork server builds
@@ -65,8 +64,8 @@ class Pipeline:
         mark("grading", "pipeline")
         self.course, self.options = course, options
         self._translators: dict = {}
-        self.grader_errors: list[tuple[str, str]] = []   # the graders' own exceptions in this grading
-        self._cleared: set[tuple[str, int]] = set()   # (grader, variant seed): raised on an answer, not on the key
+        self.grader_errors: list[tuple[str, str]] = []  # the graders' own exceptions in this grading
+        self._cleared: set[tuple[str, int]] = set()  # (grader, variant seed): raised on an answer, not on the key
         self.limits = options.limits or course.limits_for(assignment)
         self.sandbox = Sandbox(self.limits, sandboxed=options.sandboxed)
         if start_sandbox:
@@ -109,9 +108,15 @@ class Pipeline:
     def assignment(self) -> str:
         return self.source.name
 
-    def grade_or_zero(self, student: str, folder: Path | None = None, out_dir: Path | None = None,
-                      language: str | None = None, tags: frozenset = frozenset(),
-                      observed: dict | None = None) -> SubmissionResult:
+    def grade_or_zero(
+        self,
+        student: str,
+        folder: Path | None = None,
+        out_dir: Path | None = None,
+        language: str | None = None,
+        tags: frozenset = frozenset(),
+        observed: dict | None = None,
+    ) -> SubmissionResult:
         """:meth:`grade`, or a zero with the reason when the submission cannot be graded at all.
 
         A course failure is not a zero: it propagates. Anything else unexpected
@@ -125,8 +130,11 @@ class Pipeline:
             raise
         except Exception as exc:  # noqa: BLE001 - a bug met on one submission must not stop the class
             self.sandbox.end_child()
-            return self._zero(student, _("grading failed: {kind}: {message}").format(
-                kind=type(exc).__name__, message=str(exc)[:200]), language)
+            return self._zero(
+                student,
+                _("grading failed: {kind}: {message}").format(kind=type(exc).__name__, message=str(exc)[:200]),
+                language,
+            )
 
     def _zero(self, student: str, reason, language: str | None) -> SubmissionResult:
         say = self.say(language or language_of(self.course, student))
@@ -140,9 +148,15 @@ class Pipeline:
             self._translators[language] = translator(self.course.root, self.assignment, language)
         return Say(language, self._translators[language])
 
-    def grade(self, student: str, folder: Path | None = None, out_dir: Path | None = None,
-              language: str | None = None, tags: frozenset = frozenset(),
-              observed: dict | None = None) -> SubmissionResult:
+    def grade(
+        self,
+        student: str,
+        folder: Path | None = None,
+        out_dir: Path | None = None,
+        language: str | None = None,
+        tags: frozenset = frozenset(),
+        observed: dict | None = None,
+    ) -> SubmissionResult:
         """Grade ``student``'s submission (``folder``: another one, on the student's variant, as
         ``gradekit check`` does) into autograded/<student>/<assignment>/ (or ``out_dir``), in
         ``language`` (default: the student's, from languages.csv). ``tags`` and ``observed``
@@ -156,20 +170,32 @@ class Pipeline:
         say = self.say(language)
         folder = folder or self.course.submitted_dir(student, self.assignment)
         stamp = read_timestamp(folder)
-        result = SubmissionResult(student, self.assignment, timestamp=stamp.text, language=language,
-                                  fingerprint=fingerprint(folder, self.version, variant.seed, language))
+        result = SubmissionResult(
+            student,
+            self.assignment,
+            timestamp=stamp.text,
+            language=language,
+            fingerprint=fingerprint(folder, self.version, variant.seed, language),
+        )
         if stamp.problem:
             result.notes.append(say(stamp.problem))
         files = submission_files(folder)
         expected = {f"{name}.ipynb" for name in variant.source.notebooks}
         if not is_plain_folder(folder):
-            result.error = say(_("no submission") if not folder.exists() and not folder.is_symlink() else
-                               _("the submission folder is a symbolic link or not a folder; links are not followed"))
+            result.error = say(
+                _("no submission")
+                if not folder.exists() and not folder.is_symlink()
+                else _("the submission folder is a symbolic link or not a folder; links are not followed")
+            )
         elif not any(find_notebook(files, name)[0] for name in expected):
             found = ", ".join(folder_listing(folder)[:5])
-            result.error = say((_("no notebook named {names} in the submission (found: {found})") if found else
-                                _("no notebook named {names} in the submission (found: nothing)"))
-                               .format(names=", ".join(sorted(expected)), found=found))
+            result.error = say(
+                (
+                    _("no notebook named {names} in the submission (found: {found})")
+                    if found
+                    else _("no notebook named {names} in the submission (found: nothing)")
+                ).format(names=", ".join(sorted(expected)), found=found)
+            )
         graded = {}
         self.grader_errors.clear()
         for name, release in self.releases.student_versions(variant).items():
@@ -189,7 +215,7 @@ class Pipeline:
         result.timeouts = self.sandbox.timeouts - timeouts_before
         result.kills = self.sandbox.kills - kills_before
         suspects = [(where, what) for where, what in self.grader_errors if (where, variant.seed) not in self._cleared]
-        if suspects and not self._blaming:   # before anything is written; not in this one's times
+        if suspects and not self._blaming:  # before anything is written; not in this one's times
             self._blame(student, language, variant.seed, suspects)
         out_dir = out_dir or self.course.autograded_dir(student, self.assignment)
         write_notebooks(out_dir, graded)
@@ -197,7 +223,7 @@ class Pipeline:
         mark("grading", "graded")
         return result
 
-    _blaming = False   # grading the answer key for _blame: no blame within it
+    _blaming = False  # grading the answer key for _blame: no blame within it
 
     def _blame(self, student: str, language: str, seed: int, suspects: list[tuple[str, str]]) -> None:
         """A grader raised an exception of its own on this submission: grade the student's answer
@@ -214,8 +240,15 @@ class Pipeline:
         try:
             with tempfile.TemporaryDirectory(prefix="gradekit-key-") as tmp:
                 key = Path(tmp) / "submitted"
-                write_answer_key(self.course, self.assignment, student, key, source=self.source, secret=self.secret,
-                           language=language)
+                write_answer_key(
+                    self.course,
+                    self.assignment,
+                    student,
+                    key,
+                    source=self.source,
+                    secret=self.secret,
+                    language=language,
+                )
                 self._blaming = True
                 try:
                     graded = self.grade(student, key, Path(tmp) / "graded", language)
@@ -227,12 +260,18 @@ class Pipeline:
             raise
         except Exception:  # noqa: BLE001 - no verdict: the student's result stands
             return
-        clean = not graded.error and not graded.timeouts and not graded.kills and \
-            all(run.ok for nb in graded.notebooks for run in nb.runs)
-        for where, what in suspects:
+        clean = (
+            not graded.error
+            and not graded.timeouts
+            and not graded.kills
+            and all(run.ok for nb in graded.notebooks for run in nb.runs)
+        )
+        for where, _what in suspects:
             if where in on_key and clean:
-                raise GraderError(f"{where}: {on_key[where]} -- on the answer key too: a bug in the grader, "
-                                  f"not in the students' work; fix it and run again")
+                raise GraderError(
+                    f"{where}: {on_key[where]} -- on the answer key too: a bug in the grader, "
+                    f"not in the students' work; fix it and run again"
+                )
             if where not in on_key:
                 self._cleared.add((where, seed))
 
@@ -244,7 +283,7 @@ class Pipeline:
                     if not job.failed or stage.after_failure:
                         stage(job)
         finally:
-            self.sandbox.end_child()   # whatever happened, nothing of this notebook runs on
+            self.sandbox.end_child()  # whatever happened, nothing of this notebook runs on
 
 
 def load_stage(spec: str | type) -> type[Stage]:
@@ -255,8 +294,9 @@ def load_stage(spec: str | type) -> type[Stage]:
     try:
         stage = getattr(importlib.import_module(module_name), name)
     except (ImportError, AttributeError, ValueError) as exc:
-        raise GraderError(f"nbgrader_config.py: c.Gradekit.stages names {spec!r}, which does not load "
-                          f"({type(exc).__name__}: {exc})") from None
+        raise GraderError(
+            f"nbgrader_config.py: c.Gradekit.stages names {spec!r}, which does not load ({type(exc).__name__}: {exc})"
+        ) from None
     if not (isinstance(stage, type) and issubclass(stage, Stage)):
         raise GraderError(f"nbgrader_config.py: c.Gradekit.stages: {spec!r} is not a gradekit.grading.stages.Stage")
     return stage

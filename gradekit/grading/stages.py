@@ -28,18 +28,19 @@ run (Annotate: the page still says why the notebook got nothing).
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from gradekit.notebook.cells import grade_id, is_graded, is_solution, is_test, points
 from gradekit.errors import SubmissionError
 from gradekit.grading.diagnosis import diagnose, notes
-from gradekit.i18n.text import Say
 from gradekit.i18n import _
+from gradekit.i18n.text import Say
+from gradekit.intake.submission import code_to_run, read_notebook, sanitize
+from gradekit.notebook.cells import grade_id, is_graded, is_solution, is_test, points
 from gradekit.notebook.nodes import new_stream_output
 from gradekit.results import CellResult, CellRun, Check, NotebookResult
-from gradekit.intake.submission import code_to_run, read_notebook, sanitize
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
@@ -57,7 +58,7 @@ DEFAULT_STAGES = [
     "gradekit.grading.stages.Annotate",
 ]
 
-UNANSWERED = "YOUR ANSWER HERE"   # nbgrader's stub of a free-text answer
+UNANSWERED = "YOUR ANSWER HERE"  # nbgrader's stub of a free-text answer
 
 
 @dataclass
@@ -65,17 +66,17 @@ class NotebookJob:
     """One notebook of one submission, as it passes through the stages."""
 
     name: str
-    release: NotebookNode          # the student's own release copy, rebuilt from their id
-    path: Path | None                       # the submitted file; None when there is none
-    variant: "Variant"
+    release: NotebookNode  # the student's own release copy, rebuilt from their id
+    path: Path | None  # the submitted file; None when there is none
+    variant: Variant
     result: NotebookResult
-    graded: NotebookNode | None = None   # what was graded: the release with the answers
+    graded: NotebookNode | None = None  # what was graded: the release with the answers
     notes: list[str] = field(default_factory=list)
-    runs: list[dict] = field(default_factory=list)          # the sandbox's report on each code cell
-    checks: dict[str, list[Check]] = field(default_factory=dict)   # the graders' checks by test cell
-    say: Say = field(default_factory=Say)   # stores a text the student reads: English, and its translation
-    tags: frozenset = frozenset()           # what the caller asked of this grading ("audit": gradekit check)
-    observed: dict = field(default_factory=dict)   # what watching stages saw (gradekit check); not a result
+    runs: list[dict] = field(default_factory=list)  # the sandbox's report on each code cell
+    checks: dict[str, list[Check]] = field(default_factory=dict)  # the graders' checks by test cell
+    say: Say = field(default_factory=Say)  # stores a text the student reads: English, and its translation
+    tags: frozenset = frozenset()  # what the caller asked of this grading ("audit": gradekit check)
+    observed: dict = field(default_factory=dict)  # what watching stages saw (gradekit check); not a result
 
     @property
     def failed(self) -> bool:
@@ -89,17 +90,17 @@ class NotebookJob:
 class StageContext:
     """What a stage may use of the grading process it runs in."""
 
-    sandbox: "Sandbox"                  # this process's sandbox, where the student's code runs
-    suite: "GraderSuite"                # the assignment's hidden graders, collected
-    limits: "Limits"                    # the sandbox's limits (c.Gradekit, per assignment)
-    settings: Any                       # the course's c.Gradekit settings
-    note_grader_errors: Callable[[list], None]   # the graders' own exceptions met (see Pipeline._blame)
+    sandbox: Sandbox  # this process's sandbox, where the student's code runs
+    suite: GraderSuite  # the assignment's hidden graders, collected
+    limits: Limits  # the sandbox's limits (c.Gradekit, per assignment)
+    settings: Any  # the course's c.Gradekit settings
+    note_grader_errors: Callable[[list], None]  # the graders' own exceptions met (see Pipeline._blame)
 
 
 class Stage:
     """One step of grading a notebook. Subclasses implement ``__call__``."""
 
-    after_failure = False   # run even when the notebook could not be read
+    after_failure = False  # run even when the notebook could not be read
 
     def __init__(self, context: StageContext):
         self.context = context
@@ -136,8 +137,7 @@ class RunCells(Stage):
         native = set(job.test_ids()) - set(self.context.suite.modules)
         runs = self.context.sandbox.run_cells(code_to_run(job.graded, tests=native))
         job.runs = runs
-        job.result.runs = [CellRun(str(r.get("id", ""))[:100], bool(r.get("ok")), _short(r.get("error")))
-                           for r in runs]
+        job.result.runs = [CellRun(str(r.get("id", ""))[:100], bool(r.get("ok")), _short(r.get("error"))) for r in runs]
 
 
 class RunGraders(Stage):
@@ -147,8 +147,14 @@ class RunGraders(Stage):
         suite = self.context.suite
         graded = [gid for gid in job.test_ids() if gid in suite.modules]
         if graded:
-            job.checks = suite.run(self.context.sandbox, graded, job.variant.params, job.variant.seed,
-                                   self.context.limits.notebook_budget, say=job.say)
+            job.checks = suite.run(
+                self.context.sandbox,
+                graded,
+                job.variant.params,
+                job.variant.seed,
+                self.context.limits.notebook_budget,
+                say=job.say,
+            )
             self.context.note_grader_errors(suite.grader_errors())
 
 
@@ -172,9 +178,15 @@ class Score(Stage):
             if is_solution(cell):  # a manually graded answer
                 blank = _unanswered(answers.get(gid, ""))
                 if blank and zero_blank:
-                    job.result.cells.append(CellResult(gid, worth, 0.0, [Check(job.say(_("answered")), False,
-                                                                               job.say(_("not answered")))],
-                                                       answered=False))
+                    job.result.cells.append(
+                        CellResult(
+                            gid,
+                            worth,
+                            0.0,
+                            [Check(job.say(_("answered")), False, job.say(_("not answered")))],
+                            answered=False,
+                        )
+                    )
                 else:
                     job.result.cells.append(CellResult(gid, worth, None, manual=True, answered=not blank))
                 continue
@@ -182,8 +194,9 @@ class Score(Stage):
                 found = job.checks.get(gid, [])
             else:
                 run = runs.get(gid) or {}
-                found = [Check(job.say(_("the notebook's own tests")), bool(run.get("ok")),
-                               _short(run.get("error")) or "")]
+                found = [
+                    Check(job.say(_("the notebook's own tests")), bool(run.get("ok")), _short(run.get("error")) or "")
+                ]
             total = sum(c.weight for c in found)
             score = worth * sum(c.weight for c in found if c.passed) / total if total else 0.0
             cell_result = CellResult(gid, worth, round(score, 6), found)
@@ -198,15 +211,16 @@ class Annotate(Stage):
 
     def __call__(self, job: NotebookJob) -> None:
         by_gid = {c.grade_id: c for c in job.result.cells}
-        view = job.say.view()   # the student's language
+        view = job.say.view()  # the student's language
         for cell in job.graded.cells:
             if cell.cell_type != "code" or not is_test(cell):
                 continue
             res = by_gid.get(grade_id(cell))
             if res is None:
                 continue
-            lines = [view(_("Hidden tests: {score:g} / {points:g} points").format(score=res.score or 0,
-                                                                                   points=res.points))]
+            lines = [
+                view(_("Hidden tests: {score:g} / {points:g} points").format(score=res.score or 0, points=res.points))
+            ]
             if job.result.error:
                 lines.append("  " + view(_("not graded: {reason}").format(reason=view(job.result.error))))
             lines += [f"  {note}" for note in notes(res, view)]

@@ -45,14 +45,21 @@ import shutil
 from pathlib import Path
 
 from nbgrader.exchange import ExchangeError
-from nbgrader.exchange.default import (ExchangeFetchAssignment, ExchangeFetchFeedback, ExchangeList,
-                                       ExchangeReleaseAssignment, ExchangeReleaseFeedback, ExchangeSubmit)
+from nbgrader.exchange.default import (
+    ExchangeFetchAssignment,
+    ExchangeFetchFeedback,
+    ExchangeList,
+    ExchangeReleaseAssignment,
+    ExchangeReleaseFeedback,
+    ExchangeSubmit,
+)
 from nbgrader.utils import check_mode, get_username, make_unique_key, notebook_hash
 from traitlets import Bool
 
 from gradekit.errors import SubmissionError
-from gradekit.results import RESULTS_FILE, load as load_result
 from gradekit.intake.untrusted import is_valid_id, parse_timestamp, read_bytes
+from gradekit.results import RESULTS_FILE
+from gradekit.results import load as load_result
 
 
 def student_of(coursedir) -> str:
@@ -91,8 +98,9 @@ class GradekitReleaseAssignment(ExchangeReleaseAssignment):
     ``--student=ID`` (re)publishes one student's folder and leaves the others alone.
     """
 
-    private = Bool(True, help="Per-student folders readable only by that student (see gradekit.handout.exchange)."
-                   ).tag(config=True)
+    private = Bool(True, help="Per-student folders readable only by that student (see gradekit.handout.exchange).").tag(
+        config=True
+    )
 
     def init_src(self):
         cd = self.coursedir
@@ -106,18 +114,26 @@ class GradekitReleaseAssignment(ExchangeReleaseAssignment):
             self.sources = {s: p for s, p in self.sources.items() if s == cd.student_id}
         if not self.sources:
             plain = cd.format_path(cd.release_directory, ".", cd.assignment_id)
-            hint = (f" ({plain} holds one notebook for everybody: gradekit releases variants)"
-                    if os.path.isdir(plain) else "")
-            self.fail(f"No per-student variants of {cd.assignment_id!r} in {cd.format_path(cd.release_directory, '<student>', cd.assignment_id)}"
-                      f"{hint}: run `gradekit generate {cd.assignment_id}` first")
+            hint = (
+                f" ({plain} holds one notebook for everybody: gradekit releases variants)"
+                if os.path.isdir(plain)
+                else ""
+            )
+            self.fail(
+                f"No per-student variants of {cd.assignment_id!r} in "
+                f"{cd.format_path(cd.release_directory, '<student>', cd.assignment_id)}{hint}: "
+                f"run `gradekit generate {cd.assignment_id}` first"
+            )
         self.src_path = cd.format_path(cd.release_directory, "*", cd.assignment_id)
 
     def copy_files(self):
         one = self.coursedir.student_id not in {"", "*"}
         if os.path.isdir(self.dest_path) and not one:
             if not self.force:
-                self.fail("Destination already exists, add --force to overwrite: {} {}".format(
-                    self.coursedir.course_id, self.coursedir.assignment_id))
+                self.fail(
+                    "Destination already exists, add --force to overwrite: "
+                    f"{self.coursedir.course_id} {self.coursedir.assignment_id}"
+                )
             self.log.info("Overwriting files: %s %s", self.coursedir.course_id, self.coursedir.assignment_id)
             shutil.rmtree(self.dest_path)
         os.makedirs(self.dest_path, exist_ok=True)
@@ -127,18 +143,28 @@ class GradekitReleaseAssignment(ExchangeReleaseAssignment):
             dest = os.path.join(self.dest_path, student)
             if os.path.exists(dest):
                 if one and not self.force:
-                    self.fail(f"{student} already has {self.coursedir.assignment_id} in the exchange, "
-                              "add --force to overwrite")
+                    self.fail(
+                        f"{student} already has {self.coursedir.assignment_id} in the exchange, "
+                        "add --force to overwrite"
+                    )
                 shutil.rmtree(dest)
             self.do_copy(src, dest)
             self.protection[student] = self.protect(dest, student)
         unreachable = sorted(s for s, how in self.protection.items() if how == "unreachable")
         if unreachable:
-            self.log.warning("Could not give %d student(s) their folder (chown needs root): %s. Their "
-                             "folders stay readable only by you: release as root, or use "
-                             "`gradekit release --zip`.", len(unreachable), ", ".join(unreachable[:10]))
-        self.log.info("Released %d personal variant(s) as: %s %s", len(self.sources),
-                      self.coursedir.course_id, self.coursedir.assignment_id)
+            self.log.warning(
+                "Could not give %d student(s) their folder (chown needs root): %s. Their "
+                "folders stay readable only by you: release as root, or use "
+                "`gradekit release --zip`.",
+                len(unreachable),
+                ", ".join(unreachable[:10]),
+            )
+        self.log.info(
+            "Released %d personal variant(s) as: %s %s",
+            len(self.sources),
+            self.coursedir.course_id,
+            self.coursedir.assignment_id,
+        )
 
     def protect(self, path: str, student: str) -> str:
         """Set the modes (and owner) of one student's folder; say which case applied."""
@@ -179,8 +205,10 @@ class GradekitFetchAssignment(ExchangeFetchAssignment):
         self.student = student_of(self.coursedir)
         own = os.path.join(self.src_path, self.student)
         if not os.path.isdir(own):
-            self.fail(f"{self.coursedir.assignment_id!r} has no notebook for {self.student!r} "
-                      "(not on the class list when it was released?): ask your instructor")
+            self.fail(
+                f"{self.coursedir.assignment_id!r} has no notebook for {self.student!r} "
+                "(not on the class list when it was released?): ask your instructor"
+            )
         if not check_mode(own, read=True, execute=True):
             self.fail(f"You don't have read permissions for the directory: {own}")
         self.src_path = own
@@ -197,14 +225,14 @@ class GradekitSubmit(ExchangeSubmit):
         # nbgrader's checks, except that outbound/<assignment>/ need not be readable (it is 0711)
         if self.coursedir.course_id == "":
             self.fail("No course id specified. Re-run with --course flag.")
-        self.release_path = os.path.join(self.root, self.coursedir.course_id, "outbound",
-                                         self.coursedir.assignment_id)
+        self.release_path = os.path.join(self.root, self.coursedir.course_id, "outbound", self.coursedir.assignment_id)
         if not os.path.isdir(self.release_path):
             self.fail(f"Assignment not found: {self.release_path}")
         own = os.path.join(self.release_path, student_of(self.coursedir))
         if not check_mode(own, read=True, execute=True):
-            self.fail(f"No released notebook of {self.coursedir.assignment_id!r} for "
-                      f"{student_of(self.coursedir)!r}: {own}")
+            self.fail(
+                f"No released notebook of {self.coursedir.assignment_id!r} for {student_of(self.coursedir)!r}: {own}"
+            )
         self.release_path = own
 
 
@@ -214,8 +242,9 @@ class GradekitList(ExchangeList):
     def parse_assignments(self):
         if self.inbound or self.cached:
             return super().parse_assignments()
-        courses = (self.authenticator.get_student_courses(self.coursedir.student_id)
-                   if self.coursedir.student_id else None)
+        courses = (
+            self.authenticator.get_student_courses(self.coursedir.student_id) if self.coursedir.student_id else None
+        )
         student = student_of(self.coursedir)
         assignments = []
         for path in self.assignments:
@@ -236,7 +265,8 @@ class GradekitList(ExchangeList):
                 info["status"] = "removed"
             info["notebooks"] = [
                 {"notebook_id": os.path.splitext(os.path.basename(nb))[0], "path": os.path.abspath(nb)}
-                for nb in sorted(glob.glob(os.path.join(info["path"], "*.ipynb")))]
+                for nb in sorted(glob.glob(os.path.join(info["path"], "*.ipynb")))
+            ]
             assignments.append(info)
         return assignments
 
@@ -275,17 +305,26 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
 
             timestamp, secret = read("timestamp.txt"), read("submission_secret.txt")
             if secret is None or timestamp is None:
-                self.log.warning("No submission_secret.txt/timestamp.txt for %s in %s (not submitted through "
-                                 "the exchange?): feedback not released", student, submitted)
+                self.log.warning(
+                    "No submission_secret.txt/timestamp.txt for %s in %s (not submitted through "
+                    "the exchange?): feedback not released",
+                    student,
+                    submitted,
+                )
                 continue
-            results = load_result(Path(cd.format_path(cd.autograded_directory, student, cd.assignment_id),
-                                          RESULTS_FILE))
+            results = load_result(
+                Path(cd.format_path(cd.autograded_directory, student, cd.assignment_id), RESULTS_FILE)
+            )
             graded = results.timestamp if results is not None else None
             collected = parse_timestamp(timestamp).text
             if graded is not None and graded != collected:
-                self.log.warning("Feedback for %s is for the submission of %s, but %s was collected since: "
-                                 "run `gradekit autograde` and `gradekit feedback` again", student, graded,
-                                 timestamp.strip())
+                self.log.warning(
+                    "Feedback for %s is for the submission of %s, but %s was collected since: "
+                    "run `gradekit autograde` and `gradekit feedback` again",
+                    student,
+                    graded,
+                    timestamp.strip(),
+                )
                 continue
             try:
                 owner = pwd.getpwnam(student)
@@ -307,8 +346,14 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
                     os.chmod(tmp, 0o644)
                 shutil.move(tmp, os.path.join(self.dest_path, f"{checksum}.html"))
                 self.released_for.setdefault(student, []).append(notebook_id)
-                self.log.info("Released feedback for student '%s' on '%s/%s/%s' (%s)", student,
-                              cd.course_id, cd.assignment_id, notebook_id, timestamp.strip())
+                self.log.info(
+                    "Released feedback for student '%s' on '%s/%s/%s' (%s)",
+                    student,
+                    cd.course_id,
+                    cd.assignment_id,
+                    notebook_id,
+                    timestamp.strip(),
+                )
 
 
 class GradekitFetchFeedback(ExchangeFetchFeedback):
@@ -343,16 +388,24 @@ class GradekitFetchFeedback(ExchangeFetchFeedback):
                 if secret:
                     nb_hash = notebook_hash(secret=secret, notebook_id=notebook_id)
                 else:  # submitted by an nbgrader older than 0.8
-                    nb_hash = notebook_hash(notebook, make_unique_key(
-                        self.coursedir.course_id, assignment, notebook_id, student, timestamp))
+                    nb_hash = notebook_hash(
+                        notebook, make_unique_key(self.coursedir.course_id, assignment, notebook_id, student, timestamp)
+                    )
                 path = os.path.join(self.outbound_path, f"{nb_hash}.html")
                 if os.path.exists(path):
                     self.feedback_files.append((notebook_id, timestamp, path))
-                    self.log.info("Found feedback for '%s/%s/%s' submitted at %s", self.coursedir.course_id,
-                                  assignment, notebook_id, timestamp)
+                    self.log.info(
+                        "Found feedback for '%s/%s/%s' submitted at %s",
+                        self.coursedir.course_id,
+                        assignment,
+                        notebook_id,
+                        timestamp,
+                    )
                 else:
-                    self.log.warning("Could not find feedback for '%s/%s/%s' submitted at %s",
-                                     self.coursedir.course_id, assignment, notebook_id, timestamp)
-
-
-
+                    self.log.warning(
+                        "Could not find feedback for '%s/%s/%s' submitted at %s",
+                        self.coursedir.course_id,
+                        assignment,
+                        notebook_id,
+                        timestamp,
+                    )

@@ -37,7 +37,16 @@ from pathlib import Path, PurePosixPath
 
 from gradekit.course import Course, require_id
 from gradekit.errors import GradekitError, LMSError, SubmissionError
-from gradekit.intake.untrusted import ArchiveLimits, require_archive, require_archive_entry, require_file_name, read_archive_entry, read_timestamp, shown, timestamp_value
+from gradekit.intake.untrusted import (
+    ArchiveLimits,
+    read_archive_entry,
+    read_timestamp,
+    require_archive,
+    require_archive_entry,
+    require_file_name,
+    shown,
+    timestamp_value,
+)
 
 MATCH_COLUMNS = ("id", "email", "lms_user_id")
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"  # nbgrader's timestamp.txt
@@ -48,6 +57,7 @@ _RESUBMITTED = re.compile(r"^(?P<stem>.+?)-\d+(?P<ext>\.[^.]+)$")
 
 
 # -- handing out -----------------------------------------------------------------------
+
 
 def write_release_zips(course: Course, assignment: str, students: list[str], out: Path) -> list[Path]:
     """One folder and one zip per student from release/<student>/<assignment>/."""
@@ -74,10 +84,17 @@ def write_release_zips(course: Course, assignment: str, students: list[str], out
                 zf.write(nb, f"{assignment}/{nb.name}")
         written.append(archive)
         s = info.get(student)
-        rows.append({"id": student, "email": getattr(s, "email", "") or "",
-                     "lms_user_id": getattr(s, "lms_user_id", "") or "",
-                     "first_name": getattr(s, "first_name", "") or "", "last_name": getattr(s, "last_name", "") or "",
-                     "notebooks": " ".join(f"{student}/{nb.name}" for nb in notebooks), "zip": archive.name})
+        rows.append(
+            {
+                "id": student,
+                "email": getattr(s, "email", "") or "",
+                "lms_user_id": getattr(s, "lms_user_id", "") or "",
+                "first_name": getattr(s, "first_name", "") or "",
+                "last_name": getattr(s, "last_name", "") or "",
+                "notebooks": " ".join(f"{student}/{nb.name}" for nb in notebooks),
+                "zip": archive.name,
+            }
+        )
     with open(out / "index.csv", "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["id"])
         writer.writeheader()
@@ -87,27 +104,28 @@ def write_release_zips(course: Course, assignment: str, students: list[str], out
 
 # -- taking back -----------------------------------------------------------------------
 
+
 @dataclass
 class Entry:
     """One file of the bulk download."""
 
-    path: str                    # inside the zip
-    filename: str                # the name it gets in submitted/<student>/<assignment>/
-    candidates: list[str]        # strings to look up in the roster, best first
-    when: dt.datetime            # the zip entry's date (UTC)
+    path: str  # inside the zip
+    filename: str  # the name it gets in submitted/<student>/<assignment>/
+    candidates: list[str]  # strings to look up in the roster, best first
+    when: dt.datetime  # the zip entry's date (UTC)
     late: bool = False
 
 
 @dataclass
 class CollectReport:
-    imported: dict[str, list[str]] = field(default_factory=dict)    # student -> files
-    kept_newer: dict[str, str] = field(default_factory=dict)        # student -> existing timestamp
-    unmatched: list[str] = field(default_factory=list)              # zip paths
-    ambiguous: dict[str, list[str]] = field(default_factory=dict)   # zip path -> students
+    imported: dict[str, list[str]] = field(default_factory=dict)  # student -> files
+    kept_newer: dict[str, str] = field(default_factory=dict)  # student -> existing timestamp
+    unmatched: list[str] = field(default_factory=list)  # zip paths
+    ambiguous: dict[str, list[str]] = field(default_factory=dict)  # zip path -> students
     not_in_gradebook: dict[str, str] = field(default_factory=dict)  # zip path -> roster id
-    missing: list[str] = field(default_factory=list)                # students with no file
-    late: list[str] = field(default_factory=list)                   # students the LMS marked late
-    refused: list[str] = field(default_factory=list)                # entries refused, one line each
+    missing: list[str] = field(default_factory=list)  # students with no file
+    late: list[str] = field(default_factory=list)  # students the LMS marked late
+    refused: list[str] = field(default_factory=list)  # entries refused, one line each
 
     def lines(self) -> list[str]:
         """What happened, one line each; names from the archive are the students': made printable."""
@@ -121,8 +139,10 @@ class CollectReport:
         for path, who in sorted(self.ambiguous.items()):
             out.append(f"UNMATCHED file (matches {', '.join(who)}): {shown(path)}")
         for path, sid in sorted(self.not_in_gradebook.items()):
-            out.append(f"UNMATCHED file: {shown(path)} is {shown(sid, 80)}, who is not in the gradebook "
-                       f"(nbgrader db student add {shown(sid, 80)})")
+            out.append(
+                f"UNMATCHED file: {shown(path)} is {shown(sid, 80)}, who is not in the gradebook "
+                f"(nbgrader db student add {shown(sid, 80)})"
+            )
         for student in self.missing:
             out.append(f"NO SUBMISSION from {student}")
         if self.late:
@@ -143,7 +163,9 @@ def read_roster(course: Course, roster: Path | None, match: str) -> tuple[dict[s
         columns = [c.strip() for c in reader.fieldnames or []]
         for needed in {"id", match}:
             if needed not in columns:
-                raise LMSError(f"the roster {roster} has no {needed!r} column (columns: {', '.join(columns) or 'none'})")
+                raise LMSError(
+                    f"the roster {roster} has no {needed!r} column (columns: {', '.join(columns) or 'none'})"
+                )
         rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items()} for row in reader]
     else:
         from gradekit.gradebook.connect import open_gradebook
@@ -169,7 +191,7 @@ def parse_entry(info: zipfile.ZipInfo, tz: dt.tzinfo) -> Entry | None:
     path = PurePosixPath(info.filename)
     if info.is_dir() or any(p.startswith(("__MACOSX", ".")) for p in path.parts):
         return None
-    when = dt.datetime(*info.date_time, tzinfo=tz).astimezone(dt.timezone.utc)
+    when = dt.datetime(*info.date_time, tzinfo=tz).astimezone(dt.UTC)
     name, late = path.name, False
     candidates: list[str] = []
     folder = path.parts[-2] if len(path.parts) > 1 else ""
@@ -202,8 +224,15 @@ def _existing_timestamp(folder: Path) -> dt.datetime | None:
     return timestamp_value(read_timestamp(folder).text)
 
 
-def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | None = None,
-                match: str = "id", timezone: str = "UTC", limits: ArchiveLimits = ArchiveLimits()) -> CollectReport:
+def collect_zip(
+    course: Course,
+    assignment: str,
+    archive: Path,
+    roster: Path | None = None,
+    match: str = "id",
+    timezone: str = "UTC",
+    limits: ArchiveLimits = ArchiveLimits(),
+) -> CollectReport:
     """Import an LMS bulk download into submitted/<student>/<assignment>/.
 
     The archive is the students' as much as the LMS's: its entries are checked
@@ -272,7 +301,7 @@ def collect_zip(course: Course, assignment: str, archive: Path, roster: Path | N
             tmp = folder.parent / f".{assignment}.importing"
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir(parents=True)
-            for name, (entry, info) in sorted(files.items()):
+            for name, (_entry, info) in sorted(files.items()):
                 try:
                     safe = require_file_name(name)
                     (tmp / safe).write_bytes(read_archive_entry(zf, info, limits))

@@ -34,8 +34,9 @@ def run_step(cls, course_root, assignment: str, **overrides):
     try:
         step.start()
     except ExchangeError as exc:
-        raise ExchangeFailure(f"{cls.__name__[len('Gradekit'):] if cls.__name__.startswith('Gradekit') else cls.__name__}"
-                              f" failed: {exc}") from None
+        raise ExchangeFailure(
+            f"{cls.__name__[len('Gradekit') :] if cls.__name__.startswith('Gradekit') else cls.__name__} failed: {exc}"
+        ) from None
     return step
 
 
@@ -69,20 +70,31 @@ def demo_round_trip(course_dir, assignment: str, students: list[str] | None = No
         step = run_step(GradekitReleaseAssignment, course.root, assignment, **common)
         print(f"  gradekit release: {len(step.sources)} personal variant(s) in outbound/{assignment}/<student>/")
         for student in students:
-            me = {**common, "CourseDirectory.student_id": student, "Exchange.assignment_dir": str(work / student),
-                  "Exchange.cache": str(work / student / ".cache")}
+            me = {
+                **common,
+                "CourseDirectory.student_id": student,
+                "Exchange.assignment_dir": str(work / student),
+                "Exchange.cache": str(work / student / ".cache"),
+            }
             (work / student).mkdir()
             run_step(GradekitFetchAssignment, course.root, assignment, **me)
             got = sorted((work / student / assignment).glob("*.ipynb"))
             digest = hashlib.sha256(b"".join(p.read_bytes() for p in got)).hexdigest()[:12]
-            same = bool(got) and all(p.read_bytes() == (course.release_dir(student, assignment) / p.name).read_bytes()
-                                     for p in got)
-            print(f"  {student}: fetched {', '.join(p.name for p in got)} (sha256 {digest}, "
-                  f"{'their own variant' if same else 'NOT their variant'})")
+            same = bool(got) and all(
+                p.read_bytes() == (course.release_dir(student, assignment) / p.name).read_bytes() for p in got
+            )
+            print(
+                f"  {student}: fetched {', '.join(p.name for p in got)} (sha256 {digest}, "
+                f"{'their own variant' if same else 'NOT their variant'})"
+            )
             run_step(GradekitSubmit, course.root, assignment, **me)
-        step = run_step(ExchangeCollect, course.root, assignment, **common,  # simulated students: one Unix user
-                        **{"CourseDirectory.submitted_directory": "exchange_demo_submitted",
-                           "ExchangeCollect.check_owner": False})
+        step = run_step(
+            ExchangeCollect,
+            course.root,
+            assignment,
+            **common,  # simulated students: one Unix user
+            **{"CourseDirectory.submitted_directory": "exchange_demo_submitted", "ExchangeCollect.check_owner": False},
+        )
         collected = sorted(p.parent.name for p in (course.root / "exchange_demo_submitted").glob(f"*/{assignment}"))
         print(f"  nbgrader collect: {', '.join(collected)} -> exchange_demo_submitted/<student>/{assignment}/")
         return 0

@@ -15,6 +15,6 @@ A grader marks a text for translation with ``_``::
 The command line stays English: it is the instructor's.
 """
 
-from gradekit.i18n.text import N_, Text, _, join   # what a course imports; the rest from the modules
+from gradekit.i18n.text import N_, Text, _, join  # what a course imports; the rest from the modules
 
 __all__ = ["_", "N_", "Text", "join"]

@@ -54,8 +54,9 @@ def translator(course_root: Path | None, assignment: str | None, language: str) 
     """The gettext function of ``language``: the assignment's catalog, then gradekit's, then English."""
     if language == ENGLISH:
         return _same
-    chain = ([locale_dir(course_root, assignment) / f"{language}.po"] if course_root is not None and assignment
-             else []) + [PACKAGE_LOCALE / f"{language}.po"]
+    chain = (
+        [locale_dir(course_root, assignment) / f"{language}.po"] if course_root is not None and assignment else []
+    ) + [PACKAGE_LOCALE / f"{language}.po"]
     found = [catalog for catalog in map(load, chain) if catalog is not None]
     if not found:
         return _same

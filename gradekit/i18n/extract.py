@@ -34,7 +34,7 @@ KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2)}
 _QA_SET = ("mistakes", "correct")
 
 
-def gradekit_messages() -> "Catalog":  # noqa: F821 - babel's, imported late
+def gradekit_messages() -> Catalog:  # noqa: F821 - babel's, imported late
     """Every message id of gradekit's own code."""
     from babel.messages.catalog import Catalog
 
@@ -47,7 +47,7 @@ def gradekit_messages() -> "Catalog":  # noqa: F821 - babel's, imported late
     return catalog
 
 
-def assignment_messages(course_root: Path, assignment: str) -> "Catalog":  # noqa: F821
+def assignment_messages(course_root: Path, assignment: str) -> Catalog:  # noqa: F821
     """Every message id of one assignment: its notebooks, params, graders and reference."""
     from babel.messages.catalog import Catalog
 
@@ -81,10 +81,15 @@ def _jinja(catalog, source: bytes, where: str, offset: int, comment: str | None 
     from babel.messages.extract import extract
     from jinja2.ext import babel_extract
 
-    for line, message, comments, context in extract(babel_extract, io.BytesIO(source), keywords=KEYWORDS,
-                                                     options={"extensions": "jinja2.ext.i18n"}):
-        catalog.add(message, locations=[(where, offset + line)],
-                    auto_comments=list(comments) + ([comment] if comment else []), context=context)
+    for line, message, comments, context in extract(
+        babel_extract, io.BytesIO(source), keywords=KEYWORDS, options={"extensions": "jinja2.ext.i18n"}
+    ):
+        catalog.add(
+            message,
+            locations=[(where, offset + line)],
+            auto_comments=list(comments) + ([comment] if comment else []),
+            context=context,
+        )
 
 
 def _notebook(catalog, path: Path, root: Path) -> None:
@@ -97,9 +102,11 @@ def _notebook(catalog, path: Path, root: Path) -> None:
         if cell.cell_type == "markdown":
             message = message_of(cell)
             if message:
-                catalog.add(message, locations=[(where, index)],
-                            auto_comments=[f"markdown cell {gid}: a jinja2 template; keep every {{{{ ... }}}} "
-                                           "as it is"])
+                catalog.add(
+                    message,
+                    locations=[(where, index)],
+                    auto_comments=[f"markdown cell {gid}: a jinja2 template; keep every {{{{ ... }}}} as it is"],
+                )
         elif cell.cell_type == "code":
             _jinja(catalog, cell.source.encode(), where, index * 1000, f"code cell {gid}")
 
@@ -127,6 +134,7 @@ def _test_names(catalog, path: Path, root: Path) -> None:
 
 # -- the catalogs ---------------------------------------------------------------------------------
 
+
 def po_path(course_root: Path | None, assignment: str | None, language: str) -> Path:
     """Where a language's catalog is: the assignment's, or gradekit's own (no assignment)."""
     if assignment is None:
@@ -134,7 +142,7 @@ def po_path(course_root: Path | None, assignment: str | None, language: str) -> 
     return locale_dir(course_root, assignment) / f"{language}.po"
 
 
-def messages(course_root: Path | None, assignment: str | None) -> "Catalog":  # noqa: F821
+def messages(course_root: Path | None, assignment: str | None) -> Catalog:  # noqa: F821
     return gradekit_messages() if assignment is None else assignment_messages(course_root, assignment)
 
 
@@ -150,16 +158,23 @@ def update(course_root: Path | None, assignment: str | None, language: str) -> t
     if path.exists():
         with open(path, "rb") as fh:
             catalog = read_po(fh, locale=language)
-        template.creation_date = catalog.creation_date   # no new date in the file when nothing changed
+        template.creation_date = catalog.creation_date  # no new date in the file when nothing changed
         catalog.update(template, update_header_comment=False)
     else:
         from babel.messages.catalog import Catalog
 
-        catalog = Catalog(locale=language, project=template.project, charset="utf-8", fuzzy=False,
-                          header_comment=f"# {language} translations of {template.project}'s texts for students.\n"
-                                         "# Update with `gradekit translate`, compile with `make`.",
-                          copyright_holder=None, msgid_bugs_address=None, last_translator=None,
-                          language_team=None)
+        catalog = Catalog(
+            locale=language,
+            project=template.project,
+            charset="utf-8",
+            fuzzy=False,
+            header_comment=f"# {language} translations of {template.project}'s texts for students.\n"
+            "# Update with `gradekit translate`, compile with `make`.",
+            copyright_holder=None,
+            msgid_bugs_address=None,
+            last_translator=None,
+            language_team=None,
+        )
         catalog.update(template)
     catalog.obsolete.clear()
     out = io.BytesIO()

@@ -16,8 +16,8 @@ import csv
 from pathlib import Path
 
 from gradekit.errors import UsageError
-from gradekit.intake.untrusted import require_id
 from gradekit.i18n.catalogs import languages
+from gradekit.intake.untrusted import require_id
 
 LANGUAGES_FILE = "languages.csv"
 
@@ -27,8 +27,10 @@ _CACHE: dict[tuple[str, float], dict[str, str]] = {}
 def default_language(course) -> str:
     language = str(getattr(course.settings, "language", None) or "en")
     if language not in languages():
-        raise UsageError(f"nbgrader_config.py: c.Gradekit.language = {language!r} is not a language gradekit "
-                         f"speaks ({', '.join(languages())})")
+        raise UsageError(
+            f"nbgrader_config.py: c.Gradekit.language = {language!r} is not a language gradekit "
+            f"speaks ({', '.join(languages())})"
+        )
     return language
 
 
@@ -67,19 +69,18 @@ def read_languages(path: Path) -> dict[str, str]:
         if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
             continue
         if len(row) != 2:
-            raise UsageError(f"{path.name}:{number}: expected two columns 'student_id,language', "
-                             f"found {len(row)}")
+            raise UsageError(f"{path.name}:{number}: expected two columns 'student_id,language', found {len(row)}")
         student, language = row[0].strip(), row[1].strip().lower()
         try:
             require_id("student", student)
         except Exception as exc:  # noqa: BLE001 - an id no folder may have
             raise UsageError(f"{path.name}:{number}: {exc}") from None
         if language not in known:
-            raise UsageError(f"{path.name}:{number}: {language!r} is not a language gradekit speaks "
-                             f"({', '.join(known)})")
+            raise UsageError(
+                f"{path.name}:{number}: {language!r} is not a language gradekit speaks ({', '.join(known)})"
+            )
         if student in out and out[student] != language:
-            raise UsageError(f"{path.name}:{number}: {student} is listed twice, with {out[student]} "
-                             f"and {language}")
+            raise UsageError(f"{path.name}:{number}: {student} is listed twice, with {out[student]} and {language}")
         out[student] = language
     return out
 
@@ -109,8 +110,11 @@ def untranslated(course, assignment: str, students: list[str]) -> dict[str, tupl
                 catalog = read_po(fh)
         except Exception:  # noqa: BLE001 - a broken catalog is reported where it is used
             continue
-        left = sum(1 for m in catalog if m.id and (m.fuzzy or not m.string or
-                                                    (isinstance(m.string, tuple) and not all(m.string))))
+        left = sum(
+            1
+            for m in catalog
+            if m.id and (m.fuzzy or not m.string or (isinstance(m.string, tuple) and not all(m.string)))
+        )
         if left:
             out[language] = (n, left)
     return out

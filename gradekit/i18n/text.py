@@ -21,8 +21,8 @@ translated where it is shown, by looking the English text up.
 from __future__ import annotations
 
 import re
-
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 Translate = Callable[[str], str]
 
@@ -42,7 +42,7 @@ class Text(str):
         text.msgid, text.args, text.kwargs = msgid, args, kwargs
         return text
 
-    def format(self, *args: Any, **kwargs: Any) -> "Text":
+    def format(self, *args: Any, **kwargs: Any) -> Text:
         """The same message with these arguments (``str.format`` placeholders), still translatable."""
         return Text(self.msgid, args, kwargs)
 
@@ -57,7 +57,7 @@ class Text(str):
         try:
             return template.format(*args, **kwargs)
         except (KeyError, IndexError, ValueError, AttributeError, TypeError):
-            return self.msgid.format(*args, **kwargs)   # a broken translation: say it in English
+            return self.msgid.format(*args, **kwargs)  # a broken translation: say it in English
 
 
 class Joined(Text):
@@ -72,13 +72,13 @@ class Joined(Text):
         text.separator, text.parts = separator, parts
         return text
 
-    def format(self, *args: Any, **kwargs: Any) -> "Text":  # pragma: no cover - nothing to format
+    def format(self, *args: Any, **kwargs: Any) -> Text:  # pragma: no cover - nothing to format
         raise TypeError("a joined text has no placeholders")
 
     def render(self, translate: Translate) -> str:
         parts = [render(p, translate) for p in self.parts]
         separator = self.separator
-        if any(_CJK.search(str(p)) for p in parts):   # Chinese is set with full-width marks and no spaces
+        if any(_CJK.search(str(p)) for p in parts):  # Chinese is set with full-width marks and no spaces
             separator = _CJK_SEPARATORS.get(separator, separator)
         return separator.join(parts)
 
@@ -131,7 +131,7 @@ class Say:
                 self.table[english] = local
         return english
 
-    def view(self) -> "View":
+    def view(self) -> View:
         """How the student sees what was stored so far (for a stage that writes feedback)."""
         return View(self.language, self.table, self._translate)
 
@@ -140,8 +140,9 @@ class View:
     """What a student sees of a result: stored English texts through the result's translations,
     and the page's own texts (Texts) rendered in the student's language."""
 
-    def __init__(self, language: str = "en", translations: dict[str, str] | None = None,
-                 translate: Translate | None = None):
+    def __init__(
+        self, language: str = "en", translations: dict[str, str] | None = None, translate: Translate | None = None
+    ):
         self.language = language
         self.translations = translations or {}
         self._translate = translate or (lambda msgid: msgid)

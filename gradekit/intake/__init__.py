@@ -1,6 +1,6 @@
 """What a student hands in, read before anything trusts it.
 
-    untrusted.py    everything a student controls besides code: ids, names, files, timestamps, archives
-    submission.py   a submitted notebook read defensively, then rebuilt on the student's own release
-    incremental.py  what changed since the last grading: fingerprints of submission, assignment, gradekit
+untrusted.py    everything a student controls besides code: ids, names, files, timestamps, archives
+submission.py   a submitted notebook read defensively, then rebuilt on the student's own release
+incremental.py  what changed since the last grading: fingerprints of submission, assignment, gradekit
 """

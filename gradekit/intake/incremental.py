@@ -14,10 +14,10 @@ import hmac
 from pathlib import Path
 
 from gradekit.course import Course
-from gradekit.results import RESULTS_FILE, SubmissionResult, load
 from gradekit.intake.untrusted import submission_files
+from gradekit.results import RESULTS_FILE, SubmissionResult, load
 
-MAX_HASHED_BYTES = 64 << 20   # a notebook file larger than this is not read to hash it
+MAX_HASHED_BYTES = 64 << 20  # a notebook file larger than this is not read to hash it
 
 
 def assignment_version(course: Course, assignment: str) -> str:
@@ -25,14 +25,18 @@ def assignment_version(course: Course, assignment: str) -> str:
     digest = hashlib.sha256(_code_version().encode())
     for base in (course.source_dir(assignment), course.graders_dir(assignment), course.solutions_dir(assignment)):
         for path in sorted(base.rglob("*")) if base.is_dir() else []:
-            if path.is_file() and "__pycache__" not in path.parts and not _qa_set(path, base) \
-                    and path.suffix != ".mo":   # compiled from the .po beside it
+            if (
+                path.is_file() and "__pycache__" not in path.parts and not _qa_set(path, base) and path.suffix != ".mo"
+            ):  # compiled from the .po beside it
                 digest.update(str(path.relative_to(course.root)).encode())
                 digest.update(path.read_bytes())
     settings = course.settings
     if settings is not None:  # the limits and stages the course sets change grades too
-        digest.update(repr(sorted((k, repr(v)) for k, v in settings.trait_values().items()
-                                  if k not in ("config", "parent", "log"))).encode())
+        digest.update(
+            repr(
+                sorted((k, repr(v)) for k, v in settings.trait_values().items() if k not in ("config", "parent", "log"))
+            ).encode()
+        )
     return digest.hexdigest()
 
 
@@ -48,7 +52,7 @@ def _code_version() -> str:
     """A hash of gradekit's own source and catalogs: a new gradekit regrades, as new graders do."""
     global _CODE_VERSION
     if _CODE_VERSION is None:
-        package = Path(__file__).resolve().parents[1]   # gradekit/
+        package = Path(__file__).resolve().parents[1]  # gradekit/
         digest = hashlib.sha256()
         for path in sorted([*package.rglob("*.py"), *package.rglob("*.po")]):
             digest.update(path.read_bytes())
@@ -88,8 +92,8 @@ def fingerprint(folder: Path, version: str, seed: int, language: str = "en") -> 
 
 def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str, SubmissionResult]:
     """Earlier results whose submission, graders and variant are all unchanged."""
-    from gradekit.i18n.languages_csv import language_of
     from gradekit.authoring.variant import student_seed
+    from gradekit.i18n.languages_csv import language_of
 
     version = assignment_version(course, assignment)
     secret = course.secret()
@@ -99,7 +103,9 @@ def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str,
         if old is None:
             continue  # none, half-written or from another version: grade again
         seed = student_seed(secret, course.course_id, assignment, student)
-        if hmac.compare_digest(old.fingerprint, fingerprint(course.submitted_dir(student, assignment), version, seed,
-                                                           language_of(course, student))):
+        if hmac.compare_digest(
+            old.fingerprint,
+            fingerprint(course.submitted_dir(student, assignment), version, seed, language_of(course, student)),
+        ):
             out[student] = old
     return out

@@ -113,8 +113,9 @@ def submitted_students(base: Path, assignment: str, known: set[str]) -> tuple[li
         if not is_valid_id(entry.name):
             skipped.append(f"skipped {label}: not a valid student id")
             continue
-        if not is_plain_folder(Path(entry.path)) or (os.path.lexists(Path(entry.path, assignment))
-                                                     and not is_plain_folder(Path(entry.path, assignment))):
+        if not is_plain_folder(Path(entry.path)) or (
+            os.path.lexists(Path(entry.path, assignment)) and not is_plain_folder(Path(entry.path, assignment))
+        ):
             skipped.append(f"skipped {label}: a symbolic link or not a folder; links are not followed")
             continue
         if not is_plain_folder(Path(entry.path, assignment)):
@@ -143,7 +144,8 @@ def find_notebook(files: dict[str, Path], expected: str) -> tuple[Path | None, s
     folded = [name for name in files if name.casefold() == expected.casefold()]
     if len(folded) == 1:
         return files[folded[0]], _("{name} was graded as {expected} (the name differs only in case)").format(
-            name=folded[0], expected=expected)
+            name=folded[0], expected=expected
+        )
     return None, None
 
 
@@ -154,16 +156,20 @@ def read_bytes(path: Path, limit: int, what: str | None = None) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno == 40:  # ELOOP: a symbolic link
-            raise SubmissionError(_("{file}: a symbolic link, not a file; links are not followed")
-                                  .format(file=label)) from None
+            raise SubmissionError(
+                _("{file}: a symbolic link, not a file; links are not followed").format(file=label)
+            ) from None
         raise SubmissionError(_("{file}: cannot be read ({reason})").format(file=label, reason=exc.strerror)) from None
     with os.fdopen(fd, "rb") as fh:
         info = os.fstat(fh.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise SubmissionError(_("{file}: not a regular file").format(file=label))
         if info.st_size > limit:
-            raise SubmissionError(_("{file}: {size} is over the {limit} limit").format(
-                file=label, size=_size(info.st_size), limit=_size(limit)))
+            raise SubmissionError(
+                _("{file}: {size} is over the {limit} limit").format(
+                    file=label, size=_size(info.st_size), limit=_size(limit)
+                )
+            )
         data = fh.read(limit + 1)
     if len(data) > limit:  # it grew while we read it
         raise SubmissionError(_("{file}: over the {limit} limit").format(file=label, limit=_size(limit)))
@@ -176,17 +182,17 @@ def _size(n: int) -> str:
 
 # -- timestamps --------------------------------------------------------------------------------
 
-TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"   # nbgrader's timestamp.txt
+TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"  # nbgrader's timestamp.txt
 MAX_TIMESTAMP_BYTES = 256
-FUTURE_SLACK = dt.timedelta(days=1)            # clocks differ; a day ahead is still believable
+FUTURE_SLACK = dt.timedelta(days=1)  # clocks differ; a day ahead is still believable
 
 
 @dataclass(frozen=True)
 class Timestamp:
     """A submission's time as nbgrader wrote it, or None with the reason it was not usable."""
 
-    text: str | None                 # normalised, nbgrader's format, UTC; None: unknown
-    problem: str | None = None       # why a timestamp.txt that exists was not used
+    text: str | None  # normalised, nbgrader's format, UTC; None: unknown
+    problem: str | None = None  # why a timestamp.txt that exists was not used
 
 
 def read_timestamp(folder: Path, now: dt.datetime | None = None) -> Timestamp:
@@ -197,8 +203,9 @@ def read_timestamp(folder: Path, now: dt.datetime | None = None) -> Timestamp:
     try:
         raw = read_bytes(path, MAX_TIMESTAMP_BYTES, "timestamp.txt")
     except SubmissionError as exc:
-        return Timestamp(None, _("{reason}; the submission time is unknown (graded as on time)").format(
-            reason=exc.args[0]))
+        return Timestamp(
+            None, _("{reason}; the submission time is unknown (graded as on time)").format(reason=exc.args[0])
+        )
     return parse_timestamp(raw, now)
 
 
@@ -211,20 +218,34 @@ def parse_timestamp(raw: bytes | str, now: dt.datetime | None = None) -> Timesta
     if not text:
         return Timestamp(None, _("timestamp.txt is empty; the submission time is unknown (graded as on time)"))
     if any(unicodedata.category(ch) == "Cc" for ch in text):
-        return Timestamp(None, _("timestamp.txt holds control characters; the submission time is unknown "
-                                 "(graded as on time)"))
+        return Timestamp(
+            None, _("timestamp.txt holds control characters; the submission time is unknown (graded as on time)")
+        )
     try:
         when = parse_utc(text)
     except Exception:  # dateutil raises ParserError, ValueError, OverflowError, TypeError, ...
-        return Timestamp(None, _("timestamp.txt does not hold a date ({text!r}); the submission time is unknown "
-                                 "(graded as on time)").format(text=shown(text, 40)))
+        return Timestamp(
+            None,
+            _(
+                "timestamp.txt does not hold a date ({text!r}); the submission time is unknown (graded as on time)"
+            ).format(text=shown(text, 40)),
+        )
     if not isinstance(when, dt.datetime) or when.year < 1970:
-        return Timestamp(None, _("timestamp.txt does not hold a believable date ({text!r}); the submission time "
-                                 "is unknown (graded as on time)").format(text=shown(text, 40)))
-    now = now or dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+        return Timestamp(
+            None,
+            _(
+                "timestamp.txt does not hold a believable date ({text!r}); the submission time "
+                "is unknown (graded as on time)"
+            ).format(text=shown(text, 40)),
+        )
+    now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None)
     if when > now + FUTURE_SLACK:
-        return Timestamp(None, _("timestamp.txt is in the future ({when} UTC); the submission time is unknown "
-                                 "(graded as on time)").format(when=f"{when:%Y-%m-%d %H:%M}"))
+        return Timestamp(
+            None,
+            _("timestamp.txt is in the future ({when} UTC); the submission time is unknown (graded as on time)").format(
+                when=f"{when:%Y-%m-%d %H:%M}"
+            ),
+        )
     return Timestamp(when.strftime(TIMESTAMP_FORMAT))
 
 
@@ -262,11 +283,12 @@ def timestamp_value(text: str | None) -> dt.datetime | None:
 
 # -- archives ------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ArchiveLimits:
-    entry_bytes: int = 50 << 20       # one file, uncompressed
-    total_bytes: int = 2 << 30        # the whole archive, uncompressed
-    ratio: float = 200.0              # uncompressed / compressed, for entries over 1 MiB
+    entry_bytes: int = 50 << 20  # one file, uncompressed
+    total_bytes: int = 2 << 30  # the whole archive, uncompressed
+    ratio: float = 200.0  # uncompressed / compressed, for entries over 1 MiB
     entries: int = 20_000
 
 
@@ -275,8 +297,9 @@ def require_archive(infos: list, limits: ArchiveLimits) -> None:
     from gradekit.errors import LMSError
 
     if len(infos) > limits.entries:
-        raise LMSError(f"the archive has {len(infos):,} entries, over the limit of {limits.entries:,}: "
-                       "is it the right file?")
+        raise LMSError(
+            f"the archive has {len(infos):,} entries, over the limit of {limits.entries:,}: is it the right file?"
+        )
     total = sum(max(0, info.file_size) for info in infos)
     if total > limits.total_bytes:
         raise LMSError(f"the archive would unpack to {_size(total)}, over the {_size(limits.total_bytes)} limit")
@@ -291,8 +314,10 @@ def require_archive_entry(info, limits: ArchiveLimits) -> str | None:
     if info.file_size > limits.entry_bytes:
         return f"{shown(name, 120)}: {_size(info.file_size)} is over the {_size(limits.entry_bytes)} limit for one file"
     if info.file_size > (1 << 20) and info.file_size > limits.ratio * max(info.compress_size, 1):
-        return (f"{shown(name, 120)}: compressed {info.file_size / max(info.compress_size, 1):,.0f} to 1, over "
-                f"the {limits.ratio:g} to 1 limit (a zip bomb?)")
+        return (
+            f"{shown(name, 120)}: compressed {info.file_size / max(info.compress_size, 1):,.0f} to 1, over "
+            f"the {limits.ratio:g} to 1 limit (a zip bomb?)"
+        )
     return None
 
 
@@ -306,8 +331,10 @@ def read_archive_entry(zf, info, limits: ArchiveLimits) -> bytes:
                 return bytes(out)
             out += block
             if len(out) > limits.entry_bytes:
-                raise SubmissionError(f"{shown(info.filename, 120)}: unpacks to more than "
-                                      f"{_size(limits.entry_bytes)}, over the limit for one file")
+                raise SubmissionError(
+                    f"{shown(info.filename, 120)}: unpacks to more than "
+                    f"{_size(limits.entry_bytes)}, over the limit for one file"
+                )
 
 
 # -- text a student wrote, shown to the instructor -------------------------------------------

@@ -59,12 +59,12 @@ import numpy as np
 
 from gradekit.integrity.material import Handed, Key
 
-MAX_SHARE = 0.2      # fingerprints in more than this share of the class are common code
-MAX_DF = 20          # ... and so are those in more submissions than this, however large the class
-MIN_SCORE = 40.0     # shared weight (bits) x containment that makes two cells a copy
-MIN_SHARED = 20      # shared indexed fingerprints: fewer is too little code to judge
+MAX_SHARE = 0.2  # fingerprints in more than this share of the class are common code
+MAX_DF = 20  # ... and so are those in more submissions than this, however large the class
+MIN_SCORE = 40.0  # shared weight (bits) x containment that makes two cells a copy
+MIN_SHARED = 20  # shared indexed fingerprints: fewer is too little code to judge
 NEARLY_WHOLE = 0.75  # the second test: share of the smaller cell's weight the other holds...
-MIN_WHOLE = 20.0     # ... and shared weight x that share, in units of log2(class size)
+MIN_WHOLE = 20.0  # ... and shared weight x that share, in units of log2(class size)
 
 
 def code_evidence(handed: dict[str, Handed]) -> tuple[dict[tuple[str, str], list[dict]], dict[tuple, set[int]]]:
@@ -76,9 +76,9 @@ def code_evidence(handed: dict[str, Handed]) -> tuple[dict[tuple[str, str], list
         for key, marks in mine.marks.items():
             for h in marks:
                 index[h].setdefault(student, []).append(key)
-    size: dict[tuple[str, Key], int] = defaultdict(int)   # indexed fingerprints per cell
+    size: dict[tuple[str, Key], int] = defaultdict(int)  # indexed fingerprints per cell
     shared: dict[tuple[str, str], dict[tuple[Key, Key], list]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
-    for h, holders in index.items():
+    for holders in index.values():
         df = len(holders)
         if df > max_df:
             continue
@@ -100,7 +100,7 @@ def code_evidence(handed: dict[str, Handed]) -> tuple[dict[tuple[str, str], list
     out: dict[tuple[str, str], list[dict]] = {}
     marks: dict[tuple, set[int]] = {}
     whole = _nearly_whole_cells(handed)
-    for (a, b) in set(whole) - set(shared):
+    for a, b in set(whole) - set(shared):
         shared[(a, b)] = {}
     for (a, b), cells in shared.items():
         copied = []
@@ -109,9 +109,16 @@ def code_evidence(handed: dict[str, Handed]) -> tuple[dict[tuple[str, str], list
             containment = count / smaller if smaller else 0.0
             containment = min(containment, 1.0)
             if count >= MIN_SHARED and weight * containment >= MIN_SCORE:
-                copied.append({"cells": [_name(ka), _name(kb)], "weight": round(weight, 2),
-                               "shared": count, "containment": round(containment, 2),
-                               "score": round(weight * containment, 1), "test": "rare passages"})
+                copied.append(
+                    {
+                        "cells": [_name(ka), _name(kb)],
+                        "weight": round(weight, 2),
+                        "shared": count,
+                        "containment": round(containment, 2),
+                        "score": round(weight * containment, 1),
+                        "test": "rare passages",
+                    }
+                )
                 common = handed[a].marks[ka] & handed[b].marks[kb]
                 marks[(a, b, ka, kb)] = {h for h in common if len(index[h]) <= max_df}
         for (ka, kb), entry in whole.pop((a, b), {}).items():
@@ -120,8 +127,14 @@ def code_evidence(handed: dict[str, Handed]) -> tuple[dict[tuple[str, str], list
                 marks[(a, b, ka, kb)] = entry.pop("marks")
         if copied:
             copied.sort(key=lambda c: -c["score"])
-            out[(a, b)] = [{"kind": "code", "count": len(copied), "cells": copied,
-                            "strength": round(sum(c["score"] for c in copied), 1)}]
+            out[(a, b)] = [
+                {
+                    "kind": "code",
+                    "count": len(copied),
+                    "cells": copied,
+                    "strength": round(sum(c["score"] for c in copied), 1),
+                }
+            ]
     return out, marks
 
 
@@ -161,32 +174,40 @@ def _nearly_whole_cells(handed: dict[str, Handed]) -> dict[tuple[str, str], dict
         for h, i in columns.items():
             bits[i] = math.log2(n / df[h])
         held = np.zeros((len(cells), len(columns)), np.float32)
-        own = np.zeros(len(cells), np.float32)   # each cell's weight, its unique fingerprints included
+        own = np.zeros(len(cells), np.float32)  # each cell's weight, its unique fingerprints included
         for row, (_, prints) in enumerate(cells):
             held[row, [columns[h] for h in prints if h in columns]] = 1.0
             own[row] = sum(math.log2(n / df[h]) for h in prints if df[h] <= limit)
-        matches = np.zeros(len(cells), np.int64)     # how many other cells each one is nearly the same as
+        matches = np.zeros(len(cells), np.int64)  # how many other cells each one is nearly the same as
         found = []
-        for start in range(0, len(cells), 512):   # rows in blocks: memory stays small in a large class
-            shared = (held[start:start + 512] * bits) @ held.T
-            smaller = np.minimum.outer(own[start:start + 512], own)
+        for start in range(0, len(cells), 512):  # rows in blocks: memory stays small in a large class
+            shared = (held[start : start + 512] * bits) @ held.T
+            smaller = np.minimum.outer(own[start : start + 512], own)
             share = np.divide(shared, smaller, out=np.zeros_like(shared), where=smaller > 0)
             score = shared * share / unit
             copy = (share >= NEARLY_WHOLE) & (score >= MIN_WHOLE)
             rows = np.arange(copy.shape[0])
             copy[rows, rows + start] = False
-            matches[start:start + copy.shape[0]] = copy.sum(axis=1)
-            found += [(int(i) + start, int(j), float(shared[i, j]), float(share[i, j]), float(score[i, j]))
-                      for i, j in zip(*np.nonzero(copy)) if int(i) + start < j]
+            matches[start : start + copy.shape[0]] = copy.sum(axis=1)
+            found += [
+                (int(i) + start, int(j), float(shared[i, j]), float(share[i, j]), float(score[i, j]))
+                for i, j in zip(*np.nonzero(copy), strict=False)
+                if int(i) + start < j
+            ]
         for i, j, weight, share_ij, score_ij in found:
             if max(matches[i], matches[j]) >= MAX_DF:
-                continue   # one of a crowd handing in the same code: common here, as in the first test
+                continue  # one of a crowd handing in the same code: common here, as in the first test
             (a, prints_a), (b, prints_b) = cells[i], cells[j]
             common = {h for h in prints_a & prints_b if h in columns}
             if len(common) < MIN_SHARED:
                 continue
             out[(a, b)][(key, key)] = {
-                "cells": [_name(key), _name(key)], "weight": round(weight, 2), "shared": len(common),
-                "containment": round(min(share_ij, 1.0), 2), "score": round(score_ij * MIN_SCORE / MIN_WHOLE, 1),
-                "test": "whole cell", "marks": common}
+                "cells": [_name(key), _name(key)],
+                "weight": round(weight, 2),
+                "shared": len(common),
+                "containment": round(min(share_ij, 1.0), 2),
+                "score": round(score_ij * MIN_SCORE / MIN_WHOLE, 1),
+                "test": "whole cell",
+                "marks": common,
+            }
     return out

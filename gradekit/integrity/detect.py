@@ -62,21 +62,36 @@ class Findings:
     unreadable: dict[str, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
     sides: dict[tuple[str, str], list[dict]] = field(default_factory=dict)  # pair -> cells side by side (HTML)
-    skipped: list[str] = field(default_factory=list)   # submission folders left out, one line each
+    skipped: list[str] = field(default_factory=list)  # submission folders left out, one line each
 
     def to_dict(self) -> dict:
-        return {"assignment": self.assignment, "students": len(self.students), "seconds": round(self.seconds, 2),
-                "pairs": self.pairs, "public_numbers": self.public_numbers, "unreadable": self.unreadable,
-                "skipped": self.skipped, "settings": settings()}
+        return {
+            "assignment": self.assignment,
+            "students": len(self.students),
+            "seconds": round(self.seconds, 2),
+            "pairs": self.pairs,
+            "public_numbers": self.public_numbers,
+            "unreadable": self.unreadable,
+            "skipped": self.skipped,
+            "settings": settings(),
+        }
 
 
 def settings() -> dict:
     from gradekit.integrity.fingerprints import K, W
 
-    return {"k": K, "window": W, "code_max_share": code.MAX_SHARE, "code_max_df": code.MAX_DF,
-            "code_min_score": code.MIN_SCORE, "code_min_shared": code.MIN_SHARED,
-            "code_nearly_whole": code.NEARLY_WHOLE, "code_min_whole": code.MIN_WHOLE,
-            "min_bits": variants.MIN_BITS, "cell_bits": variants.CELL_BITS}
+    return {
+        "k": K,
+        "window": W,
+        "code_max_share": code.MAX_SHARE,
+        "code_max_df": code.MAX_DF,
+        "code_min_score": code.MIN_SCORE,
+        "code_min_shared": code.MIN_SHARED,
+        "code_nearly_whole": code.NEARLY_WHOLE,
+        "code_min_whole": code.MIN_WHOLE,
+        "min_bits": variants.MIN_BITS,
+        "cell_bits": variants.CELL_BITS,
+    }
 
 
 def submitters(course: Course, assignment: str) -> tuple[list[str], list[str]]:
@@ -103,8 +118,12 @@ def detect(course: Course, assignment: str, students: list[str] | None = None, j
     personal, handed = read_class(reader, students, jobs)
     by_code, marks = code.code_evidence(handed)
     found: dict[tuple[str, str], list[dict]] = {}
-    for part in (variants.variant_cells(personal, handed), variants.answers(personal, handed),
-                 variants.personal_numbers(personal, handed), by_code):
+    for part in (
+        variants.variant_cells(personal, handed),
+        variants.answers(personal, handed),
+        variants.personal_numbers(personal, handed),
+        by_code,
+    ):
         for pair, evidence in part.items():
             found.setdefault(pair, []).extend(evidence)
     from gradekit.integrity.report import describe
@@ -112,19 +131,31 @@ def detect(course: Course, assignment: str, students: list[str] | None = None, j
     for evidence in found.values():
         for item in evidence:
             item["text"] = describe(item)
-    pairs = [{"students": list(pair), "evidence": evidence,
-              "score": round(sum(e["strength"] for e in evidence), 1)}
-             for pair, evidence in found.items()]
+    pairs = [
+        {"students": list(pair), "evidence": evidence, "score": round(sum(e["strength"] for e in evidence), 1)}
+        for pair, evidence in found.items()
+    ]
     pairs.sort(key=lambda p: (-p["score"], p["students"]))
-    findings = Findings(assignment, students, pairs, variants.public_numbers(examples, personal, handed),
-                        {s: h.problems for s, h in handed.items() if h.problems}, skipped=skipped)
+    findings = Findings(
+        assignment,
+        students,
+        pairs,
+        variants.public_numbers(examples, personal, handed),
+        {s: h.problems for s, h in handed.items() if h.problems},
+        skipped=skipped,
+    )
     findings.sides = side_by_side(reader, pairs, personal, handed, marks)
     findings.seconds = time.monotonic() - started
     return findings
 
 
-def side_by_side(reader: Reader, pairs: list[dict], personal: dict[str, Personal], handed: dict[str, Handed],
-                 marks: dict[tuple, set[int]]) -> dict[tuple[str, str], list[dict]]:
+def side_by_side(
+    reader: Reader,
+    pairs: list[dict],
+    personal: dict[str, Personal],
+    handed: dict[str, Handed],
+    marks: dict[tuple, set[int]],
+) -> dict[tuple[str, str], list[dict]]:
     """For the report: each flagged pair's shared cells, with what they share marked."""
     sides: dict[tuple[str, str], list[dict]] = {}
     for pair in pairs:
@@ -135,13 +166,18 @@ def side_by_side(reader: Reader, pairs: list[dict], personal: dict[str, Personal
                 for cells in evidence["cells"]:
                     ka, kb = (tuple(c.split("/", 1)) for c in cells["cells"])
                     shared = marks.get((a, b, ka, kb), set())
-                    code_blocks.append({side: _marked(reader, personal, handed, student, key, shared)
-                                        for side, student, key in (("left", a, ka), ("right", b, kb))})
+                    code_blocks.append(
+                        {
+                            side: _marked(reader, personal, handed, student, key, shared)
+                            for side, student, key in (("left", a, ka), ("right", b, kb))
+                        }
+                    )
             elif evidence["kind"] == "answers":
                 names = {tuple(name.split("/", 1)) for name in evidence["answers"]}
                 for key in sorted({k for s in (a, b) for k in _cells_assigning(handed[s], names)}):
-                    answer_blocks.append({side: _assigning(handed[student], key, names)
-                                          for side, student in (("left", a), ("right", b))})
+                    answer_blocks.append(
+                        {side: _assigning(handed[student], key, names) for side, student in (("left", a), ("right", b))}
+                    )
         sides[(a, b)] = code_blocks + answer_blocks
     return sides
 
@@ -153,19 +189,30 @@ def _marked(reader: Reader, personal, handed, student: str, key, shared: set[int
     if not personal[student].common:  # read in a worker process: rebuild what was not sent back
         personal[student].common = reader.personal(student).common
     common = personal[student].common.get(key, frozenset())
-    return {"student": student, "cell": "/".join(key), "source": source,
-            "spans": fingerprint(source, common).spans(shared)}
+    return {
+        "student": student,
+        "cell": "/".join(key),
+        "source": source,
+        "spans": fingerprint(source, common).spans(shared),
+    }
 
 
 def _cells_assigning(mine: Handed, names: set) -> list:
-    return [key for key, source in mine.code.items()
-            if any(re.search(rf"^\s*{re.escape(var)}\s*=", source, re.M) for nb, var in names if nb == key[0])]
+    return [
+        key
+        for key, source in mine.code.items()
+        if any(re.search(rf"^\s*{re.escape(var)}\s*=", source, re.M) for nb, var in names if nb == key[0])
+    ]
 
 
 def _assigning(mine: Handed, key, names: set) -> dict:
     source = mine.code.get(key, "")
-    spans = [m.span() for nb, var in names if nb == key[0]
-             for m in re.finditer(rf"^\s*{re.escape(var)}\s*=.*$", source, re.M)]
+    spans = [
+        m.span()
+        for nb, var in names
+        if nb == key[0]
+        for m in re.finditer(rf"^\s*{re.escape(var)}\s*=.*$", source, re.M)
+    ]
     return {"student": mine.student, "cell": "/".join(key), "source": source, "spans": spans}
 
 

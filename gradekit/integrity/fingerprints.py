@@ -31,13 +31,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-K = 14         # tokens in a k-gram: about two statements
-W = 4          # k-grams in a winnowing window: a shared run of K + W - 1 = 17 tokens is always seen
+K = 14  # tokens in a k-gram: about two statements
+W = 4  # k-grams in a winnowing window: a shared run of K + W - 1 = 17 tokens is always seen
 _BASE = np.uint64(1_000_003)
 
 _KEEP_NAMES = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins))
-_DROP = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING,
-         tokenize.ENDMARKER}
+_DROP = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
 _STATEMENT_START = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.NL, None}
 
 
@@ -138,7 +137,7 @@ def kgram_hashes(tokens: list[str], k: int = K) -> np.ndarray:
     hashes = np.zeros(n, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j in range(k):
-            hashes = hashes * _BASE + ids[j:j + n]
+            hashes = hashes * _BASE + ids[j : j + n]
         # splitmix64's finaliser: similar k-grams get unrelated hashes, as winnowing assumes
         hashes ^= hashes >> np.uint64(30)
         hashes *= np.uint64(0xBF58476D1CE4E5B9)
@@ -171,7 +170,7 @@ class Fingerprint:
 
     source: str
     tokens: Tokens
-    marks: dict[int, list[int]]      # fingerprint -> k-gram start positions (token indices)
+    marks: dict[int, list[int]]  # fingerprint -> k-gram start positions (token indices)
 
     def spans(self, hashes, k: int = K) -> list[tuple[int, int]]:
         """Merged character ranges of the source covered by the k-grams of ``hashes``."""

@@ -33,20 +33,20 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import compute_checksum
 
-from gradekit.course import Course
-from gradekit.errors import SubmissionError
-from gradekit.release.stripper import Stripper
-from gradekit.intake.submission import MAX_NOTEBOOK_BYTES, read_notebook
-from gradekit.intake.untrusted import find_notebook, read_bytes, submission_files
 from gradekit.authoring.template import AssignmentSource
 from gradekit.authoring.variant import build_variant
+from gradekit.course import Course
+from gradekit.errors import SubmissionError
+from gradekit.intake.submission import MAX_NOTEBOOK_BYTES, read_notebook
+from gradekit.intake.untrusted import find_notebook, read_bytes, submission_files
 from gradekit.integrity.fingerprints import all_kgrams, fingerprint
+from gradekit.release.stripper import Stripper
 
-ADDED = "(added cells)"       # the unit of the code cells a student added to a notebook
-MAX_OUTPUT_CHARS = 200_000    # of saved outputs read per notebook
+ADDED = "(added cells)"  # the unit of the code cells a student added to a notebook
+MAX_OUTPUT_CHARS = 200_000  # of saved outputs read per notebook
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
-Key = tuple[str, str]         # (notebook, grade_id or variable name)
+Key = tuple[str, str]  # (notebook, grade_id or variable name)
 
 
 def quantise(value: float) -> int | None:
@@ -134,7 +134,7 @@ def numbers_in_text(text: str) -> list[int]:
 
 def runs(numbers: list[int], length: int = 3) -> set[tuple[int, ...]]:
     """Every run of ``length`` consecutive numbers."""
-    return {tuple(numbers[i:i + length]) for i in range(len(numbers) - length + 1)}
+    return {tuple(numbers[i : i + length]) for i in range(len(numbers) - length + 1)}
 
 
 _LITERAL = re.compile(r'"[^"\\\n]*"|(?<![\w.])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?')
@@ -172,13 +172,13 @@ class Personal:
     """One student's own variant, as far as copy detection needs it."""
 
     student: str
-    numbers: list[int]                                    # the params' numbers, quantised, in order
+    numbers: list[int]  # the params' numbers, quantised, in order
     number_runs: set[tuple[int, ...]]
-    answers: dict[Key, object]                            # right answers: (notebook, name) -> value
-    cells: dict[Key, str]                                 # read-only cell -> digest of its source
-    checksums: dict[Key, str]                             # read-only cell -> nbgrader checksum
-    code_cells: dict[str, list[str]]                      # notebook -> its answer code cells' grade_ids
-    answer_cells: set[Key] = field(default_factory=set)   # the answer cells with literal right answers
+    answers: dict[Key, object]  # right answers: (notebook, name) -> value
+    cells: dict[Key, str]  # read-only cell -> digest of its source
+    checksums: dict[Key, str]  # read-only cell -> nbgrader checksum
+    code_cells: dict[str, list[str]]  # notebook -> its answer code cells' grade_ids
+    answer_cells: set[Key] = field(default_factory=set)  # the answer cells with literal right answers
     references: dict[Key, str] = field(default_factory=dict)  # answer cell -> digest of the answer key's
     common: dict[Key, frozenset[int]] = field(default_factory=dict)  # answer cell -> stub and reference k-grams
 
@@ -188,13 +188,13 @@ class Handed:
     """What one student handed in, as far as copy detection needs it."""
 
     student: str
-    code: dict[Key, str] = field(default_factory=dict)          # answer code cell (or ADDED) -> source
+    code: dict[Key, str] = field(default_factory=dict)  # answer code cell (or ADDED) -> source
     marks: dict[Key, frozenset[int]] = field(default_factory=dict)  # its fingerprints
-    answers: dict[Key, object] = field(default_factory=dict)    # (notebook, name) -> literal answer
+    answers: dict[Key, object] = field(default_factory=dict)  # (notebook, name) -> literal answer
     numbers: dict[str, list[int]] = field(default_factory=dict)  # where -> numbers in code or outputs
-    cells: dict[Key, str] = field(default_factory=dict)         # read-only cells as handed in -> digest
+    cells: dict[Key, str] = field(default_factory=dict)  # read-only cells as handed in -> digest
     checksums: dict[Key, str] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)           # notebooks that could not be read
+    problems: list[str] = field(default_factory=list)  # notebooks that could not be read
 
 
 class Reader:
@@ -205,11 +205,11 @@ class Reader:
         self.source = AssignmentSource.load(course, assignment)
         self.secret = secret if secret is not None else course.secret()
         self.stripper = Stripper()
-        self._common: dict[tuple[str, str, str], frozenset[int]] = {}   # answer cell's shape -> common k-grams
-        self._literals: dict[str, dict] = {}        # answer-key cell source -> its literal answers
+        self._common: dict[tuple[str, str, str], frozenset[int]] = {}  # answer cell's shape -> common k-grams
+        self._literals: dict[str, dict] = {}  # answer-key cell source -> its literal answers
         self._checksums: dict[tuple[str, str, str], str] = {}  # (notebook, grade_id, digest) -> checksum
-        self._prints: dict[tuple[str, frozenset], frozenset[int]] = {}   # (source, common) -> fingerprints
-        self._ids: dict[str, dict[str, str]] = {}   # notebook -> {cell id: grade_id} (the template's)
+        self._prints: dict[tuple[str, frozenset], frozenset[int]] = {}  # (source, common) -> fingerprints
+        self._ids: dict[str, dict[str, str]] = {}  # notebook -> {cell id: grade_id} (the template's)
 
     @property
     def assignment(self) -> str:
@@ -253,10 +253,11 @@ class Reader:
                     todo.append((cell, gid, shape))
             if todo:
                 stubs = self._stubs(key, [(c, marked.get(gid, c.source)) for c, gid, _ in todo])
-                for (cell, gid, shape), stub in zip(todo, stubs):
+                for (cell, gid, shape), stub in zip(todo, stubs, strict=False):
                     me.common[(name, gid)] = self._common[shape] = all_kgrams(stub) | all_kgrams(cell.source)
-            self._ids.setdefault(name, {c.get("id"): _meta(c)["grade_id"] for c in key.cells
-                                        if c.get("id") and _meta(c).get("grade_id")})
+            self._ids.setdefault(
+                name, {c.get("id"): _meta(c)["grade_id"] for c in key.cells if c.get("id") and _meta(c).get("grade_id")}
+            )
         return me
 
     def _answers(self, source: str) -> dict[str, object]:

@@ -19,7 +19,8 @@ from gradekit.intake.untrusted import for_rich, shown
 _CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-top:1px solid #ccc;padding-top:1em}
-table{border-collapse:collapse}td,th{padding:.25em .6em;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
+table{border-collapse:collapse}
+td,th{padding:.25em .6em;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
 .wide{overflow-x:auto}
 .score{font-variant-numeric:tabular-nums;text-align:right}
 .side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em;margin:.6em 0 1.4em}
@@ -35,21 +36,30 @@ def describe(evidence: dict) -> str:
     """One plain sentence for a piece of evidence (instructor-facing)."""
     kind = evidence["kind"]
     if kind == "variant cells":
-        return ("{by}'s notebook has {count} read-only cell(s) of {source}'s own variant"
-                .format(by=evidence["by"], count=evidence["count"], source=evidence["from"]))
+        return "{by}'s notebook has {count} read-only cell(s) of {source}'s own variant".format(
+            by=evidence["by"], count=evidence["count"], source=evidence["from"]
+        )
     if kind == "answers":
-        return ("{count} of {by}'s answers are {source}'s right answers, not {by}'s own"
-                .format(by=evidence["by"], count=evidence["count"], source=evidence["from"]))
+        return "{count} of {by}'s answers are {source}'s right answers, not {by}'s own".format(
+            by=evidence["by"], count=evidence["count"], source=evidence["from"]
+        )
     if kind == "personal numbers":
-        return ("{count} of {source}'s own numbers appear in {by}'s code or outputs"
-                .format(by=evidence["by"], count=evidence["count"], source=evidence["from"]))
+        return "{count} of {source}'s own numbers appear in {by}'s code or outputs".format(
+            by=evidence["by"], count=evidence["count"], source=evidence["from"]
+        )
     best = evidence["cells"][0]
     if best.get("test") == "whole cell":
-        return ("{count} answer cell(s) share code; the strongest, {cell}, is {share:.0%} the other's as a whole,"
-                " though its passages are common ones".format(count=evidence["count"], cell=best["cells"][0],
-                                                              share=best["containment"]))
-    return ("{count} answer cell(s) share rare code; the strongest, {cell}, shares {share:.0%} of its fingerprints"
-            .format(count=evidence["count"], cell=best["cells"][0], share=best["containment"]))
+        return (
+            "{count} answer cell(s) share code; the strongest, {cell}, is {share:.0%} the other's as a whole,"
+            " though its passages are common ones".format(
+                count=evidence["count"], cell=best["cells"][0], share=best["containment"]
+            )
+        )
+    return (
+        "{count} answer cell(s) share rare code; the strongest, {cell}, shares {share:.0%} of its fingerprints".format(
+            count=evidence["count"], cell=best["cells"][0], share=best["containment"]
+        )
+    )
 
 
 def print_table(findings, console=None) -> None:
@@ -57,16 +67,19 @@ def print_table(findings, console=None) -> None:
     from rich.table import Table
 
     console = console or Console()
-    title = "{assignment}: {pairs} flagged pair(s) among {students} submission(s)".format(
-        assignment=findings.assignment, pairs=len(findings.pairs), students=len(findings.students))
+    title = f"{findings.assignment}: {len(findings.pairs)} flagged pair(s) among {len(findings.students)} submission(s)"
     table = Table(title=for_rich(title), title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("students")
     table.add_column("evidence")
     table.add_column("score", justify="right")
     for i, pair in enumerate(findings.pairs, 1):
-        table.add_row(str(i), for_rich(" & ".join(pair["students"])),
-                      "\n".join(for_rich(describe(e)) for e in pair["evidence"]), f"{pair['score']:.1f}")
+        table.add_row(
+            str(i),
+            for_rich(" & ".join(pair["students"])),
+            "\n".join(for_rich(describe(e)) for e in pair["evidence"]),
+            f"{pair['score']:.1f}",
+        )
     console.print(table)
     if findings.public_numbers:
         public = Table(title="the assignment's published example numbers, hard-coded", title_justify="left")
@@ -111,37 +124,47 @@ def highlighted(source: str, spans: list[tuple[int, int]]) -> str:
 
 
 def render_html(findings) -> str:
-    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-             f"<title>{_e(findings.assignment)}: copy detection</title><style>{_CSS}</style></head><body>",
-             f"<h1>{_e(findings.assignment)}: copy detection</h1>",
-             "<p class='note'>{pairs} flagged pair(s) among {students} submission(s), strongest first. "
-             "Evidence from the variants (another student's read-only cells, right answers or own numbers) "
-             "cannot arise by chance; evidence from the code is rare code two submissions share, "
-             "after discounting the stub, the reference solution and whatever many students wrote. "
-             "Nothing here changes a grade: read the code before you decide.</p>".format(
-                 pairs=len(findings.pairs), students=len(findings.students))]
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{_e(findings.assignment)}: copy detection</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(findings.assignment)}: copy detection</h1>",
+        f"<p class='note'>{len(findings.pairs)} flagged pair(s) among {len(findings.students)} submission(s), "
+        "strongest first. "
+        "Evidence from the variants (another student's read-only cells, right answers or own numbers) "
+        "cannot arise by chance; evidence from the code is rare code two submissions share, "
+        "after discounting the stub, the reference solution and whatever many students wrote. "
+        "Nothing here changes a grade: read the code before you decide.</p>",
+    ]
     if findings.pairs:
-        parts.append("<div class='wide'><table><tr><th>#</th><th>students</th><th>evidence</th>"
-                     "<th class='score'>score</th></tr>")
+        parts.append(
+            "<div class='wide'><table><tr><th>#</th><th>students</th><th>evidence</th><th class='score'>score</th></tr>"
+        )
         for i, pair in enumerate(findings.pairs, 1):
             evidence = "<br>".join(_e(describe(e)) for e in pair["evidence"])
-            parts.append(f"<tr><td><a href='#pair{i}'>{i}</a></td><td>{_e(' & '.join(pair['students']))}</td>"
-                         f"<td>{evidence}</td><td class='score'>{pair['score']:.1f}</td></tr>")
+            parts.append(
+                f"<tr><td><a href='#pair{i}'>{i}</a></td><td>{_e(' & '.join(pair['students']))}</td>"
+                f"<td>{evidence}</td><td class='score'>{pair['score']:.1f}</td></tr>"
+            )
         parts.append("</table></div>")
     for i, pair in enumerate(findings.pairs, 1):
-        parts.append(f"<h2 id='pair{i}'>{i}. {_e(' & '.join(pair['students']))} "
-                     f"<span class='note'>score {pair['score']:.1f}</span></h2><ul>")
+        parts.append(
+            f"<h2 id='pair{i}'>{i}. {_e(' & '.join(pair['students']))} "
+            f"<span class='note'>score {pair['score']:.1f}</span></h2><ul>"
+        )
         for evidence in pair["evidence"]:
             parts.append(f"<li>{_e(describe(evidence))}{_detail(evidence)}</li>")
         parts.append("</ul>")
         for block in findings.sides.get(tuple(pair["students"]), []):
             parts.append(f"<div class='side'>{_side(block['left'])}{_side(block['right'])}</div>")
     if findings.public_numbers:
-        parts.append("<h2>The assignment's published example numbers, hard-coded</h2><div class='wide'><table>"
-                     "<tr><th>student</th><th>where</th><th>what</th></tr>")
+        parts.append(
+            "<h2>The assignment's published example numbers, hard-coded</h2><div class='wide'><table>"
+            "<tr><th>student</th><th>where</th><th>what</th></tr>"
+        )
         for item in findings.public_numbers:
-            parts.append(f"<tr><td>{_e(item['student'])}</td><td>{_e(item['where'])}</td>"
-                         f"<td>{_e(item['what'])}</td></tr>")
+            parts.append(
+                f"<tr><td>{_e(item['student'])}</td><td>{_e(item['where'])}</td><td>{_e(item['what'])}</td></tr>"
+            )
         parts.append("</table></div>")
     if findings.unreadable or findings.skipped:
         parts.append("<h2>Not compared</h2><ul>")
@@ -164,12 +187,22 @@ def _detail(evidence: dict) -> str:
         return f" <span class='note'>({_e(', '.join(evidence['answers']))}; strength {evidence['strength']})</span>"
     if kind == "personal numbers":
         return f" <span class='note'>(in {_e(', '.join(evidence['where']))}; strength {evidence['strength']})</span>"
-    cells = "; ".join("{a} and {b}: {n} shared fingerprints, weight {w}, {c:.0%} of the smaller cell{what}".format(
-        a=c["cells"][0], b=c["cells"][1], n=c["shared"], w=c["weight"], c=c["containment"],
-        what="'s weight, compared whole" if c.get("test") == "whole cell" else "") for c in evidence["cells"])
+    cells = "; ".join(
+        "{a} and {b}: {n} shared fingerprints, weight {w}, {c:.0%} of the smaller cell{what}".format(
+            a=c["cells"][0],
+            b=c["cells"][1],
+            n=c["shared"],
+            w=c["weight"],
+            c=c["containment"],
+            what="'s weight, compared whole" if c.get("test") == "whole cell" else "",
+        )
+        for c in evidence["cells"]
+    )
     return f" <span class='note'>({_e(cells)})</span>"
 
 
 def _side(part: dict) -> str:
-    return (f"<div><h4>{_e(part['student'])}: {_e(part['cell'])}</h4>"
-            f"<pre>{highlighted(part['source'], part['spans'])}</pre></div>")
+    return (
+        f"<div><h4>{_e(part['student'])}: {_e(part['cell'])}</h4>"
+        f"<pre>{highlighted(part['source'], part['spans'])}</pre></div>"
+    )

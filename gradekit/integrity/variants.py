@@ -29,15 +29,15 @@ from pathlib import Path
 from gradekit.errors import TemplateError
 from gradekit.integrity.material import Handed, Personal, quantise
 
-MIN_BITS = 10.0               # bits beyond chance for answers and personal numbers
-CELL_BITS = 20.0              # the strength of one read-only cell from another student's variant
+MIN_BITS = 10.0  # bits beyond chance for answers and personal numbers
+CELL_BITS = 20.0  # the strength of one read-only cell from another student's variant
 PUBLIC_EXAMPLES = "public_examples.json"
 
 
 @dataclass(frozen=True)
 class PublicExample:
     what: str
-    numbers: tuple[int, ...]      # quantised
+    numbers: tuple[int, ...]  # quantised
     shown: tuple[float, ...]
 
 
@@ -57,8 +57,10 @@ def load_public_examples(source_dir: Path) -> list[PublicExample]:
             examples.append(PublicExample(str(item["what"]), quantised, tuple(numbers)))
         return examples
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise TemplateError(f"{path}: not a list of public examples ({type(exc).__name__}: {exc}); "
-                            'expected {"examples": [{"what": "...", "numbers": [0.25, 0.75]}]}') from None
+        raise TemplateError(
+            f"{path}: not a list of public examples ({type(exc).__name__}: {exc}); "
+            'expected {"examples": [{"what": "...", "numbers": [0.25, 0.75]}]}'
+        ) from None
 
 
 def _bits(n: int, dfs) -> float:
@@ -89,12 +91,17 @@ def variant_cells(personal: dict[str, Personal], handed: dict[str, Handed]) -> d
     out: dict[tuple, list[dict]] = defaultdict(list)
     for (s, t), kinds in found.items():
         cells = sorted(kinds["cell"] | kinds["checksum"])
-        out[_pair(s, t)].append({
-            "kind": "variant cells", "from": s, "by": t, "count": len(cells),
-            "cells": [f"{nb}/{gid}" for nb, gid in cells],
-            "checksums_only": [f"{nb}/{gid}" for nb, gid in sorted(kinds["checksum"] - kinds["cell"])],
-            "strength": round(CELL_BITS * len(cells), 1),
-        })
+        out[_pair(s, t)].append(
+            {
+                "kind": "variant cells",
+                "from": s,
+                "by": t,
+                "count": len(cells),
+                "cells": [f"{nb}/{gid}" for nb, gid in cells],
+                "checksums_only": [f"{nb}/{gid}" for nb, gid in sorted(kinds["checksum"] - kinds["cell"])],
+                "strength": round(CELL_BITS * len(cells), 1),
+            }
+        )
     return out
 
 
@@ -111,19 +118,31 @@ def answers(personal: dict[str, Personal], handed: dict[str, Handed]) -> dict[tu
         own = personal[t].answers
         wrong = {key: value for key, value in mine.answers.items() if key in own and own[key] != value}
         # candidates: the students who share at least one rare answer with t (one in twenty or fewer)
-        candidates = {s for key, value in wrong.items() if len(owners.get((key, value), ())) <= rare
-                      for s in owners.get((key, value), ())} - {t}
+        candidates = {
+            s
+            for key, value in wrong.items()
+            if len(owners.get((key, value), ())) <= rare
+            for s in owners.get((key, value), ())
+        } - {t}
         for s in candidates:
             theirs = personal[s].answers
-            matches[(s, t)] = [(key, value, len(owners[(key, value)])) for key, value in wrong.items()
-                               if theirs.get(key) == value and len(owners[(key, value)]) < n]
+            matches[(s, t)] = [
+                (key, value, len(owners[(key, value)]))
+                for key, value in wrong.items()
+                if theirs.get(key) == value and len(owners[(key, value)]) < n
+            ]
     out: dict[tuple, list[dict]] = defaultdict(list)
     for (s, t), found in _explain(n, matches).items():
-        out[_pair(s, t)].append({
-            "kind": "answers", "from": s, "by": t, "count": len(found),
-            "answers": [f"{nb}/{name}" for (nb, name), _, _ in sorted(found)],
-            "strength": round(_bits(n, [df for _, _, df in found]), 1),
-        })
+        out[_pair(s, t)].append(
+            {
+                "kind": "answers",
+                "from": s,
+                "by": t,
+                "count": len(found),
+                "answers": [f"{nb}/{name}" for (nb, name), _, _ in sorted(found)],
+                "strength": round(_bits(n, [df for _, _, df in found]), 1),
+            }
+        )
     return out
 
 
@@ -162,7 +181,7 @@ def personal_numbers(personal: dict[str, Personal], handed: dict[str, Handed]) -
         own = personal[t].number_runs
         for where, numbers in mine.numbers.items():
             for i in range(len(numbers) - 2):
-                run = tuple(numbers[i:i + 3])
+                run = tuple(numbers[i : i + 3])
                 if run in own:
                     continue
                 who = owners.get(run)
@@ -180,16 +199,22 @@ def personal_numbers(personal: dict[str, Personal], handed: dict[str, Handed]) -
         match = matches[(s, t)]
         kept = {run for run, _, _ in found}
         numbers = {pos for run, positions in match["at"].items() if run in kept for pos in positions}
-        out[_pair(s, t)].append({
-            "kind": "personal numbers", "from": s, "by": t, "count": len(numbers),
-            "where": sorted({where for where, _ in numbers}),
-            "strength": round(_bits(n, [df for _, _, df in found]), 1),
-        })
+        out[_pair(s, t)].append(
+            {
+                "kind": "personal numbers",
+                "from": s,
+                "by": t,
+                "count": len(numbers),
+                "where": sorted({where for where, _ in numbers}),
+                "strength": round(_bits(n, [df for _, _, df in found]), 1),
+            }
+        )
     return out
 
 
-def public_numbers(examples: list[PublicExample], personal: dict[str, Personal],
-                   handed: dict[str, Handed]) -> list[dict]:
+def public_numbers(
+    examples: list[PublicExample], personal: dict[str, Personal], handed: dict[str, Handed]
+) -> list[dict]:
     """The assignment's published example numbers hard-coded in a student's answer cells."""
     found = []
     for t, mine in handed.items():
@@ -199,12 +224,11 @@ def public_numbers(examples: list[PublicExample], personal: dict[str, Personal],
                 continue  # the student's own numbers happen to be the example's
             for where, numbers in sorted(mine.numbers.items()):
                 if not where.endswith("/outputs") and _contains(numbers, example.numbers):
-                    found.append({"student": t, "where": where, "what": example.what,
-                                  "numbers": list(example.shown)})
+                    found.append({"student": t, "where": where, "what": example.what, "numbers": list(example.shown)})
     return found
 
 
 def _contains(sequence: list[int], part: tuple[int, ...]) -> bool:
     k = len(part)
     first = part[0]
-    return any(sequence[i] == first and tuple(sequence[i:i + k]) == part for i in range(len(sequence) - k + 1))
+    return any(sequence[i] == first and tuple(sequence[i : i + k]) == part for i in range(len(sequence) - k + 1))

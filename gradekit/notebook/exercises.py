@@ -17,8 +17,17 @@ from dataclasses import dataclass
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$", re.M)
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 # a few TeX commands that headings use for symbols; everything else is shown as written
-_TEX = {r"\sqrt": "√", r"\times": "×", r"\cdot": "·", r"\le": "≤", r"\ge": "≥", r"\to": "→",
-        r"\approx": "≈", r"\ne": "≠", r"\infty": "∞"}
+_TEX = {
+    r"\sqrt": "√",
+    r"\times": "×",
+    r"\cdot": "·",
+    r"\le": "≤",
+    r"\ge": "≥",
+    r"\to": "→",
+    r"\approx": "≈",
+    r"\ne": "≠",
+    r"\infty": "∞",
+}
 
 
 @dataclass(frozen=True)
@@ -41,7 +50,7 @@ def plain(text: str) -> str:
 def short(full: str) -> str:
     """The title before the first ": " or " — " / " - " (in Chinese "：" or "——"):
     "3. Standardize: from ..." -> "3. Standardize"."""
-    head = re.split(r":\s| [—–-] |：|——", full, maxsplit=1)[0].strip()   # and Chinese "：", "——"
+    head = re.split(r":\s| [—–-] |：|——", full, maxsplit=1)[0].strip()  # and Chinese "：", "——"
     return head or full
 
 

@@ -38,18 +38,23 @@ def _node():
     return without_package_init("nbformat", "nbformat.notebooknode")
 
 
-def from_dict(data) -> "NotebookNode":
+def from_dict(data) -> NotebookNode:
     """nbformat.from_dict: nested dicts as NotebookNodes."""
     return _node().from_dict(data)
 
 
-def read(path: str | Path) -> "NotebookNode":
+def read(path: str | Path) -> NotebookNode:
     """``nbformat.read(path, as_version=4)``, without importing nbformat's validator for a
     notebook already in format 4."""
     text = Path(path).read_text(encoding="utf-8")
     data = json.loads(text)
-    if not isinstance(data, dict) or data.get("nbformat") != 4 or not isinstance(data.get("cells"), list) \
-            or not isinstance(data.get("metadata", {}), dict) or not _ids_as_validated(data):
+    if (
+        not isinstance(data, dict)
+        or data.get("nbformat") != 4
+        or not isinstance(data.get("cells"), list)
+        or not isinstance(data.get("metadata", {}), dict)
+        or not _ids_as_validated(data)
+    ):
         import nbformat
 
         return nbformat.reads(text, as_version=4)
@@ -61,10 +66,10 @@ def read(path: str | Path) -> "NotebookNode":
 
 # -- nbformat.v4's constructors, without validating what is valid by construction -----------------
 
-NBFORMAT, NBFORMAT_MINOR = 4, 5     # nbformat.v4.nbformat, nbformat.v4.nbformat_minor
+NBFORMAT, NBFORMAT_MINOR = 4, 5  # nbformat.v4.nbformat, nbformat.v4.nbformat_minor
 
 
-def new_notebook(**fields) -> "NotebookNode":
+def new_notebook(**fields) -> NotebookNode:
     """``nbformat.v4.new_notebook(**fields)``."""
     node = _node().NotebookNode
     nb = node(nbformat=NBFORMAT, nbformat_minor=NBFORMAT_MINOR, metadata=node(), cells=[])
@@ -72,7 +77,7 @@ def new_notebook(**fields) -> "NotebookNode":
     return nb
 
 
-def new_cell(cell_type: str, source: str = "") -> "NotebookNode":
+def new_cell(cell_type: str, source: str = "") -> NotebookNode:
     """``nbformat.v4.new_code_cell(source)`` (or the markdown or raw cell), with a new random id."""
     from gradekit.imports import without_package_init
 
@@ -83,7 +88,7 @@ def new_cell(cell_type: str, source: str = "") -> "NotebookNode":
     return node(id=new_id, cell_type=cell_type, source=source, metadata=node())
 
 
-def new_stream_output(text: str, name: str = "stdout") -> "NotebookNode":
+def new_stream_output(text: str, name: str = "stdout") -> NotebookNode:
     """``nbformat.v4.new_output("stream", name=name, text=text)``."""
     output = _node().NotebookNode(output_type="stream")
     output.name = name

@@ -24,15 +24,15 @@ from pathlib import Path
 
 import nbformat
 
-from gradekit.pages import look as page
-from gradekit.notebook import exercises as sections
-from gradekit.i18n.text import View
+from gradekit.atomic import atomic_write
+from gradekit.course import Course
+from gradekit.grading.diagnosis import notes as diagnosis_notes
 from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
-from gradekit.course import Course
+from gradekit.i18n.text import View
+from gradekit.notebook import exercises as sections
 from gradekit.notebook.cells import is_graded, is_solution
-from gradekit.atomic import atomic_write
-from gradekit.grading.diagnosis import notes as diagnosis_notes
+from gradekit.pages import look as page
 from gradekit.results import CellResult, NotebookResult, SubmissionResult
 
 
@@ -62,8 +62,10 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
     paths = []
     out_dir = course.feedback_dir(result.student, result.assignment)
     graded_dir = course.autograded_dir(result.student, result.assignment)
-    siblings = [{"name": nb.name, "href": f"{nb.name}.html", "final": nb.final, "possible": nb.possible}
-                for nb in result.notebooks]
+    siblings = [
+        {"name": nb.name, "href": f"{nb.name}.html", "final": nb.final, "possible": nb.possible}
+        for nb in result.notebooks
+    ]
     language = result.language or "en"
     translate = translator(course.root, result.assignment, language)
     view = View(language, result.translations, translate)
@@ -71,14 +73,25 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
         code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
         titles = _titles(course, result.assignment, nb.name, language)
         html = page.render(
-            "feedback.html", language, translate, view=view, r=result, nb=nb, notes=notes, code=code,
+            "feedback.html",
+            language,
+            translate,
+            view=view,
+            r=result,
+            nb=nb,
+            notes=notes,
+            code=code,
             diagnosis=lambda cell: diagnosis_notes(cell, view),
-            siblings=siblings, failed_runs=[run for run in nb.runs if not run.ok], manual=view(waiting_sentence(nb)),
+            siblings=siblings,
+            failed_runs=[run for run in nb.runs if not run.ok],
+            manual=view(waiting_sentence(nb)),
             nb_title=_notebook_title(course, result.assignment, nb.name, language),
-            titles={c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title
-                    for c in nb.cells},
+            titles={
+                c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title for c in nb.cells
+            },
             exercises=[{**e, "result": view(e["result"])} for e in exercises(nb, titles)],
-            overview=f"../../../reports/{result.assignment}/index.html")
+            overview=f"../../../reports/{result.assignment}/index.html",
+        )
         path = out_dir / f"{nb.name}.html"
         atomic_write(path, html)
         paths.append(path)
@@ -109,8 +122,15 @@ def exercises(nb: NotebookResult, titles: dict[str, sections.Heading]) -> list[d
     out = []
     for heading, gids in sections.group([c.grade_id for c in nb.cells], titles):
         cells = [by_gid[g] for g in gids]
-        out.append({"title": heading.title, "anchor": gids[0], "score": sum(c.score or 0.0 for c in cells),
-                    "points": sum(c.points for c in cells), "result": _result(cells, nb)})
+        out.append(
+            {
+                "title": heading.title,
+                "anchor": gids[0],
+                "score": sum(c.score or 0.0 for c in cells),
+                "points": sum(c.points for c in cells),
+                "result": _result(cells, nb),
+            }
+        )
     return out
 
 
@@ -160,12 +180,15 @@ def _headings(course: Course, assignment: str, notebook: str, language: str) -> 
             if language != "en":
                 translate = translator(course.root, assignment, language)
                 for cell in nb.get("cells", []):
-                    source = "".join(cell.get("source", "")) if isinstance(cell.get("source"), list) \
+                    source = (
+                        "".join(cell.get("source", ""))
+                        if isinstance(cell.get("source"), list)
                         else cell.get("source", "")
+                    )
                     if message_of({**cell, "source": source}):
                         cell["source"] = translate(source)
             title = sections.title(nb)
-            _TITLES[key] = (sections.headings(nb), None if title and "{" in title else title)   # no template
+            _TITLES[key] = (sections.headings(nb), None if title and "{" in title else title)  # no template
         except (OSError, ValueError):
             _TITLES[key] = ({}, None)
     return _TITLES[key]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from gradekit.results import SubmissionResult
 from gradekit.intake.untrusted import for_rich, shown
+from gradekit.results import SubmissionResult
 
 
 def pts(value: float) -> str:
@@ -23,11 +23,16 @@ class Progress:
         self.tty = sys.stdout.isatty()
         self._bar = None
         if self.tty:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn,
-                                       TimeRemainingColumn)
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+            from rich.progress import Progress as Bar
 
-            self._bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
+            self._bar = Bar(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeRemainingColumn(),
+            )
             self._task = self._bar.add_task(label, total=total, rate="")
             self._bar.start()
 
@@ -42,10 +47,12 @@ class Progress:
             note = note_of(result)
             # a submission that could not be graded at all has no cells, hence nothing "possible"
             score = f"{pts(result.final)}/{pts(result.possible)}" if result.possible else pts(result.final)
-            status = shown(score + (f" ({shown(note, 100)})" if note else "")
-                           + (", as before: nothing changed" if getattr(result, "unchanged", False) else ""))
-            print(f"[{self.done}/{self.total}] {result.student}: {status} "
-                  f"({rate:.1f}/s, {left:.0f}s left)", flush=True)
+            status = shown(
+                score
+                + (f" ({shown(note, 100)})" if note else "")
+                + (", as before: nothing changed" if getattr(result, "unchanged", False) else "")
+            )
+            print(f"[{self.done}/{self.total}] {result.student}: {status} ({rate:.1f}/s, {left:.0f}s left)", flush=True)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -71,7 +78,7 @@ class Summary:
         self.cells: list[str] = []
         self.notebooks: list[str] = []
         self.rows: list[tuple[str, tuple, float, float, str, tuple, str]] = []
-        self.skipped: list[str] = []   # folders of submitted/ left out ("skipped submitted/x: why")
+        self.skipped: list[str] = []  # folders of submitted/ left out ("skipped submitted/x: why")
 
     def add(self, result: SubmissionResult) -> None:
         scores = []
@@ -83,8 +90,17 @@ class Summary:
                     self.cells.append(cell.grade_id)
                 scores.append((cell.grade_id, cell.score, cell.points))
         per_notebook = tuple((nb.name, nb.final, nb.possible, _notebook_problem(nb)) for nb in result.notebooks)
-        self.rows.append((result.student, tuple(scores), result.final, result.possible, note_of(result),
-                          per_notebook, problem_of(result)))
+        self.rows.append(
+            (
+                result.student,
+                tuple(scores),
+                result.final,
+                result.possible,
+                note_of(result),
+                per_notebook,
+                problem_of(result),
+            )
+        )
 
     def print(self, title: str) -> None:
         from rich.console import Console
@@ -105,8 +121,11 @@ class Summary:
         common = self.most_common()
         if common:
             problem, count = common
-            console.print(f"most common problem: {for_rich(problem)} ({count} of {len(self.rows)} submissions)",
-                          overflow="ellipsis", no_wrap=True)
+            console.print(
+                f"most common problem: {for_rich(problem)} ({count} of {len(self.rows)} submissions)",
+                overflow="ellipsis",
+                no_wrap=True,
+            )
         if self.skipped:
             shown = "; ".join(line.removeprefix("skipped ") for line in self.skipped[:3])
             more = f"; and {len(self.skipped) - 3} more" if len(self.skipped) > 3 else ""
@@ -120,8 +139,9 @@ class Summary:
 
     def _compact(self, title: str):
         most = max((r[3] for r in self.rows), default=0)
-        possible_of = {name: max((p for r in self.rows for n, _, p, _ in r[5] if n == name), default=0)
-                       for name in self.notebooks}
+        possible_of = {
+            name: max((p for r in self.rows for n, _, p, _ in r[5] if n == name), default=0) for name in self.notebooks
+        }
         rows = []
         for student, _, score, possible, _, per_notebook, problem in sorted(self.rows):
             possible = possible or most
@@ -142,10 +162,16 @@ class Summary:
             points = max((p for _, p in values), default=0)
             problems = Counter(problem for r in self.rows for nb, _, _, problem in r[5] if nb == name and problem)
             common = problems.most_common(1)
-            rows.append([name, f"{points:g}", f"{sum(f for f, _ in values) / len(values):.2f}" if values else "-",
-                         f"{sum(1 for f, _ in values if points and f >= points)}/{n}",
-                         f"{sum(1 for f, _ in values if f == 0)}/{n}",
-                         f"{common[0][0]} ({common[0][1]})" if common else ""])
+            rows.append(
+                [
+                    name,
+                    f"{points:g}",
+                    f"{sum(f for f, _ in values) / len(values):.2f}" if values else "-",
+                    f"{sum(1 for f, _ in values if points and f >= points)}/{n}",
+                    f"{sum(1 for f, _ in values if f == 0)}/{n}",
+                    f"{common[0][0]} ({common[0][1]})" if common else "",
+                ]
+            )
         total = sum(r[2] for r in self.rows)
         possible = max((r[3] for r in self.rows), default=0)
         rows.append(["total", f"{possible:g}", f"{total / n:.2f}" if n else "-", "", "", ""])
@@ -166,8 +192,10 @@ class Summary:
         for student, scores, score, possible, note, _, _ in sorted(self.rows):
             possible = possible or most  # not graded at all: out of what the others were graded on
             by_gid = {gid: value for gid, value, _ in scores}
-            cells = ["-" if gid not in by_gid else ("manual" if by_gid[gid] is None else pts(by_gid[gid]))
-                     for gid in self.cells]
+            cells = [
+                "-" if gid not in by_gid else ("manual" if by_gid[gid] is None else pts(by_gid[gid]))
+                for gid in self.cells
+            ]
             table.add_row(student, *cells, f"{pts(score)}/{pts(possible)}", Text(shown(note)))
         return table
 
@@ -182,9 +210,14 @@ class Summary:
             values = [(v, p) for _, scores, *_ in self.rows for g, v, p in scores if g == gid]
             graded = [v for v, _ in values if v is not None]
             points = values[0][1] if values else 0
-            table.add_row(gid, f"{points:g}", f"{sum(graded) / len(graded):.2f}" if graded else "-",
-                          f"{sum(1 for v in graded if v >= points)}/{n}", f"{sum(1 for v in graded if v == 0)}/{n}",
-                          f"{sum(1 for v, _ in values if v is None)}")
+            table.add_row(
+                gid,
+                f"{points:g}",
+                f"{sum(graded) / len(graded):.2f}" if graded else "-",
+                f"{sum(1 for v in graded if v >= points)}/{n}",
+                f"{sum(1 for v in graded if v == 0)}/{n}",
+                f"{sum(1 for v, _ in values if v is None)}",
+            )
         total = sum(r[2] for r in self.rows)
         possible = max((r[3] for r in self.rows), default=0)
         table.add_row("total", f"{possible:g}", f"{total / n:.2f}" if n else "-", "", "", "")
@@ -198,14 +231,19 @@ def _fitted_table(title: str, headers: list[str], rows: list[list[str]], right, 
 
     table = Table(title=title, title_justify="left")
     natural = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    used = 1 + sum(w + 3 for w in natural[:-1])          # a border, and padding + border per column
+    used = 1 + sum(w + 3 for w in natural[:-1])  # a border, and padding + border per column
     last = max(12, width - used - 3)
     for i, header in enumerate(headers):
         last_column = i == len(headers) - 1
-        table.add_column(header, justify="right" if i in right else "left", no_wrap=True,
-                         overflow="ellipsis", min_width=None if last_column else natural[i],
-                         max_width=last if last_column else None)
-    for row in rows:     # the last column is the student's text (an error message): no rich markup
+        table.add_column(
+            header,
+            justify="right" if i in right else "left",
+            no_wrap=True,
+            overflow="ellipsis",
+            min_width=None if last_column else natural[i],
+            max_width=last if last_column else None,
+        )
+    for row in rows:  # the last column is the student's text (an error message): no rich markup
         table.add_row(*row[:-1], Text(shown(row[-1])))
     return table
 
@@ -232,7 +270,7 @@ def _most_common_problem(cells) -> str:
     unnamed: Counter = Counter()
     for cell in cells:
         where = cell.grade_id.removeprefix("test_")
-        if cell.diagnosis:       # a named mistake says more than a failed check
+        if cell.diagnosis:  # a named mistake says more than a failed check
             named[f"{where}: {cell.diagnosis[0]}"] += 1
             continue
         failed = [k for k in cell.checks if not k.passed]
@@ -244,7 +282,9 @@ def _most_common_problem(cells) -> str:
 
 def note_of(result: SubmissionResult) -> str:
     """The one-line reason a submission lost points wholesale (or a late penalty), if any."""
-    late = f"late penalty {pts(result.late_penalty)} (score {pts(result.score)} before it)" if result.late_penalty else ""
+    late = (
+        f"late penalty {pts(result.late_penalty)} (score {pts(result.score)} before it)" if result.late_penalty else ""
+    )
     note = _lost_everything(result)
     return "; ".join(part for part in (note, late, *result.notes) if part)
 

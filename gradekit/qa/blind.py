@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from gradekit.grading.stages import NotebookJob, Stage
 
-AUDIT = "audit"   # the tag of a job whose passing checks are audited
+AUDIT = "audit"  # the tag of a job whose passing checks are audited
 
 
 class _Audit:

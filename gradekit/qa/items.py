@@ -9,12 +9,13 @@ items, e.g. ``{"mc": [{"id": "q1", "options": [...], "answer": "C"}, ...]}``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from gradekit.qa.rows import Row
 
 LETTERS = "ABCDEFGHIJ"
-MARGIN = 0.10    # above chance that a strategy may score: 35% with four options
+MARGIN = 0.10  # above chance that a strategy may score: 35% with four options
 
 
 def items_of(params: dict) -> list[dict]:
@@ -39,15 +40,20 @@ def items_of(params: dict) -> list[dict]:
 
 
 def _is_item(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("options"), list) and len(value["options"]) >= 2 \
-        and all(isinstance(o, str) for o in value["options"]) and _answer_index(value) is not None
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("options"), list)
+        and len(value["options"]) >= 2
+        and all(isinstance(o, str) for o in value["options"])
+        and _answer_index(value) is not None
+    )
 
 
 def _answer_index(item: dict) -> int | None:
     answer = item.get("answer")
     if isinstance(answer, int) and not isinstance(answer, bool) and 0 <= answer < len(item["options"]):
         return answer
-    if isinstance(answer, str) and len(answer) == 1 and answer.upper() in LETTERS[:len(item["options"])]:
+    if isinstance(answer, str) and len(answer) == 1 and answer.upper() in LETTERS[: len(item["options"])]:
         return LETTERS.index(answer.upper())
     return None
 
@@ -58,12 +64,15 @@ def strategy_scores(items: Iterable[dict]) -> tuple[dict[str, float], float, int
     if not items:
         return {}, 0.0, 0
     width = max(len(i["options"]) for i in items)
-    picks = {"always the longest option": lambda o: max(range(len(o)), key=lambda k: len(o[k])),
-             "always the shortest option": lambda o: min(range(len(o)), key=lambda k: len(o[k]))}
+    picks = {
+        "always the longest option": lambda o: max(range(len(o)), key=lambda k: len(o[k])),
+        "always the shortest option": lambda o: min(range(len(o)), key=lambda k: len(o[k])),
+    }
     for k in range(width):
         picks[f"always {LETTERS[k]}"] = lambda o, k=k: k
-    scores = {name: sum(pick(i["options"]) == _answer_index(i) for i in items) / len(items)
-              for name, pick in picks.items()}
+    scores = {
+        name: sum(pick(i["options"]) == _answer_index(i) for i in items) / len(items) for name, pick in picks.items()
+    }
     chance = sum(1 / len(i["options"]) for i in items) / len(items)
     return scores, chance, len(items)
 
@@ -81,7 +90,13 @@ def testwise_rows(variants: dict, language: str = "en", translate=None) -> list:
     scores, chance, n = strategy_scores(items)
     worst = max(scores, key=scores.get)
     bad = [f"{name}: {score:.0%}" for name, score in scores.items() if score > chance + MARGIN]
-    return [Row(title, not bad,
-                "; ".join(bad) + f" (chance {chance:.0%}, {n} items)" if bad else
-                f"best strategy {worst} {scores[worst]:.0%}, chance {chance:.0%}, {n} items over "
-                f"{len(variants)} variants")]
+    return [
+        Row(
+            title,
+            not bad,
+            "; ".join(bad) + f" (chance {chance:.0%}, {n} items)"
+            if bad
+            else f"best strategy {worst} {scores[worst]:.0%}, chance {chance:.0%}, {n} items over "
+            f"{len(variants)} variants",
+        )
+    ]

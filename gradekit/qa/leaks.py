@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 from gradekit.grading.stages import NotebookJob, Stage
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
-MAX_VALUES = 200_000   # reference values kept per notebook; a grader calling it millions of times is sampled
+MAX_VALUES = 200_000  # reference values kept per notebook; a grader calling it millions of times is sampled
 
 
 def printed_numbers(text: str) -> list[tuple[float, int]]:
@@ -116,5 +117,5 @@ class LeakScan(Stage):
     def __call__(self, job: NotebookJob) -> None:
         texts = [check.message for cell in job.result.cells for check in cell.checks if check.message]
         texts += [text for cell in job.result.cells for text in getattr(cell, "diagnosis", []) or []]
-        texts = texts + [job.say.table[t] for t in texts if t in job.say.table]   # and as the student reads them
+        texts = texts + [job.say.table[t] for t in texts if t in job.say.table]  # and as the student reads them
         job.observed["leaks"] = leaks(texts, flatten(self.heard.values), flatten([job.variant.params]))

@@ -45,7 +45,7 @@ def parse(path: Path) -> tuple[str | None, list[str], dict[str, str]]:
     current = None
     for number, line in enumerate(lines, 1):
         if line.startswith(SECTION):
-            current = line[len(SECTION):].strip()
+            current = line[len(SECTION) :].strip()
             if not current:
                 raise TemplateError(f"{path}:{number}: '# %%' needs the solution cell's grade_id")
             if current in sections:
@@ -56,11 +56,11 @@ def parse(path: Path) -> tuple[str | None, list[str], dict[str, str]]:
         elif line.startswith(NAMES):
             if number != 1:
                 raise TemplateError(f"{path}:{number}: '# names:' must be the first line")
-            names = line[len(NAMES):].strip()
+            names = line[len(NAMES) :].strip()
             if not names:
                 raise TemplateError(f"{path}:1: '# names:' needs the phrase the feedback must contain")
         elif line.startswith(BREAKS):
-            breaks = line[len(BREAKS):].replace(",", " ").split()
+            breaks = line[len(BREAKS) :].replace(",", " ").split()
     if not sections:
         raise TemplateError(f"{path}: no '# %% <grade_id>' section")
     return names, breaks, {gid: "".join(code).rstrip() + "\n" for gid, code in sections.items()}

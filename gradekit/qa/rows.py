@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 @dataclass
 class Row:
     check: str
-    ok: bool | None          # None: information, not a pass or a failure
+    ok: bool | None  # None: information, not a pass or a failure
     detail: str = ""
 
 
@@ -19,7 +19,7 @@ class CheckReport:
     rows: list[Row] = field(default_factory=list)
     seconds: float = 0.0
     gradings: int = 0
-    ids: frozenset[str] = frozenset()   # the simulated students: a failure "qa001: ..." is grouped by them
+    ids: frozenset[str] = frozenset()  # the simulated students: a failure "qa001: ..." is grouped by them
 
     @property
     def ok(self) -> bool:
@@ -27,8 +27,11 @@ class CheckReport:
 
     def add(self, check: str, failures: list[str], passed: str = "", limit: int = 3) -> None:
         shown = _grouped(failures, self.ids)
-        detail = passed if not failures else "; ".join(shown[:limit]) + (
-            f"; and {len(shown) - limit} more" if len(shown) > limit else "")
+        detail = (
+            passed
+            if not failures
+            else "; ".join(shown[:limit]) + (f"; and {len(shown) - limit} more" if len(shown) > limit else "")
+        )
         self.rows.append(Row(check, not failures, detail))
 
 
@@ -48,11 +51,16 @@ def _grouped(failures: list[str], ids: frozenset[str]) -> list[str]:
         else:
             students[what] = [who]
             out.append([what])
-    return [item if isinstance(item, str) else
-            "{what} ({who}{more})".format(what=item[0], who=", ".join(students[item[0]][:3]),
-                                          more=f" and {len(students[item[0]]) - 3} more"
-                                          if len(students[item[0]]) > 3 else "")
-            for item in out]
+    return [
+        item
+        if isinstance(item, str)
+        else "{what} ({who}{more})".format(
+            what=item[0],
+            who=", ".join(students[item[0]][:3]),
+            more=f" and {len(students[item[0]]) - 3} more" if len(students[item[0]]) > 3 else "",
+        )
+        for item in out
+    ]
 
 
 def print_report(report: CheckReport) -> None:
@@ -63,17 +71,29 @@ def print_report(report: CheckReport) -> None:
 
     from gradekit.intake.untrusted import shown
 
-    table = Table(title=f"gradekit check {report.assignment}: {report.students} simulated students, "
-                        f"{report.gradings} gradings, {report.seconds:.1f} s", title_justify="left")
+    table = Table(
+        title=f"gradekit check {report.assignment}: {report.students} simulated students, "
+        f"{report.gradings} gradings, {report.seconds:.1f} s",
+        title_justify="left",
+    )
     table.add_column("check")
     table.add_column("", justify="center")
     table.add_column("details")
     for row in report.rows:
-        mark = Text("ok", style="green") if row.ok else Text("FAIL", style="bold red") if row.ok is False \
+        mark = (
+            Text("ok", style="green")
+            if row.ok
+            else Text("FAIL", style="bold red")
+            if row.ok is False
             else Text("info", style="dim")
+        )
         table.add_row(Text(row.check), mark, Text(shown(row.detail, 600)))
     console = Console(width=140)
     console.print(table)
     failed = [row for row in report.rows if row.ok is False]
-    console.print(Text(f"{len(failed)} check(s) failed" if failed else "every check passed",
-                       style="bold red" if failed else "bold green"))
+    console.print(
+        Text(
+            f"{len(failed)} check(s) failed" if failed else "every check passed",
+            style="bold red" if failed else "bold green",
+        )
+    )

@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradekit.course import Course
-from gradekit.results import SubmissionResult
-from gradekit.runners.base import Outcome
 from gradekit.intake.untrusted import shown
 from gradekit.qa import simulate
 from gradekit.qa.items import testwise_rows
 from gradekit.qa.rows import CheckReport, Row
+from gradekit.results import SubmissionResult
+from gradekit.runners.base import Outcome
 
 LEAK_STAGE = "gradekit.qa.leaks.LeakScan"
 BLIND_STAGE = "gradekit.qa.blind.BlindSpots"
@@ -47,16 +47,15 @@ GRADER_ERROR = "the grader could not check this"
 
 @dataclass
 class Task:
-    label: str                    # what is graded: "key", "release", "mistakes/x.py", ...
-    student: str                  # whose variant
-    folder: Path                  # the submission
-    files: list["simulate.QAFile"] = field(default_factory=list)   # the QA files in it
-    again: bool = False           # a second grading, for determinism
-    language: str | None = None   # grade in this language rather than the student's
+    label: str  # what is graded: "key", "release", "mistakes/x.py", ...
+    student: str  # whose variant
+    folder: Path  # the submission
+    files: list[simulate.QAFile] = field(default_factory=list)  # the QA files in it
+    again: bool = False  # a second grading, for determinism
+    language: str | None = None  # grade in this language rather than the student's
 
 
-def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0,
-                     sandboxed: bool = True) -> CheckReport:
+def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, sandboxed: bool = True) -> CheckReport:
     started = time.monotonic()
     report = CheckReport(assignment, students)
     with simulate.simulated_course(course, assignment) as qa:
@@ -82,23 +81,35 @@ def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0,
             report.rows.extend(testwise_rows(variants, language, translator(qa.root, assignment, language)))
         seconds = [o.result.seconds for o in outcomes.values() if o.result.seconds]
         if seconds:
-            report.rows.append(Row("time per submission", None,
-                                   f"{sum(seconds) / len(seconds):.3f} s mean, {max(seconds):.2f} s at most "
-                                   f"(in the grading process, sandbox included)"))
+            report.rows.append(
+                Row(
+                    "time per submission",
+                    None,
+                    f"{sum(seconds) / len(seconds):.3f} s mean, {max(seconds):.2f} s at most "
+                    f"(in the grading process, sandbox included)",
+                )
+            )
         limits = qa.limits_for(assignment)
-        report.rows.append(Row("limits", None, f"cells {limits.cell_timeout:g} s, a call {limits.call_timeout:g} s, "
-                                               f"a notebook {limits.notebook_budget:g} s, {limits.memory} MiB "
-                                               "(c.Gradekit in nbgrader_config.py)"))
+        report.rows.append(
+            Row(
+                "limits",
+                None,
+                f"cells {limits.cell_timeout:g} s, a call {limits.call_timeout:g} s, "
+                f"a notebook {limits.notebook_budget:g} s, {limits.memory} MiB "
+                "(c.Gradekit in nbgrader_config.py)",
+            )
+        )
     report.seconds = time.monotonic() - started
     return report
 
 
 # -- variants ------------------------------------------------------------------------------------
 
+
 def _variant_rows(qa: Course, assignment: str, ids: list[str], report: CheckReport) -> dict | None:
-    from gradekit.errors import GradekitError
     from gradekit.authoring.template import AssignmentSource
     from gradekit.authoring.variant import build_variant
+    from gradekit.errors import GradekitError
 
     try:
         source = AssignmentSource.load(qa, assignment)
@@ -115,12 +126,20 @@ def _variant_rows(qa: Course, assignment: str, ids: list[str], report: CheckRepo
     if failures:
         return None
     distinct = len({json.dumps(v.params, sort_keys=True) for v in variants.values()})
-    report.add("variants differ", [] if distinct == len(ids) or len(ids) < 2 else
-               [f"only {distinct} different params among {len(ids)} students"], f"{distinct} of {len(ids)} distinct")
-    again = [s for s in ids[:5] if json.dumps(build_variant(qa, source, s).params, sort_keys=True)
-             != json.dumps(variants[s].params, sort_keys=True)]
-    report.add("params are deterministic", [f"{s}: two builds differ" for s in again],
-               "the same student gets the same numbers")
+    report.add(
+        "variants differ",
+        [] if distinct == len(ids) or len(ids) < 2 else [f"only {distinct} different params among {len(ids)} students"],
+        f"{distinct} of {len(ids)} distinct",
+    )
+    again = [
+        s
+        for s in ids[:5]
+        if json.dumps(build_variant(qa, source, s).params, sort_keys=True)
+        != json.dumps(variants[s].params, sort_keys=True)
+    ]
+    report.add(
+        "params are deterministic", [f"{s}: two builds differ" for s in again], "the same student gets the same numbers"
+    )
     return variants
 
 
@@ -131,23 +150,34 @@ def _coverage_rows(qa: Course, assignment: str, notebooks: dict, report: CheckRe
     tests = [grade_id(c) for nb in notebooks.values() for c in nb.cells if is_test(c)]
     missing = [t for t in tests if t not in graders]
     orphans = sorted(graders - set(tests))
-    failures = ([f"test cell {t} has no grader (graded on its own asserts)" for t in missing] if graders else []) + \
-               [f"autograder/{assignment}/{g}.py grades no test cell" for g in orphans]
-    report.add("every test cell has a grader, every grader a test cell", failures,
-               f"{len(tests)} test cells" + ("" if graders else ", none with a hidden grader: graded as nbgrader does"))
-    bad = [f"{grade_id(c)}: {points(c):g} points" for nb in notebooks.values() for c in nb.cells
-           if is_graded(c) and points(c) <= 0]
-    totals = ", ".join(f"{name}: {sum(points(c) for c in nb.cells if is_graded(c)):g}" for name, nb in notebooks.items())
+    failures = ([f"test cell {t} has no grader (graded on its own asserts)" for t in missing] if graders else []) + [
+        f"autograder/{assignment}/{g}.py grades no test cell" for g in orphans
+    ]
+    report.add(
+        "every test cell has a grader, every grader a test cell",
+        failures,
+        f"{len(tests)} test cells" + ("" if graders else ", none with a hidden grader: graded as nbgrader does"),
+    )
+    bad = [
+        f"{grade_id(c)}: {points(c):g} points"
+        for nb in notebooks.values()
+        for c in nb.cells
+        if is_graded(c) and points(c) <= 0
+    ]
+    totals = ", ".join(
+        f"{name}: {sum(points(c) for c in nb.cells if is_graded(c)):g}" for name, nb in notebooks.items()
+    )
     report.add("points add up", bad, f"{totals} points")
 
 
 # -- the gradings ----------------------------------------------------------------------------------
 
+
 def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: list[str] = ()) -> list[Task]:
-    from gradekit.release.cache import ReleaseCache
-    from gradekit.release.stripper import Stripper
     from gradekit.authoring.template import AssignmentSource
     from gradekit.authoring.variant import build_variant
+    from gradekit.release.cache import ReleaseCache
+    from gradekit.release.stripper import Stripper
 
     source = AssignmentSource.load(qa, assignment)
     releases = ReleaseCache(qa, assignment)
@@ -165,16 +195,16 @@ def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: 
         def submit(label: str, notebooks: dict, qa_files: list, again: bool = False) -> None:
             folder = simulate.write_submission(base / f"{len(tasks):05d}", notebooks)
             # a second grading is in another language: the same answers must get the same grades
-            language = languages[0] if again and languages and variant.language == "en" else None
-            tasks.append(Task(label, student, folder, qa_files, again, language))
+            language = languages[0] if again and languages and variant.language == "en" else None  # noqa: B023
+            tasks.append(Task(label, student, folder, qa_files, again, language))  # noqa: B023 - called at once
 
         submit("answer key", key, [])
         submit("untouched release", release, [])
-        if index == 0:   # each QA file alone: is it only its own exercise that loses points?
+        if index == 0:  # each QA file alone: is it only its own exercise that loses points?
             for qa_file in mistakes + correct:
                 submit(qa_file.label, simulate.fill(key, qa_file.sections), [qa_file])
             submit("answer key", key, [], again=True)
-            for again in (False, True):   # a packed submission, graded twice
+            for again in (False, True):  # a packed submission, graded twice
                 for group in packed[:1]:
                     submit("+".join(f.label for f in group), simulate.fill(key, _merged(group)), group, again)
         else:
@@ -202,8 +232,10 @@ def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed:
     options = Options(sandboxed=sandboxed, jobs=jobs, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE, BLIND_STAGE))
     out = qa.root / "qa-out"
     # the answer key's passing checks also work out their known mistakes (gradekit.qa.blind)
-    work = [Job(t.student, str(t.folder), str(out / f"{i:05d}"), t.language,
-                (AUDIT,) if t.label == "answer key" else ()) for i, t in enumerate(tasks)]
+    work = [
+        Job(t.student, str(t.folder), str(out / f"{i:05d}"), t.language, (AUDIT,) if t.label == "answer key" else ())
+        for i, t in enumerate(tasks)
+    ]
     index = {job.out_dir: i for i, job in enumerate(work)}
     outcomes: dict[int, Outcome] = {}
     with make_runner(qa, assignment, options, len(work)) as runner:
@@ -213,13 +245,15 @@ def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed:
 
 # -- the rows -------------------------------------------------------------------------------------
 
-def _result_rows(tasks: list[Task], outcomes: dict[int, Outcome], files: list, problems: list[str],
-                 report: CheckReport) -> None:
+
+def _result_rows(
+    tasks: list[Task], outcomes: dict[int, Outcome], files: list, problems: list[str], report: CheckReport
+) -> None:
     first: dict[tuple[str, str], dict] = {}
     keys, releases, determinism, leaks = [], [], [], []
     per_file: dict[str, list[str]] = {f.label: [] for f in files}
     coincide: Counter = Counter()
-    blind: dict[tuple[str, str], set[str]] = {}   # (mistake, check) -> the variants whose answer key it matched
+    blind: dict[tuple[str, str], set[str]] = {}  # (mistake, check) -> the variants whose answer key it matched
     known_names = [f.names for f in files if f.names]
     for index, task in enumerate(tasks):
         result, observed = outcomes[index].result, outcomes[index].observed
@@ -246,20 +280,33 @@ def _result_rows(tasks: list[Task], outcomes: dict[int, Outcome], files: list, p
                 per_file[qa_file.label].append(message)
             continue
         if task.label == "answer key":
-            keys += [f"{where}: {c.grade_id} {c.score:g}/{c.points:g}" + _first_failure(c)
-                     for c in cells.values() if not c.manual and (c.score or 0) < c.points - 1e-9]
+            keys += [
+                f"{where}: {c.grade_id} {c.score:g}/{c.points:g}" + _first_failure(c)
+                for c in cells.values()
+                if not c.manual and (c.score or 0) < c.points - 1e-9
+            ]
         elif task.label == "untouched release":
-            releases += [f"{where}: {c.grade_id} got {c.score:g}" for c in cells.values()
-                         if not c.manual and (c.score or 0) > 1e-9]
-            releases += [f"{where}: {c.grade_id}: {k.message[:80]}" for c in cells.values() for k in c.checks
-                         if GRADER_ERROR in k.message]
+            releases += [
+                f"{where}: {c.grade_id} got {c.score:g}"
+                for c in cells.values()
+                if not c.manual and (c.score or 0) > 1e-9
+            ]
+            releases += [
+                f"{where}: {c.grade_id}: {k.message[:80]}"
+                for c in cells.values()
+                for k in c.checks
+                if GRADER_ERROR in k.message
+            ]
         runs = {r.cell_id: r for nb in result.notebooks for r in nb.runs}
         for qa_file in task.files:
             per_file[qa_file.label] += _own_errors(qa_file, runs, where)
             per_file[qa_file.label] += _judge(qa_file, task, cells, known_names, alone=len(task.files) == 1)
     report.add("answer key: full marks", keys, f"{len(report_students(tasks))} variants")
-    report.add("untouched release: 0 on every autograded cell, no grader error", releases,
-               f"{len(report_students(tasks))} variants")
+    report.add(
+        "untouched release: 0 on every autograded cell, no grader error",
+        releases,
+        f"{len(report_students(tasks))} variants",
+    )
     for line in problems:
         report.rows.append(Row("QA set file", False, line))
     for qa_file in files:
@@ -268,14 +315,26 @@ def _result_rows(tasks: list[Task], outcomes: dict[int, Outcome], files: list, p
         what = f"names “{qa_file.names}”, {breaks}" if qa_file.names else "full marks"
         report.add(qa_file.label, per_file[qa_file.label], f"{what} on {runs} grading(s)")
     other = sorted({t.language for t in tasks if t.again and t.language})
-    report.add("grading twice gives the same grades and feedback", determinism,
-               f"{sum(1 for t in tasks if t.again)} submissions graded twice" +
-               (f", the second time in {', '.join(other)}" if other else ""))
-    report.add("no hidden value in the feedback", leaks, "no number the reference computed for the "
-                                                          "student appears in what they are told")
+    report.add(
+        "grading twice gives the same grades and feedback",
+        determinism,
+        f"{sum(1 for t in tasks if t.again)} submissions graded twice"
+        + (f", the second time in {', '.join(other)}" if other else ""),
+    )
+    report.add(
+        "no hidden value in the feedback",
+        leaks,
+        "no number the reference computed for the student appears in what they are told",
+    )
     if coincide:
-        report.rows.append(Row("inputs where known mistakes coincide", None, "; ".join(
-            f"{mistake} ({n}x)" for mistake, n in coincide.most_common(5)) + ": no evidence on those inputs"))
+        report.rows.append(
+            Row(
+                "inputs where known mistakes coincide",
+                None,
+                "; ".join(f"{mistake} ({n}x)" for mistake, n in coincide.most_common(5))
+                + ": no evidence on those inputs",
+            )
+        )
     if blind:
         variants = len({t.student for t in tasks if t.label == "answer key"})
         mistakes: dict[str, list[tuple[str, set[str]]]] = {}
@@ -285,10 +344,16 @@ def _result_rows(tasks: list[Task], outcomes: dict[int, Outcome], files: list, p
         for mistake, checks in sorted(mistakes.items(), key=lambda item: (-max(len(w) for _, w in item[1]), item[0])):
             what, who = max(checks, key=lambda c: (len(c[1]), c[0]))
             lines.append(f"“{mistake}” on {len(checks)} check(s), such as {what} ({len(who)} of {variants} variants)")
-        report.rows.append(Row("known mistakes that give the right answer", None, "; ".join(lines[:4])
-                               + (f"; and {len(lines) - 4} more" if len(lines) > 4 else "")
-                               + ": a student who made one keeps those checks' points (draw the params again, "
-                                 "or add an input that tells them apart)"))
+        report.rows.append(
+            Row(
+                "known mistakes that give the right answer",
+                None,
+                "; ".join(lines[:4])
+                + (f"; and {len(lines) - 4} more" if len(lines) > 4 else "")
+                + ": a student who made one keeps those checks' points (draw the params again, "
+                "or add an input that tells them apart)",
+            )
+        )
 
 
 def report_students(tasks: list[Task]) -> set[str]:
@@ -299,17 +364,23 @@ def _own_errors(qa_file, runs: dict, where: str) -> list[str]:
     """A QA file's cell that raises as it runs (not when a grader calls it) is the file's own
     mistake, usually a template expression or a name the notebook does not define: say so, with
     the error, rather than only that the feedback misses the phrase."""
-    return [f"{where}: its code for {gid} raises when the cell runs: {(runs[gid].error or '')[:120]} "
-            f"(a QA file holds the cell as a student writes it: the notebook's own variables, no {{{{ }}}})"
-            for gid in qa_file.sections if gid in runs and not runs[gid].ok]
+    return [
+        f"{where}: its code for {gid} raises when the cell runs: {(runs[gid].error or '')[:120]} "
+        f"(a QA file holds the cell as a student writes it: the notebook's own variables, no {{{{ }}}})"
+        for gid in qa_file.sections
+        if gid in runs and not runs[gid].ok
+    ]
 
 
 def _judge(qa_file, task: Task, cells: dict, known_names: list[str], alone: bool) -> list[str]:
     where = task.student
     failures = []
-    if qa_file.kind == "correct":   # graded alone, always
-        return [f"{where}: {c.grade_id} {c.score:g}/{c.points:g}" + _first_failure(c)
-                for c in cells.values() if not c.manual and (c.score or 0) < c.points - 1e-9]
+    if qa_file.kind == "correct":  # graded alone, always
+        return [
+            f"{where}: {c.grade_id} {c.score:g}/{c.points:g}" + _first_failure(c)
+            for c in cells.values()
+            if not c.manual and (c.score or 0) < c.points - 1e-9
+        ]
     phrase = qa_file.names.lower()
     missing = [gid for gid in qa_file.breaks if gid not in cells]
     failures += [f"{where}: no test cell {gid}" for gid in missing]
@@ -323,10 +394,14 @@ def _judge(qa_file, task: Task, cells: dict, known_names: list[str], alone: bool
     if lost and not any(phrase in text for text in said):
         cell = lost[0]
         named = "; ".join(cell.diagnosis) or next((k.message for k in cell.checks if not k.passed), "")
-        hint = "" if cell.diagnosis else \
-            "; no known mistake matches: add this one's values to the grader's mistakes= to name it"
-        failures.append(f"{where}: the feedback does not say “{qa_file.names}” ({cell.grade_id} says: "
-                        f"{shown(named, 100)}{hint})")
+        hint = (
+            ""
+            if cell.diagnosis
+            else "; no known mistake matches: add this one's values to the grader's mistakes= to name it"
+        )
+        failures.append(
+            f"{where}: the feedback does not say “{qa_file.names}” ({cell.grade_id} says: {shown(named, 100)}{hint})"
+        )
         return failures + _lost_elsewhere(qa_file, cells, where) if alone else failures  # what it names: said
     for cell in lost:
         wrong = [n for n in cell.diagnosis if phrase not in n.lower()]
@@ -338,8 +413,11 @@ def _judge(qa_file, task: Task, cells: dict, known_names: list[str], alone: bool
 
 def _lost_elsewhere(qa_file, cells: dict, where: str) -> list[str]:
     """A mistake graded alone must cost points on its own exercise only."""
-    return [f"{where}: {c.grade_id} lost points too ({c.score:g}/{c.points:g})" for c in cells.values()
-            if not c.manual and c.grade_id not in qa_file.breaks and (c.score or 0) < c.points - 1e-9]
+    return [
+        f"{where}: {c.grade_id} lost points too ({c.score:g}/{c.points:g})"
+        for c in cells.values()
+        if not c.manual and c.grade_id not in qa_file.breaks and (c.score or 0) < c.points - 1e-9
+    ]
 
 
 def _first_failure(cell) -> str:
@@ -349,13 +427,22 @@ def _first_failure(cell) -> str:
 
 def _comparable(result: SubmissionResult) -> str:
     data = result.to_dict()
-    for key in ("seconds", "student_seconds", "startup_seconds", "fingerprint", "timestamp", "language", "translations"):
+    for key in (
+        "seconds",
+        "student_seconds",
+        "startup_seconds",
+        "fingerprint",
+        "timestamp",
+        "language",
+        "translations",
+    ):
         data.pop(key, None)
     return json.dumps(data, sort_keys=True)
 
 
-def _translation_rows(tasks: list[Task], outcomes: dict[int, Outcome], spoken: dict[str, str],
-                      report: CheckReport) -> None:
+def _translation_rows(
+    tasks: list[Task], outcomes: dict[int, Outcome], spoken: dict[str, str], report: CheckReport
+) -> None:
     """Every text a student of another language reads (check names, failed checks' messages, named
     mistakes, reasons) has its translation in the result."""
     for language in sorted(set(spoken.values()) - {"en"}):
@@ -369,9 +456,11 @@ def _translation_rows(tasks: list[Task], outcomes: dict[int, Outcome], spoken: d
             for text in shown_texts(result):
                 if text not in result.translations and any(ch.isalpha() for ch in text):
                     missing.setdefault(text, task.label)
-        report.add(f"{language}: every text the student reads is translated",
-                   [f"{text[:90]!r} ({label})" for text, label in list(missing.items())[:20]],
-                   f"{graded} grading(s) in {language}")
+        report.add(
+            f"{language}: every text the student reads is translated",
+            [f"{text[:90]!r} ({label})" for text, label in list(missing.items())[:20]],
+            f"{graded} grading(s) in {language}",
+        )
 
 
 def shown_texts(result: SubmissionResult) -> list[str]:

@@ -14,17 +14,19 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import nbformat
 
-from gradekit.notebook.cells import grade_id, is_solution, is_test
-from gradekit.course import Course
 from gradekit.atomic import write_notebooks
-from gradekit.qa.qaset import KINDS, files as qa_files, parse as parse_qa
+from gradekit.course import Course
+from gradekit.notebook.cells import grade_id, is_solution, is_test
+from gradekit.qa.qaset import KINDS
+from gradekit.qa.qaset import files as qa_files
+from gradekit.qa.qaset import parse as parse_qa
 
 QA_SECRET = "gradekit-check: simulated students, not a course's"
 STUDENT_PREFIX = "qa"
@@ -35,11 +37,11 @@ class QAFile:
     """One file of the QA set."""
 
     path: Path
-    kind: str                       # "mistakes" or "correct"
+    kind: str  # "mistakes" or "correct"
     names: str | None
-    breaks: list[str]               # the test cells it may break: the file's `# breaks:`, else its exercises'
-    sections: dict[str, str]        # solution-cell grade_id -> code
-    explicit: bool = False          # `# breaks:` given: every one of them must lose points
+    breaks: list[str]  # the test cells it may break: the file's `# breaks:`, else its exercises'
+    sections: dict[str, str]  # solution-cell grade_id -> code
+    explicit: bool = False  # `# breaks:` given: every one of them must lose points
 
     @property
     def label(self) -> str:
@@ -56,9 +58,10 @@ def simulated_course(course: Course, assignment: str) -> Iterator[Course]:
         for part in ("source", "autograder", "solutions"):
             src = course.root / part / assignment
             if src.is_dir():
-                shutil.copytree(src, work / part / assignment,
-                                ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
-        os.environ["GRADEKIT_SECRET"] = QA_SECRET   # children (the grading processes) inherit it
+                shutil.copytree(
+                    src, work / part / assignment, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints")
+                )
+        os.environ["GRADEKIT_SECRET"] = QA_SECRET  # children (the grading processes) inherit it
         yield Course.load(work)
     finally:
         if previous is None:
@@ -74,11 +77,11 @@ def students(n: int) -> list[str]:
 
 def translations(course: Course, assignment: str) -> list[str]:
     """The languages besides English that the assignment has a catalog for (and gradekit speaks)."""
-    from gradekit.i18n.catalogs import languages
-    from gradekit.i18n.catalogs import locale_dir
+    from gradekit.i18n.catalogs import languages, locale_dir
 
-    return [lang for lang in languages() if lang != "en" and (locale_dir(course.root, assignment) /
-                                                                f"{lang}.po").is_file()]
+    return [
+        lang for lang in languages() if lang != "en" and (locale_dir(course.root, assignment) / f"{lang}.po").is_file()
+    ]
 
 
 def assign_languages(course: Course, assignment: str, ids: list[str]) -> dict[str, str]:
@@ -118,8 +121,9 @@ def load_qa_set(graders_dir: Path, notebooks: dict[str, nbformat.NotebookNode]) 
                 continue
             unknown = [gid for gid in sections if gid not in tests]
             if unknown:
-                problems.append(f"{kind}/{path.name}: no solution cell {', '.join(map(repr, unknown))} "
-                                f"in the notebooks")
+                problems.append(
+                    f"{kind}/{path.name}: no solution cell {', '.join(map(repr, unknown))} in the notebooks"
+                )
                 continue
             if kind == "mistakes" and not names:
                 problems.append(f"{kind}/{path.name}: a mistake needs a first line '# names: <phrase>'")

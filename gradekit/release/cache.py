@@ -28,8 +28,8 @@ class ReleaseCache:
     """Each student's released notebooks, kept where only the instructor can read them.
 
     Keyed by what the release is a function of: the notebook's template (its
-    digest, with the translations of the student's language), the student's params, and the code that renders and strips it
-    (jinja2's version, gradekit's template and release modules). A changed
+    digest, with the translations of the student's language), the student's params, and the code
+    that renders and strips it (jinja2's version, gradekit's template and release modules). A changed
     template, params, secret or renderer gives another key, so a stale entry is
     never used; and a hit needs no rendering at all.
     """
@@ -54,7 +54,7 @@ class ReleaseCache:
                 pass
             if language not in self._strippers:
                 self._strippers[language] = Stripper(language)
-            fresh = fresh or variant.fresh_notebooks()   # stripping changes them: not the variant's own
+            fresh = fresh or variant.fresh_notebooks()  # stripping changes them: not the variant's own
             released = self._strippers[language].student_version(fresh[name])
             self._store(path, released)
             out[name] = released
@@ -85,10 +85,17 @@ def _renderer_version() -> str:
         import jinja2
 
         digest = hashlib.sha256(f"{_STRIPPER_VERSION}\0{jinja2.__version__}".encode())
-        here = Path(__file__).resolve().parents[1]   # gradekit/
-        for module in ("authoring/template.py", "authoring/variant.py", "notebook/nodes.py",
-                       "release/preprocessors.py", "release/stripper.py", "release/cache.py",
-                       "i18n/catalogs.py", "i18n/text.py"):
+        here = Path(__file__).resolve().parents[1]  # gradekit/
+        for module in (
+            "authoring/template.py",
+            "authoring/variant.py",
+            "notebook/nodes.py",
+            "release/preprocessors.py",
+            "release/stripper.py",
+            "release/cache.py",
+            "i18n/catalogs.py",
+            "i18n/text.py",
+        ):
             digest.update((here / module).read_bytes())
         _RENDERER = digest.hexdigest()
     return _RENDERER

@@ -36,7 +36,8 @@ def register(course: Course, variant: Variant, stripper: Stripper) -> None:
     nothing where the gradebook already holds it); the notebooks it leaves go
     through nbgrader's own SaveCells.
     """
-    from gradekit.gradebook.registration import register as register_fast, save_cells
+    from gradekit.gradebook.registration import register as register_fast
+    from gradekit.gradebook.registration import save_cells
 
     versions = {name: stripper.registration_version(nb) for name, nb in variant.notebooks.items()}
     left = register_fast(course, variant.assignment, versions)
@@ -53,7 +54,7 @@ def generate(course: Course, assignment: str, students: list[str]) -> list[Path]
     stripper = Stripper()
     secret = course.secret()
     if students:
-        course.pin_secret(secret)   # from now on, students hold numbers made with it
+        course.pin_secret(secret)  # from now on, students hold numbers made with it
     register(course, build_variant(course, source, students[0] if students else "instructor", secret), stripper)
     jobs = min(os.cpu_count() or 1, max(1, len(students) // 50))
     if jobs == 1:
@@ -90,8 +91,16 @@ def _release_students(course: Course, source, secret: bytes, students: list[str]
     return written
 
 
-def write_answer_key(course: Course, assignment: str, student: str, out: Path, *, source=None,
-               secret: bytes | None = None, language: str | None = None) -> list[Path]:
+def write_answer_key(
+    course: Course,
+    assignment: str,
+    student: str,
+    out: Path,
+    *,
+    source=None,
+    secret: bytes | None = None,
+    language: str | None = None,
+) -> list[Path]:
     """Write one student's notebooks with the solutions filled in (``source``, ``secret``,
     ``language``: those already at hand; by default loaded, the course's, the student's)."""
     from gradekit.authoring.template import AssignmentSource

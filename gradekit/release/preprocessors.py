@@ -31,8 +31,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"   # ClearSolutions.code_stub["python"]
-TEXT_STUB = "YOUR ANSWER HERE"                                  # ClearSolutions.text_stub
+CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"  # ClearSolutions.code_stub["python"]
+TEXT_STUB = "YOUR ANSWER HERE"  # ClearSolutions.text_stub
 BEGIN_SOLUTION, END_SOLUTION = "BEGIN SOLUTION", "END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 _INDENT = re.compile(r"\s*")
@@ -43,6 +43,7 @@ class Unsupported(Exception):
 
 
 # -- nbgrader.utils' predicates, as nbgrader reads them (values as stored, not bool()) -----------
+
 
 def _meta(cell):
     return cell.metadata["nbgrader"] if "nbgrader" in cell.metadata else None
@@ -84,6 +85,7 @@ def checksum(cell) -> str:
 
 
 # -- the steps -------------------------------------------------------------------------------
+
 
 def lock_cells(nb) -> None:
     for cell in nb.cells:
@@ -167,6 +169,7 @@ def _replace_region(cell, begin: str, end: str, stub: str | None) -> bool:
 
 # -- what release.Stripper asks for ------------------------------------------------------------
 
+
 def student_version(nb, code_stub: str = CODE_STUB, text_stub: str = TEXT_STUB):
     """LockCells, ClearSolutions, ClearOutput, ComputeChecksums, ClearHiddenTests, ComputeChecksums
     (the stubs replace the answers: a student's language may have its own)."""
@@ -193,6 +196,7 @@ def answer_key(nb):
     clear_hidden_tests(nb)
     for cell in nb.cells:
         if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
-            cell.source = "\n".join(line for line in cell.source.split("\n")
-                                    if BEGIN_SOLUTION not in line and END_SOLUTION not in line)
+            cell.source = "\n".join(
+                line for line in cell.source.split("\n") if BEGIN_SOLUTION not in line and END_SOLUTION not in line
+            )
     return nb

@@ -60,7 +60,7 @@ class Stripper:
     def _strip(self, nb: NotebookNode, version: str, *stubs: str) -> NotebookNode:
         from gradekit.release import preprocessors as strip
 
-        original = json.dumps(nb)   # strip changes the notebook as it goes: nbgrader gets this
+        original = json.dumps(nb)  # strip changes the notebook as it goes: nbgrader gets this
         try:
             return getattr(strip, version)(nb, *stubs)
         except strip.Unsupported:
@@ -80,7 +80,9 @@ class NbgraderStripper:
         self.language = language
         self.lock = LockCells()
         # nbgrader's stubs for other kernel languages stay (only Python's is translated)
-        self.clear_solutions = ClearSolutions(code_stub={**ClearSolutions().code_stub, **code_stub}, text_stub=text_stub)
+        self.clear_solutions = ClearSolutions(
+            code_stub={**ClearSolutions().code_stub, **code_stub}, text_stub=text_stub
+        )
         self.clear_output = ClearOutput()
         self.checksums = ComputeChecksums()
         self.clear_hidden = ClearHiddenTests()
@@ -106,6 +108,7 @@ class NbgraderStripper:
         for cell in nb.cells:
             if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
                 # the same test as nbgrader's ClearSolutions: a line containing a delimiter is a marker
-                cell.source = "\n".join(line for line in cell.source.split("\n")
-                                        if not any(marker in line for marker in markers))
+                cell.source = "\n".join(
+                    line for line in cell.source.split("\n") if not any(marker in line for marker in markers)
+                )
         return nb

@@ -19,8 +19,8 @@ raised by ``next_outcome``: a grading process reports it instead of a result.
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterable
 
 from gradekit.course import Course
 from gradekit.errors import CourseFailure
@@ -33,16 +33,16 @@ class Job:
     """One submission to grade: ``student``'s, from submitted/ unless ``folder`` says otherwise."""
 
     student: str
-    folder: str | None = None      # another submission, graded on the student's variant (gradekit check)
-    out_dir: str | None = None     # where its graded notebooks and results.json go (default autograded/)
-    language: str | None = None    # default: the student's (languages.csv)
-    tags: tuple[str, ...] = ()     # for stages that watch the grading ("audit")
+    folder: str | None = None  # another submission, graded on the student's variant (gradekit check)
+    out_dir: str | None = None  # where its graded notebooks and results.json go (default autograded/)
+    language: str | None = None  # default: the student's (languages.csv)
+    tags: tuple[str, ...] = ()  # for stages that watch the grading ("audit")
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Job":
+    def from_dict(cls, data: dict) -> Job:
         return cls(**{**data, "tags": tuple(data.get("tags") or ())})
 
 
@@ -50,18 +50,18 @@ class Job:
 class Outcome:
     job: Job
     result: SubmissionResult
-    observed: dict = field(default_factory=dict)   # by notebook: what watching stages saw (gradekit check)
+    observed: dict = field(default_factory=dict)  # by notebook: what watching stages saw (gradekit check)
 
 
 class Runner(abc.ABC):
     """Grades submissions of one assignment somewhere, one at a time or many at once."""
 
-    window = 1   # how many jobs in flight keep it busy; run() keeps no more than that submitted
+    window = 1  # how many jobs in flight keep it busy; run() keeps no more than that submitted
 
     def __init__(self, course: Course, assignment: str, options: Options):
         self.course, self.assignment, self.options = course, assignment, options
 
-    def start(self) -> None:
+    def start(self) -> None:  # noqa: B027 - optional: a runner with nothing to start keeps it
         """Begin what takes time before the first submission (optional; submit() does it too)."""
 
     @abc.abstractmethod
@@ -78,10 +78,10 @@ class Runner(abc.ABC):
     def pending(self) -> int:
         """Submitted and not yet taken by next_outcome."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: a runner with nothing to end keeps it
         """End what the runner started (grading processes, sandboxes)."""
 
-    def __enter__(self) -> "Runner":
+    def __enter__(self) -> Runner:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -108,6 +108,7 @@ class Runner(abc.ABC):
 
 # -- the wire format between a grading process and the coordinator -----------------------------
 
+
 def grade_job(pipeline, job: Job) -> dict:
     """Grade ``job`` with ``pipeline`` in a grading process and say how it went as plain data:
     the result and what was observed, or the course failure."""
@@ -115,9 +116,14 @@ def grade_job(pipeline, job: Job) -> dict:
 
     observed: dict = {}
     try:
-        result = pipeline.grade_or_zero(job.student, Path(job.folder) if job.folder else None,
-                                        Path(job.out_dir) if job.out_dir else None, job.language,
-                                        frozenset(job.tags), observed)
+        result = pipeline.grade_or_zero(
+            job.student,
+            Path(job.folder) if job.folder else None,
+            Path(job.out_dir) if job.out_dir else None,
+            job.language,
+            frozenset(job.tags),
+            observed,
+        )
     except CourseFailure as exc:
         return failure_outcome(exc)
     return {"result": result.to_dict(), "observed": observed}

@@ -14,7 +14,7 @@ more is recorded, and the command exits non-zero.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from gradekit.course import Course
 from gradekit.errors import SandboxUnavailable
@@ -27,13 +27,20 @@ def require_sandbox(options: Options) -> None:
     from gradekit.sandbox.bwrap import bwrap_path
 
     if options.sandboxed and not bwrap_path():
-        raise SandboxUnavailable("bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) "
-                                 "or pass --no-sandbox to run student code unconfined")
+        raise SandboxUnavailable(
+            "bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) "
+            "or pass --no-sandbox to run student code unconfined"
+        )
 
 
-def grade_many(course: Course, assignment: str, students: list[str], options: Options,
-               on_result: Callable[[SubmissionResult], None],
-               on_start: Callable[[int], None] | None = None) -> None:
+def grade_many(
+    course: Course,
+    assignment: str,
+    students: list[str],
+    options: Options,
+    on_result: Callable[[SubmissionResult], None],
+    on_start: Callable[[int], None] | None = None,
+) -> None:
     """Grade ``students``; call ``on_result`` for each, in this process, as each finishes.
 
     Students whose submission, graders and variant have not changed since
@@ -50,14 +57,14 @@ def grade_many(course: Course, assignment: str, students: list[str], options: Op
         done = unchanged(course, assignment, students)
         for student in students:
             if student in done:
-                done[student].unchanged = True   # for the progress line only; not a stored field
+                done[student].unchanged = True  # for the progress line only; not a stored field
                 on_result(done[student])
         students = [s for s in students if s not in done]
         mark("coordinator", "unchanged checked")
     if not students:
         return
     with make_runner(course, assignment, options, len(students)) as runner:
-        runner.start()      # a pool's fork server loads the assignment while this process goes on
+        runner.start()  # a pool's fork server loads the assignment while this process goes on
         mark("coordinator", "runner started")
         if on_start is not None:
             on_start(len(students))
@@ -81,7 +88,7 @@ def make_runner(course: Course, assignment: str, options: Options, count: int) -
     return LocalPool(course, assignment, options, min(jobs, count))
 
 
-SUBMISSIONS_PER_WORKER = 4   # below this many per extra worker, starting one costs more than it saves
+SUBMISSIONS_PER_WORKER = 4  # below this many per extra worker, starting one costs more than it saves
 
 
 def workers_for(count: int) -> int:

@@ -47,12 +47,12 @@ def grade_remote(root: str, assignment: str, options, job: dict) -> dict:
 class DaskCluster(Runner):
     """One task per submission on the cluster at ``options.scheduler``."""
 
-    window = 10_000   # the scheduler queues them; results are dropped as they are taken
+    window = 10_000  # the scheduler queues them; results are dropped as they are taken
 
     def __init__(self, course: Course, assignment: str, options):
         super().__init__(course, assignment, options)
         self._client = None
-        self._futures: dict = {}   # future -> job
+        self._futures: dict = {}  # future -> job
         self._keys = itertools.count()
 
     def start(self) -> None:
@@ -70,9 +70,16 @@ class DaskCluster(Runner):
 
     def submit(self, job: Job) -> None:
         self.start()
-        future = self._client.submit(grade_remote, str(self.course.root), self.assignment, self.options, job.to_dict(),
-                                     key=f"gradekit-{self.assignment}-{job.student}-{next(self._keys)}",
-                                     pure=False, retries=2)
+        future = self._client.submit(
+            grade_remote,
+            str(self.course.root),
+            self.assignment,
+            self.options,
+            job.to_dict(),
+            key=f"gradekit-{self.assignment}-{job.student}-{next(self._keys)}",
+            pure=False,
+            retries=2,
+        )
         self._futures[future] = job
 
     @property
@@ -89,7 +96,7 @@ class DaskCluster(Runner):
         except TimeoutError:
             return None
         future = next(iter(done))
-        job = self._futures.pop(future)   # dropping the future releases its result on the cluster
+        job = self._futures.pop(future)  # dropping the future releases its result on the cluster
         try:
             data = future.result()
         except Exception as exc:  # the task failed for good: a zero with the reason

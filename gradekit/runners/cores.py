@@ -24,7 +24,7 @@ from pathlib import Path
 
 RUNTIME_ENV = "GRADEKIT_RUNTIME_DIR"
 
-_CLAIMED: list[int] = []   # the core this process holds, if any (its lock descriptor stays open)
+_CLAIMED: list[int] = []  # the core this process holds, if any (its lock descriptor stays open)
 
 
 def lock_dir() -> Path:

@@ -12,14 +12,20 @@ import dataclasses
 import json
 import os
 
-PRELOAD = ["gradekit.runners.warm", "gradekit.runners.local"]   # the pipeline; what the workers run
-ENV = "GRADEKIT_WARM"   # which pipeline the fork server prepares (read by gradekit.runners.warm)
+PRELOAD = ["gradekit.runners.warm", "gradekit.runners.local"]  # the pipeline; what the workers run
+ENV = "GRADEKIT_WARM"  # which pipeline the fork server prepares (read by gradekit.runners.warm)
 
 
 def request(root: str, assignment: str, options) -> str:
     """A request to prepare this pipeline (the value of $GRADEKIT_WARM)."""
-    return json.dumps({"root": str(root), "assignment": assignment, "options": dataclasses.asdict(options),
-                       "coordinator": os.getpid()})
+    return json.dumps(
+        {
+            "root": str(root),
+            "assignment": assignment,
+            "options": dataclasses.asdict(options),
+            "coordinator": os.getpid(),
+        }
+    )
 
 
 def warm_fork_server(request: str | None = None):
@@ -35,7 +41,7 @@ def warm_fork_server(request: str | None = None):
     ctx.set_forkserver_preload(PRELOAD)
     before = os.environ.get(ENV)
     if request is not None:
-        os.environ[ENV] = request   # the fork server is started with this process's environment
+        os.environ[ENV] = request  # the fork server is started with this process's environment
     try:
         forkserver.ensure_running()
     finally:

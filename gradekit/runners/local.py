@@ -32,8 +32,10 @@ from gradekit.runners.cores import affinity, claim_core, pin_to_core
 if TYPE_CHECKING:  # pragma: no cover - the coordinator of a pool never imports the grading code
     from gradekit.grading.pipeline import Pipeline
 
-DIED_TWICE = ("grading failed: the grading process died twice while grading this submission "
-              "(out of memory, or a crash in a library)")
+DIED_TWICE = (
+    "grading failed: the grading process died twice while grading this submission "
+    "(out of memory, or a crash in a library)"
+)
 
 
 class InProcess(Runner):
@@ -59,9 +61,10 @@ class InProcess(Runner):
             self._before = affinity()
             pin_to_core(0)
             try:
-                self._zygote = start_zygote(self.options.limits or self.course.limits_for(self.assignment),
-                                            self.options.sandboxed)
-            except OSError:   # the pipeline starts one itself, and reports what fails
+                self._zygote = start_zygote(
+                    self.options.limits or self.course.limits_for(self.assignment), self.options.sandboxed
+                )
+            except OSError:  # the pipeline starts one itself, and reports what fails
                 self._zygote = None
 
     def submit(self, job: Job) -> None:
@@ -86,7 +89,7 @@ class InProcess(Runner):
             try:
                 self._pipeline = Pipeline(self.course, self.assignment, self.options, start_sandbox=zygote is None)
             except BaseException:
-                if zygote is not None:   # the pipeline did not load: end the sandbox started for it
+                if zygote is not None:  # the pipeline did not load: end the sandbox started for it
                     _end(zygote)
                 raise
             if zygote is not None:
@@ -129,8 +132,8 @@ class LocalPool(Runner):
         self.window = 4 * jobs
         self._early = None
         self._pool = None
-        self._running: dict = {}   # future -> job
-        self._lost: list[Job] = []   # in flight when a worker died: each is graded again alone
+        self._running: dict = {}  # future -> job
+        self._lost: list[Job] = []  # in flight when a worker died: each is graded again alone
 
     def start(self) -> None:
         """Start the fork server (it prepares the assignment) and a sandbox per worker, at once."""
@@ -141,16 +144,14 @@ class LocalPool(Runner):
         if self._early is None:
             limits = self.options.limits or self.course.limits_for(self.assignment)
             self._early = EarlySandboxes(limits, self.options.sandboxed, self.jobs)
-            self._init = (str(self.course.root), self.assignment, self.options, os.getpid(),
-                          self._early.for_workers())
+            self._init = (str(self.course.root), self.assignment, self.options, os.getpid(), self._early.for_workers())
 
     def _executor(self, jobs: int):
         from concurrent.futures import ProcessPoolExecutor
 
         from gradekit.runners.forkserver import warm_fork_server
 
-        return ProcessPoolExecutor(jobs, mp_context=warm_fork_server(), initializer=_init_worker,
-                                   initargs=self._init)
+        return ProcessPoolExecutor(jobs, mp_context=warm_fork_server(), initializer=_init_worker, initargs=self._init)
 
     def submit(self, job: Job) -> None:
         from concurrent.futures.process import BrokenProcessPool
@@ -191,7 +192,7 @@ class LocalPool(Runner):
                 continue
             except Exception as exc:  # the task itself failed: this student gets a zero with the reason
                 return zero(job, self.assignment, f"grading failed: {type(exc).__name__}: {str(exc)[:200]}")
-            return outcome_of(job, data)   # a CourseFailure is raised here
+            return outcome_of(job, data)  # a CourseFailure is raised here
 
     def _broken(self) -> None:
         """A worker died: the jobs in flight that had not finished are lost with it (each is graded
@@ -200,8 +201,8 @@ class LocalPool(Runner):
 
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)   # after this, every future has its verdict
-        for future, job in list(self._running.items()):
+            pool.shutdown(wait=True, cancel_futures=True)  # after this, every future has its verdict
+        for future, _job in list(self._running.items()):
             if not future.done() or future.cancelled() or isinstance(future.exception(), BrokenProcessPool):
                 self._lost.append(self._running.pop(future))
 
@@ -216,8 +217,9 @@ class LocalPool(Runner):
             try:
                 outcome_of(job, pool.submit(_probe).result())
             except BrokenProcessPool:
-                raise CourseFailure("grading processes die as they start (out of memory?); "
-                                    "nothing was graded by them") from None
+                raise CourseFailure(
+                    "grading processes die as they start (out of memory?); nothing was graded by them"
+                ) from None
             try:
                 data = pool.submit(_grade_in_worker, job.to_dict()).result()
             except BrokenProcessPool:
@@ -253,8 +255,8 @@ def _init_worker(root: str, assignment: str, options: Options, coordinator: int,
     core = claim_core()
     try:
         from gradekit.grading.pipeline import Pipeline
-        from gradekit.sandbox.early import take
         from gradekit.runners.warm import prepared
+        from gradekit.sandbox.early import take
 
         _PIPELINE = prepared(root, assignment, options)
         if _PIPELINE is None:
@@ -269,8 +271,7 @@ def _init_worker(root: str, assignment: str, options: Options, coordinator: int,
     except CourseFailure as exc:
         _FAILURE = failure_outcome(exc)
     except Exception as exc:  # noqa: BLE001 - a worker that cannot start is the machine's problem
-        _FAILURE = failure_outcome(CourseFailure(f"a grading process could not start: "
-                                                 f"{type(exc).__name__}: {exc}"))
+        _FAILURE = failure_outcome(CourseFailure(f"a grading process could not start: {type(exc).__name__}: {exc}"))
 
 
 def _probe() -> dict:

@@ -23,13 +23,17 @@ import json
 import os
 import select
 import threading
+from typing import TYPE_CHECKING
 
 from gradekit.course import Course
 from gradekit.errors import CourseFailure
 from gradekit.grading.options import Options
 from gradekit.runners.forkserver import ENV
 
-_PREPARED: tuple | None = None   # (key, state, Pipeline or None, CourseFailure or None)
+if TYPE_CHECKING:  # pragma: no cover
+    from gradekit.grading.pipeline import Pipeline
+
+_PREPARED: tuple | None = None  # (key, state, Pipeline or None, CourseFailure or None)
 
 
 def _key(root: str, assignment: str, options: Options) -> tuple:
@@ -40,8 +44,9 @@ def _options(data: dict) -> Options:
     from gradekit.sandbox.limits import Limits
 
     limits = data.get("limits")
-    return Options(**{**data, "limits": Limits(**limits) if limits else None,
-                      "stages": tuple(data.get("stages") or ())})
+    return Options(
+        **{**data, "limits": Limits(**limits) if limits else None, "stages": tuple(data.get("stages") or ())}
+    )
 
 
 def prepare_from_environment() -> None:
@@ -72,7 +77,7 @@ def _ending_with_parent(pid: int):
     try:
         parent = os.pidfd_open(pid)
     except ProcessLookupError:
-        os._exit(0)   # it has ended already
+        os._exit(0)  # it has ended already
     except (OSError, AttributeError):
         yield
         return
@@ -136,7 +141,7 @@ def prepared(root: str, assignment: str, options: Options) -> Pipeline | None:
     _, state, pipeline, failure = found
     try:
         if _state(Course.load(root), assignment) != state:
-            return None   # the course changed since the fork server started (tests do that)
+            return None  # the course changed since the fork server started (tests do that)
     except Exception:  # noqa: BLE001 - the worker builds its own and reports what it meets
         return None
     if failure is not None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from gradekit.sandbox.limits import Limits
 
 WORKER_DIR = Path(__file__).resolve().parent
-WORKER_FILES = ("worker.py", "protocol.py")   # all the sandbox runs of gradekit's own code
+WORKER_FILES = ("worker.py", "protocol.py")  # all the sandbox runs of gradekit's own code
 SANDBOX_UID = 65534  # 'nobody' inside the sandbox
 
 __all__ = ["Limits", "bwrap_path", "start_zygote", "end_sandbox"]
@@ -56,8 +56,9 @@ def sandbox_env() -> dict[str, str]:
 class Launch:
     """The argv, the fds to pass and the pre-exec hook for one sandbox process."""
 
-    def __init__(self, argv: list[str], pass_fds: tuple[int, ...], preexec, env: dict[str, str],
-                 cgroup: Path | None = None):
+    def __init__(
+        self, argv: list[str], pass_fds: tuple[int, ...], preexec, env: dict[str, str], cgroup: Path | None = None
+    ):
         self.argv, self.pass_fds, self.preexec, self.env = argv, pass_fds, preexec, env
         self.cgroup = cgroup
 
@@ -146,6 +147,7 @@ def _preexec(limits: Limits, procs: Path | None):
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size * mib, limits.file_size * mib))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
     return apply
 
 
@@ -160,9 +162,21 @@ def launch(limits: Limits, sandboxed: bool = True) -> Launch:
         argv = [sys.executable, "-I", "-B", str(WORKER_DIR / "worker.py")]
         return Launch(argv, (), _preexec(limits, procs), env, procs)
 
-    argv = [bwrap_path() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-            "--unshare-user", "--hostname", "sandbox", "--clearenv", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-            "--disable-userns"]
+    argv = [
+        bwrap_path() or "bwrap",
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-user",
+        "--hostname",
+        "sandbox",
+        "--clearenv",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--disable-userns",
+    ]
     if os.geteuid() == 0:
         argv += ["--cap-drop", "ALL"]
     for system_dir in ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"):
@@ -171,17 +185,39 @@ def launch(limits: Limits, sandboxed: bool = True) -> Launch:
                 argv += ["--symlink", os.readlink(system_dir), system_dir]
             else:
                 argv += ["--ro-bind", system_dir, system_dir]
-    for etc in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
-                "nsswitch.conf", "passwd", "group"):
+    for etc in (
+        "ld.so.cache",
+        "ld.so.conf",
+        "ld.so.conf.d",
+        "alternatives",
+        "localtime",
+        "nsswitch.conf",
+        "passwd",
+        "group",
+    ):
         argv += ["--ro-bind-try", f"/etc/{etc}", f"/etc/{etc}"]
-    argv += ["--proc", "/proc",
-             # as root, the sandbox's uid maps to host uid 0, and the kernel lets host uid 0 write
-             # sysctls (/proc/sys/kernel/core_pattern: code run as root on the host) without any
-             # capability: bwrap leaves /proc/sys writable, so cover it (and sysrq) read-only
-             "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
-             "--dev", "/dev",
-             "--size", str(limits.tmpfs << 20), "--tmpfs", "/tmp",
-             "--ro-bind", str(base), str(base)]
+    argv += [
+        "--proc",
+        "/proc",
+        # as root, the sandbox's uid maps to host uid 0, and the kernel lets host uid 0 write
+        # sysctls (/proc/sys/kernel/core_pattern: code run as root on the host) without any
+        # capability: bwrap leaves /proc/sys writable, so cover it (and sysrq) read-only
+        "--ro-bind",
+        "/proc/sys",
+        "/proc/sys",
+        "--ro-bind-try",
+        "/proc/sysrq-trigger",
+        "/proc/sysrq-trigger",
+        "--dev",
+        "/dev",
+        "--size",
+        str(limits.tmpfs << 20),
+        "--tmpfs",
+        "/tmp",
+        "--ro-bind",
+        str(base),
+        str(base),
+    ]
     if venv != base:
         argv += ["--ro-bind", str(venv), "/opt/venv"]
         python = f"/opt/venv/bin/{python_name}"
@@ -196,10 +232,15 @@ def launch(limits: Limits, sandboxed: bool = True) -> Launch:
         os.lseek(data, 0, os.SEEK_SET)
         data_fds.append(data)
         argv += ["--ro-bind-data", str(data), f"/opt/gradekit/{name}"]
-    argv += [# the root and /dev are tmpfs mounts bwrap made: read-only once set up, so
-             # nothing can be written outside the size-limited /tmp
-             "--remount-ro", "/dev", "--remount-ro", "/",
-             "--chdir", "/tmp"]
+    argv += [  # the root and /dev are tmpfs mounts bwrap made: read-only once set up, so
+        # nothing can be written outside the size-limited /tmp
+        "--remount-ro",
+        "/dev",
+        "--remount-ro",
+        "/",
+        "--chdir",
+        "/tmp",
+    ]
     for key, value in env.items():
         argv += ["--setenv", key, value]
     # the options go to bwrap through a file descriptor (--args), not its command line:
@@ -220,9 +261,17 @@ def start_zygote(limits: Limits, sandboxed: bool = True):
     spec = launch(limits, sandboxed)
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        proc = subprocess.Popen(spec.argv, stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, pass_fds=spec.pass_fds, preexec_fn=spec.preexec,
-                                start_new_session=True, env=spec.env, close_fds=True)
+        proc = subprocess.Popen(
+            spec.argv,
+            stdin=theirs.fileno(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=spec.pass_fds,
+            preexec_fn=spec.preexec,
+            start_new_session=True,
+            env=spec.env,
+            close_fds=True,
+        )
     except BaseException:
         mine.close()
         remove_cgroup(spec.cgroup)

@@ -16,23 +16,24 @@ import signal
 import socket
 import subprocess
 import time
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from gradekit.errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
 from gradekit.i18n.text import _
 from gradekit.sandbox import protocol as P
-from gradekit.sandbox.limits import Limits
 from gradekit.sandbox.bwrap import end_sandbox, start_zygote
+from gradekit.sandbox.limits import Limits
 
 __all__ = ["Sandbox", "RemoteObject", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
 
-MAX_BAD_CELLS = 3   # cells that hang or crash and are skipped before a notebook is given up
+MAX_BAD_CELLS = 3  # cells that hang or crash and are skipped before a notebook is given up
 
 
 class RemoteObject:
     """An object that lives in the sandbox (e.g. a student's KVCache instance)."""
 
-    def __init__(self, sandbox: "Sandbox", handle: P.Handle, generation: int):
+    def __init__(self, sandbox: Sandbox, handle: P.Handle, generation: int):
         object.__setattr__(self, "_sandbox", sandbox)
         object.__setattr__(self, "_handle", handle)
         object.__setattr__(self, "_generation", generation)
@@ -48,7 +49,9 @@ class RemoteObject:
     def __len__(self) -> int:
         value = self._sandbox.length(self)
         if type(value) is not int or value < 0:
-            raise StudentCodeError(CodeFailure.RAISED, "__len__ did not return a non-negative int", exc_type="TypeError")
+            raise StudentCodeError(
+                CodeFailure.RAISED, "__len__ did not return a non-negative int", exc_type="TypeError"
+            )
         return value
 
     def __repr__(self) -> str:
@@ -78,20 +81,20 @@ class Sandbox:
         self.sandboxed = sandboxed
         self.cgroup = None
         self.booting = False
-        self.proc: subprocess.Popen | None = None     # the zygote (bwrap and all below it)
+        self.proc: subprocess.Popen | None = None  # the zygote (bwrap and all below it)
         self.control: socket.socket | None = None
         self.control_channel: P.Channel | None = None
-        self.child: socket.socket | None = None        # the current submission's socket
-        self.channel: P.Channel | None = None          # ... and its frames
+        self.child: socket.socket | None = None  # the current submission's socket
+        self.channel: P.Channel | None = None  # ... and its frames
         self.cells: list[dict] = []
         self.bad_cells: dict[int, str] = {}
         self.cell_results: list[dict] | None = None
         self.generation = 0
         self.restarts = 0
-        self.student_seconds = 0.0   # as the worker reports it: the time spent in the student's code
-        self.startup_seconds = 0.0   # waiting for a sandbox to finish starting (numpy, IPython imported in it)
-        self.timeouts = 0            # requests the student's code did not answer in time
-        self.kills = 0               # children that died or broke the protocol and were killed
+        self.student_seconds = 0.0  # as the worker reports it: the time spent in the student's code
+        self.startup_seconds = 0.0  # waiting for a sandbox to finish starting (numpy, IPython imported in it)
+        self.timeouts = 0  # requests the student's code did not answer in time
+        self.kills = 0  # children that died or broke the protocol and were killed
 
     # -- the zygote ---------------------------------------------------------------
     def prestart(self) -> None:
@@ -127,8 +130,10 @@ class Sandbox:
         if reply.get("op") != "ready":
             self.shutdown()
             # a fresh zygote runs no student code: if it does not start, the machine is at fault
-            raise SandboxBroken("the sandbox did not start (bubblewrap refused, or the worker died on "
-                                "start-up); check that `bwrap --unshare-all --ro-bind / / true` works here")
+            raise SandboxBroken(
+                "the sandbox did not start (bubblewrap refused, or the worker died on "
+                "start-up); check that `bwrap --unshare-all --ro-bind / / true` works here"
+            )
 
     def _read_control(self, timeout: float) -> dict:
         try:
@@ -150,7 +155,7 @@ class Sandbox:
             end_sandbox(proc, self.cgroup)
         self.cgroup = None
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -210,9 +215,14 @@ class Sandbox:
         return status if isinstance(status, int) else None
 
     # -- requests -------------------------------------------------------------
-    def _exchange(self, header: dict, values: dict, timeout: float,
-                  callbacks: Mapping[str, Callable] | None = None,
-                  progress: Callable[[int], None] | None = None) -> tuple[dict, Any]:
+    def _exchange(
+        self,
+        header: dict,
+        values: dict,
+        timeout: float,
+        callbacks: Mapping[str, Callable] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> tuple[dict, Any]:
         if self.child is None:
             self._ensure_cells()
         channel = self.channel
@@ -246,8 +256,7 @@ class Sandbox:
             self._end_child(kill=True)
             raise SandboxCrashed(CodeFailure.PROTOCOL, str(exc)) from None
 
-    def _answer_callback(self, channel, request: dict, blobs: list[bytes],
-                         callbacks: Mapping[str, Callable]) -> None:
+    def _answer_callback(self, channel, request: dict, blobs: list[bytes], callbacks: Mapping[str, Callable]) -> None:
         name = request.get("name")
         try:
             if name not in callbacks:
@@ -285,8 +294,12 @@ class Sandbox:
             if not isinstance(err, dict):
                 err = {"type": "Error", "message": str(err)}
             where = err.get("where") if isinstance(err.get("where"), list) else []
-            raise StudentCodeError(CodeFailure.RAISED, str(err.get("message", ""))[:2000],
-                                   [str(w)[:200] for w in where[:5]], exc_type=str(err.get("type", "Error"))[:100])
+            raise StudentCodeError(
+                CodeFailure.RAISED,
+                str(err.get("message", ""))[:2000],
+                [str(w)[:200] for w in where[:5]],
+                exc_type=str(err.get("type", "Error"))[:100],
+            )
 
     # -- the API the graders use -----------------------------------------------
     def run_cells(self, cells: list[dict]) -> list[dict]:
@@ -316,8 +329,12 @@ class Sandbox:
             keep = [i for i in range(len(self.cells)) if i not in self.bad_cells]
             started: list[int] = []
             try:
-                reply, _ = self._exchange({"op": "run", "cells": [self.cells[i] for i in keep]}, {},
-                                          self.limits.cell_timeout, progress=started.append)
+                reply, _ = self._exchange(
+                    {"op": "run", "cells": [self.cells[i] for i in keep]},
+                    {},
+                    self.limits.cell_timeout,
+                    progress=started.append,
+                )
                 cells = reply.get("cells")
                 if not isinstance(cells, list) or len(cells) != len(keep):
                     raise SandboxCrashed(CodeFailure.PROTOCOL, "bad reply to run")
@@ -327,17 +344,25 @@ class Sandbox:
                 culprit = keep[started[-1]]
                 self.bad_cells[culprit] = f"{exc} -- this cell was skipped and the others run without it"
                 continue
-            by_index = dict(zip(keep, cells))
-            self.cell_results = [by_index[i] if isinstance(by_index.get(i), dict) else
-                                 {"id": c.get("id"), "ok": False, "error": self.bad_cells.get(i, "no result"),
-                                  "output": ""}
-                                 for i, c in enumerate(self.cells)]
+            by_index = dict(zip(keep, cells, strict=False))
+            self.cell_results = [
+                by_index[i]
+                if isinstance(by_index.get(i), dict)
+                else {"id": c.get("id"), "ok": False, "error": self.bad_cells.get(i, "no result"), "output": ""}
+                for i, c in enumerate(self.cells)
+            ]
             return self.cell_results
         # nothing could be run: a fresh child with nothing defined, so calls report missing names
         self._spawn()
-        self.cell_results = [{"id": c.get("id"), "ok": False, "output": "",
-                              "error": self.bad_cells.get(i, "not run: the notebook kept crashing")}
-                             for i, c in enumerate(self.cells)]
+        self.cell_results = [
+            {
+                "id": c.get("id"),
+                "ok": False,
+                "output": "",
+                "error": self.bad_cells.get(i, "not run: the notebook kept crashing"),
+            }
+            for i, c in enumerate(self.cells)
+        ]
         return self.cell_results
 
     def has(self, name: str) -> str:
@@ -353,12 +378,18 @@ class Sandbox:
         self._check(reply)
         return value
 
-    def call(self, target: str | RemoteObject, args: tuple = (), kwargs: Mapping | None = None, *,
-             attr: str | None = None, reference: Mapping[str, Callable] | None = None) -> Any:
+    def call(
+        self,
+        target: str | RemoteObject,
+        args: tuple = (),
+        kwargs: Mapping | None = None,
+        *,
+        attr: str | None = None,
+        reference: Mapping[str, Callable] | None = None,
+    ) -> Any:
         self._ensure_cells()
         spec = target if isinstance(target, str) else self._unwrap(target)
-        header = {"op": "call", "attr": attr, "reference": sorted(reference or {}),
-                  "target": P.encode(spec, [])}
+        header = {"op": "call", "attr": attr, "reference": sorted(reference or {}), "target": P.encode(spec, [])}
         values = {"args": list(self._unwrap(tuple(args))), "kwargs": self._unwrap(dict(kwargs or {}))}
         reply, value = self._exchange(header, values, self.limits.call_timeout, reference)
         self._check(reply)

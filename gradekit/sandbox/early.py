@@ -26,8 +26,8 @@ import signal
 import socket
 from pathlib import Path
 
-from gradekit.sandbox.limits import Limits
 from gradekit.sandbox.bwrap import end_sandbox, start_zygote
+from gradekit.sandbox.limits import Limits
 
 TOKEN = b"t"
 
@@ -37,11 +37,11 @@ class EarlySandboxes:
 
     def __init__(self, limits: Limits, sandboxed: bool, count: int):
         self.limits, self.sandboxed = limits, sandboxed
-        self.started: list[tuple] = []   # (process, control socket, cgroup, token socket)
+        self.started: list[tuple] = []  # (process, control socket, cgroup, token socket)
         for _ in range(count):
             try:
                 proc, control, cgroup = start_zygote(limits, sandboxed)
-            except OSError:   # no early sandbox: the workers start their own, and report what fails
+            except OSError:  # no early sandbox: the workers start their own, and report what fails
                 break
             mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             mine.sendall(TOKEN)
@@ -50,9 +50,17 @@ class EarlySandboxes:
 
     def for_workers(self) -> list[dict]:
         """What a worker needs to take one over (the sockets cross to the workers as descriptors)."""
-        return [{"pid": proc.pid, "control": control, "cgroup": str(cgroup) if cgroup else None, "token": token,
-                 "limits": self.limits, "sandboxed": self.sandboxed}
-                for proc, control, cgroup, token in self.started]
+        return [
+            {
+                "pid": proc.pid,
+                "control": control,
+                "cgroup": str(cgroup) if cgroup else None,
+                "token": token,
+                "limits": self.limits,
+                "sandboxed": self.sandboxed,
+            }
+            for proc, control, cgroup, token in self.started
+        ]
 
     def close(self) -> None:
         """End every sandbox started here (the workers that used them are gone) and reap it."""
@@ -71,7 +79,7 @@ def take(early: list[dict], limits: Limits, sandboxed: bool, core: int | None):
             continue
         try:
             got = item["token"].recv(1, socket.MSG_DONTWAIT)
-        except OSError:   # BlockingIOError: another worker's; or gone
+        except OSError:  # BlockingIOError: another worker's; or gone
             continue
         if got != TOKEN:
             continue
@@ -90,7 +98,7 @@ class Zygote:
         self.pid, self.returncode = pid, None
         try:
             self._fd = os.pidfd_open(pid)
-        except OSError:   # gone already: the sandbox's first request starts another
+        except OSError:  # gone already: the sandbox's first request starts another
             self._fd, self.returncode = None, -1
 
     def poll(self) -> int | None:
@@ -111,7 +119,7 @@ class Zygote:
         return self.returncode
 
     def _exited(self) -> None:
-        self.returncode = 0   # the status is its parent's to read
+        self.returncode = 0  # the status is its parent's to read
         os.close(self._fd)
         self._fd = None
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 class Limits:
     """Resource limits for one sandbox; times in seconds, sizes in MiB."""
 
-    cell_timeout: float = 20.0      # wall clock for running all of a notebook's cells
-    call_timeout: float = 10.0      # wall clock for one call into the student's code
+    cell_timeout: float = 20.0  # wall clock for running all of a notebook's cells
+    call_timeout: float = 10.0  # wall clock for one call into the student's code
     notebook_budget: float = 120.0  # wall clock for all the graders' calls on one notebook
-    memory: int = 1536              # address space of the student's code
-    cpu_seconds: int = 60           # CPU time per notebook
-    processes: int = 64             # processes at once
-    tmpfs: int = 64                 # the sandbox's private /tmp
-    file_size: int = 16             # the largest file the student's code may write (no setting)
-    open_files: int = 256           # descriptors at once (no setting)
+    memory: int = 1536  # address space of the student's code
+    cpu_seconds: int = 60  # CPU time per notebook
+    processes: int = 64  # processes at once
+    tmpfs: int = 64  # the sandbox's private /tmp
+    file_size: int = 16  # the largest file the student's code may write (no setting)
+    open_files: int = 256  # descriptors at once (no setting)

@@ -32,8 +32,8 @@ import time
 
 import numpy as np
 
-MAX_HEADER = 4 << 20          # 4 MiB of JSON
-MAX_BLOBS = 64 << 20          # 64 MiB of arrays per frame
+MAX_HEADER = 4 << 20  # 4 MiB of JSON
+MAX_BLOBS = 64 << 20  # 64 MiB of arrays per frame
 MAX_DEPTH = 16
 MAX_ITEMS = 1_000_000
 MAX_STR = 100_000
@@ -60,10 +60,14 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _DECODER = json.JSONDecoder()
 try:  # json's C encoder, built once: JSONEncoder.encode builds one per call (a third of a frame's cost);
     # no circular-reference markers: a header comes from encode(), whose depth is bounded
-    from json.encoder import c_make_encoder as _c_make_encoder, encode_basestring_ascii as _ascii
+    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import encode_basestring_ascii as _ascii
 
-    _C_ENCODE = _c_make_encoder(None, _ENCODER.default, _ascii, None, ":", ",", False, False, True) \
-        if _c_make_encoder is not None and _ascii is not None else None
+    _C_ENCODE = (
+        _c_make_encoder(None, _ENCODER.default, _ascii, None, ":", ",", False, False, True)
+        if _c_make_encoder is not None and _ascii is not None
+        else None
+    )
 except ImportError:  # pragma: no cover - a Python without the _json accelerator
     _C_ENCODE = None
 
@@ -110,7 +114,7 @@ class Channel:
                     raise TimeoutError
             self._buf = self.sock.recv(min(max(n, self.CHUNK), 1 << 20))
             self._pos = 0
-        chunk = self._buf[self._pos:self._pos + n] if self._pos or len(self._buf) > n else self._buf
+        chunk = self._buf[self._pos : self._pos + n] if self._pos or len(self._buf) > n else self._buf
         self._pos += len(chunk)
         return chunk
 
@@ -119,7 +123,6 @@ class Channel:
 
     def flush(self) -> None:
         pass
-
 
     def read_frame(self) -> tuple[dict, list[bytes]]:
         """One frame, checked as :func:`read_frame` checks it, parsed in the buffer."""
@@ -134,7 +137,7 @@ class Channel:
             self._fill(4 + size, len(self._buf) - self._pos)
             end = 4 + size
         try:
-            header = _DECODER.decode(self._buf[end - size:end].decode())
+            header = _DECODER.decode(self._buf[end - size : end].decode())
         except ValueError as exc:
             raise ProtocolError(f"header is not JSON: {exc}") from None
         self._pos = end
@@ -146,14 +149,14 @@ class Channel:
             self._fill(total, len(self._buf) - end)
         pos, buf, blobs = self._pos, self._buf, []
         for size in sizes:
-            blobs.append(buf[pos:pos + size])
+            blobs.append(buf[pos : pos + size])
             pos += size
         self._pos = pos
         return header, blobs
 
     def _fill(self, n: int, have: int) -> None:
         """Read until at least ``n`` bytes are unread (``have`` are), keeping them from ``_pos`` = 0."""
-        parts = [self._buf[self._pos:]] if have else []
+        parts = [self._buf[self._pos :]] if have else []
         while have < n:
             if self.deadline is not None:
                 left = self.deadline - time.monotonic()
@@ -207,6 +210,7 @@ def read_frame(fh) -> tuple[dict, list[bytes]]:
 
 # -- values -----------------------------------------------------------------
 
+
 def encode(value, blobs: list[bytes], keep=None, _depth: int = 0):
     """Turn a value into a JSON tree plus blobs. ``keep(obj) -> id`` stores anything else."""
     if _depth > MAX_DEPTH:
@@ -218,7 +222,7 @@ def encode(value, blobs: list[bytes], keep=None, _depth: int = 0):
     if kind is float:
         return value if math.isfinite(value) else {"$float": repr(value)}
     if kind is int:
-        if abs(value) >= 2 ** 63:
+        if abs(value) >= 2**63:
             raise ProtocolError("integer too large")
         return value
     if value is None or kind is bool:
@@ -306,8 +310,10 @@ def decode(tree, blobs: list[bytes], resolve=None, _depth: int = 0):
 # cross here; anything else falls back to numpy's own reader (allow_pickle=False).
 
 _NPY_MAGIC = b"\x93NUMPY\x01\x00"
-_NPY_HEADER = re.compile(rb"\{'descr': '([<>|][biuf][0-9]{1,2})', 'fortran_order': False, "
-                         rb"'shape': \(((?:[0-9]+, ?)*(?:[0-9]+)?)\), \} *\n")
+_NPY_HEADER = re.compile(
+    rb"\{'descr': '([<>|][biuf][0-9]{1,2})', 'fortran_order': False, "
+    rb"'shape': \(((?:[0-9]+, ?)*(?:[0-9]+)?)\), \} *\n"
+)
 
 
 # the same few shapes cross again and again: their headers are made and parsed once
@@ -323,7 +329,7 @@ def npy_bytes(arr: np.ndarray) -> bytes:
     prefix = _HEADER_OF.get(key)
     if prefix is None:
         shape = repr(tuple(int(n) for n in arr.shape))
-        text = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (arr.dtype.str, shape)
+        text = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (arr.dtype.str, shape)  # noqa: UP031 - numpy's own
         pad = 64 - (len(_NPY_MAGIC) + 2 + len(text) + 1) % 64
         header = (text + " " * (pad % 64) + "\n").encode("latin1")
         prefix = _NPY_MAGIC + struct.pack("<H", len(header)) + header
@@ -336,7 +342,7 @@ def npy_array(blob: bytes) -> np.ndarray:
     """Read .npy bytes: numeric dtypes only, never pickles."""
     if blob[:8] == _NPY_MAGIC and len(blob) >= 10:
         (size,) = struct.unpack("<H", blob[8:10])
-        header = blob[10:10 + size]
+        header = blob[10 : 10 + size]
         layout = _LAYOUT_OF.get(header)
         if layout is None:
             match = _NPY_HEADER.fullmatch(header)
@@ -351,7 +357,7 @@ def npy_array(blob: bytes) -> np.ndarray:
                     _LAYOUT_OF[header] = layout
         if layout is not None:
             dtype, shape, count = layout
-            data = blob[10 + size:]
+            data = blob[10 + size :]
             if len(data) != count * dtype.itemsize:
                 raise ProtocolError("array data does not match its header")
             return np.frombuffer(data, dtype=dtype, count=count).reshape(shape).copy()

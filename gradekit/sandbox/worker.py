@@ -225,6 +225,7 @@ def _wipe(path, shutil):
             func(target)
         except OSError:
             pass
+
     try:
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path, onerror=unlock)
@@ -259,8 +260,13 @@ def serve(channel, shell, P):
 
     def error_of(exc):
         tb = traceback.extract_tb(exc.__traceback__)
-        where = [f"line {f.lineno} in {f.name}" for f in tb if f.filename.startswith("<ipython-input")
-                 or f.filename.startswith("/tmp/ipykernel") or "ipython-input" in f.filename][-3:]
+        where = [
+            f"line {f.lineno} in {f.name}"
+            for f in tb
+            if f.filename.startswith("<ipython-input")
+            or f.filename.startswith("/tmp/ipykernel")
+            or "ipython-input" in f.filename
+        ][-3:]
         return {"type": type(exc).__name__[:100], "message": str(exc)[:2000], "where": where}
 
     def stub(name):
@@ -270,6 +276,7 @@ def serve(channel, shell, P):
             if header.get("ok"):
                 return P.decode(header.get("value"), blobs, resolve)
             raise RuntimeError(str(header.get("error", "reference helper failed")))
+
         reference_helper.__name__ = name
         return reference_helper
 
@@ -298,8 +305,11 @@ def serve(channel, shell, P):
                     try:
                         res = shell.run_cell(cell.get("source", ""), store_history=False)
                         err = res.error_before_exec or res.error_in_exec
-                        entry = {"id": cell.get("id"), "ok": err is None,
-                                 "error": None if err is None else _one_line(err)}
+                        entry = {
+                            "id": cell.get("id"),
+                            "ok": err is None,
+                            "error": None if err is None else _one_line(err),
+                        }
                     except BaseException as exc:  # SystemExit, KeyboardInterrupt raised oddly
                         entry = {"id": cell.get("id"), "ok": False, "error": _one_line(exc)}
                     entry["output"] = writer.take()

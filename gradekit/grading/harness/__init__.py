@@ -1,6 +1,6 @@
 """Running the hidden graders with pytest, once configured and collected per grading process.
 
-    suite.py    GraderSuite: collects an assignment's graders once, runs a notebook's against the sandbox
-    plugin.py   the fixtures the graders get (student, reference, params, rng) and the checks' outcome
-    entry.py    the pytest11 entry point: the same fixtures under plain ``pytest autograder/<a>``
+suite.py    GraderSuite: collects an assignment's graders once, runs a notebook's against the sandbox
+plugin.py   the fixtures the graders get (student, reference, params, rng) and the checks' outcome
+entry.py    the pytest11 entry point: the same fixtures under plain ``pytest autograder/<a>``
 """

@@ -24,10 +24,14 @@ import pytest
 
 def pytest_addoption(parser) -> None:
     group = parser.getgroup("gradekit", "gradekit: run hidden graders against a submission")
-    group.addoption("--gradekit-submission", metavar="PATH",
-                    help="a submitted notebook, or a submission folder, to grade")
-    group.addoption("--gradekit-answer-key", action="store_true",
-                    help="grade the answer key of --gradekit-student (default: 'instructor')")
+    group.addoption(
+        "--gradekit-submission", metavar="PATH", help="a submitted notebook, or a submission folder, to grade"
+    )
+    group.addoption(
+        "--gradekit-answer-key",
+        action="store_true",
+        help="grade the answer key of --gradekit-student (default: 'instructor')",
+    )
     group.addoption("--gradekit-student", metavar="ID", help="whose variant (default: from the submission's path)")
     group.addoption("--gradekit-no-sandbox", action="store_true", help="run the student's code without bubblewrap")
 
@@ -41,8 +45,10 @@ def pytest_configure(config) -> None:
     config.pluginmanager.register(SubmissionSession(config, submission), "gradekit-submission")
 
 
-_HINT = ("gradekit's graders get `student` and `reference` from its pytest plugin: run them with "
-         "--gradekit-answer-key (and --gradekit-student=ID) or --gradekit-submission=PATH")
+_HINT = (
+    "gradekit's graders get `student` and `reference` from its pytest plugin: run them with "
+    "--gradekit-answer-key (and --gradekit-student=ID) or --gradekit-submission=PATH"
+)
 
 
 class _Hint:
@@ -87,17 +93,17 @@ class SubmissionSession:
 
     # -- set-up, once ---------------------------------------------------------------
     def _prepare(self) -> None:
-        from gradekit.release.cache import ReleaseCache
-        from gradekit.sandbox.client import Sandbox
         from gradekit.authoring.template import AssignmentSource
         from gradekit.authoring.variant import build_variant
         from gradekit.grading.harness.plugin import GraderFixtures
         from gradekit.grading.harness.suite import GraderSuite
+        from gradekit.release.cache import ReleaseCache
+        from gradekit.sandbox.client import Sandbox
 
         source = AssignmentSource.load(self.course, self.assignment)
         self.variant = build_variant(self.course, source, self.student_id)
         self.releases = ReleaseCache(self.course, self.assignment).student_versions(self.variant)
-        self.suite = GraderSuite(self.course, self.assignment)   # the reference; not collected here
+        self.suite = GraderSuite(self.course, self.assignment)  # the reference; not collected here
         self.limits = self.course.limits_for(self.assignment)
         self._sandbox = Sandbox(self.limits, sandboxed=self.sandboxed)
         self._fixtures = GraderFixtures(self.suite.reference)
@@ -200,8 +206,9 @@ def _graders_dir(config) -> Path:
         folder = path if path.is_dir() else path.parent
         if folder.parent.name == "autograder":
             return folder
-    raise pytest.UsageError("gradekit: give the graders' folder, e.g. pytest autograder/<assignment> "
-                            "--gradekit-submission=...")
+    raise pytest.UsageError(
+        "gradekit: give the graders' folder, e.g. pytest autograder/<assignment> --gradekit-submission=..."
+    )
 
 
 def _course_root(graders: Path) -> Path:

@@ -18,12 +18,11 @@ import numpy as np
 import pytest
 
 from gradekit.errors import CodeFailure, Mismatch, StudentCodeError, StudentFailure
-from gradekit.grading import observe
-from gradekit.i18n.text import Say
-from gradekit.i18n import Text, _
-from gradekit.results import Check
 from gradekit.graders.student import GiveUp, Student
-
+from gradekit.grading import observe
+from gradekit.i18n import Text, _
+from gradekit.i18n.text import Say
+from gradekit.results import Check
 
 FIXTURES = ("student", "reference", "params", "rng")
 
@@ -48,7 +47,7 @@ class GraderFixtures:
         self._sandbox, self._params, self._seed = sandbox, params, seed
         self.say = say or Say()
         self.checks: dict[str, list[Check]] = {}
-        self.grader_errors: list[tuple[str, str]] = []   # (test's node id, "Kind: message"): see is_grader_error
+        self.grader_errors: list[tuple[str, str]] = []  # (test's node id, "Kind: message"): see is_grader_error
         self.give_up = GiveUp(budget)
 
     # -- fixtures ---------------------------------------------------------------
@@ -110,7 +109,7 @@ class GraderPlugin(GraderFixtures):
 
     def __init__(self, reference: Any):
         self.collect_errors: list[tuple[str, str, str]] = []
-        self._plans: dict = {}   # item -> (argument names, parametrize values), or () when pytest must run it
+        self._plans: dict = {}  # item -> (argument names, parametrize values), or () when pytest must run it
         self._labels: dict = {}  # item -> (cell, name, weight)
         super().__init__(reference)
 
@@ -162,11 +161,17 @@ class GraderPlugin(GraderFixtures):
             self.grader_errors.append((item.nodeid, what[:300]))
         mistake = getattr(exc, "mistake", None)
         self.checks.setdefault(cell, []).append(
-            Check(name=say(name), passed=outcome == "passed", message=say(message), weight=weight,
-                  mistake=None if mistake is None else say(mistake),
-                  candidates=[say(c) for c in getattr(exc, "candidates", ())],
-                  ruled_out=[str(r) for r in getattr(exc, "ruled_out", ())],
-                  observations=[say(o) for o in getattr(exc, "observations", ())]))
+            Check(
+                name=say(name),
+                passed=outcome == "passed",
+                message=say(message),
+                weight=weight,
+                mistake=None if mistake is None else say(mistake),
+                candidates=[say(c) for c in getattr(exc, "candidates", ())],
+                ruled_out=[str(r) for r in getattr(exc, "ruled_out", ())],
+                observations=[say(o) for o in getattr(exc, "observations", ())],
+            )
+        )
 
     # -- hooks ------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -188,8 +193,17 @@ class GraderPlugin(GraderFixtures):
             outcome, message, exc = "failed", feedback_message(excinfo.value), excinfo.value
         if call.when == "call" or (call.when == "setup" and outcome == "failed"):
             self._record(item, outcome, message, exc)
-        return pytest.TestReport(item.nodeid, item.location, {}, outcome, str(message) or None, call.when,
-                                 duration=call.duration, start=call.start, stop=call.stop)
+        return pytest.TestReport(
+            item.nodeid,
+            item.location,
+            {},
+            outcome,
+            str(message) or None,
+            call.when,
+            duration=call.duration,
+            start=call.start,
+            stop=call.stop,
+        )
 
     def pytest_collectreport(self, report) -> None:
         if report.failed:
@@ -220,8 +234,7 @@ def _direct_plan(item) -> tuple:
         return ()
     given = dict(item.callspec.params) if hasattr(item, "callspec") else {}
     # "request" enters the closure through the rng fixture; a test asking for it goes to pytest
-    if not set(item.fixturenames) <= {*FIXTURES, "request", *given} or \
-            "request" in item._fixtureinfo.argnames:
+    if not set(item.fixturenames) <= {*FIXTURES, "request", *given} or "request" in item._fixtureinfo.argnames:
         return ()
     return (tuple(item._fixtureinfo.argnames), given)
 
@@ -243,7 +256,7 @@ def feedback_message(exc: BaseException):
         if exc.failure is CodeFailure.LOST:
             return _("your object was lost when your code had to be restarted after an earlier failure")
         return _("your code raised {kind}: {message}{where}").format(kind=exc.kind, message=exc.message, where=where)
-    if isinstance(exc, pytest.fail.Exception):   # pytest.fail(msg), pytest.raises' "DID NOT RAISE ..."
+    if isinstance(exc, pytest.fail.Exception):  # pytest.fail(msg), pytest.raises' "DID NOT RAISE ..."
         return str(exc.msg or "").strip()[:1000] or _("a hidden check failed")
     if isinstance(exc, AssertionError):
         if exc.args and isinstance(exc.args[0], Text):
@@ -264,10 +277,12 @@ def is_grader_error(exc: BaseException) -> bool:
     failing: a NameError, a missing fixture, an IndexError on a value of an unexpected shape.
     The student's answer may provoke one; one the answer key provokes too is a bug in the grader
     (see :meth:`gradekit.grading.pipeline.Pipeline.grade`)."""
-    if isinstance(exc, BaseExceptionGroup):   # several failures at once (hypothesis): a grader's own if any is
+    if isinstance(exc, BaseExceptionGroup):  # several failures at once (hypothesis): a grader's own if any is
         return any(is_grader_error(inner) for inner in exc.exceptions)
-    return not isinstance(exc, (StudentFailure, Mismatch, StudentCodeError, AssertionError, pytest.fail.Exception)) \
+    return (
+        not isinstance(exc, (StudentFailure, Mismatch, StudentCodeError, AssertionError, pytest.fail.Exception))
         and "hypothesis" not in type(exc).__module__
+    )
 
 
 def collect_error(report) -> tuple[str, str, str]:

@@ -14,16 +14,15 @@ import hashlib
 import importlib.util
 import io
 import os
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from gradekit.course import Course
 from gradekit.errors import GraderError
-from gradekit.results import Check
 from gradekit.grading.harness.plugin import GraderPlugin, module_of
-
+from gradekit.results import Check
 
 # pytest plugins a grading run has no use for; unraisableexception alone costs a
 # full gc.collect() twice per run. tmp_path, monkeypatch and capsys stay: graders may ask for
@@ -31,9 +30,26 @@ from gradekit.grading.harness.plugin import GraderPlugin, module_of
 # package's own entry point (for running graders with plain pytest): here the session has its own.
 # "anyio" (installed with Jupyter) is for async tests: its plugin imports asyncio and probes
 # every event-loop backend, a tenth of a second of every grading process's start.
-_UNUSED_PLUGINS = ("terminal", "cacheprovider", "stepwise", "unraisableexception", "threadexception", "junitxml",
-                   "doctest", "pastebin", "legacypath", "faulthandler", "logging", "warnings",
-                   "recwarn", "setuponly", "setupplan", "lsof", "gradekit", "anyio")
+_UNUSED_PLUGINS = (
+    "terminal",
+    "cacheprovider",
+    "stepwise",
+    "unraisableexception",
+    "threadexception",
+    "junitxml",
+    "doctest",
+    "pastebin",
+    "legacypath",
+    "faulthandler",
+    "logging",
+    "warnings",
+    "recwarn",
+    "setuponly",
+    "setupplan",
+    "lsof",
+    "gradekit",
+    "anyio",
+)
 
 
 class GraderSuite:
@@ -41,8 +57,7 @@ class GraderSuite:
         self.root = course.root
         self.directory = course.graders_dir(assignment)
         # an assignment without hidden graders is graded on its test cells' own asserts
-        self.modules = {p.stem: p for p in sorted(self.directory.glob("test_*.py"))} \
-            if self.directory.is_dir() else {}
+        self.modules = {p.stem: p for p in sorted(self.directory.glob("test_*.py"))} if self.directory.is_dir() else {}
         self.reference = _load_reference(course.solutions_dir(assignment) / "reference.py", course.root)
         self._session = None
 
@@ -51,8 +66,9 @@ class GraderSuite:
         if self.modules and self._session is None:
             self._start_session()
 
-    def run(self, sandbox, grade_ids: list[str], params: dict, seed: int,
-            budget: float | None = None, say=None) -> dict[str, list[Check]]:
+    def run(
+        self, sandbox, grade_ids: list[str], params: dict, seed: int, budget: float | None = None, say=None
+    ) -> dict[str, list[Check]]:
         """Run the graders of these test cells; return their checks by cell.
 
         ``budget`` bounds the wall-clock seconds of all calls into the student's
@@ -68,9 +84,9 @@ class GraderSuite:
         plugin.bind(sandbox, params, seed, budget, say)
         hook = self._config.hook
         direct = [plugin.is_direct(item) for item in items]
-        protocol = [item for item, is_direct in zip(items, direct) if not is_direct]
-        following = dict(zip(protocol, protocol[1:] + [None]))  # pytest's teardown needs the next item
-        for item, is_direct in zip(items, direct):
+        protocol = [item for item, is_direct in zip(items, direct, strict=False) if not is_direct]
+        following = dict(zip(protocol, protocol[1:] + [None], strict=False))  # pytest's teardown needs the next item
+        for item, is_direct in zip(items, direct, strict=False):
             if is_direct:
                 plugin.run_direct(item)
             else:
@@ -106,10 +122,23 @@ class GraderSuite:
 
         self._plugin = GraderPlugin(self.reference)
         _forget_modules_under(self.directory)  # a grader edited since an earlier run here is read anew
-        args = [str(self.directory)] + \
-            [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")] + \
-            ["--rootdir", "/", "--confcutdir", str(self.directory.parent), "--import-mode=importlib",
-             "-o", "addopts=", "-o", "python_files=test_*.py", "--capture=no", "--assert=plain"]
+        args = (
+            [str(self.directory)]
+            + [a for p in _UNUSED_PLUGINS for a in ("-p", f"no:{p}")]
+            + [
+                "--rootdir",
+                "/",
+                "--confcutdir",
+                str(self.directory.parent),
+                "--import-mode=importlib",
+                "-o",
+                "addopts=",
+                "-o",
+                "python_files=test_*.py",
+                "--capture=no",
+                "--assert=plain",
+            ]
+        )
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             config = _prepareconfig(args, plugins=[self._plugin])
             config._do_configure()
@@ -140,9 +169,15 @@ def _hypothesis_profile() -> None:
     from hypothesis.configuration import set_hypothesis_home_dir
 
     set_hypothesis_home_dir(_hypothesis_home())
-    settings.register_profile("gradekit", derandomize=True, database=None, deadline=None,
-                              phases=[Phase.explicit, Phase.reuse, Phase.generate],
-                              suppress_health_check=list(HealthCheck), print_blob=False)
+    settings.register_profile(
+        "gradekit",
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
     settings.load_profile("gradekit")
     _cache_function_digests()
 

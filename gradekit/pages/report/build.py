@@ -14,13 +14,14 @@ class Written:
     json: Path
     csv: Path
     report: dict
-    missing_feedback: int          # graded students whose feedback pages are not written yet
+    missing_feedback: int  # graded students whose feedback pages are not written yet
 
 
 def write_report(course: Course, assignment: str) -> Written:
-    from gradekit.errors import UsageError
     from gradekit.atomic import atomic_write
-    from gradekit.pages.report import data as data_mod, export, html, plots, stats
+    from gradekit.errors import UsageError
+    from gradekit.pages.report import data as data_mod
+    from gradekit.pages.report import export, html, plots, stats
 
     warming = plots.warm_up()
     data = data_mod.load(course, assignment)
@@ -31,8 +32,9 @@ def write_report(course: Course, assignment: str) -> Written:
     figures = plots.all_plots(report)
     columns = {key: title for key, (title, _) in stats.exercise_columns(data).items()}
     out = data.report_dir()
-    paths = Written(out / "index.html", out / "report.json", out / "report.csv", report,
-                    missing_feedback=_missing_feedback(data))
+    paths = Written(
+        out / "index.html", out / "report.json", out / "report.csv", report, missing_feedback=_missing_feedback(data)
+    )
     atomic_write(paths.json, export.to_json(report))
     atomic_write(paths.csv, export.to_csv(report, columns))
     atomic_write(paths.html, html.page(report, figures, columns))

@@ -17,11 +17,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gradekit.notebook import exercises as sections
 from gradekit.course import Course
 from gradekit.errors import TemplateError, UsageError
-from gradekit.results import SubmissionResult
+from gradekit.notebook import exercises as sections
 from gradekit.notebook.cells import is_graded, is_solution
+from gradekit.results import SubmissionResult
 
 # autograde.RESULTS_FILE, not imported from there: gradekit.runners.batch brings in the graders and
 # pytest, a quarter of a second the report does not need (tests/test_report.py checks they agree)
@@ -39,7 +39,7 @@ class Cell:
     points: float
     manual: bool
     exercise: sections.Heading
-    choice: bool = False       # a multiple-choice cell (c.Gradekit.choice_cells)
+    choice: bool = False  # a multiple-choice cell (c.Gradekit.choice_cells)
 
     @property
     def exercise_key(self) -> str:
@@ -53,7 +53,7 @@ class Row:
     student: str
     status: str
     result: SubmissionResult | None = None
-    reason: str = ""                     # why not gradable
+    reason: str = ""  # why not gradable
     seconds_late: float = 0.0
     notes: list[tuple[str, str]] = field(default_factory=list)  # (notebook, note) from grading
     _cells: dict | None = field(default=None, repr=False)
@@ -152,8 +152,16 @@ def _layout(notebooks: dict, choice: set[str]) -> list[Cell]:
                 continue
             meta = cell["metadata"]["nbgrader"]
             gid = str(meta["grade_id"])
-            cells.append(Cell(gid, name, float(meta.get("points", 0) or 0), is_solution(cell),
-                              titles.get(gid) or sections.Heading(gid, gid), gid in choice))
+            cells.append(
+                Cell(
+                    gid,
+                    name,
+                    float(meta.get("points", 0) or 0),
+                    is_solution(cell),
+                    titles.get(gid) or sections.Heading(gid, gid),
+                    gid in choice,
+                )
+            )
     return cells
 
 
@@ -165,8 +173,11 @@ def _read_result(path: Path) -> SubmissionResult | None:
     try:
         return SubmissionResult.from_dict(json.loads(text))
     except (ValueError, TypeError, KeyError):
-        return SubmissionResult(path.parent.parent.name, path.parent.name,
-                                error=f"{path.name} is unreadable: grade again with `gradekit autograde --force`")
+        return SubmissionResult(
+            path.parent.parent.name,
+            path.parent.name,
+            error=f"{path.name} is unreadable: grade again with `gradekit autograde --force`",
+        )
 
 
 def _not_gradable(result: SubmissionResult) -> str:
@@ -186,7 +197,7 @@ def _notes(folder: Path, notebooks: list[str]) -> list[tuple[str, str]]:
             raw = (folder / f"{name}.ipynb").read_bytes()
         except OSError:
             continue
-        if b'"notes"' not in raw:   # most notebooks have none: skip decoding and parsing
+        if b'"notes"' not in raw:  # most notebooks have none: skip decoding and parsing
             continue
         try:
             notes = json.loads(raw).get("metadata", {}).get("gradekit", {}).get("notes", [])
@@ -213,8 +224,14 @@ def _integrity(path: Path) -> list[dict] | None:
         if not isinstance(pair, dict) or not isinstance(pair.get("students"), list):
             continue
         evidence = pair.get("evidence", [])
-        out.append({"students": [str(s) for s in pair["students"]][:2],
-                    "evidence": [str(e.get("text", e)) if isinstance(e, dict) else str(e)  # integrity's sentence
-                                 for e in (evidence if isinstance(evidence, list) else [evidence])],
-                    "score": pair.get("score")})
+        out.append(
+            {
+                "students": [str(s) for s in pair["students"]][:2],
+                "evidence": [
+                    str(e.get("text", e)) if isinstance(e, dict) else str(e)  # integrity's sentence
+                    for e in (evidence if isinstance(evidence, list) else [evidence])
+                ],
+                "score": pair.get("score"),
+            }
+        )
     return sorted(out, key=lambda p: -(p["score"] if isinstance(p["score"], (int, float)) else 0))

@@ -26,14 +26,37 @@ def to_csv(report: dict, exercises: dict[str, str]) -> str:
     notebooks = [nb["notebook"] for nb in report["scores"]["notebooks"]]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", "status", "reason", "late_seconds", "late_penalty", "total", "possible",
-                     *notebooks, *exercises.values(), "waiting_for_manual_grade", "named_mistakes"])
+    writer.writerow(
+        [
+            "student",
+            "status",
+            "reason",
+            "late_seconds",
+            "late_penalty",
+            "total",
+            "possible",
+            *notebooks,
+            *exercises.values(),
+            "waiting_for_manual_grade",
+            "named_mistakes",
+        ]
+    )
     for row in report["students"]:
-        writer.writerow([row["student"], row["status"], row["reason"], row["late_seconds"],
-                         _num(row["late_penalty"]), _num(row["total"]), _num(row["possible"]),
-                         *(_num(row["notebooks"].get(nb)) for nb in notebooks),
-                         *(_num(row["exercises"].get(key)) for key in exercises),
-                         row["waiting"], " | ".join(row["mistakes"])])
+        writer.writerow(
+            [
+                row["student"],
+                row["status"],
+                row["reason"],
+                row["late_seconds"],
+                _num(row["late_penalty"]),
+                _num(row["total"]),
+                _num(row["possible"]),
+                *(_num(row["notebooks"].get(nb)) for nb in notebooks),
+                *(_num(row["exercises"].get(key)) for key in exercises),
+                row["waiting"],
+                " | ".join(row["mistakes"]),
+            ]
+        )
     return out.getvalue()
 
 

@@ -16,13 +16,27 @@ def page(report: dict, plots: list, columns: dict[str, str]) -> str:
     def feedback(student: str, notebook: str) -> str:
         return f"../../feedback/{student}/{report['assignment']}/{notebook}.html"
 
-    limits = {"hard": stats.TOO_HARD, "easy": stats.TOO_EASY, "weak": stats.WEAK_DISCRIMINATION,
-              "min_n": stats.MIN_FOR_DISCRIMINATION}
+    limits = {
+        "hard": stats.TOO_HARD,
+        "easy": stats.TOO_EASY,
+        "weak": stats.WEAK_DISCRIMINATION,
+        "min_n": stats.MIN_FOR_DISCRIMINATION,
+    }
     notebooks = [nb["notebook"] for nb in scores["notebooks"]]
-    return look.render("report.html", r=report, c=report["class"], plots=plots, summaries=summaries,
-                       notebooks=notebooks, columns=columns, limits=limits, feedback=feedback,
-                       student_rows=student_rows(report["students"], notebooks, columns),
-                       links=_links, waiting_sentence=waiting_sentence(report["class"]))
+    return look.render(
+        "report.html",
+        r=report,
+        c=report["class"],
+        plots=plots,
+        summaries=summaries,
+        notebooks=notebooks,
+        columns=columns,
+        limits=limits,
+        feedback=feedback,
+        student_rows=student_rows(report["students"], notebooks, columns),
+        links=_links,
+        waiting_sentence=waiting_sentence(report["class"]),
+    )
 
 
 def waiting_sentence(counts: dict) -> str:
@@ -32,11 +46,11 @@ def waiting_sentence(counts: dict) -> str:
     if waiting == 1:
         sentences.append("1 answer waits for a manual grade.")
     elif waiting:
-        sentences.append("{n} answers wait for a manual grade.".format(n=waiting))
+        sentences.append(f"{waiting} answers wait for a manual grade.")
     if blank == 1:
         sentences.append("1 free-text answer was left as handed out.")
     elif blank:
-        sentences.append("{n} free-text answers were left as handed out.".format(n=blank))
+        sentences.append(f"{blank} free-text answers were left as handed out.")
     return " ".join(sentences)
 
 

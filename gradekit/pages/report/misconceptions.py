@@ -39,9 +39,10 @@ def misconceptions(data: ClassData) -> list[dict]:
     n = len(data.graded)
     by_exercise: dict[str, dict] = {}
     for student, cell, mistake, uncertain in _named(data):
-        exercise = by_exercise.setdefault(cell.exercise_key, {
-            "exercise": cell.exercise.title, "heading": cell.exercise.full, "notebook": cell.notebook,
-            "mistakes": {}})
+        exercise = by_exercise.setdefault(
+            cell.exercise_key,
+            {"exercise": cell.exercise.title, "heading": cell.exercise.full, "notebook": cell.notebook, "mistakes": {}},
+        )
         entry = exercise["mistakes"].setdefault(mistake, {"mistake": mistake, "students": {}, "uncertain": set()})
         if student not in entry["students"]:
             entry["students"][student] = data.feedback_href(student, cell.notebook, cell.grade_id)
@@ -54,10 +55,15 @@ def misconceptions(data: ClassData) -> list[dict]:
         mistakes = []
         for entry in exercise["mistakes"].values():
             count = len(entry["students"])
-            mistakes.append({"mistake": entry["mistake"], "count": count,
-                             "share": round(count / n, 4) if n else None,
-                             "uncertain": len(entry["uncertain"]),
-                             "students": [{"student": s, "href": h} for s, h in sorted(entry["students"].items())]})
+            mistakes.append(
+                {
+                    "mistake": entry["mistake"],
+                    "count": count,
+                    "share": round(count / n, 4) if n else None,
+                    "uncertain": len(entry["uncertain"]),
+                    "students": [{"student": s, "href": h} for s, h in sorted(entry["students"].items())],
+                }
+            )
         mistakes.sort(key=lambda m: (-m["count"], m["mistake"]))
         out.append({**exercise, "mistakes": mistakes})
     return out
@@ -93,12 +99,21 @@ def concept_checks(data: ClassData) -> list[dict]:
         for name, item in items.items():
             n = item["right"] + item["other"] + sum(item["distractors"].values())
             options = [{"option": "right answer", "kind": "right", "count": item["right"]}]
-            options += [{"option": mistake, "kind": "distractor", "count": count}
-                        for mistake, count in sorted(item["distractors"].items(), key=lambda kv: (-kv[1], kv[0]))]
-            options.append({"option": "no answer, or not one of the options", "kind": "other",
-                            "count": item["other"]})
+            options += [
+                {"option": mistake, "kind": "distractor", "count": count}
+                for mistake, count in sorted(item["distractors"].items(), key=lambda kv: (-kv[1], kv[0]))
+            ]
+            options.append({"option": "no answer, or not one of the options", "kind": "other", "count": item["other"]})
             for option in options:
                 option["share"] = round(option["count"] / n, 4) if n else None
-            out.append({"grade_id": cell.grade_id, "notebook": cell.notebook, "exercise": cell.exercise.title,
-                        "item": name, "n": n, "options": options})
+            out.append(
+                {
+                    "grade_id": cell.grade_id,
+                    "notebook": cell.notebook,
+                    "exercise": cell.exercise.title,
+                    "item": name,
+                    "n": n,
+                    "options": options,
+                }
+            )
     return out

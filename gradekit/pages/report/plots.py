@@ -35,7 +35,7 @@ from gradekit.pages.look import percent, points
 # named ones is searched for every label (0.25 s against 0.55 s a chart here). The browser draws
 # the same generic family (with its own fallback for Chinese), so labels measure as they render.
 _SVG_FONT = "sans-serif"
-LABEL = 70          # characters of a category label; longer ones are cut with "…" here, not by Vega
+LABEL = 70  # characters of a category label; longer ones are cut with "…" here, not by Vega
 _IDS = itertools.count(1)
 WIDTH, HEIGHT = 560, 170
 COLORS = {"right": "#1a7f37", "other": "#8c959f"}
@@ -61,6 +61,7 @@ class Plot:
 def warm_up() -> threading.Thread:
     """Start vl-convert's engine in a thread: its first chart costs ~0.7 s (more under load), which
     overlaps with reading the class's results this way (the engine runs outside the GIL)."""
+
     def start() -> None:
         import vl_convert
 
@@ -78,8 +79,9 @@ def render(plots: list[Plot]) -> list[Plot]:
     for plot in plots:
         if plot.rows:
             svg = vl_convert.vegalite_to_svg(plot.spec)
-            plot.svg = _unique_ids(svg, f"p{next(_IDS)}-") \
-                .replace("<svg ", f'<svg aria-labelledby="{plot.key}-title {plot.key}-alt" ', 1)
+            plot.svg = _unique_ids(svg, f"p{next(_IDS)}-").replace(
+                "<svg ", f'<svg aria-labelledby="{plot.key}-title {plot.key}-alt" ', 1
+            )
     return plots
 
 
@@ -91,26 +93,44 @@ def _unique_ids(svg: str, prefix: str) -> str:
 def _spec(values: list[dict], mark: dict, encoding: dict, height: int = HEIGHT, width: int = WIDTH) -> dict:
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "width": width, "height": height, "data": {"values": values}, "mark": mark, "encoding": encoding,
+        "width": width,
+        "height": height,
+        "data": {"values": values},
+        "mark": mark,
+        "encoding": encoding,
         "padding": 8,
-        "config": {"font": _SVG_FONT, "view": {"stroke": None}, "background": "white",
-                   # labelLimit 0: Vega's own cutting measures each label many times (seconds a chart)
-                   "axis": {"labelFontSize": 11, "titleFontSize": 11, "labelLimit": 0}},
+        "config": {
+            "font": _SVG_FONT,
+            "view": {"stroke": None},
+            "background": "white",
+            # labelLimit 0: Vega's own cutting measures each label many times (seconds a chart)
+            "axis": {"labelFontSize": 11, "titleFontSize": 11, "labelLimit": 0},
+        },
     }
 
 
 # -- the plots ----------------------------------------------------------------------
 
+
 def score_histogram(key: str, title: str, hist: list[dict], possible: float, unit: str = "students") -> Plot:
     values = [{"from": b["from"], "to": b["to"], "count": b["count"]} for b in hist]
     n = sum(b["count"] for b in hist)
-    alt = ("Histogram of {n} {unit} by score out of {possible}; {mode}.".format(
-        n=n, unit=unit, possible=points(possible), mode=_mode(hist)) if n else "No scores yet.")
-    spec = _spec(values, {"type": "bar", "color": "#0969da", "binSpacing": 1},
-                 {"x": {"field": "from", "type": "quantitative", "bin": {"binned": True},
-                        "title": "score", "scale": {"domain": [0, hist[-1]["to"] if hist else 1]}},
-                  "x2": {"field": "to"},
-                  "y": _count("count", unit, max((b["count"] for b in hist), default=0))})
+    alt = f"Histogram of {n} {unit} by score out of {points(possible)}; {_mode(hist)}." if n else "No scores yet."
+    spec = _spec(
+        values,
+        {"type": "bar", "color": "#0969da", "binSpacing": 1},
+        {
+            "x": {
+                "field": "from",
+                "type": "quantitative",
+                "bin": {"binned": True},
+                "title": "score",
+                "scale": {"domain": [0, hist[-1]["to"] if hist else 1]},
+            },
+            "x2": {"field": "to"},
+            "y": _count("count", unit, max((b["count"] for b in hist), default=0)),
+        },
+    )
     rows = [[f"{points(b['from'])}–{points(b['to'])}", b["count"]] for b in hist]
     return Plot(key, title, alt, ["score", unit], rows, spec)
 
@@ -126,14 +146,12 @@ def _mode(hist: list[dict]) -> str:
 
 
 def seconds_histogram(key: str, hist: list[dict]) -> Plot:
-    plot = score_histogram(key, "Grading time per submission", hist, hist[-1]["to"] if hist else 0,
-                           unit="submissions")
+    plot = score_histogram(key, "Grading time per submission", hist, hist[-1]["to"] if hist else 0, unit="submissions")
     plot.spec["encoding"]["x"]["title"] = "seconds"
     plot.columns = ["seconds", "submissions"]
     n = sum(b["count"] for b in hist)
     slow = sum(b["count"] for b in hist if b["from"] >= 1)
-    plot.alt = ("Histogram of the grading time of {n} submissions; {slow} took a second or more."
-                .format(n=n, slow=slow))
+    plot.alt = f"Histogram of the grading time of {n} submissions; {slow} took a second or more."
     return plot
 
 
@@ -141,14 +159,28 @@ def item_difficulty(items: list[dict]) -> Plot:
     shown = [i for i in items if i["mean_share"] is not None]
     values = [{"item": _clip(f"{i['notebook']}: {i['grade_id']}", LABEL), "mean": i["mean_share"]} for i in shown]
     hardest = min(shown, key=lambda i: i["mean_share"]) if shown else None
-    alt = ("Mean score of each of {n} graded cells as a share of its points; the hardest is {g} "
-           "with {m}.").format(n=len(shown), g=hardest["grade_id"], m=percent(hardest["mean_share"])) \
-        if hardest else "No graded cells yet."
-    spec = _spec(values, {"type": "bar", "color": "#0969da"},
-                 {"y": {"field": "item", "type": "nominal", "sort": None, "title": None},
-                  "x": {"field": "mean", "type": "quantitative", "title": "mean score (share of the points)",
-                        "scale": {"domain": [0, 1]}, "axis": {"format": "%"}}},
-                 height=max(60, 18 * len(values)))
+    alt = (
+        ("Mean score of each of {n} graded cells as a share of its points; the hardest is {g} with {m}.").format(
+            n=len(shown), g=hardest["grade_id"], m=percent(hardest["mean_share"])
+        )
+        if hardest
+        else "No graded cells yet."
+    )
+    spec = _spec(
+        values,
+        {"type": "bar", "color": "#0969da"},
+        {
+            "y": {"field": "item", "type": "nominal", "sort": None, "title": None},
+            "x": {
+                "field": "mean",
+                "type": "quantitative",
+                "title": "mean score (share of the points)",
+                "scale": {"domain": [0, 1]},
+                "axis": {"format": "%"},
+            },
+        },
+        height=max(60, 18 * len(values)),
+    )
     rows = [[v["item"], percent(v["mean"])] for v in values]
     return Plot("items", "Mean score per graded cell", alt, ["cell", "mean"], rows, spec)
 
@@ -157,13 +189,25 @@ def discrimination(items: list[dict]) -> Plot:
     shown = [i for i in items if i["mean_share"] is not None and i["item_rest_r"] is not None]
     values = [{"item": i["grade_id"], "mean": i["mean_share"], "r": i["item_rest_r"]} for i in shown]
     low = [i["grade_id"] for i in shown if i["item_rest_r"] < 0.2]
-    alt = ("Difficulty against discrimination for {n} cells: mean score across, item-rest correlation up; "
-           "{k} below 0.2.").format(n=len(shown), k=len(low))
-    spec = _spec(values, {"type": "point", "filled": True, "size": 70, "color": "#8250df"},
-                 {"x": {"field": "mean", "type": "quantitative", "title": "mean score (share of the points)",
-                        "scale": {"domain": [0, 1]}, "axis": {"format": "%"}},
-                  "y": {"field": "r", "type": "quantitative", "title": "item-rest correlation",
-                        "scale": {"domain": [-1, 1]}}}, height=220)
+    alt = (
+        f"Difficulty against discrimination for {len(shown)} cells: mean score across, item-rest correlation up; "
+        f"{len(low)} below 0.2."
+    )
+    spec = _spec(
+        values,
+        {"type": "point", "filled": True, "size": 70, "color": "#8250df"},
+        {
+            "x": {
+                "field": "mean",
+                "type": "quantitative",
+                "title": "mean score (share of the points)",
+                "scale": {"domain": [0, 1]},
+                "axis": {"format": "%"},
+            },
+            "y": {"field": "r", "type": "quantitative", "title": "item-rest correlation", "scale": {"domain": [-1, 1]}},
+        },
+        height=220,
+    )
     rows = [[v["item"], percent(v["mean"]), f"{v['r']:.2f}"] for v in values]
     return Plot("discrimination", "Difficulty and discrimination", alt, ["cell", "mean", "item-rest r"], rows, spec)
 
@@ -184,10 +228,16 @@ def misconception_bars(misconceptions: list[dict], limit: int = 15) -> Plot:
     named = named[:limit]
     values = [{"mistake": _clip(f"{ex}: {mistake}", LABEL), "count": count} for count, mistake, ex in named]
     alt = _mistakes_alt(named) if named else "No named mistakes."
-    spec = _spec(values, {"type": "bar", "color": "#cf222e"},
-                 {"y": {"field": "mistake", "type": "nominal", "sort": None, "title": None},
-                  "x": _count("count", "students", named[0][0] if named else 0)},
-                 height=max(40, 20 * len(values)), width=380)
+    spec = _spec(
+        values,
+        {"type": "bar", "color": "#cf222e"},
+        {
+            "y": {"field": "mistake", "type": "nominal", "sort": None, "title": None},
+            "x": _count("count", "students", named[0][0] if named else 0),
+        },
+        height=max(40, 20 * len(values)),
+        width=380,
+    )
     rows = [[ex, mistake, count] for count, mistake, ex in named]
     return Plot("mistakes", "The most common named mistakes", alt, ["exercise", "mistake", "students"], rows, spec)
 
@@ -204,34 +254,74 @@ def concept_options(checks: list[dict]) -> Plot:
                 label = f"wrong option {rank}"
             else:
                 label = "right answer" if option["kind"] == "right" else "no answer / not an option"
-            values.append({"item": _clip(item["item"], LABEL), "option": label, "count": option["count"],
-                           "order": {"right": 0, "distractor": rank, "other": 99}[option["kind"]]})
-            rows.append([item["item"], label, option["option"] if option["kind"] == "distractor" else "",
-                         option["count"]])
+            values.append(
+                {
+                    "item": _clip(item["item"], LABEL),
+                    "option": label,
+                    "count": option["count"],
+                    "order": {"right": 0, "distractor": rank, "other": 99}[option["kind"]],
+                }
+            )
+            rows.append(
+                [item["item"], label, option["option"] if option["kind"] == "distractor" else "", option["count"]]
+            )
     labels = sorted({v["option"] for v in values}, key=lambda s: (s != "right answer", s.startswith("no"), s))
-    palette = [COLORS["right"] if s == "right answer" else COLORS["other"] if s.startswith("no")
-               else DISTRACTOR_COLORS[(int(s.rsplit(" ", 1)[1]) - 1) % len(DISTRACTOR_COLORS)] for s in labels]
+    palette = [
+        COLORS["right"]
+        if s == "right answer"
+        else COLORS["other"]
+        if s.startswith("no")
+        else DISTRACTOR_COLORS[(int(s.rsplit(" ", 1)[1]) - 1) % len(DISTRACTOR_COLORS)]
+        for s in labels
+    ]
     worst = min(checks, key=lambda c: c["options"][0]["share"] or 0) if checks else None
-    alt = ("How often each option of {n} multiple-choice items was chosen; the item answered right least "
-           "often is {i} ({s}).").format(n=len(checks), i=worst["item"], s=percent(worst["options"][0]["share"])) \
-        if worst else "No multiple-choice items."
-    spec = _spec(values, {"type": "bar"},
-                 {"y": {"field": "item", "type": "nominal", "sort": None, "title": None},
-                  "x": _count("count", "students", max((c["n"] for c in checks), default=0), stack="zero"),
-                  "color": {"field": "option", "type": "nominal", "title": "option",
-                            "scale": {"domain": labels, "range": palette}},
-                  "order": {"field": "order", "type": "quantitative"}},
-                 height=max(40, 24 * len(checks)), width=420)
-    return Plot("concepts", "Options chosen in the concept checks", alt,
-                ["item", "option", "the misconception it stands for", "students"], rows, spec)
+    alt = (
+        (
+            "How often each option of {n} multiple-choice items was chosen; the item answered right least "
+            "often is {i} ({s})."
+        ).format(n=len(checks), i=worst["item"], s=percent(worst["options"][0]["share"]))
+        if worst
+        else "No multiple-choice items."
+    )
+    spec = _spec(
+        values,
+        {"type": "bar"},
+        {
+            "y": {"field": "item", "type": "nominal", "sort": None, "title": None},
+            "x": _count("count", "students", max((c["n"] for c in checks), default=0), stack="zero"),
+            "color": {
+                "field": "option",
+                "type": "nominal",
+                "title": "option",
+                "scale": {"domain": labels, "range": palette},
+            },
+            "order": {"field": "order", "type": "quantitative"},
+        },
+        height=max(40, 24 * len(checks)),
+        width=420,
+    )
+    return Plot(
+        "concepts",
+        "Options chosen in the concept checks",
+        alt,
+        ["item", "option", "the misconception it stands for", "students"],
+        rows,
+        spec,
+    )
 
 
 def _count(field: str, title: str, top: int, **more) -> dict:
     """A count's encoding, with whole-number ticks (Vega would put 0.5 students on the axis)."""
     step = max(1, -(-int(top) // 5))
     last = max(step, -(-int(top) // step) * step)
-    return {"field": field, "type": "quantitative", "title": title, **more,
-            "scale": {"domain": [0, last]}, "axis": {"values": list(range(0, last + 1, step)), "format": "d"}}
+    return {
+        "field": field,
+        "type": "quantitative",
+        "title": title,
+        **more,
+        "scale": {"domain": [0, last]},
+        "axis": {"values": list(range(0, last + 1, step)), "format": "d"},
+    }
 
 
 def _clip(text: str, size: int) -> str:
@@ -242,8 +332,9 @@ def all_plots(report: dict) -> list[Plot]:
     scores = report["scores"]
     plots = [score_histogram("total", "Total scores", scores["total"]["histogram"], scores["possible"])]
     for nb in scores["notebooks"]:
-        plots.append(score_histogram(f"nb-{nb['notebook']}", f"Scores in {nb['notebook']}", nb["histogram"],
-                                     nb["possible"]))
+        plots.append(
+            score_histogram(f"nb-{nb['notebook']}", f"Scores in {nb['notebook']}", nb["histogram"], nb["possible"])
+        )
     plots.append(item_difficulty(report["items"]))
     plots.append(discrimination(report["items"]))
     plots.append(misconception_bars(report["misconceptions"]))

@@ -29,8 +29,8 @@ from gradekit.pages.report.data import GRADED, NOT_GRADABLE, NOT_SUBMITTED, Clas
 from gradekit.pages.report.misconceptions import concept_checks, misconceptions, student_mistakes
 
 # flags for an item (a graded cell); the discrimination flags need this many scored students
-TOO_HARD, TOO_EASY = 0.30, 0.90            # mean share of the points
-WEAK_DISCRIMINATION = 0.20                 # item-rest r below this: does not tell strong from weak
+TOO_HARD, TOO_EASY = 0.30, 0.90  # mean share of the points
+WEAK_DISCRIMINATION = 0.20  # item-rest r below this: does not tell strong from weak
 MIN_FOR_DISCRIMINATION = 10
 MIN_FOR_DIFFICULTY = 5
 
@@ -59,6 +59,7 @@ def build(data: ClassData) -> dict:
 
 # -- the class ----------------------------------------------------------------------
 
+
 def class_counts(data: ClassData) -> dict:
     rows = data.students
     submitted = [r for r in rows if r.status != NOT_SUBMITTED]
@@ -73,8 +74,10 @@ def class_counts(data: ClassData) -> dict:
         "submitted": len(submitted),
         "graded": sum(1 for r in rows if r.status == GRADED),
         "not_gradable": sum(1 for r in rows if r.status == NOT_GRADABLE),
-        "not_gradable_reasons": [{"reason": k, "count": len(v), "students": v}
-                                 for k, v in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))],
+        "not_gradable_reasons": [
+            {"reason": k, "count": len(v), "students": v}
+            for k, v in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        ],
         "not_submitted": len(rows) - len(submitted),
         "late": sum(1 for r in submitted if r.seconds_late > 0),
         "late_penalised": sum(1 for r in submitted if r.result and r.result.late_penalty > 0),
@@ -97,13 +100,21 @@ def _reason_kind(reason: str) -> str:
 
 # -- scores -------------------------------------------------------------------------
 
+
 def summary(values: list[float]) -> dict:
     if not values:
         return {"n": 0, "mean": None, "median": None, "q1": None, "q3": None, "min": None, "max": None}
     a = np.asarray(values, dtype=float)
     q1, median, q3 = (float(x) for x in np.percentile(a, [25, 50, 75]))
-    return {"n": len(values), "mean": _r(a.mean()), "median": _r(median), "q1": _r(q1), "q3": _r(q3),
-            "min": _r(a.min()), "max": _r(a.max())}
+    return {
+        "n": len(values),
+        "mean": _r(a.mean()),
+        "median": _r(median),
+        "q1": _r(q1),
+        "q3": _r(q3),
+        "min": _r(a.min()),
+        "max": _r(a.max()),
+    }
 
 
 def histogram(values: list[float], top: float) -> list[dict]:
@@ -130,17 +141,22 @@ def scores(data: ClassData) -> dict:
     graded = data.graded
     possible = sum(c.points for c in data.layout)
     totals = [r.result.final for r in graded]
-    out = {"possible": _r(possible), "total": {**summary(totals), "histogram": histogram(totals, possible)},
-           "notebooks": []}
+    out = {
+        "possible": _r(possible),
+        "total": {**summary(totals), "histogram": histogram(totals, possible)},
+        "notebooks": [],
+    }
     for name in data.notebooks:
         top = sum(c.points for c in data.layout if c.notebook == name)
         values = [nb.final for r in graded for nb in r.result.notebooks if nb.name == name]
-        out["notebooks"].append({"notebook": name, "possible": _r(top), **summary(values),
-                                 "histogram": histogram(values, top)})
+        out["notebooks"].append(
+            {"notebook": name, "possible": _r(top), **summary(values), "histogram": histogram(values, top)}
+        )
     return out
 
 
 # -- items --------------------------------------------------------------------------
+
 
 def items(data: ClassData) -> list[dict]:
     graded = data.graded
@@ -148,8 +164,11 @@ def items(data: ClassData) -> list[dict]:
     out = []
     for cell in data.layout:
         # a notebook that could not be graded (not submitted, broken) is no attempt at its items
-        got = [(i, r.cell(cell.notebook, cell.grade_id)) for i, r in enumerate(graded)
-               if not _notebook_error(r, cell.notebook)]
+        got = [
+            (i, r.cell(cell.notebook, cell.grade_id))
+            for i, r in enumerate(graded)
+            if not _notebook_error(r, cell.notebook)
+        ]
         scored = [(i, c.score) for i, c in got if c is not None and c.score is not None]
         waiting = sum(1 for _, c in got if c is not None and c.score is None)
         n = len(scored)
@@ -161,12 +180,20 @@ def items(data: ClassData) -> list[dict]:
             r_rest = _corr(item, rest)
             d_index = _upper_lower(shares, raw[[i for i, _ in scored]])
         mean = float(shares.mean()) if n else None
-        row = {"grade_id": cell.grade_id, "notebook": cell.notebook, "exercise": cell.exercise.title,
-               "points": _r(cell.points), "manual": cell.manual, "n": n, "waiting": waiting,
-               "mean_share": _r(mean, 4),
-               "full_share": _r(float(np.mean(shares >= 1 - 1e-9)), 4) if n else None,
-               "zero_share": _r(float(np.mean(shares <= 1e-9)), 4) if n else None,
-               "item_rest_r": _r(r_rest, 3), "upper_lower": _r(d_index, 3)}
+        row = {
+            "grade_id": cell.grade_id,
+            "notebook": cell.notebook,
+            "exercise": cell.exercise.title,
+            "points": _r(cell.points),
+            "manual": cell.manual,
+            "n": n,
+            "waiting": waiting,
+            "mean_share": _r(mean, 4),
+            "full_share": _r(float(np.mean(shares >= 1 - 1e-9)), 4) if n else None,
+            "zero_share": _r(float(np.mean(shares <= 1e-9)), 4) if n else None,
+            "item_rest_r": _r(r_rest, 3),
+            "upper_lower": _r(d_index, 3),
+        }
         row["flags"] = _flags(row)
         out.append(row)
     return out
@@ -210,11 +237,12 @@ def _flags(row: dict) -> list[str]:
 
 # -- grading health -----------------------------------------------------------------
 
+
 def health(data: ClassData) -> dict:
     rows = [r for r in data.students if r.result is not None]
     seconds = [r.result.seconds for r in rows if r.result.seconds]
     timeouts, kills = [], []
-    for r in rows:   # the sandbox's own counts; the message text only for results older than them
+    for r in rows:  # the sandbox's own counts; the message text only for results older than them
         texts = _problems(r)
         if r.result.timeouts or any(TIMEOUT.search(t) for t in texts):
             timeouts.append(r.student)
@@ -225,15 +253,24 @@ def health(data: ClassData) -> dict:
     top = max(seconds, default=0.0)
     return {
         "submissions": len(rows),
-        "seconds": {**summary(seconds), "p95": _r(float(np.percentile(seconds, 95))) if seconds else None,
-                    "sum": _r(sum(seconds))},
+        "seconds": {
+            **summary(seconds),
+            "p95": _r(float(np.percentile(seconds, 95))) if seconds else None,
+            "sum": _r(sum(seconds)),
+        },
         "histogram": histogram(seconds, top) if seconds else [],
-        "slowest": [{"student": r.student, "seconds": _r(r.result.seconds),
-                     "student_seconds": _r(r.result.student_seconds), "why": _why_slow(r)} for r in slowest],
+        "slowest": [
+            {
+                "student": r.student,
+                "seconds": _r(r.result.seconds),
+                "student_seconds": _r(r.result.student_seconds),
+                "why": _why_slow(r),
+            }
+            for r in slowest
+        ],
         "timeouts": timeouts,
         "sandbox_kills": kills,
-        "restored": [{"student": r.student, "notebook": nb, "note": note}
-                     for r in rows for nb, note in r.notes],
+        "restored": [{"student": r.student, "notebook": nb, "note": note} for r in rows for nb, note in r.notes],
         "grading_failed": [r.student for r in rows if (r.result.error or "").startswith("grading failed")],
     }
 
@@ -252,7 +289,7 @@ def _why_slow(row: Row) -> str:
     res = row.result
     if res.timeouts or res.kills:
         reason = next((t for t in _problems(row) if TIMEOUT.search(t) or KILLED.search(t)), "")
-        counted = "{t} timeout(s), {k} kill(s) of the student's process".format(t=res.timeouts, k=res.kills)
+        counted = f"{res.timeouts} timeout(s), {res.kills} kill(s) of the student's process"
         return (counted + (": " + reason if reason else ""))[:200]
     for text in _problems(row):
         if TIMEOUT.search(text):
@@ -262,33 +299,51 @@ def _why_slow(row: Row) -> str:
             return text[:200]
     res = row.result
     if res.seconds and res.startup_seconds >= 0.5 * res.seconds:
-        return ("the first submission of its grading process: {w} s of it waited for the sandbox to start"
-                .format(w=_r(res.startup_seconds, 2)))
+        return (
+            f"the first submission of its grading process: {_r(res.startup_seconds, 2)} s of it waited for "
+            "the sandbox to start"
+        )
     if res.seconds and res.student_seconds >= 0.5 * res.seconds:
-        return "the student's own code took {s} s of it".format(s=_r(res.student_seconds, 2))
-    return ("no timeout or kill: the student's code took {s} s, the rest was the grader's own work"
-            .format(s=_r(res.student_seconds, 2)))
+        return f"the student's own code took {_r(res.student_seconds, 2)} s of it"
+    return (
+        f"no timeout or kill: the student's code took {_r(res.student_seconds, 2)} s, the rest was the "
+        "grader's own work"
+    )
 
 
 # -- students -----------------------------------------------------------------------
+
 
 def students(data: ClassData) -> list[dict]:
     exercises = exercise_columns(data)
     mistakes = student_mistakes(data)
     out = []
     for r in data.students:
-        row = {"student": r.student, "status": r.status, "reason": r.reason,
-               "late_seconds": _r(r.seconds_late, 0), "late_penalty": None, "total": None,
-               "possible": None, "notebooks": {}, "exercises": {}, "waiting": 0, "mistakes": [],
-               "feedback": {}}
+        row = {
+            "student": r.student,
+            "status": r.status,
+            "reason": r.reason,
+            "late_seconds": _r(r.seconds_late, 0),
+            "late_penalty": None,
+            "total": None,
+            "possible": None,
+            "notebooks": {},
+            "exercises": {},
+            "waiting": 0,
+            "mistakes": [],
+            "feedback": {},
+        }
         if r.result is not None:
             res = r.result
-            row.update(late_penalty=_r(res.late_penalty) if res.late_penalty else None, total=_r(res.final),
-                       possible=_r(sum(c.points for c in data.layout)),
-                       notebooks={nb.name: _r(nb.final) for nb in res.notebooks},
-                       waiting=_waiting(r) if r.status == GRADED else 0,
-                       mistakes=mistakes.get(r.student, []),
-                       feedback={nb.name: data.feedback_href(r.student, nb.name) for nb in res.notebooks})
+            row.update(
+                late_penalty=_r(res.late_penalty) if res.late_penalty else None,
+                total=_r(res.final),
+                possible=_r(sum(c.points for c in data.layout)),
+                notebooks={nb.name: _r(nb.final) for nb in res.notebooks},
+                waiting=_waiting(r) if r.status == GRADED else 0,
+                mistakes=mistakes.get(r.student, []),
+                feedback={nb.name: data.feedback_href(r.student, nb.name) for nb in res.notebooks},
+            )
             for key, (_, cells) in exercises.items():
                 got = [r.cell(c.notebook, c.grade_id) for c in cells]
                 row["exercises"][key] = _r(sum((c.score or 0.0) for c in got if c is not None))

@@ -24,10 +24,14 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+
 from pathlib import Path
 
 import nbformat
 import pytest
+from processes import live_processes  # noqa: F401 - the tests import it from here
+
+from gradekit.notebook.cells import grade_id, is_solution, is_test, nbgrader_meta  # noqa: F401 - for the tests
 
 REPO = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
@@ -61,7 +65,11 @@ def _grading_pool(root: Path):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        _POOLS[root] = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        from gradekit.runners.local import exit_with
+
+        # the process ends with this one however this one ends (a native crash included)
+        _POOLS[root] = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                           initializer=exit_with, initargs=(os.getpid(),))
     return _POOLS[root]
 
 
@@ -231,25 +239,7 @@ class CourseDir:
         return proc
 
 
-# -- notebook helpers -------------------------------------------------------------
-
-def nbgrader_meta(cell) -> dict:
-    meta = cell.get("metadata", {}).get("nbgrader")
-    return meta if isinstance(meta, dict) else {}
-
-
-def grade_id(cell) -> str | None:
-    return nbgrader_meta(cell).get("grade_id")
-
-
-def is_solution(cell) -> bool:
-    return bool(nbgrader_meta(cell).get("solution"))
-
-
-def is_test(cell) -> bool:
-    meta = nbgrader_meta(cell)
-    return bool(meta.get("grade")) and not meta.get("solution")
-
+# -- notebook helpers: the package's own where it has them -------------------------------------
 
 def cell_by_id(nb, gid: str):
     for cell in nb.cells:
@@ -272,34 +262,12 @@ def exercise_tests(nb) -> dict[str, list[str]]:
 
 
 def with_solutions(key: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.NotebookNode:
-    """A copy of ``key`` with the sources of these solution cells replaced."""
-    nb = nbformat.from_dict(json.loads(json.dumps(key)))
-    seen = set()
-    for cell in nb.cells:
-        gid = grade_id(cell)
-        if gid in sources:
-            assert is_solution(cell), f"{gid} is not a solution cell"
-            cell.source = sources[gid]
-            seen.add(gid)
-    missing = set(sources) - seen
+    """A copy of ``key`` with the sources of these solution cells replaced (each must exist)."""
+    from gradekit.qa.simulate import fill
+
+    missing = set(sources) - {grade_id(c) for c in key.cells if is_solution(c)}
     assert not missing, f"no solution cell(s) {missing} in the notebook"
-    return nb
-
-
-def live_processes(pattern: bytes) -> dict[int, str]:
-    """Live (non-zombie) processes whose command line contains ``pattern``: pid -> command line."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if pattern in cmdline and state != "Z":
-            found[int(entry.name)] = cmdline.replace(b"\0", b" ").decode(errors="replace")
-    return found
+    return fill({"notebook": key}, sources)["notebook"]
 
 
 @dataclass

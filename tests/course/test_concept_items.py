@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-PARAMS = Path(__file__).resolve().parents[1] / "source" / "self_attention" / "params_quiz.py"
+PARAMS = Path(__file__).resolve().parents[2] / "source" / "self_attention" / "params_quiz.py"
 VARIANTS = 200
 CHANCE_CEILING = 0.35
 

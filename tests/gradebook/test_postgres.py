@@ -16,7 +16,7 @@ import pytest
 
 from pgserver import PostgresServer, pg_bindir
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(pg_bindir() is None, reason="PostgreSQL server not installed")]

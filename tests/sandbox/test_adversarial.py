@@ -40,6 +40,7 @@ import pytest
 from conftest import (ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, cell_by_id, exercise_tests, grade_id,
                       is_test, known_sources, live_processes, with_solutions)
 from gradekit.sandbox.bwrap import bwrap_path
+from processes import Tracker
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")]
 
@@ -100,70 +101,6 @@ DRIVER = textwrap.dedent(r'''
 ''')
 
 
-class Tracker:
-    """A cgroup (v1 freezer hierarchy) for one batch: every process it starts, however detached, stays in it.
-
-    Other test runs may have sandboxes of their own on this machine; the cgroup tells ours apart.
-    Without a writable cgroup hierarchy, processes new since the start (bwrap, the worker, the
-    students' marked processes) are counted instead.
-    """
-
-    BASE = Path("/sys/fs/cgroup/freezer")
-
-    def __init__(self, name: str):
-        self.group: Path | None = self.BASE / f"{MARK}-{name}-{os.getpid()}"
-        try:
-            self.group.mkdir(exist_ok=True)
-        except OSError:
-            self.group = None
-        self.before = set() if self.group else set(self._sandbox_processes())
-
-    def join(self) -> None:  # in the child, before exec
-        if self.group is not None:
-            with open(self.group / "cgroup.procs", "w") as fh:
-                fh.write(str(os.getpid()))
-
-    @staticmethod
-    def _sandbox_processes() -> dict[int, str]:
-        out = {}
-        for pattern in (b"/opt/gradekit/worker.py", b"bwrap", MARK.encode() + b"-"):
-            out.update(live_processes(pattern))
-        return out
-
-    def alive(self) -> dict[int, str]:
-        if self.group is None:
-            return {p: c for p, c in self._sandbox_processes().items() if p not in self.before}
-        out = {}
-        for pid in (self.group / "cgroup.procs").read_text().split():
-            try:
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if state != "Z":
-                out[int(pid)] = cmdline.replace(b"\0", b" ").decode(errors="replace")
-        return out
-
-    def close(self) -> None:
-        """Kill whatever is left (after it was recorded) and remove the cgroup."""
-        if self.group is None:
-            return
-        for _ in range(50):
-            left = self.alive()
-            if not left:
-                break
-            for pid in left:
-                try:
-                    os.kill(pid, 9)
-                except OSError:
-                    pass
-            time.sleep(0.1)
-        try:
-            self.group.rmdir()
-        except OSError:
-            pass
-
-
 @dataclass
 class Batch:
     course: CourseDir
@@ -216,7 +153,7 @@ def make_course(root: Path, students) -> CourseDir:
 def run_batch(course: CourseDir, limits: dict | None, timeout: float = 400, jobs: int = 2, secret: str = SECRET) -> Batch:
     if limits:
         course.configure(**limits)
-    tracker = Tracker(course.root.name)
+    tracker = Tracker(course.root.name, MARK)
     log = course.root.parent / f"{course.root.name}-leftovers.jsonl"
     env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=secret)
     started = time.monotonic()
@@ -1394,12 +1331,12 @@ def reach(adv_dir) -> Reach:
         "course dir": root.parent.name, "other student": "advhonest",
         "hidden test": "Hidden tests for the cell", "hidden test file": "test_kv_cache_decode",
         "reference": "Reference implementations for the self-attention",
-        "repository": str(Path(__file__).resolve().parents[1]),   # a course directory too (README)
+        "repository": str(Path(__file__).resolve().parents[2]),   # a course directory too (README)
     }
     paths = [str(root / ".gradekit" / "secret"), str(root / "autograder" / ASSIGNMENT / "test_softmax.py"),
              str(root / "solutions" / ASSIGNMENT / "reference.py"), str(root / "gradebook.db"),
              str(course.submission_path("advhonest")), str(root / "nbgrader_config.py"),
-             str(Path(__file__).resolve().parents[1] / "solutions" / ASSIGNMENT / "reference.py"),
+             str(Path(__file__).resolve().parents[2] / "solutions" / ASSIGNMENT / "reference.py"),
              "/root/.bash_history", "/etc/shadow"]
     nb = insert_after(key_of(course, "reach-fs"), "setup",
                       SCAN.format(needles=needles, paths=paths, base=sys.base_prefix))
@@ -1503,7 +1440,7 @@ def test_writes_outside_the_sandbox_fail_and_change_nothing(reach):
         assert not path.exists(), path
 
 
-@pytest.mark.xfail(Path(sys.prefix).resolve().is_relative_to(Path(__file__).resolve().parents[1]), strict=True, reason=(
+@pytest.mark.xfail(Path(sys.prefix).resolve().is_relative_to(Path(__file__).resolve().parents[2]), strict=True, reason=(
     "KNOWN (information leak, low severity), when the venv is inside the course directory: the sandbox "
     "sees the host path of its venv bind mount in /proc/self/mountinfo (gradekit's own worker files are "
     "copied in, not mounted; bwrap's argv arrives through --args). In the README's layout, where the "

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_sources, with_solutions
 from gradekit.sandbox.bwrap import bwrap_path
-from test_adversarial import Tracker
+from processes import Tracker
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")]
 
@@ -42,7 +42,7 @@ def _start(course: CourseDir, *extra: str, tracker: Tracker | None = None) -> su
 
 
 def _run(course: CourseDir, *extra: str, timeout: float = 300) -> tuple[subprocess.CompletedProcess, float]:
-    tracker = Tracker(f"faults-{course.root.name}")
+    tracker = Tracker(course.root.name, "gkfaults")
     started = time.monotonic()
     try:
         proc = subprocess.run([GRADEKIT, "autograde", ASSIGNMENT, "--jobs", "2", *extra], cwd=course.root,
@@ -146,7 +146,7 @@ def interrupted(klass):
     for name, wait in (("after 1 s", lambda n: time.sleep(1) or True),
                        ("first new result", lambda n: _wait_for(lambda: graded() > n, 120)),
                        ("a result of the second rerun", lambda n: _wait_for(lambda: graded() > n, 120))):
-        tracker = Tracker(f"faults-kill-{len(kills)}")
+        tracker = Tracker(f"kill-{len(kills)}", "gkfaults")
         try:
             before = graded()
             proc = _start(course, tracker=tracker)
@@ -200,7 +200,7 @@ def test_regrading_unchanged_work_changes_nothing_and_is_fast(interrupted, klass
 
 def test_a_second_autograde_refuses_while_one_runs(interrupted):
     course, reference, _, _ = interrupted
-    tracker = Tracker("faults-concurrent")
+    tracker = Tracker("concurrent", "gkfaults")
     try:
         first = _start(course, "--force", tracker=tracker)
         lock = course.root / ".gradekit" / "autograde.lock"

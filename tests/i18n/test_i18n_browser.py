@@ -22,7 +22,7 @@ from conftest import ASSIGNMENT, VENV_BIN, CourseDir, known_sources, with_soluti
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions"]
 

@@ -176,12 +176,22 @@ def test_answer_key_has_the_solutions(shared_course, student):
 
 
 def test_answer_key_runs(shared_course):
-    """The key's code cells, visible tests included, run without error in plain Python."""
+    """The key's code cells, visible tests included, run without error in plain Python, and every
+    function its solution cells define is there to call."""
+    import ast
+
     key = shared_course.answer_key(STUDENTS[0])
     ns: dict = {}
+    tests = 0
     for cell in key.cells:
         if cell.cell_type == "code":
             exec(compile(cell.source, grade_id(cell) or "cell", "exec"), ns)
+            tests += is_test(cell)
+    defined = {node.name for cell in key.cells if cell.cell_type == "code" and is_solution(cell)
+               for node in ast.parse(cell.source).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    assert tests >= 6 and len(defined) >= 6, (tests, defined)   # six exercises, each with its visible checks
+    assert all(callable(ns[name]) for name in defined)
+    assert "NotImplementedError" not in "".join(c.source for c in key.cells if is_solution(c))
 
 
 def test_assignment_registered_in_gradebook(shared_course):

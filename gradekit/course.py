@@ -143,7 +143,8 @@ class Course:
         values = {name: getattr(s, name) for name in _LIMITS}
         values.update((s.assignments or {}).get(assignment, {}) if assignment else {})
         kinds = {f.name: f.type for f in dataclasses.fields(Limits)}
-        return Limits(**{name: (float if kinds[name] == "float" else int)(values[name]) for name in _LIMITS})
+        converted: dict[str, Any] = {name: (float if kinds[name] == "float" else int)(values[name]) for name in _LIMITS}
+        return Limits(**converted)
 
     @classmethod
     def load(cls, root: str | os.PathLike = ".") -> Course:

@@ -48,10 +48,11 @@ def without_package_init(package: str, module: str):
         if not name.startswith("__") and importlib.util.find_spec(f"{package}.{name}") is not None:
             return importlib.import_module(f"{package}.{name}")
         del lazy.__dict__["__getattr__"]
+        assert spec.loader is not None  # find_spec found the package: its loader runs the __init__
         spec.loader.exec_module(lazy)
         return getattr(lazy, name)
 
-    lazy.__getattr__ = finish_init
+    lazy.__getattr__ = finish_init  # type: ignore[method-assign]  # a module's __getattr__ (PEP 562)
     sys.modules[package] = lazy
     try:
         return importlib.import_module(module)

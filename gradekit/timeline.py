@@ -37,7 +37,7 @@ def mark(role: str, event: str) -> None:
 
 def read(path: str | os.PathLike) -> list[tuple[float, float, int, str, str]]:
     """The marks in a timeline file: (wall, cpu, pid, role, event), in file order."""
-    out = []
+    out: list[tuple[float, float, int, str, str]] = []
     try:
         text = open(path, encoding="utf-8").read()
     except OSError:

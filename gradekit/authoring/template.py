@@ -79,7 +79,7 @@ class AssignmentSource:
     directory: Path
     notebooks: dict[str, NotebookNode]
     generators: dict[str, Callable[[np.random.Generator], dict]]
-    _compiled: dict[tuple[str, int], jinja2.Template] = field(default_factory=dict, repr=False)
+    _compiled: dict[tuple[str, int], jinja2.Template | None] = field(default_factory=dict, repr=False)
     course_root: Path | None = None
     _translated: dict[tuple[str, int, str], jinja2.Template | None] = field(default_factory=dict, repr=False)
     _translators: dict[str, Callable[[str], str]] = field(default_factory=dict, repr=False)
@@ -268,6 +268,7 @@ def _is_template(source: str) -> bool:
 
 def _load_generator(path: Path) -> Callable[[np.random.Generator], dict]:
     spec = importlib.util.spec_from_file_location(f"gradekit_params_{abs(hash(str(path)))}", path)
+    assert spec is not None and spec.loader is not None  # a .py file's: a SourceFileLoader
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -138,7 +138,8 @@ def arrays(
     if len(got) != len(expected) or len(what) != len(expected):
         raise ValueError("check.arrays: got, expected and what must have the same length")
     exps = [np.asarray(e, dtype=np.float64) for e in expected]
-    problems, parts = [], []
+    problems: list[Text] = []
+    parts: list[np.ndarray | None] = []
     for value, exp, label in zip(got, exps, what, strict=False):
         if value is None:
             problems.append(_none_message(label))
@@ -155,7 +156,7 @@ def arrays(
         return
     if any(p is None for p in parts):
         raise Mismatch(join("; ", problems))
-    candidates, ruled_out = evidence(parts, exps, mistakes, rtol, atol)
+    candidates, ruled_out = evidence(cast(list[np.ndarray], parts), exps, mistakes, rtol, atol)  # none is None
     observations = [] if candidates else _observe(probes)
     raise Mismatch(
         _sentences(join("; ", problems), observations),

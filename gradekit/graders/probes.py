@@ -101,8 +101,8 @@ def not_equivariant(
     again, arr = _array(_quietly(call_permuted)), _array(got)
     if again is None or arr is None or arr.ndim == 0 or arr.shape[0] != len(order):
         return None
-    order = np.asarray(order)
-    expected = arr[order][:, order] if table else arr[order]
+    rows = np.asarray(order)
+    expected = arr[rows][:, rows] if table else arr[rows]
     if _same(again, expected):
         return None
     return _("Reordering {items} does not reorder {subject} the same way: it is not permutation-equivariant.").format(

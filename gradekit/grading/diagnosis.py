@@ -152,7 +152,8 @@ def _subjects(failed: list[Check]) -> list[list[Check]]:
 
 
 def _weigh_subject(group: list[Check]) -> Finding | None:
-    support, against = Counter(), Counter()
+    support: Counter[str] = Counter()
+    against: Counter[str] = Counter()
     order: list[str] = []
     for check in group:
         for mistake in check.candidates:

@@ -25,16 +25,20 @@ import io
 import re
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import nbformat
 
 from gradekit.i18n.catalogs import PACKAGE_LOCALE, locale_dir
 
+if TYPE_CHECKING:  # pragma: no cover - babel's, imported late
+    from babel.messages.catalog import Catalog
+
 KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2)}
 _QA_SET = ("mistakes", "correct")
 
 
-def gradekit_messages() -> Catalog:  # noqa: F821 - babel's, imported late
+def gradekit_messages() -> Catalog:
     """Every message id of gradekit's own code."""
     from babel.messages.catalog import Catalog
 
@@ -47,7 +51,7 @@ def gradekit_messages() -> Catalog:  # noqa: F821 - babel's, imported late
     return catalog
 
 
-def assignment_messages(course_root: Path, assignment: str) -> Catalog:  # noqa: F821
+def assignment_messages(course_root: Path, assignment: str) -> Catalog:
     """Every message id of one assignment: its notebooks, params, graders and reference."""
     from babel.messages.catalog import Catalog
 
@@ -82,7 +86,10 @@ def _jinja(catalog, source: bytes, where: str, offset: int, comment: str | None 
     from jinja2.ext import babel_extract
 
     for line, message, comments, context in extract(
-        babel_extract, io.BytesIO(source), keywords=KEYWORDS, options={"extensions": "jinja2.ext.i18n"}
+        babel_extract,  # type: ignore[arg-type]  # jinja2's extractor, typed apart from babel's
+        io.BytesIO(source),
+        keywords=KEYWORDS,
+        options={"extensions": "jinja2.ext.i18n"},
     ):
         catalog.add(
             message,
@@ -139,11 +146,12 @@ def po_path(course_root: Path | None, assignment: str | None, language: str) -> 
     """Where a language's catalog is: the assignment's, or gradekit's own (no assignment)."""
     if assignment is None:
         return PACKAGE_LOCALE / f"{language}.po"
+    assert course_root is not None  # an assignment's catalog is in its course
     return locale_dir(course_root, assignment) / f"{language}.po"
 
 
-def messages(course_root: Path | None, assignment: str | None) -> Catalog:  # noqa: F821
-    return gradekit_messages() if assignment is None else assignment_messages(course_root, assignment)
+def messages(course_root: Path | None, assignment: str | None) -> Catalog:
+    return gradekit_messages() if assignment is None else assignment_messages(cast(Path, course_root), assignment)
 
 
 def update(course_root: Path | None, assignment: str | None, language: str) -> tuple[Path, list[str]]:
@@ -204,7 +212,8 @@ def problems(course_root: Path | None, assignment: str | None, language: str, te
             out.append(f"{where}: not translated")
         elif found.fuzzy:
             out.append(f"{where}: fuzzy (the English changed: check the translation)")
-        elif _placeholders(found.id) != _placeholders(found.string):
+        # a plural entry's (ngettext) id and string are tuples, which this does not handle (none is used)
+        elif _placeholders(cast(str, found.id)) != _placeholders(cast(str, found.string)):
             out.append(f"{where}: the placeholders differ from the English")
     return out
 

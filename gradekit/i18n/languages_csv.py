@@ -97,7 +97,7 @@ def untranslated(course, assignment: str, students: list[str]) -> dict[str, tupl
         language = language_of(course, student)
         if language != ENGLISH:
             readers[language] = readers.get(language, 0) + 1
-    out = {}
+    out: dict[str, tuple[int, int | None]] = {}
     for language, n in sorted(readers.items()):
         po = locale_dir(course.root, assignment) / f"{language}.po"
         if not po.is_file():

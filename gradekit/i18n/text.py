@@ -34,8 +34,11 @@ class Text(str):
     and arguments, so it can be rendered again in another language (:meth:`render`)."""
 
     __slots__ = ("msgid", "args", "kwargs")
+    msgid: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
 
-    def __new__(cls, msgid: str, args: tuple = (), kwargs: dict | None = None):
+    def __new__(cls, msgid: str, args: tuple = (), kwargs: dict | None = None) -> Text:
         msgid, args, kwargs = str(msgid), tuple(args), dict(kwargs or {})
         english = msgid.format(*args, **kwargs) if args or kwargs else msgid
         text = super().__new__(cls, english)
@@ -64,8 +67,10 @@ class Joined(Text):
     """Several texts shown one after another (each a whole sentence or clause of its own)."""
 
     __slots__ = ("separator", "parts")
+    separator: str
+    parts: list[Any]
 
-    def __new__(cls, separator: str, parts: Iterable[Any]):
+    def __new__(cls, separator: str, parts: Iterable[Any]) -> Joined:
         parts = list(parts)
         text = str.__new__(cls, separator.join(str(p) for p in parts))
         text.msgid, text.args, text.kwargs = str(text), (), {}

@@ -24,6 +24,7 @@ import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gradekit.errors import SubmissionError, UsageError
 from gradekit.i18n.text import _
@@ -257,7 +258,7 @@ def parse_utc(text: str) -> dt.datetime:
 
     parts = text.split(" ")
     if len(parts) == 3:
-        zone = parts[2]
+        zone: Any = parts[2]  # a name, then an offset in seconds or a tzinfo
         try:
             zone = int(zone)
         except ValueError:

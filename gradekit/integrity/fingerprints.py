@@ -76,7 +76,7 @@ _AFTER_STRING = {tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COM
 
 def normalise(source: str) -> Tokens:
     """The normalised tokens of ``source``; code that does not tokenize is kept up to the fault."""
-    raw = []
+    raw: list[tokenize.TokenInfo] = []
     try:
         raw.extend(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):

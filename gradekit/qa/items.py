@@ -9,7 +9,7 @@ items, e.g. ``{"mc": [{"id": "q1", "options": [...], "answer": "C"}, ...]}``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from gradekit.qa.rows import Row
@@ -64,7 +64,7 @@ def strategy_scores(items: Iterable[dict]) -> tuple[dict[str, float], float, int
     if not items:
         return {}, 0.0, 0
     width = max(len(i["options"]) for i in items)
-    picks = {
+    picks: dict[str, Callable[..., int]] = {
         "always the longest option": lambda o: max(range(len(o)), key=lambda k: len(o[k])),
         "always the shortest option": lambda o: min(range(len(o)), key=lambda k: len(o[k])),
     }
@@ -88,7 +88,7 @@ def testwise_rows(variants: dict, language: str = "en", translate=None) -> list:
     if translate is not None:
         items = [{**item, "options": [translate(o) for o in item["options"]]} for item in items]
     scores, chance, n = strategy_scores(items)
-    worst = max(scores, key=scores.get)
+    worst = max(scores, key=scores.__getitem__)
     bad = [f"{name}: {score:.0%}" for name, score in scores.items() if score > chance + MARGIN]
     return [
         Row(

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import nbformat
 
@@ -100,11 +101,11 @@ def exercise_tests(notebooks: dict[str, nbformat.NotebookNode]) -> dict[str, lis
     for nb in notebooks.values():
         current = None
         for cell in nb.cells:
-            if is_solution(cell):
-                current = grade_id(cell)
+            if is_solution(cell):  # the instructor's cells: nbgrader gives each a grade_id
+                current = cast(str, grade_id(cell))
                 out.setdefault(current, [])
             elif is_test(cell) and current is not None:
-                out[current].append(grade_id(cell))
+                out[current].append(cast(str, grade_id(cell)))
     return out
 
 
@@ -140,7 +141,7 @@ def fill(notebooks: dict[str, nbformat.NotebookNode], sections: dict[str, str]) 
         copy = nbformat.from_dict(json.loads(json.dumps(nb)))
         for cell in copy.cells:
             if is_solution(cell) and grade_id(cell) in sections:
-                cell.source = sections[grade_id(cell)]
+                cell.source = sections[cast(str, grade_id(cell))]
         out[name] = copy
     return out
 

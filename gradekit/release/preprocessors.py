@@ -149,13 +149,16 @@ def _replace_region(cell, begin: str, end: str, stub: str | None) -> bool:
         cell.source = source
         return False
     stub_lines = stub.split("\n") if stub is not None else []
-    lines, inside, found = [], False, False
+    lines: list[str] = []
+    inside = found = False
     for line in source.split("\n"):
         if begin in line:
             if inside:
                 raise Unsupported("nested regions")
             inside = found = True
-            indent = _INDENT.match(line).group(0)
+            match = _INDENT.match(line)
+            assert match is not None  # \s* matches at the start of any line
+            indent = match.group(0)
             lines.extend(indent + stub_line for stub_line in stub_lines)
         elif end in line:
             inside = False

@@ -43,7 +43,7 @@ class Stripper:
         code_stub, text_stub = stubs(language)
         self.language = language
         self._stubs = (code_stub["python"], text_stub)
-        self._nbgrader = None
+        self._nbgrader: NbgraderStripper | None = None
 
     def student_version(self, nb: NotebookNode) -> NotebookNode:
         """The notebook as released: solutions and hidden tests removed, cells locked."""

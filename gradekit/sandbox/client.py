@@ -17,7 +17,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from gradekit.errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
 from gradekit.i18n.text import _
@@ -136,9 +136,11 @@ class Sandbox:
             )
 
     def _read_control(self, timeout: float) -> dict:
+        channel = self.control_channel
+        assert channel is not None  # set with self.control, which the callers have
         try:
-            self.control_channel.deadline = time.monotonic() + timeout
-            header, _ = P.read_frame(self.control_channel)
+            channel.deadline = time.monotonic() + timeout
+            header, _ = P.read_frame(channel)
             return header
         except (TimeoutError, EOFError, OSError, P.ProtocolError):
             self.shutdown()
@@ -176,6 +178,7 @@ class Sandbox:
             self._start_zygote()
         elif self.booting:
             self._wait_ready()
+        assert self.control is not None  # a running zygote's (adopt sets them together)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             socket.send_fds(self.control, [b"spawn"], [theirs.fileno()])
@@ -226,6 +229,7 @@ class Sandbox:
         if self.child is None:
             self._ensure_cells()
         channel = self.channel
+        assert channel is not None  # _ensure_cells spawned a child
         channel.deadline = time.monotonic() + timeout
         try:
             P.send(channel, header, values)
@@ -267,7 +271,7 @@ class Sandbox:
                 raise P.ProtocolError("bad callback arguments")
             if any(isinstance(a, P.Handle) for a in list(args) + list(kwargs.values())):
                 raise P.ProtocolError("objects cannot be passed to reference helpers")
-            value = callbacks[name](*args, **kwargs)
+            value = callbacks[cast(str, name)](*args, **kwargs)
             P.send(channel, {"ok": True}, {"value": value})
         except P.ProtocolError:
             raise
@@ -293,7 +297,7 @@ class Sandbox:
             err = reply.get("error") or {}
             if not isinstance(err, dict):
                 err = {"type": "Error", "message": str(err)}
-            where = err.get("where") if isinstance(err.get("where"), list) else []
+            where = cast(list, err.get("where")) if isinstance(err.get("where"), list) else []
             raise StudentCodeError(
                 CodeFailure.RAISED,
                 str(err.get("message", ""))[:2000],

@@ -25,6 +25,7 @@ import select
 import signal
 import socket
 from pathlib import Path
+from typing import cast
 
 from gradekit.sandbox.bwrap import end_sandbox, start_zygote
 from gradekit.sandbox.limits import Limits
@@ -94,6 +95,9 @@ class Zygote:
     """A sandbox's process seen from a process that did not start it: ``Popen``'s ``pid``,
     ``poll``, ``kill`` and ``wait``, through a pidfd (its parent reaps it, not this process)."""
 
+    returncode: int | None
+    _fd: int | None  # open while returncode is None
+
     def __init__(self, pid: int):
         self.pid, self.returncode = pid, None
         try:
@@ -102,7 +106,7 @@ class Zygote:
             self._fd, self.returncode = None, -1
 
     def poll(self) -> int | None:
-        if self.returncode is None and select.select([self._fd], [], [], 0)[0]:
+        if self.returncode is None and select.select([cast(int, self._fd)], [], [], 0)[0]:
             self._exited()
         return self.returncode
 
@@ -114,12 +118,13 @@ class Zygote:
                 pass
 
     def wait(self, timeout: float | None = None) -> int | None:
-        if self.returncode is None and select.select([self._fd], [], [], timeout)[0]:
+        if self.returncode is None and select.select([cast(int, self._fd)], [], [], timeout)[0]:
             self._exited()
         return self.returncode
 
     def _exited(self) -> None:
         self.returncode = 0  # the status is its parent's to read
+        assert self._fd is not None  # returncode was None, so the pidfd is open
         os.close(self._fd)
         self._fd = None
 

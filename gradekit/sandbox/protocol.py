@@ -29,6 +29,7 @@ import re
 import select
 import struct
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -60,7 +61,7 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _DECODER = json.JSONDecoder()
 try:  # json's C encoder, built once: JSONEncoder.encode builds one per call (a third of a frame's cost);
     # no circular-reference markers: a header comes from encode(), whose depth is bounded
-    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]  # not in typeshed
     from json.encoder import encode_basestring_ascii as _ascii
 
     _C_ENCODE = (
@@ -79,7 +80,7 @@ def _json(header: dict) -> str:
     return "".join(_C_ENCODE(header, 0))
 
 
-def write_frame(fh, header: dict, blobs: list[bytes] = ()) -> None:
+def write_frame(fh, header: dict, blobs: Sequence[bytes] = ()) -> None:
     header = dict(header)
     header["blobs"] = [len(b) for b in blobs]
     data = _json(header).encode()

@@ -12,7 +12,7 @@ student.
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 import pytest
@@ -157,7 +157,7 @@ class GraderPlugin(GraderFixtures):
         if exc is not None and is_grader_error(exc):
             what = f"{type(exc).__name__}: {exc}"
             if type(exc).__name__ == "FixtureLookupError" and getattr(exc, "argname", None):
-                what = f"no fixture {exc.argname!r} (the graders' fixtures: {', '.join(FIXTURES)})"
+                what = f"no fixture {cast(Any, exc).argname!r} (the graders' fixtures: {', '.join(FIXTURES)})"
             self.grader_errors.append((item.nodeid, what[:300]))
         mistake = getattr(exc, "mistake", None)
         self.checks.setdefault(cell, []).append(
@@ -185,6 +185,7 @@ class GraderPlugin(GraderFixtures):
         """
         excinfo = call.excinfo
         exc = None
+        outcome: Literal["passed", "failed", "skipped"]
         if excinfo is None:
             outcome, message = "passed", ""
         elif excinfo.errisinstance(pytest.skip.Exception):

@@ -17,12 +17,16 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradekit.course import Course
 from gradekit.errors import GraderError
 from gradekit.grading.harness.plugin import GraderPlugin, module_of
 from gradekit.results import Check
+
+if TYPE_CHECKING:  # pragma: no cover
+    from _pytest.config import Config
+    from _pytest.main import Session
 
 # pytest plugins a grading run has no use for; unraisableexception alone costs a
 # full gc.collect() twice per run. tmp_path, monkeypatch and capsys stay: graders may ask for
@@ -53,6 +57,10 @@ _UNUSED_PLUGINS = (
 
 
 class GraderSuite:
+    _plugin: GraderPlugin  # these three are set when the graders are collected (_start_session)
+    _config: Config
+    _session: Session | None
+
     def __init__(self, course: Course, assignment: str):
         self.root = course.root
         self.directory = course.graders_dir(assignment)
@@ -102,7 +110,7 @@ class GraderSuite:
             out.append((f"{_relative(Path('/' + path), self.root)}::{test}", what))
         return out
 
-    def _start_session(self):
+    def _start_session(self) -> Session:
         """Configure pytest and collect the graders once; each run replays the items.
 
         This is what ``pytest.main`` does up to the test loop (see _pytest.main.wrap_session),
@@ -221,7 +229,7 @@ def _cache_function_digests() -> None:
             cache[key] = original(function)
         return cache[key]
 
-    function_digest.gradekit_cached = True
+    function_digest.gradekit_cached = True  # type: ignore[attr-defined]  # a mark on the function
     core.function_digest = function_digest
 
 
@@ -232,6 +240,7 @@ def _load_reference(path: Path, root: Path) -> Any:
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None  # a .py file's: a SourceFileLoader
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)

@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.course import Course
 
 RESULTS_FILE = "results.json"  # autograded/<student>/<assignment>/results.json
+
+_Id = TypeVar("_Id")  # a grade's id, as the caller's gradebook names it
 
 
 @dataclass
@@ -188,14 +190,16 @@ def _plain(value):
     return asdict(value) if is_dataclass(value) else copy.deepcopy(value)
 
 
-def grade_writes(result: SubmissionResult, grades: dict) -> list[tuple[str, float | None, bool, bool]]:
+def grade_writes(
+    result: SubmissionResult, grades: Mapping[tuple[str, str], tuple[_Id, float | None]]
+) -> list[tuple[_Id, float | None, bool, bool]]:
     """What recording ``result`` writes to the gradebook's grades of its submission: (grade id,
     auto score, needs a manual grade, a manually graded cell) for each grade it holds a score
     for. ``grades``: (notebook, cell) -> (grade id, manual score), as the gradebook holds them.
     A submission not graded at all gets a zero on every cell, with nothing left for a person."""
     if not result.notebooks:
         return [(grade_id, 0.0, False, False) for grade_id, _manual in grades.values()]
-    writes = []
+    writes: list[tuple[_Id, float | None, bool, bool]] = []
     for nb in result.notebooks:
         for cell in nb.cells:
             grade = grades.get((nb.name, cell.grade_id))

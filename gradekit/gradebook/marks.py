@@ -18,6 +18,8 @@ from gradekit.gradebook.write import grades_of
 from gradekit.results import SubmissionResult
 
 if TYPE_CHECKING:  # pragma: no cover
+    import datetime as dt
+
     from nbgrader.api import Gradebook
 
 
@@ -64,7 +66,7 @@ class ClassMarks:
     manual: dict[str, dict] = field(default_factory=dict)  # student -> {(notebook, cell): instructor's score}
     penalties: dict[str, dict] = field(default_factory=dict)  # student -> {notebook: late penalty}
     seconds_late: dict[str, float] = field(default_factory=dict)  # student -> seconds past the due date
-    duedate: object = None
+    duedate: dt.datetime | None = None
 
     def apply(self, result: SubmissionResult) -> SubmissionResult:
         """As :func:`final_marks`, from what was read once for the class."""
@@ -92,6 +94,7 @@ def read_class_marks(course: Course, assignment: str) -> ClassMarks:
         if penalties:
             marks.penalties[student] = penalties
         if marks.duedate is not None and rec.timestamp is not None:
+            assert rec.due is not None  # the assignment's due date (plus an extension): duedate is not None
             marks.seconds_late[student] = max(0.0, (rec.timestamp - rec.due).total_seconds())
     return marks
 

@@ -42,7 +42,10 @@ def wanted(name: str, nb) -> dict | None:
     a value is one nbgrader would convert or refuse (then nbgrader records it)."""
     from gradekit.release import preprocessors as strip
 
-    grade, solution, task, source = {}, [], {}, {}
+    grade: dict[str, tuple[float, str]] = {}
+    task: dict[str, tuple[float, str]] = {}
+    solution: list[str] = []
+    source: dict[str, tuple[str, bool, str, str | None]] = {}
     for cell in nb.cells:
         meta = _meta(cell)
         if "nbgrader" not in cell.metadata:

@@ -17,6 +17,7 @@ import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from gradekit.course import Course
 
@@ -86,7 +87,11 @@ def recorded(course: Course, assignment: str) -> dict[str, Recorded] | None:
             for sid, student, timestamp, extension, duedate in subs:
                 due = _when(duedate)
                 if due is not None and extension:
-                    due = due + (_when(extension) - dt.datetime(1970, 1, 1)) if _when(extension) else due
+                    due = (
+                        due + (cast(dt.datetime, _when(extension)) - dt.datetime(1970, 1, 1))
+                        if _when(extension)
+                        else due
+                    )
                 out[student] = by_id[sid] = Recorded(_when(timestamp), due)
             rows = db.execute(
                 "SELECT sn.assignment_id, n.name, c.name, g.auto_score, g.manual_score, g.needs_manual_grade, "

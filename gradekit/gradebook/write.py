@@ -17,7 +17,7 @@ another database).
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from gradekit.course import Course
 from gradekit.errors import GradebookError
@@ -98,7 +98,7 @@ def _holds(held: roster.Recorded, result: SubmissionResult) -> bool:
         if (
             got_needs != needs
             or (auto is None) != (got_auto is None)
-            or (auto is not None and abs(auto - got_auto) > 1e-9)
+            or (auto is not None and abs(auto - cast(float, got_auto)) > 1e-9)
         ):
             return False
     return True
@@ -176,7 +176,7 @@ def _late_penalty_assigner(course: Course | None):
 
     key = (course.root, id(course.config)) if course is not None and course.config is not None else None
     if key not in _LATE:
-        _LATE[key] = AssignLatePenalties(config=course.config) if key else AssignLatePenalties()
+        _LATE[key] = AssignLatePenalties(config=cast(Course, course).config) if key else AssignLatePenalties()
         _LATE[key].init_plugin()
     return _LATE[key]
 

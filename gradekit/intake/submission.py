@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from gradekit.errors import SubmissionError
 from gradekit.i18n.text import _
@@ -34,7 +34,7 @@ MAX_NOTEBOOK_BYTES = 20 << 20
 
 
 MAX_CELLS = 5000
-_NBGRADER_KEYS = {
+_NBGRADER_KEYS: dict[str, type | tuple[type, ...]] = {
     "grade_id": str,
     "solution": bool,
     "grade": bool,
@@ -67,7 +67,7 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> NotebookNo
         raise SubmissionError(
             _("{name}: not valid JSON ({error} at line {line}) -- truncated?")
             # "Unterminated string starting at" reads on: "... at line 3"
-            .format(name=path.name, error=exc.msg.removesuffix(" at"), line=exc.lineno)
+            .format(name=path.name, error=exc.msg.removesuffix(" at"), line=exc.lineno)  # type: ignore[attr-defined]
         ) from None
     except RecursionError:
         raise SubmissionError(_("{name}: JSON nested too deeply to be a notebook").format(name=path.name)) from None
@@ -97,7 +97,7 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> NotebookNo
             source = "".join(s for s in source if isinstance(s, str))
         if not isinstance(source, str):
             source = ""
-        metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        metadata = cast(dict, cell.get("metadata")) if isinstance(cell.get("metadata"), dict) else {}
         kept = {}
         if isinstance(metadata.get("nbgrader"), dict):
             kept["nbgrader"] = {
@@ -133,8 +133,8 @@ def _plain(cell) -> NotebookNode:
 def sanitize(submitted: NotebookNode, release: NotebookNode) -> tuple[NotebookNode, list[str]]:
     """The notebook to grade: the release's cells, with the student's solutions and extras."""
     notes: list[str] = []
-    by_gid = {}
-    by_id = {}
+    by_gid: dict[str, NotebookNode] = {}
+    by_id: dict[str, NotebookNode] = {}
     for cell in release.cells:
         gid = grade_id(cell)
         if gid:
@@ -166,7 +166,7 @@ def sanitize(submitted: NotebookNode, release: NotebookNode) -> tuple[NotebookNo
                 )
         key = gid if gid in by_gid else (("id:" + cell.get("id", "")) if cell.get("id") in by_id else None)
         if key is not None and key not in answers and key not in extras:
-            original = by_gid.get(gid) if gid in by_gid else by_id[cell["id"]]
+            original = cast("NotebookNode", by_gid.get(gid)) if gid in by_gid else by_id[cell["id"]]
             if is_editable(original):
                 if cell.cell_type != original.cell_type:
                     notes.append(

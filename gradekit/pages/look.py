@@ -113,7 +113,8 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         extensions=["jinja2.ext.i18n"],
     )
-    env.install_null_translations()  # English, unless a page is rendered with a language's gettext
+    # English, unless a page is rendered with a language's gettext (jinja2.ext.i18n adds the method)
+    env.install_null_translations()  # type: ignore[attr-defined]
     env.filters["points"] = points
     env.filters["points_phrase"] = _points_phrase
     env.filters["percent"] = percent

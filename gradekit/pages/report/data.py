@@ -16,12 +16,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from gradekit.course import Course
 from gradekit.errors import TemplateError, UsageError
 from gradekit.notebook import exercises as sections
 from gradekit.notebook.cells import is_graded, is_solution
 from gradekit.results import SubmissionResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datetime as dt
 
 # autograde.RESULTS_FILE, not imported from there: gradekit.runners.batch brings in the graders and
 # pytest, a quarter of a second the report does not need (tests/test_report.py checks they agree)
@@ -74,7 +78,7 @@ class ClassData:
     notebooks: list[str]
     layout: list[Cell]
     students: list[Row]
-    duedate: object = None
+    duedate: dt.datetime | None = None
     integrity: list[dict] | None = None
 
     @property
@@ -185,13 +189,13 @@ def _not_gradable(result: SubmissionResult) -> str:
     if result.error:
         return result.error
     if result.notebooks and all(nb.error for nb in result.notebooks):
-        return "; ".join(nb.error for nb in result.notebooks)
+        return "; ".join(cast(str, nb.error) for nb in result.notebooks)
     return ""
 
 
 def _notes(folder: Path, notebooks: list[str]) -> list[tuple[str, str]]:
     """What grading restored or noticed, from each graded notebook's metadata (gradekit.notes)."""
-    found = []
+    found: list[tuple[str, str]] = []
     for name in notebooks:
         try:
             raw = (folder / f"{name}.ipynb").read_bytes()

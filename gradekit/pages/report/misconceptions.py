@@ -50,7 +50,7 @@ def misconceptions(data: ClassData) -> list[dict]:
             entry["uncertain"].add(student)
     order = {cell.exercise_key: i for i, cell in reversed(list(enumerate(data.layout)))}
     out = []
-    for key in sorted(by_exercise, key=order.get):
+    for key in sorted(by_exercise, key=order.__getitem__):  # every key is a cell's of data.layout
         exercise = by_exercise[key]
         mistakes = []
         for entry in exercise["mistakes"].values():

@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gradekit.pages.report.data import GRADED, NOT_GRADABLE, NOT_SUBMITTED, ClassData, Row
 from gradekit.pages.report.misconceptions import concept_checks, misconceptions, student_mistakes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradekit.results import SubmissionResult
 
 # flags for an item (a graded cell); the discrimination flags need this many scored students
 TOO_HARD, TOO_EASY = 0.30, 0.90  # mean share of the points
@@ -40,7 +44,7 @@ KILLED = re.compile(r"killed by SIG|exited with status|kept crashing|grading pro
 
 def build(data: ClassData) -> dict:
     graded = data.graded
-    report = {
+    report: dict[str, Any] = {
         "assignment": data.assignment,
         "course": data.course.course_id,
         "duedate": data.duedate.isoformat(sep=" ") if data.duedate is not None else None,
@@ -57,6 +61,12 @@ def build(data: ClassData) -> dict:
     return report
 
 
+def _result(row: Row) -> SubmissionResult:
+    """The result of a row that has one: every graded or not-gradable row (rows with a result)."""
+    assert row.result is not None
+    return row.result
+
+
 # -- the class ----------------------------------------------------------------------
 
 
@@ -68,7 +78,7 @@ def class_counts(data: ClassData) -> dict:
         if r.status == NOT_GRADABLE:
             reasons.setdefault(_reason_kind(r.reason), []).append(r.student)
     waiting = {r.student: _waiting(r) for r in rows if r.status == GRADED and _waiting(r)}
-    unanswered = sum(1 for r in data.graded for nb in r.result.notebooks for c in nb.cells if not c.answered)
+    unanswered = sum(1 for r in data.graded for nb in _result(r).notebooks for c in nb.cells if not c.answered)
     return {
         "students": len(rows),
         "submitted": len(submitted),
@@ -88,7 +98,7 @@ def class_counts(data: ClassData) -> dict:
 
 
 def _waiting(row: Row) -> int:
-    return sum(1 for nb in row.result.notebooks for c in nb.cells if c.manual and c.score is None)
+    return sum(1 for nb in _result(row).notebooks for c in nb.cells if c.manual and c.score is None)
 
 
 def _reason_kind(reason: str) -> str:
@@ -140,7 +150,7 @@ def _nice(step: float) -> float:
 def scores(data: ClassData) -> dict:
     graded = data.graded
     possible = sum(c.points for c in data.layout)
-    totals = [r.result.final for r in graded]
+    totals = [_result(r).final for r in graded]
     out = {
         "possible": _r(possible),
         "total": {**summary(totals), "histogram": histogram(totals, possible)},
@@ -148,7 +158,7 @@ def scores(data: ClassData) -> dict:
     }
     for name in data.notebooks:
         top = sum(c.points for c in data.layout if c.notebook == name)
-        values = [nb.final for r in graded for nb in r.result.notebooks if nb.name == name]
+        values = [nb.final for r in graded for nb in _result(r).notebooks if nb.name == name]
         out["notebooks"].append(
             {"notebook": name, "possible": _r(top), **summary(values), "histogram": histogram(values, top)}
         )
@@ -160,7 +170,7 @@ def scores(data: ClassData) -> dict:
 
 def items(data: ClassData) -> list[dict]:
     graded = data.graded
-    raw = np.array([r.result.score for r in graded], dtype=float)
+    raw = np.array([_result(r).score for r in graded], dtype=float)
     out = []
     for cell in data.layout:
         # a notebook that could not be graded (not submitted, broken) is no attempt at its items
@@ -200,7 +210,7 @@ def items(data: ClassData) -> list[dict]:
 
 
 def _notebook_error(row: Row, notebook: str) -> bool:
-    return any(nb.error for nb in row.result.notebooks if nb.name == notebook)
+    return any(nb.error for nb in _result(row).notebooks if nb.name == notebook)
 
 
 def _corr(x: np.ndarray, y: np.ndarray) -> float | None:
@@ -219,7 +229,7 @@ def _upper_lower(shares: np.ndarray, totals: np.ndarray) -> float | None:
 
 
 def _flags(row: dict) -> list[str]:
-    flags = []
+    flags: list[str] = []
     mean, r = row["mean_share"], row["item_rest_r"]
     if mean is None or row["n"] < MIN_FOR_DIFFICULTY:
         return flags
@@ -240,16 +250,18 @@ def _flags(row: dict) -> list[str]:
 
 def health(data: ClassData) -> dict:
     rows = [r for r in data.students if r.result is not None]
-    seconds = [r.result.seconds for r in rows if r.result.seconds]
+    seconds = [_result(r).seconds for r in rows if _result(r).seconds]
     timeouts, kills = [], []
     for r in rows:  # the sandbox's own counts; the message text only for results older than them
         texts = _problems(r)
-        if r.result.timeouts or any(TIMEOUT.search(t) for t in texts):
+        if _result(r).timeouts or any(TIMEOUT.search(t) for t in texts):
             timeouts.append(r.student)
-        if r.result.kills or any(KILLED.search(t) for t in texts):
+        if _result(r).kills or any(KILLED.search(t) for t in texts):
             kills.append(r.student)
     # the graded ones: a file that could not be read is listed with its reason among the not gradable
-    slowest = sorted((r for r in rows if r.result.seconds and not r.result.error), key=lambda r: -r.result.seconds)[:10]
+    slowest = sorted(
+        (r for r in rows if _result(r).seconds and not _result(r).error), key=lambda r: -_result(r).seconds
+    )[:10]
     top = max(seconds, default=0.0)
     return {
         "submissions": len(rows),
@@ -262,8 +274,8 @@ def health(data: ClassData) -> dict:
         "slowest": [
             {
                 "student": r.student,
-                "seconds": _r(r.result.seconds),
-                "student_seconds": _r(r.result.student_seconds),
+                "seconds": _r(_result(r).seconds),
+                "student_seconds": _r(_result(r).student_seconds),
                 "why": _why_slow(r),
             }
             for r in slowest
@@ -271,12 +283,12 @@ def health(data: ClassData) -> dict:
         "timeouts": timeouts,
         "sandbox_kills": kills,
         "restored": [{"student": r.student, "notebook": nb, "note": note} for r in rows for nb, note in r.notes],
-        "grading_failed": [r.student for r in rows if (r.result.error or "").startswith("grading failed")],
+        "grading_failed": [r.student for r in rows if (_result(r).error or "").startswith("grading failed")],
     }
 
 
 def _problems(row: Row) -> list[str]:
-    res = row.result
+    res = _result(row)
     texts = [res.error or ""]
     for nb in res.notebooks:
         texts.append(nb.error or "")
@@ -286,7 +298,7 @@ def _problems(row: Row) -> list[str]:
 
 
 def _why_slow(row: Row) -> str:
-    res = row.result
+    res = _result(row)
     if res.timeouts or res.kills:
         reason = next((t for t in _problems(row) if TIMEOUT.search(t) or KILLED.search(t)), "")
         counted = f"{res.timeouts} timeout(s), {res.kills} kill(s) of the student's process"
@@ -297,7 +309,7 @@ def _why_slow(row: Row) -> str:
     for text in _problems(row):
         if KILLED.search(text):
             return text[:200]
-    res = row.result
+    res = _result(row)
     if res.seconds and res.startup_seconds >= 0.5 * res.seconds:
         return (
             f"the first submission of its grading process: {_r(res.startup_seconds, 2)} s of it waited for "

@@ -63,12 +63,14 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> NotebookNo
         raise SubmissionError(_("{name}: not a text file (binary data)").format(name=path.name)) from None
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise SubmissionError(
             _("{name}: not valid JSON ({error} at line {line}) -- truncated?")
             # "Unterminated string starting at" reads on: "... at line 3"
-            .format(name=path.name, error=exc.msg.removesuffix(" at"), line=exc.lineno)  # type: ignore[attr-defined]
+            .format(name=path.name, error=exc.msg.removesuffix(" at"), line=exc.lineno)
         ) from None
+    except ValueError:  # JSON Python will not read: an integer of more digits than int() converts
+        raise SubmissionError(_("{name}: JSON, but not a Jupyter notebook").format(name=path.name)) from None
     except RecursionError:
         raise SubmissionError(_("{name}: JSON nested too deeply to be a notebook").format(name=path.name)) from None
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:

@@ -1,0 +1,47 @@
+"""gradekit.pages.feedback: what a student's page says, in their language, and what it never shows."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import with_solutions, known_sources
+
+from gradekit.course import Course
+from gradekit.pages.feedback import student_copy, waiting_sentence, write_feedback
+from gradekit.results import CellResult, NotebookResult
+
+A = "self_attention"
+
+
+def test_a_page_names_the_mistake_and_sums_up_each_exercise(course):
+    course.generate("alice")
+    course.submit("alice", with_solutions(course.answer_key("alice"), known_sources("mistakes/softmax_wrong_axis")))
+    result = course.grade("alice")
+    (page,) = write_feedback(Course.load(course.root), result)
+    html = page.read_text()
+    assert "normalised along axis 0 whatever" in html               # the named mistake
+    assert re.search(r"Softmax.*?checks failed", html, re.S)        # its exercise's summary line
+    assert html.count("all checks passed") >= 4                     # the other exercises kept their points
+    assert "/ 20" in html and result.score < 20
+
+
+def test_the_students_copy_has_no_link_to_the_class():
+    page = "<p>score</p><!--instructor--><a href='../../reports/index.html'>class report</a><!--/instructor--><p>end</p>"
+    assert student_copy(page) == "<p>score</p><p>end</p>"
+
+
+def test_a_chinese_readers_page_is_in_chinese(course):
+    (course.root / "languages.csv").write_text("student_id,language\nbob,zh\n")
+    course.generate("bob")
+    course.submit("bob", with_solutions(course.answer_key("bob"), known_sources("mistakes/softmax_wrong_axis")))
+    (page,) = write_feedback(Course.load(course.root), course.grade("bob"))
+    html = page.read_text()
+    assert 'lang="zh-CN"' in html and "可能的错误" in html and "Likely mistake" not in html
+
+
+def test_a_waiting_answer_is_said_once_and_counted_right():
+    nb = NotebookResult("quiz", [CellResult("tq1_explain", 2, None, manual=True),
+                                 CellResult("tq5_explain", 1, None, manual=True, answered=False)])
+    assert waiting_sentence(nb) == "1 answer still waits for a manual grade; its points are not counted yet."
+    nb.cells.append(CellResult("other", 1, None, manual=True))
+    assert waiting_sentence(nb).startswith("2 answers still wait")

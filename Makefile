@@ -5,7 +5,7 @@ VENV    := .venv
 PYTHON  ?= python3
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test bench clean system-deps translations
+.PHONY: setup demo test lint bench clean system-deps translations
 
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations
@@ -37,15 +37,22 @@ $(STAMP): pyproject.toml constraints.txt | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]" 2>&1 | grep -v "^WARNING: Location" || true
 	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, dask.distributed, vl_convert, playwright"
+	$(VENV)/bin/ruff --version >/dev/null && $(VENV)/bin/mypy --version >/dev/null
 	touch $@
 
 demo: setup
 	$(VENV)/bin/gradekit demo
 
-# the test suite, then every shipped assignment's own QA (gradekit check)
-test: setup
+# the linter and the type checker on gradekit/, the test suite, then every shipped assignment's own QA
+test: setup lint
 	$(VENV)/bin/python -m pytest -q tests
 	for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done
+
+# ruff (lint and format) and mypy, configured in pyproject.toml
+lint: $(STAMP)
+	$(VENV)/bin/ruff check gradekit
+	$(VENV)/bin/ruff format --check gradekit
+	$(VENV)/bin/mypy
 
 # side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory),
 # then copy detection: precision, recall and time on synthetic classes of 212 and 1,000

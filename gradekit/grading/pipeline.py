@@ -28,6 +28,7 @@ import importlib
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from gradekit.atomic import atomic_write, write_notebooks
 from gradekit.authoring.template import AssignmentSource
@@ -49,6 +50,9 @@ from gradekit.release.cache import ReleaseCache
 from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
 from gradekit.sandbox.client import Sandbox
 from gradekit.timeline import mark
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nbformat import NotebookNode
 
 
 class Pipeline:
@@ -196,7 +200,7 @@ class Pipeline:
                     else _("no notebook named {names} in the submission (found: nothing)")
                 ).format(names=", ".join(sorted(expected)), found=found)
             )
-        graded = {}
+        graded: dict[str, NotebookNode] = {}
         self.grader_errors.clear()
         for name, release in self.releases.student_versions(variant).items():
             path, note = find_notebook(files, f"{name}.ipynb")
@@ -205,7 +209,7 @@ class Pipeline:
             job = NotebookJob(name, release, path, variant, NotebookResult(name), say=say, tags=frozenset(tags))
             self._run_stages(job)
             result.notebooks.append(job.result)
-            graded[name] = job.graded
+            graded[name] = cast("NotebookNode", job.graded)  # Sanitize made it
             if observed is not None and job.observed:
                 observed[name] = job.observed
         result.translations = say.table

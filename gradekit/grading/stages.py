@@ -31,7 +31,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gradekit.errors import SubmissionError
 from gradekit.grading.diagnosis import diagnose, notes
@@ -83,7 +83,7 @@ class NotebookJob:
         return self.result.error is not None
 
     def test_ids(self) -> list[str]:
-        return [grade_id(c) for c in self.release.cells if is_test(c)]
+        return [_graded_id(c) for c in self.release.cells if is_test(c)]
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ class Sanitize(Stage):
             submitted = read_notebook(job.path)
         except SubmissionError as exc:
             job.result.error = job.say(exc.args[0] if exc.args else str(exc))
-            job.result.cells = [CellResult(grade_id(c), points(c), 0.0) for c in job.release.cells if is_graded(c)]
+            job.result.cells = [CellResult(_graded_id(c), points(c), 0.0) for c in job.release.cells if is_graded(c)]
             job.graded = copy.deepcopy(job.release)
             return
         job.graded, notes = sanitize(submitted, job.release)
@@ -135,6 +135,7 @@ class RunCells(Stage):
 
     def __call__(self, job: NotebookJob) -> None:
         native = set(job.test_ids()) - set(self.context.suite.modules)
+        assert job.graded is not None  # Sanitize made it
         runs = self.context.sandbox.run_cells(code_to_run(job.graded, tests=native))
         job.runs = runs
         job.result.runs = [CellRun(str(r.get("id", ""))[:100], bool(r.get("ok")), _short(r.get("error"))) for r in runs]
@@ -169,12 +170,13 @@ class Score(Stage):
 
     def __call__(self, job: NotebookJob) -> None:
         runs = {r.get("id"): r for r in job.runs}
+        assert job.graded is not None  # Sanitize made it
         answers = {grade_id(c): c.source for c in job.graded.cells if grade_id(c)}
         zero_blank = bool(getattr(self.context.settings, "unanswered_free_text_zero", False))
         for cell in job.release.cells:
             if not is_graded(cell):
                 continue
-            gid, worth = grade_id(cell), points(cell)
+            gid, worth = _graded_id(cell), points(cell)
             if is_solution(cell):  # a manually graded answer
                 blank = _unanswered(answers.get(gid, ""))
                 if blank and zero_blank:
@@ -212,10 +214,11 @@ class Annotate(Stage):
     def __call__(self, job: NotebookJob) -> None:
         by_gid = {c.grade_id: c for c in job.result.cells}
         view = job.say.view()  # the student's language
+        assert job.graded is not None  # Sanitize made it, even of a notebook it could not read
         for cell in job.graded.cells:
             if cell.cell_type != "code" or not is_test(cell):
                 continue
-            res = by_gid.get(grade_id(cell))
+            res = by_gid.get(_graded_id(cell))  # a test cell: the release's
             if res is None:
                 continue
             lines = [
@@ -230,6 +233,11 @@ class Annotate(Stage):
             cell.outputs = [new_stream_output("\n".join(lines) + "\n")]
         if job.notes:
             job.graded.metadata["gradekit"] = {"notes": list(job.notes)}
+
+
+def _graded_id(cell) -> str:
+    """A graded cell's grade_id: the release's graded cells all have one (nbgrader's format requires it)."""
+    return cast(str, grade_id(cell))
 
 
 def _unanswered(source: str) -> bool:

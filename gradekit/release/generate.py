@@ -21,12 +21,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gradekit.atomic import write_notebooks
 from gradekit.authoring.variant import Variant
 from gradekit.course import Course
 from gradekit.release.cache import ReleaseCache
 from gradekit.release.stripper import Stripper
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradekit.authoring.template import AssignmentSource
 
 
 def register(course: Course, variant: Variant, stripper: Stripper) -> None:
@@ -73,14 +77,15 @@ def generate(course: Course, assignment: str, students: list[str]) -> list[Path]
         _FORKED = None
 
 
-_FORKED = None
+_FORKED: tuple[Course, AssignmentSource, bytes] | None = None
 
 
 def _release_forked(students: list[str]) -> list[Path]:
+    assert _FORKED is not None  # set before the pool forked this worker
     return _release_students(*_FORKED, students)
 
 
-def _release_students(course: Course, source, secret: bytes, students: list[str]) -> list[Path]:
+def _release_students(course: Course, source: AssignmentSource, secret: bytes, students: list[str]) -> list[Path]:
     from gradekit.authoring.variant import build_variant
 
     cache = ReleaseCache(course, source.name)

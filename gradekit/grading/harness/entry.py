@@ -18,8 +18,14 @@ one of the two options the plugin does nothing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import pytest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradekit.grading.harness.plugin import GraderFixtures
+    from gradekit.grading.stages import StageContext
+    from gradekit.sandbox.client import Sandbox
 
 
 def pytest_addoption(parser) -> None:
@@ -77,9 +83,9 @@ class SubmissionSession:
         self.submission = Path(submission).resolve() if submission else None
         self.student_id = config.getoption("--gradekit-student") or self._student_from_path() or "instructor"
         self.sandboxed = not config.getoption("--gradekit-no-sandbox")
-        self._fixtures = None
+        self._fixtures: GraderFixtures | None = None  # these two once the graders are collected (_prepare)
         self._bound: str | None = None
-        self._sandbox = None
+        self._sandbox: Sandbox | None = None
 
     def _student_from_path(self) -> str | None:
         if self.submission is None:
@@ -124,11 +130,13 @@ class SubmissionSession:
             return
         path = self._submitted_path(notebook)
         job = NotebookJob(notebook, self.releases[notebook], path, self.variant, NotebookResult(notebook))
-        Sanitize(self)(job)
+        context = cast("StageContext", self)  # what the two stages use of one: the sandbox and the suite
+        Sanitize(context)(job)
         if job.failed:
             pytest.fail(f"{notebook}.ipynb cannot be graded: {job.result.error}", pytrace=False)
+        assert self._sandbox is not None and self._fixtures is not None  # _prepare made them
         self._sandbox.end_child()
-        RunCells(self)(job)
+        RunCells(context)(job)
         self._fixtures.bind(self._sandbox, self.variant.params, self.variant.seed, self.limits.notebook_budget)
         self._bound = notebook
 

@@ -124,6 +124,8 @@ class SubmissionResult:
     translations: dict[str, str] = field(default_factory=dict)  # English text -> the student's language
     timeouts: int = 0  # calls or cell runs of the student's code stopped at a deadline
     kills: int = 0  # times the student's process died or broke the protocol and was killed
+    # not a field (no annotation): a result reused as stored is marked True, for the progress line only
+    unchanged = False
 
     @property
     def score(self) -> float:

@@ -73,8 +73,8 @@ def code_evidence(handed: dict[str, Handed]) -> tuple[dict[tuple[str, str], list
     max_df = max(2, min(MAX_DF, math.floor(MAX_SHARE * n)))
     index: dict[int, dict[str, list[Key]]] = defaultdict(dict)
     for student, mine in handed.items():
-        for key, marks in mine.marks.items():
-            for h in marks:
+        for key, held in mine.marks.items():
+            for h in held:
                 index[h].setdefault(student, []).append(key)
     size: dict[tuple[str, Key], int] = defaultdict(int)  # indexed fingerprints per cell
     shared: dict[tuple[str, str], dict[tuple[Key, Key], list]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
@@ -94,9 +94,9 @@ def code_evidence(handed: dict[str, Handed]) -> tuple[dict[tuple[str, str], list
             cells = shared[(a, b)]
             for ka in keys_a:
                 for kb in keys_b:
-                    entry = cells[(ka, kb)]
-                    entry[0] += split
-                    entry[1] += 1
+                    tally = cells[(ka, kb)]
+                    tally[0] += split
+                    tally[1] += 1
     out: dict[tuple[str, str], list[dict]] = {}
     marks: dict[tuple, set[int]] = {}
     whole = _nearly_whole_cells(handed)

@@ -242,6 +242,7 @@ _FORKED: Reader | None = None
 
 
 def _read_forked(students: list[str]):
+    assert _FORKED is not None  # set before the pool forked this worker
     personal, handed = _read(_FORKED, students)
     for me in personal.values():
         me.common = {}  # the parent rebuilds what the report needs (see _marked); no need to send it back

@@ -25,6 +25,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from gradekit.errors import TemplateError
 from gradekit.integrity.material import Handed, Personal, quantise
@@ -54,7 +55,7 @@ def load_public_examples(source_dir: Path) -> list[PublicExample]:
             quantised = tuple(quantise(v) for v in numbers)
             if not str(item["what"]).strip() or not numbers or None in quantised:
                 raise ValueError("every example needs a 'what' and finite 'numbers'")
-            examples.append(PublicExample(str(item["what"]), quantised, tuple(numbers)))
+            examples.append(PublicExample(str(item["what"]), cast(tuple[int, ...], quantised), tuple(numbers)))
         return examples
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise TemplateError(
@@ -198,14 +199,14 @@ def personal_numbers(personal: dict[str, Personal], handed: dict[str, Handed]) -
     for (s, t), found in _explain(n, runs).items():
         match = matches[(s, t)]
         kept = {run for run, _, _ in found}
-        numbers = {pos for run, positions in match["at"].items() if run in kept for pos in positions}
+        places = {pos for run, positions in match["at"].items() if run in kept for pos in positions}
         out[_pair(s, t)].append(
             {
                 "kind": "personal numbers",
                 "from": s,
                 "by": t,
-                "count": len(numbers),
-                "where": sorted({where for where, _ in numbers}),
+                "count": len(places),
+                "where": sorted({where for where, _ in places}),
                 "strength": round(_bits(n, [df for _, _, df in found]), 1),
             }
         )

@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import itertools
 import threading
+from typing import TYPE_CHECKING
 
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, UsageError
 from gradekit.runners.base import Job, Outcome, Runner, failure_outcome, grade_job, outcome_of, zero
+
+if TYPE_CHECKING:  # pragma: no cover
+    from distributed import Client
 
 _PIPELINES: dict = {}
 _LOCK = threading.Lock()
@@ -51,7 +55,7 @@ class DaskCluster(Runner):
 
     def __init__(self, course: Course, assignment: str, options):
         super().__init__(course, assignment, options)
-        self._client = None
+        self._client: Client | None = None
         self._futures: dict = {}  # future -> job
         self._keys = itertools.count()
 
@@ -70,6 +74,7 @@ class DaskCluster(Runner):
 
     def submit(self, job: Job) -> None:
         self.start()
+        assert self._client is not None  # start() made it
         future = self._client.submit(
             grade_remote,
             str(self.course.root),
@@ -104,6 +109,7 @@ class DaskCluster(Runner):
         try:
             return outcome_of(job, data)
         except CourseFailure:
+            assert self._client is not None  # it took the futures
             self._client.cancel(list(self._futures))
             self._futures.clear()
             raise

@@ -16,7 +16,7 @@ PRELOAD = ["gradekit.runners.warm", "gradekit.runners.local"]  # the pipeline; w
 ENV = "GRADEKIT_WARM"  # which pipeline the fork server prepares (read by gradekit.runners.warm)
 
 
-def request(root: str, assignment: str, options) -> str:
+def request(root: str | os.PathLike, assignment: str, options) -> str:
     """A request to prepare this pipeline (the value of $GRADEKIT_WARM)."""
     return json.dumps(
         {

@@ -30,7 +30,10 @@ from gradekit.runners.base import Job, Outcome, Runner, failure_outcome, grade_j
 from gradekit.runners.cores import affinity, claim_core, pin_to_core
 
 if TYPE_CHECKING:  # pragma: no cover - the coordinator of a pool never imports the grading code
+    from concurrent.futures import ProcessPoolExecutor
+
     from gradekit.grading.pipeline import Pipeline
+    from gradekit.sandbox.early import EarlySandboxes
 
 DIED_TWICE = (
     "grading failed: the grading process died twice while grading this submission "
@@ -130,8 +133,8 @@ class LocalPool(Runner):
         super().__init__(course, assignment, options)
         self.jobs = jobs
         self.window = 4 * jobs
-        self._early = None
-        self._pool = None
+        self._early: EarlySandboxes | None = None
+        self._pool: ProcessPoolExecutor | None = None
         self._running: dict = {}  # future -> job
         self._lost: list[Job] = []  # in flight when a worker died: each is graded again alone
 
@@ -146,7 +149,7 @@ class LocalPool(Runner):
             self._early = EarlySandboxes(limits, self.options.sandboxed, self.jobs)
             self._init = (str(self.course.root), self.assignment, self.options, os.getpid(), self._early.for_workers())
 
-    def _executor(self, jobs: int):
+    def _executor(self, jobs: int) -> ProcessPoolExecutor:
         from concurrent.futures import ProcessPoolExecutor
 
         from gradekit.runners.forkserver import warm_fork_server

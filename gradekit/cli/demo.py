@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import cast
 
 import nbformat
 
@@ -106,7 +107,7 @@ def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.Noteboo
     """Replace solution cells' sources by grade_id."""
     for cell in nb.cells:
         if is_solution(cell) and grade_id(cell) in sources:
-            cell.source = sources[grade_id(cell)]
+            cell.source = sources[cast(str, grade_id(cell))]
     return nb
 
 
@@ -196,7 +197,7 @@ def _an_answer(nb: nbformat.NotebookNode, longest: bool = False) -> tuple[str, s
     """A solution cell that defines something (a function or a class), the first or the
     longest: its grade_id and code."""
     found = [
-        (grade_id(cell), cell.source)
+        (cast(str, grade_id(cell)), cell.source)  # a solution cell's: nbgrader's format requires one
         for cell in nb.cells
         if is_solution(cell) and cell.cell_type == "code" and re.search(r"^(def|class) ", cell.source, re.M)
     ]

@@ -42,7 +42,7 @@ def run_step(cls, course_root, assignment: str, **overrides):
 
 def publish(course, assignment: str, force: bool = False, student: str | None = None):
     """``gradekit release``: publish every student's variant into the exchange."""
-    overrides = {"ExchangeReleaseAssignment.force": force}
+    overrides: dict[str, bool | str] = {"ExchangeReleaseAssignment.force": force}
     if student:
         overrides["CourseDirectory.student_id"] = student
     return run_step(GradekitReleaseAssignment, course.root, assignment, **overrides)

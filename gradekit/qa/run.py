@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -173,7 +174,7 @@ def _coverage_rows(qa: Course, assignment: str, notebooks: dict, report: CheckRe
 # -- the gradings ----------------------------------------------------------------------------------
 
 
-def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: list[str] = ()) -> list[Task]:
+def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: Sequence[str] = ()) -> list[Task]:
     from gradekit.authoring.template import AssignmentSource
     from gradekit.authoring.variant import build_variant
     from gradekit.release.cache import ReleaseCache
@@ -183,7 +184,7 @@ def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: 
     releases = ReleaseCache(qa, assignment)
     stripper = Stripper()
     base = qa.root / "qa-submissions"
-    tasks = []
+    tasks: list[Task] = []
     mistakes = [f for f in files if f.kind == "mistakes"]
     correct = [f for f in files if f.kind == "correct"]
     packed = simulate.groups(mistakes)
@@ -249,8 +250,11 @@ def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed:
 def _result_rows(
     tasks: list[Task], outcomes: dict[int, Outcome], files: list, problems: list[str], report: CheckReport
 ) -> None:
-    first: dict[tuple[str, str], dict] = {}
-    keys, releases, determinism, leaks = [], [], [], []
+    first: dict[tuple[str, str], str] = {}  # the first grading's _comparable
+    keys: list[str] = []
+    releases: list[str] = []
+    determinism: list[str] = []
+    leaks: list[str] = []
     per_file: dict[str, list[str]] = {f.label: [] for f in files}
     coincide: Counter = Counter()
     blind: dict[tuple[str, str], set[str]] = {}  # (mistake, check) -> the variants whose answer key it matched
@@ -310,10 +314,10 @@ def _result_rows(
     for line in problems:
         report.rows.append(Row("QA set file", False, line))
     for qa_file in files:
-        runs = sum(1 for t in tasks if qa_file in t.files)
+        gradings = sum(1 for t in tasks if qa_file in t.files)
         breaks = ("breaks " if qa_file.explicit else "breaks within ") + ", ".join(qa_file.breaks)
         what = f"names “{qa_file.names}”, {breaks}" if qa_file.names else "full marks"
-        report.add(qa_file.label, per_file[qa_file.label], f"{what} on {runs} grading(s)")
+        report.add(qa_file.label, per_file[qa_file.label], f"{what} on {gradings} grading(s)")
     other = sorted({t.language for t in tasks if t.again and t.language})
     report.add(
         "grading twice gives the same grades and feedback",

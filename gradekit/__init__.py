@@ -45,12 +45,13 @@ def _skip_slow_optional_imports() -> None:
             spec = importlib.machinery.PathFinder.find_spec(name, path)
             if spec is None or not hasattr(spec.loader, "exec_module"):
                 return spec
+            assert spec.loader is not None  # it has exec_module
             execute = spec.loader.exec_module
 
             def exec_module(module):
                 blocked = [n for n in _FORMAT_PACKAGES if n not in sys.modules]
                 for n in blocked:
-                    sys.modules[n] = None
+                    sys.modules[n] = None  # type: ignore[assignment]  # None: an import of it fails at once
                 try:
                     execute(module)
                 finally:
@@ -58,7 +59,7 @@ def _skip_slow_optional_imports() -> None:
                         if n in sys.modules and sys.modules[n] is None:
                             del sys.modules[n]
 
-            spec.loader.exec_module = exec_module
+            spec.loader.exec_module = exec_module  # type: ignore[method-assign]
             return spec
 
     if not any(type(f).__name__ == "_PlainFormats" for f in sys.meta_path):

@@ -48,7 +48,7 @@ def _settings_class():
         return _Settings
     from traitlets import Bool, Dict, Float, Int, List, Unicode
 
-    Configurable = _traitlets_config("configurable").Configurable
+    Configurable: Any = _traitlets_config("configurable").Configurable
 
     class Gradekit(Configurable):
         """gradekit's settings for a course, read from ``c.Gradekit`` in nbgrader_config.py."""
@@ -84,7 +84,7 @@ def _settings_class():
     return Gradekit
 
 
-_Settings = None
+_Settings: type | None = None
 
 
 def _traitlets_config(module: str):

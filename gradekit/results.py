@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.course import Course
@@ -189,7 +189,7 @@ def _plain(value):
         return [_plain(v) for v in value]
     if kind in (str, int, float, bool) or value is None:
         return value
-    return asdict(value) if is_dataclass(value) else copy.deepcopy(value)
+    return asdict(cast(Any, value)) if is_dataclass(value) else copy.deepcopy(value)  # an instance: kind is not type
 
 
 def grade_writes(

@@ -95,6 +95,7 @@ def main():
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance(colors="nocolor", history_length=0, cache_size=0)
+    assert shell.history_manager is not None  # InteractiveShell.instance() made one
     shell.history_manager.enabled = False
     _skip_token_transforms_on_plain_python(shell)
     # the first run_cell costs ~0.2 s of lazy set-up: pay it here, once, not in every child
@@ -134,8 +135,9 @@ def main():
         os.close(fds[0])
         pidfd = os.pidfd_open(pid)
         killed = False
+        watched: list[socket.socket | int] = [control, pidfd]
         while True:
-            ready, _, _ = select.select([control, pidfd], [], [])
+            ready, _, _ = select.select(watched, [], [])
             if pidfd in ready:
                 break
             msg = control.recv(1 << 16)

@@ -188,18 +188,22 @@ class SubmissionSession:
 
     @pytest.fixture
     def student(self, request):
+        assert self._fixtures is not None  # made when the tests were collected
         return self._fixtures._fixture("student", request.node)
 
     @pytest.fixture
     def reference(self, request):
+        assert self._fixtures is not None  # made when the tests were collected
         return self._fixtures._fixture("reference", request.node)
 
     @pytest.fixture
     def params(self, request):
+        assert self._fixtures is not None  # made when the tests were collected
         return self._fixtures._fixture("params", request.node)
 
     @pytest.fixture
     def rng(self, request):
+        assert self._fixtures is not None  # made when the tests were collected
         return self._fixtures._fixture("rng", request.node)
 
 

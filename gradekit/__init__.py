@@ -1,22 +1,45 @@
 """gradekit: per-student variants, sandboxed pytest graders, nbgrader's gradebook.
 
-The package reads as the data flow of one assignment::
+The folders are the data flow of one assignment (each folder's ``__init__`` maps its modules)::
 
-    course      -- the course directory, nbgrader_config.py, the course secret
-    template    -- an assignment's source: jinja2 notebooks + params generator
-    variant     -- seed from (secret, course, assignment, student) -> rendered notebooks
-    release     -- strip solutions / hidden tests with nbgrader's preprocessors
-    submission  -- read a submitted notebook, restore locked cells from the variant
-    sandbox/    -- run the student's cells in bubblewrap; a narrow array protocol
-    graders/    -- the hidden pytest graders, their fixtures and checks
-    results     -- typed results: one currency from graders to gradebook and feedback
-    gradebook   -- write results into nbgrader's Gradebook
-    sections    -- exercise titles: the notebook heading each graded cell sits under
-    page        -- the one look of the HTML pages (style, fonts, how points are written)
-    feedback    -- per-student HTML
-    terminal    -- progress bar and summary table while grading
-    report/     -- the class report (HTML with inline SVG plots, JSON, CSV)
-    autograde   -- the pipeline that ties the stages together for a class
+    template ─► variant ─► release ─► submission ─► sandbox ─► graders ─► results ─► gradebook / feedback / report
+    authoring/             release/   handout/      sandbox/   graders/   results.py  gradebook/  pages/
+                                      intake/                  grading/                           (qa/, integrity/)
+                                                               runners/
+    around them: errors.py, course.py, i18n/, cli/ (one module a verb); atomic.py, timeline.py, imports.py
+
+Glossary -- one word for one thing, and one thing for each word:
+
+    course          a course directory: nbgrader_config.py, source/, autograder/, solutions/ (course.Course)
+    assignment      one folder of source/: jinja2 notebook templates and their params generators
+    secret          the course secret; with it, anyone can compute every student's numbers
+    params          one student's numbers: generate(rng) -> plain JSON, seeded from the secret and the student id
+    variant         one student's own notebooks, rendered from their params (authoring.variant)
+    release         what a student receives: a variant through nbgrader's release steps (release/)
+    answer key      a variant with its solutions kept; write_answer_key writes one student's
+    submission      what a student hands in: submitted/<student>/<assignment>/
+    grader          a hidden pytest module, autograder/<a>/test_<cell>.py, that grades one test cell
+    check           one test of a grader and its outcome (results.Check). gradekit.graders.check holds the
+                    comparisons a check makes; ``gradekit check`` is the command that runs an assignment's QA.
+                    A function that verifies and raises is a require_* (require_id, require_students, ...)
+    mistake         a known wrong answer: its catalogue name and the value it gives (a check's mistakes=)
+    finding         what the evidence of a cell's checks says, the mistake(s) it points to (results.Finding)
+    diagnosis       a cell's best-supported finding: the mistake named to the student (grading.diagnosis)
+    probe           a sentence about a wrong value that no mistake explains (graders.probes)
+    misconception   what the class report calls the mistakes a class made, and what a concept check's
+                    wrong option stands for: a mistake seen from the class, not another kind of thing
+    QA set          an assignment's mistakes/ and correct/ files, graded by ``gradekit check`` (qa/)
+    stage           one step of grading a notebook (grading.stages), built with a StageContext
+    pipeline        what one grading process holds for one assignment (grading.pipeline.Pipeline)
+    observer        what a watching stage installs to see inside a grading (grading.observe)
+    runner          where submissions are graded: in-process, a local pool, Dask (runners/)
+    job, outcome    one submission handed to a runner; its result and what was observed, handed back
+    result          one graded submission, as plain typed data (results.SubmissionResult)
+    digest          the hash of what a grading depends on; an equal one means nothing changed (intake.incremental)
+    fingerprint     a hashed k-gram of normalised code tokens, for copy detection only (integrity/)
+    limits          the sandbox's limits, named as the c.Gradekit settings they come from (sandbox.limits)
+    course failure  the course or the machine is broken: the run stops, nothing more is written
+    student failure one submission cannot be graded: its zero and the reason; the rest goes on
 """
 
 __version__ = "0.1.0"

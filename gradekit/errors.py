@@ -1,4 +1,4 @@
-"""Every gradekit error, in one place. Two kinds of failure are kept apart:
+"""Every error gradekit raises to its callers, in one place. Two kinds of failure are kept apart:
 
 * a **course failure** -- the course or the machine is broken (a grader that does
   not import, a template that does not render, a sandbox that cannot start, a
@@ -33,6 +33,11 @@
 
 ``CodeFailure`` is an enum, so that a student's own exception named ``Timeout``
 or ``Lost`` cannot pass for one of gradekit's.
+
+Three exceptions stay private to the module that raises and catches them, and never
+reach a caller: ``sandbox.protocol.ProtocolError`` (a frame outside the protocol, turned
+into a StudentCodeError), ``release.preprocessors.Unsupported`` (a notebook for nbgrader's
+own preprocessors) and ``gradebook.sql_write.Decline`` (a result for nbgrader's API).
 """
 
 from __future__ import annotations

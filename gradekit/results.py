@@ -6,8 +6,9 @@
         └── CellResult          one autograded (or manually graded) cell
             └── Check           one hidden test: passed or not, and why
 
-All of them are plain dataclasses with ``to_dict``/``from_dict`` so they can
-cross a process boundary (a Dask worker) as JSON.
+All of them are plain dataclasses; :meth:`SubmissionResult.to_dict` and
+:meth:`~SubmissionResult.from_dict` turn the whole tree into plain data and back, so a
+result can cross a process boundary (a pool or Dask worker) and be stored as JSON.
 
 Every text in a result is English -- the instructor's language, and the
 catalogue names the class report and ``gradekit check`` count -- whatever
@@ -118,7 +119,7 @@ class SubmissionResult:
     seconds: float = 0.0
     student_seconds: float = 0.0  # of which the student's code ran (cells and graders' calls), per the worker
     startup_seconds: float = 0.0  # of which it waited for its sandbox to start (a grading process's first)
-    fingerprint: str = ""  # hash of the submitted files: regrading unchanged work is a no-op
+    digest: str = ""  # hash of the submitted files: regrading unchanged work is a no-op
     notes: list[str] = field(default_factory=list)  # about the submission as a whole (e.g. its timestamp)
     language: str = "en"  # the language the student reads (languages.csv)
     translations: dict[str, str] = field(default_factory=dict)  # English text -> the student's language

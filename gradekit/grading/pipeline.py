@@ -44,7 +44,7 @@ from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
 from gradekit.i18n.languages_csv import language_of
 from gradekit.i18n.text import Say
-from gradekit.intake.incremental import assignment_version, fingerprint
+from gradekit.intake.incremental import assignment_version, submission_digest
 from gradekit.intake.untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
 from gradekit.release.cache import ReleaseCache
 from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
@@ -179,7 +179,7 @@ class Pipeline:
             self.assignment,
             timestamp=stamp.text,
             language=language,
-            fingerprint=fingerprint(folder, self.version, variant.seed, language),
+            digest=submission_digest(folder, self.version, variant.seed, language),
         )
         if stamp.problem:
             result.notes.append(say(stamp.problem))

@@ -2,5 +2,5 @@
 
 untrusted.py    everything a student controls besides code: ids, names, files, timestamps, archives
 submission.py   a submitted notebook read defensively, then rebuilt on the student's own release
-incremental.py  what changed since the last grading: fingerprints of submission, assignment, gradekit
+incremental.py  what changed since the last grading: a digest of submission, assignment, gradekit
 """

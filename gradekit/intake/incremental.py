@@ -1,6 +1,6 @@
-"""Deciding what needs grading: a fingerprint per submission, and the results still valid.
+"""Deciding what needs grading: a digest per submission, and the results still valid.
 
-A stored result is reused when its fingerprint -- the submitted notebooks, the
+A stored result is reused when its digest -- the submitted notebooks, the
 assignment's version (its source, graders, reference and gradekit's own code)
 and the student's seed -- is the one a grading now would record. So a run
 killed half-way and started again ends where an uninterrupted run would,
@@ -60,12 +60,12 @@ def _code_version() -> str:
     return _CODE_VERSION
 
 
-def fingerprint(folder: Path, version: str, seed: int, language: str = "en") -> str:
+def submission_digest(folder: Path, version: str, seed: int, language: str = "en") -> str:
     """Submission files + assignment version + the student's seed and language: equal means
     nothing changed (the language changes what the results say, not the grades).
 
     Only regular files are read (never a symbolic link, a FIFO or a device),
-    and never past a size cap: the fingerprint of a huge file is its size.
+    and never past a size cap: the digest of a huge file is its size.
     """
     digest = hashlib.sha256(f"{version}/{seed}".encode() + (f"/{language}".encode() if language != "en" else b""))
     for name, path in submission_files(folder).items():
@@ -104,8 +104,8 @@ def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str,
             continue  # none, half-written or from another version: grade again
         seed = student_seed(secret, course.course_id, assignment, student)
         if hmac.compare_digest(
-            old.fingerprint,
-            fingerprint(course.submitted_dir(student, assignment), version, seed, language_of(course, student)),
+            old.digest,
+            submission_digest(course.submitted_dir(student, assignment), version, seed, language_of(course, student)),
         ):
             out[student] = old
     return out

@@ -2,9 +2,9 @@
 
 While ``gradekit check`` grades, the :class:`LeakScan` stage's observer hears of
 every value the reference's functions return (through the ``reference`` fixture:
-:class:`gradekit.grading.harness.plugin.RecordingReference`), and the stage, last
-in the pipeline, looks for them in what the student is told: each check's message and the cell's diagnosis, in English
-and in the student's language. A number
+:class:`gradekit.grading.harness.plugin.RecordingReference`), and the stage, placed
+after the default stages, looks for them in what the student is told: each check's
+message and the cell's diagnosis, in English and in the student's language. A number
 printed with at least three significant digits that equals a reference value
 at the printed precision is a leak -- unless it is also one of the student's
 own inputs (the params of their variant), which they can see anyway.

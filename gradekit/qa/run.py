@@ -271,9 +271,9 @@ def _result_rows(
             for check in cell.checks:
                 for mistake in getattr(check, "coinciding", []) or []:
                     coincide[mistake] += 1
-        fingerprint = _comparable(result)
-        previous = first.setdefault((task.label, task.student), fingerprint)
-        if task.again and previous != fingerprint:
+        seen = _comparable(result)
+        previous = first.setdefault((task.label, task.student), seen)
+        if task.again and previous != seen:
             determinism.append(f"{task.label} ({where}): the second grading differs")
         if result.error:
             target = keys if task.label == "answer key" else releases if task.label == "untouched release" else None
@@ -435,7 +435,7 @@ def _comparable(result: SubmissionResult) -> str:
         "seconds",
         "student_seconds",
         "startup_seconds",
-        "fingerprint",
+        "digest",
         "timestamp",
         "language",
         "translations",

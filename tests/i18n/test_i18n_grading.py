@@ -28,7 +28,7 @@ ASSIGNMENTS = ["self_attention", "multi_head_attention"]
 
 def _comparable(result) -> dict:
     data = result.to_dict()
-    for key in ("seconds", "student_seconds", "startup_seconds", "fingerprint", "timestamp", "language", "translations"):
+    for key in ("seconds", "student_seconds", "startup_seconds", "digest", "timestamp", "language", "translations"):
         data.pop(key)
     return data
 
@@ -152,9 +152,9 @@ def test_a_changed_language_regrades(bilingual):
     bilingual.submit("alice", bilingual.answer_key("alice"))
     assert bilingual.autograde("alice") == 0
     first = bilingual.results_json("alice")
-    assert first["language"] == "zh" and first["fingerprint"]
+    assert first["language"] == "zh" and first["digest"]
     (bilingual.root / "languages.csv").write_text("student_id,language\nalice,en\n", encoding="utf-8")
     assert bilingual.autograde("alice") == 0
     second = bilingual.results_json("alice")
-    assert second["language"] == "en" and second["fingerprint"] != first["fingerprint"]
+    assert second["language"] == "en" and second["digest"] != first["digest"]
     assert [c["score"] for c in second["notebooks"][0]["cells"]] == [c["score"] for c in first["notebooks"][0]["cells"]]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gradekit.course import Course
-from gradekit.intake.incremental import assignment_version, fingerprint, unchanged
+from gradekit.intake.incremental import assignment_version, submission_digest, unchanged
 from gradekit.results import RESULTS_FILE
 
 A = "self_attention"
@@ -17,18 +17,18 @@ def _folder(tmp_path, **files):
     return folder
 
 
-def test_the_fingerprint_is_the_submission_the_version_the_seed_and_the_language(tmp_path):
+def test_the_digest_is_the_submission_the_version_the_seed_and_the_language(tmp_path):
     folder = _folder(tmp_path, self_attention_ipynb="{}", timestamp_txt="2026-12-01 10:00:00 UTC")
-    base = fingerprint(folder, "v1", 7)
-    assert fingerprint(folder, "v1", 7) == base
-    assert fingerprint(folder, "v2", 7) != base              # graders, source or gradekit changed
-    assert fingerprint(folder, "v1", 8) != base              # another student's variant
-    assert fingerprint(folder, "v1", 7, "zh") != base        # what the results say changes with the language
+    base = submission_digest(folder, "v1", 7)
+    assert submission_digest(folder, "v1", 7) == base
+    assert submission_digest(folder, "v2", 7) != base              # graders, source or gradekit changed
+    assert submission_digest(folder, "v1", 8) != base              # another student's variant
+    assert submission_digest(folder, "v1", 7, "zh") != base        # what the results say changes with the language
     (folder / "timestamp.txt").write_text("2026-12-01 11:00:00 UTC")
-    assert fingerprint(folder, "v1", 7) != base              # a resubmission of the same file counts
+    assert submission_digest(folder, "v1", 7) != base              # a resubmission of the same file counts
     (folder / "timestamp.txt").write_text("2026-12-01 10:00:00 UTC")
     (folder / "self_attention.ipynb").write_text('{"cells": []}')
-    assert fingerprint(folder, "v1", 7) != base
+    assert submission_digest(folder, "v1", 7) != base
 
 
 def test_a_symlink_in_the_submission_is_not_followed(tmp_path):
@@ -36,9 +36,9 @@ def test_a_symlink_in_the_submission_is_not_followed(tmp_path):
     secret.write_text("one")
     folder = _folder(tmp_path, self_attention_ipynb="{}")
     (folder / "link.ipynb").symlink_to(secret)
-    before = fingerprint(folder, "v", 1)
+    before = submission_digest(folder, "v", 1)
     secret.write_text("two")
-    assert fingerprint(folder, "v", 1) == before
+    assert submission_digest(folder, "v", 1) == before
 
 
 def test_the_version_follows_the_graders_and_not_the_qa_set(course):

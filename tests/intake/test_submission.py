@@ -65,7 +65,8 @@ def test_read_rejects_truncated_json(tmp_path, key):
 
 
 @pytest.mark.parametrize("text", ['[1, 2, 3]', '"a notebook"', '42', 'null', '{"metadata": {}, "nbformat": 4}',
-                                  '{"name": "not a notebook"}'])
+                                  '{"name": "not a notebook"}',
+                                  '{"nbformat": 4, "cells": [], "n": ' + "9" * 5000 + "}"])   # Python won't read it
 def test_read_rejects_json_that_is_not_a_notebook(tmp_path, text):
     with pytest.raises(SubmissionError, match="not a Jupyter notebook"):
         read_notebook(_write(tmp_path, text))

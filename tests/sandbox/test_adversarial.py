@@ -1376,7 +1376,7 @@ def reach(adv_dir) -> Reach:
     course.submit("reach-write", with_solutions(nb, {"softmax": "pass\n"}))
 
     hostname = socket.gethostname()
-    course.configure(**ROOMY)   # the batch's limits: set before the course's files are fingerprinted
+    course.configure(**ROOMY)   # the batch's limits: set before the course's files are digested
     digest_before = _course_digest(root)
     host_before = _host_file_digest(host_files + [str(p) for p in host_markers])
     try:

@@ -105,7 +105,8 @@ class Gradekit:
             self.env["PYTHONPATH"] = str(source)
 
     def command(self, root: Path, *args: str) -> list[str]:
-        return [str(BIN / "gradekit"), "--course", str(root), *args]
+        # `python -m gradekit`, not the entry point script: a baseline tree may keep main elsewhere
+        return [str(BIN / "python"), "-m", "gradekit", "--course", str(root), *args]
 
     def timed(self, root: Path, log: str, *args: str, env: dict | None = None) -> dict:
         return measure.timed(self.command(root, *args), root, root / log, env or self.env)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from gradekit.course import Course
-from gradekit.grading.options import Options
-from gradekit.results import SubmissionResult
-from gradekit.runners.batch import grade_many, require_sandbox
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover - the parser imports every verb: nothing heavier than it needs
+    from gradekit.course import Course
+    from gradekit.grading.options import Options
 
 
 def autograde_class(
-    course: Course, assignment: str, students: list[str] | None = None, options: Options = Options(), wide: bool = False
+    course: Course,
+    assignment: str,
+    students: list[str] | None = None,
+    options: Options | None = None,
+    wide: bool = False,
 ):
     """``gradekit autograde``: grade ``students`` (default: everyone with a submission), record
     each result in the gradebook, show progress, print the summary and return it.
@@ -19,6 +24,11 @@ def autograde_class(
     """
     import sys
 
+    from gradekit.grading.options import Options
+    from gradekit.results import SubmissionResult
+    from gradekit.runners.batch import grade_many, require_sandbox
+
+    options = options or Options()
     from gradekit.errors import CourseFailure, StudentError, UsageError
     from gradekit.gradebook import read
     from gradekit.gradebook.write import Recorder
@@ -102,6 +112,8 @@ def run(args) -> int:
             "able to read and change your files. Use only for code you trust.",
             file=sys.stderr,
         )
+    from gradekit.grading.options import Options
+
     options = Options(sandboxed=not args.no_sandbox, jobs=args.jobs, force=args.force, scheduler=args.scheduler)
     autograde_class(course, args.assignment, args.student, options, wide=args.wide)
     return 0

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from gradekit.course import Course
 from gradekit.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover - the parser imports every verb: nothing heavier than it needs
+    from gradekit.course import Course
 
 
 def course_of(args) -> Course:
+    from gradekit.course import Course
+
     return Course.load(args.course)
 
 

@@ -33,14 +33,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import nbformat
-
-from gradekit.course import Course
 from gradekit.errors import CourseError, GradekitError
 from gradekit.notebook.cells import grade_id, is_solution, is_test
-from gradekit.qa import qaset
+
+if TYPE_CHECKING:  # pragma: no cover - the command line imports every verb: nbformat only when it runs
+    import nbformat
+
+    from gradekit.course import Course
 
 COURSE_PARTS = ("nbgrader_config.py", "source", "autograder", "solutions")
 BROKEN = [
@@ -94,6 +95,8 @@ def build_course(target: Path, students: list[str]) -> Course:
         "student_id,language\n" + "".join(f"{s},{'zh' if i % 2 else 'en'}\n" for i, s in enumerate(students)),
         encoding="utf-8",
     )
+    from gradekit.course import Course
+
     course = Course.load(target)
     from gradekit.gradebook.connect import open_gradebook
 
@@ -116,7 +119,10 @@ def fill(nb: nbformat.NotebookNode, sources: dict[str, str]) -> nbformat.Noteboo
 
 def simulate(course: Course, assignment: str, students: list[str]) -> dict[str, str]:
     """Write one submission per student; return what each one did."""
+    import nbformat
+
     from gradekit.atomic import atomic_write
+    from gradekit.qa import qaset
     from gradekit.release.generate import write_answer_key
 
     graders = course.graders_dir(assignment)

@@ -6,6 +6,7 @@ import csv
 import html
 import io
 import re
+import subprocess
 import sys
 import textwrap
 
@@ -302,3 +303,13 @@ def test_autograde_two_courses_in_one_process(course_factory):
     proc = one.run(sys.executable, "-c", AUTOGRADE_TWO_COURSES, str(one.root), str(two.root), check=False)
     assert proc.returncode == 0, proc.stderr[-800:]
     assert proc.stdout.split() == [str(one.root), "20.0", str(two.root), "20.0"]
+
+
+def test_the_command_line_starts_light():
+    """Every verb's module is imported to build the parser: none may import the heavy libraries at
+    module level (nbformat alone costs a command a fifth of a second before it knows its work)."""
+    heavy = {"nbformat", "numpy", "nbgrader", "pytest", "jinja2", "traitlets", "sqlalchemy", "rich", "jsonschema",
+             "dask", "vl_convert"}
+    code = "import sys, gradekit.cli.main; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+    assert not loaded & heavy, sorted(loaded & heavy)

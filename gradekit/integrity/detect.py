@@ -218,32 +218,21 @@ def _assigning(mine: Handed, key, names: set) -> dict:
 
 def read_class(reader: Reader, students: list[str], jobs: int = 0) -> tuple[dict[str, Personal], dict[str, Handed]]:
     """Every student's variant and submission, in worker processes for a large class."""
+    from gradekit.runners.pool import fork_map
+
     jobs = jobs or min(os.cpu_count() or 1, max(1, len(students) // 100))
     if jobs == 1:
         return _read(reader, students)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    global _FORKED
-    _FORKED = reader  # forked workers inherit the compiled templates; only student ids cross the pipe
-    chunks = [students[i::jobs] for i in range(jobs)]
     personal, handed = {}, {}
-    try:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            for p, h in pool.map(_read_forked, chunks):
-                personal.update(p)
-                handed.update(h)
-    finally:
-        _FORKED = None
+    # forked workers inherit the compiled templates; only student ids cross the pipe
+    for p, h in fork_map(_read_part, reader, students, jobs):
+        personal.update(p)
+        handed.update(h)
     return ({s: personal[s] for s in students}, {s: handed[s] for s in students})
 
 
-_FORKED: Reader | None = None
-
-
-def _read_forked(students: list[str]):
-    assert _FORKED is not None  # set before the pool forked this worker
-    personal, handed = _read(_FORKED, students)
+def _read_part(reader: Reader, students: list[str]):
+    personal, handed = _read(reader, students)
     for me in personal.values():
         me.common = {}  # the parent rebuilds what the report needs (see _marked); no need to send it back
     return personal, handed

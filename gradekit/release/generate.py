@@ -60,29 +60,16 @@ def generate(course: Course, assignment: str, students: list[str]) -> list[Path]
     if students:
         course.pin_secret(secret)  # from now on, students hold numbers made with it
     register(course, build_variant(course, source, students[0] if students else "instructor", secret), stripper)
+    from gradekit.runners.pool import fork_map
+
     jobs = min(os.cpu_count() or 1, max(1, len(students) // 50))
-    if jobs == 1:
-        return _release_students(course, source, secret, students)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     # forked workers inherit the compiled templates; only student ids cross the pipe
-    global _FORKED
-    _FORKED = (course, source, secret)
-    chunks = [students[i::jobs] for i in range(jobs)]
-    try:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            return [path for part in pool.map(_release_forked, chunks) for path in part]
-    finally:
-        _FORKED = None
+    parts = fork_map(_release_part, (course, source, secret), students, jobs)
+    return [path for part in parts for path in part]
 
 
-_FORKED: tuple[Course, AssignmentSource, bytes] | None = None
-
-
-def _release_forked(students: list[str]) -> list[Path]:
-    assert _FORKED is not None  # set before the pool forked this worker
-    return _release_students(*_FORKED, students)
+def _release_part(state: tuple[Course, AssignmentSource, bytes], students: list[str]) -> list[Path]:
+    return _release_students(*state, students)
 
 
 def _release_students(course: Course, source: AssignmentSource, secret: bytes, students: list[str]) -> list[Path]:

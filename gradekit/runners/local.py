@@ -150,11 +150,10 @@ class LocalPool(Runner):
             self._init = (str(self.course.root), self.assignment, self.options, os.getpid(), self._early.for_workers())
 
     def _executor(self, jobs: int) -> ProcessPoolExecutor:
-        from concurrent.futures import ProcessPoolExecutor
-
         from gradekit.runners.forkserver import warm_fork_server
+        from gradekit.runners.pool import executor
 
-        return ProcessPoolExecutor(jobs, mp_context=warm_fork_server(), initializer=_init_worker, initargs=self._init)
+        return executor(jobs, warm_fork_server(), _init_worker, self._init)
 
     def submit(self, job: Job) -> None:
         from concurrent.futures.process import BrokenProcessPool

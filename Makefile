@@ -5,7 +5,7 @@ VENV    := .venv
 PYTHON  ?= python3
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test lint bench clean system-deps translations
+.PHONY: setup demo test lint bench clean system-deps translations deploy
 
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations
@@ -17,10 +17,14 @@ translations: $(STAMP)
 # shared-gradebook tests start on loopback (the tests skip without it);
 # chromium: the browser the report's tests drive through Playwright (never
 # `playwright install`: its own browser download is not used); fonts-noto-cjk:
-# the pages' Chinese font
+# the pages' Chinese font; python3-venv: Debian's Python for the student deployment (below); nodejs and
+# npm: JupyterHub's proxy (configurable-http-proxy, from npm, installed with the deployment)
 system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	/usr/bin/python3 -c "import venv, ensurepip" >/dev/null 2>&1 || missing="$$missing python3-venv"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	fc-list 2>/dev/null | grep -q "Noto Sans CJK" || missing="$$missing fonts-noto-cjk"; \
@@ -43,8 +47,29 @@ $(STAMP): pyproject.toml constraints.txt | system-deps
 demo: setup
 	$(VENV)/bin/gradekit demo
 
+# The deployment students run, apart from the course: gradekit installed as a package (never the course
+# directory, which students must not read) on Debian's Python, in a folder every account may enter, with
+# JupyterHub, JupyterLab, Notebook and nbgrader, and JupyterHub's proxy from npm. The tests' real Unix
+# students run it; as another user than root it is skipped (and so are those tests).
+DEPLOY  ?= /opt/gradekit
+DEPLOY_STAMP := $(DEPLOY)/.installed-$(shell find pyproject.toml constraints.txt gradekit source autograder solutions -type f -not -path '*/__pycache__/*' -not -name '*.mo' 2>/dev/null | sort | xargs cat | sha256sum | cut -c1-12)
+deploy: $(STAMP)
+	@if [ "$$(id -u)" != 0 ]; then echo "deploy: skipped (the student deployment in $(DEPLOY) is built as root)"; exit 0; fi; \
+	if [ -f $(DEPLOY_STAMP) ]; then exit 0; fi; \
+	set -e; umask 022; mkdir -p $(DEPLOY); \
+	test -x $(DEPLOY)/venv/bin/python || /usr/bin/python3 -m venv $(DEPLOY)/venv; \
+	tmp=$$(mktemp -d); cp -r pyproject.toml README.md nbgrader_config.py gradekit source autograder solutions $$tmp/; \
+	find $$tmp -name __pycache__ -prune -exec rm -rf {} +; \
+	$(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check -c constraints.txt "$$tmp" "jupyterhub>=6,<7" \
+	  "jupyterlab>=4.6,<5" "notebook>=7.6,<8" 2>&1 | grep -v "^WARNING: Location" || true; \
+	rm -rf $$tmp; \
+	test -x $(DEPLOY)/node_modules/.bin/configurable-http-proxy || \
+	  npm install -s --prefix $(DEPLOY) --no-audit --no-fund configurable-http-proxy@5.3.0 >/dev/null; \
+	$(DEPLOY)/venv/bin/python -c "import gradekit.handout.exchange, jupyterhub, jupyterlab, nbgrader"; \
+	rm -f $(DEPLOY)/.installed-*; touch $(DEPLOY_STAMP); echo "deploy: $(DEPLOY)/venv"
+
 # the linter and the type checker on gradekit/, the test suite, then every shipped assignment's own QA
-test: setup lint
+test: setup lint deploy
 	$(VENV)/bin/python -m pytest -q tests
 	for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done
 

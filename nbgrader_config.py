@@ -6,18 +6,17 @@ c.CourseDirectory.course_id = "transformers101"
 #   c.CourseDirectory.db_url = "postgresql://user@/gradebook?host=/run/postgresql"
 c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 
-# The nbgrader exchange with one notebook per student (see gradekit/exchange.py).
-# `gradekit release self_attention` puts each student's own variant in
-# <Exchange.root>/<course_id>/outbound/self_attention/<student>/ (readable only by
-# that student's Unix account); with these lines the stock nbgrader commands --
-# fetch_assignment, list, submit, release_feedback, fetch_feedback -- hand each
-# student only their own notebook and feedback. Students need the same lines
-# (and gradekit installed) in their nbgrader_config.py. `nbgrader collect` is
-# nbgrader's own.
+# The nbgrader exchange with one notebook per student (see gradekit/handout/). `gradekit release
+# self_attention` puts each student's own variant in <Exchange.root>/<course_id>/outbound/self_attention/
+# <student>/, readable only by that student's Unix account; with these lines the stock nbgrader commands
+# -- fetch_assignment, list, submit, collect, release_feedback, fetch_feedback -- hand each student only
+# their own notebook and feedback, and collect counts a submission for the account that handed it in, at
+# the time it really arrived. Students get the same lines (`gradekit student-config` prints their file).
 c.ExchangeFactory.release_assignment = "gradekit.handout.exchange.GradekitReleaseAssignment"
 c.ExchangeFactory.fetch_assignment = "gradekit.handout.exchange.GradekitFetchAssignment"
 c.ExchangeFactory.submit = "gradekit.handout.exchange.GradekitSubmit"
 c.ExchangeFactory.list = "gradekit.handout.exchange.GradekitList"
+c.ExchangeFactory.collect = "gradekit.handout.collect.GradekitCollect"
 c.ExchangeFactory.release_feedback = "gradekit.handout.exchange.GradekitReleaseFeedback"
 c.ExchangeFactory.fetch_feedback = "gradekit.handout.exchange.GradekitFetchFeedback"
 # Where the exchange lives (nbgrader's default: /usr/local/share/nbgrader/exchange).

@@ -73,6 +73,21 @@ def _settings_class():
             False,
             help="Give a free-text answer left untouched 0 points automatically instead of waiting for a manual grade",
         ).tag(config=True)
+        identities = Unicode(
+            "",
+            help="Who is who in the exchange: a CSV of account,student_id (relative to the course); empty: the "
+            "Unix account's name is the student id, as in nbgrader",
+        ).tag(config=True)
+        timestamp_tolerance = Float(
+            60.0,
+            help="Seconds a submission's timestamp.txt may differ from when it really arrived before it is "
+            "reported (the time it arrived counts)",
+        ).tag(config=True)
+        staff_group = Unicode(
+            "",
+            help="The Unix group of the instructors and TAs, who read the exchange's inbound folder (empty: the "
+            "instructor's own group)",
+        ).tag(config=True)
         choice_cells = List(
             Unicode(),
             default_value=[],

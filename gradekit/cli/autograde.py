@@ -75,8 +75,21 @@ def autograde_class(
             progress.close()
     mark("coordinator", "gradebook closed")
     summary.print(f"{assignment}: {len(summary.rows)} submission(s)")
+    for line in handin_reports(course, assignment):
+        print(line)
     mark("coordinator", "summary printed")
     return summary
+
+
+def handin_reports(course: Course, assignment: str) -> list[str]:
+    """What the exchange's ledger says about this assignment's hand-ins (refusals, backdated
+    timestamps, changes after handing in), one line each; none when nothing came through it."""
+    from gradekit.intake.ledger import LEDGER, Ledger
+
+    if not (course.root / LEDGER).exists():
+        return []
+    with Ledger(course) as ledger:
+        return ledger.reports(assignment)
 
 
 def add_parser(sub) -> None:

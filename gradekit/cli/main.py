@@ -21,14 +21,31 @@ from gradekit.cli import (
     generate,
     integrity,
     new,
+    receipt,
     release,
     report,
+    student_config,
     translate,
 )
 from gradekit.errors import GradekitError
 
 # in the order of the flow, as `gradekit --help` lists them
-VERBS = (new, check, translate, generate, answer_key, release, collect, autograde, feedback, integrity, report, demo)
+VERBS = (
+    new,
+    check,
+    translate,
+    generate,
+    answer_key,
+    release,
+    collect,
+    autograde,
+    feedback,
+    integrity,
+    report,
+    receipt,
+    student_config,
+    demo,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -45,7 +45,14 @@ from gradekit.i18n.catalogs import translator
 from gradekit.i18n.languages_csv import language_of
 from gradekit.i18n.text import Say
 from gradekit.intake.incremental import assignment_version, submission_digest
-from gradekit.intake.untrusted import find_notebook, folder_listing, is_plain_folder, read_timestamp, submission_files
+from gradekit.intake.untrusted import (
+    find_notebook,
+    folder_listing,
+    is_plain_folder,
+    read_receipt,
+    read_timestamp,
+    submission_files,
+)
 from gradekit.release.cache import ReleaseCache
 from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
 from gradekit.sandbox.client import Sandbox
@@ -181,6 +188,7 @@ class Pipeline:
             language=language,
             digest=submission_digest(folder, self.version, variant.seed, language),
         )
+        result.receipt, result.attempt = read_receipt(folder)
         if stamp.problem:
             result.notes.append(say(stamp.problem))
         files = submission_files(folder)

@@ -6,34 +6,24 @@ is whose; ``nbgrader_config.py`` selects them (``c.ExchangeFactory.*``), so the
 stock commands -- ``nbgrader fetch_assignment``, ``submit``, ``list``,
 ``collect``, ``release_feedback``, ``fetch_feedback`` -- do the right thing.
 
-Layout in ``<Exchange.root>/<course_id>/`` and who can read what::
+Who can read what is :mod:`gradekit.handout.layout`: every student's release, submission
+and feedback is theirs alone, and the exchange's folders are nobody's to rename or list.
+A student's folder in outbound/ is released
 
-    outbound/<assignment>/             0711, instructor: can be traversed, not listed
-    outbound/<assignment>/<student>/   that student's own notebooks:
-        * the Unix user <student> exists and we may chown (we are root, as on a
-          JupyterHub where the admin releases): owner <student>, dir 0500,
-          files 0400 -- nobody else but root can read it, whatever they guess;
-        * no such Unix user (one account simulating students, tests, the demo):
-          owner = whoever released, dir 0700, files 0600 -- no *other* Unix
-          account can read it; the separation between simulated students is
-          only the fetch logic (a student's fetch reads only their own folder);
-        * the user exists but we may not chown (an instructor who is not root):
-          dir 0700 as above, so that student cannot fetch either -- a warning
-          says so. Release as root, or hand the notebooks out with --zip.
-        * ``c.GradekitReleaseAssignment.private = False``: nbgrader's own modes
-          (0755/0644); anyone who knows (or guesses) a student id can read it.
-    inbound/                           nbgrader's: 0733, submissions named
-                                       <student>+<assignment>+<timestamp>+<random>
-    feedback/<hash>.html               nbgrader's: dir 0711, file names are a hash of
-                                       the submission's random secret, which only the
-                                       submitting student's cache and the instructor know;
-                                       when the student's Unix user exists and we are
-                                       root the file is also chowned to them, mode 0400.
+* to that student's Unix account when there is one: an ACL entry for them (or, without
+  ACLs, chowned to them, which needs root) -- nobody else but the instructor can read it;
+* to no one else when there is no such account (one account simulating students, tests,
+  the demo): 0700, the separation between simulated students is only the fetch logic;
+* with nbgrader's own modes (0755/0644) when ``c.GradekitReleaseAssignment.private = False``.
+
+Collecting is :mod:`gradekit.handout.collect`: a submission counts for the account that
+owns it, at the time it really arrived.
 
 The student id is nbgrader's: ``--student`` (CourseDirectory.student_id) when
 given, else the Unix user name (``nbgrader.utils.get_username``, which honours
 ``$JUPYTERHUB_USER`` for the shared ``jovyan`` account). With real Unix users,
-``--student=bob`` does not let alice read bob's folder: the file modes refuse.
+``--student=bob`` does not let alice read bob's folder (the file modes refuse), nor hand in
+as bob (the collect class judges by the folder's owner).
 """
 
 from __future__ import annotations
@@ -46,6 +36,7 @@ from pathlib import Path
 
 from nbgrader.exchange import ExchangeError
 from nbgrader.exchange.default import (
+    Exchange,
     ExchangeFetchAssignment,
     ExchangeFetchFeedback,
     ExchangeList,
@@ -57,6 +48,7 @@ from nbgrader.utils import check_mode, get_username, make_unique_key, notebook_h
 from traitlets import Bool
 
 from gradekit.errors import SubmissionError
+from gradekit.handout import layout
 from gradekit.intake.untrusted import is_valid_id, parse_timestamp, read_bytes
 from gradekit.results import RESULTS_FILE
 from gradekit.results import load as load_result
@@ -85,11 +77,16 @@ def _add_user_write(path: str) -> None:
             os.chmod(full, os.stat(full).st_mode | 0o600)
 
 
-def _chown_tree(path: str, uid: int, gid: int) -> None:
-    for dirname, _, filenames in os.walk(path):
-        os.chown(dirname, uid, gid)
-        for name in filenames:
-            os.chown(os.path.join(dirname, name), uid, gid)
+class _SafeRoot(Exchange):
+    """Refuse an exchange root that anybody may write without the sticky bit: there, any user can
+    rename the course folder away and put a fake one in its place (nbgrader's own release makes
+    the root 0777; nbgrader's #1225)."""
+
+    def ensure_root(self):
+        problem = layout.root_problem(self.root)
+        if problem:
+            self.fail(problem)
+        super().ensure_root()
 
 
 class GradekitReleaseAssignment(ExchangeReleaseAssignment):
@@ -101,6 +98,27 @@ class GradekitReleaseAssignment(ExchangeReleaseAssignment):
     private = Bool(True, help="Per-student folders readable only by that student (see gradekit.handout.exchange).").tag(
         config=True
     )
+
+    def ensure_root(self):
+        """Create the root 1777 (nbgrader: 0777), or add the sticky bit it lacks; never loosen it."""
+        problem = layout.ensure_root(self.root)
+        if problem:
+            self.fail(problem)
+
+    def init_dest(self):
+        """nbgrader's folders, then the layout's modes: inbound/ setgid to the staff and sticky."""
+        super().init_dest()
+        gid = layout.staff_gid(_setting(self, "staff_group"))
+        try:
+            if os.stat(self.inbound_path).st_gid != gid:
+                os.chown(self.inbound_path, -1, gid)
+            os.chmod(self.inbound_path, layout.INBOUND_MODE)
+        except PermissionError:
+            self.log.warning(
+                "Could not set the modes of %s (not its owner): submissions there are not protected "
+                "from each other; ask its owner to run `gradekit release` once",
+                self.inbound_path,
+            )
 
     def init_src(self):
         cd = self.coursedir
@@ -153,8 +171,8 @@ class GradekitReleaseAssignment(ExchangeReleaseAssignment):
         unreachable = sorted(s for s, how in self.protection.items() if how == "unreachable")
         if unreachable:
             self.log.warning(
-                "Could not give %d student(s) their folder (chown needs root): %s. Their "
-                "folders stay readable only by you: release as root, or use "
+                "Could not give %d student(s) their folder (no ACLs on this file system, and chown needs "
+                "root): %s. Their folders stay readable only by you: release as root, or use "
                 "`gradekit release --zip`.",
                 len(unreachable),
                 ", ".join(unreachable[:10]),
@@ -179,16 +197,13 @@ class GradekitReleaseAssignment(ExchangeReleaseAssignment):
         if user.pw_uid == os.getuid():
             self.set_perms(path, fileperms=0o600, dirperms=0o700)
             return "student"
-        try:
-            self.set_perms(path, fileperms=0o400, dirperms=0o500)
-            _chown_tree(path, user.pw_uid, user.pw_gid)
+        if layout.give_tree(path, user.pw_uid, user.pw_gid):
             return "student"
-        except PermissionError:
-            self.set_perms(path, fileperms=0o600, dirperms=0o700)
-            return "unreachable"
+        self.set_perms(path, fileperms=0o600, dirperms=0o700)
+        return "unreachable"
 
 
-class GradekitFetchAssignment(ExchangeFetchAssignment):
+class GradekitFetchAssignment(_SafeRoot, ExchangeFetchAssignment):
     """Fetch outbound/<assignment>/<me>/ -- my own variant, nobody else's."""
 
     def init_src(self):
@@ -215,11 +230,57 @@ class GradekitFetchAssignment(ExchangeFetchAssignment):
 
     def copy_files(self):
         super().copy_files()
+        layout.strip_acls(self.dest_path)  # copytree copied the exchange's ACL onto the student's copy
         _add_user_write(self.dest_path)
 
 
-class GradekitSubmit(ExchangeSubmit):
-    """nbgrader's submit; the expected notebooks are the student's own released ones."""
+class GradekitSubmit(_SafeRoot, ExchangeSubmit):
+    """nbgrader's submit: the expected notebooks are the student's own released ones, and the
+    submission is the student's and the staff's alone (0770/0640, group staff), not nbgrader's
+    0777 that anyone who learns its name may change.
+
+    inbound/ is setgid to the staff group, so what is created in the new folder gets that
+    group -- as long as it is created before the folder's own chmod, which drops the setgid bit
+    (the student is not in that group): hence mkdir, write the timestamp and the secret, copy
+    the notebooks' contents (not their modes or ACLs), then the modes.
+    """
+
+    def copy_files(self):
+        import secrets
+
+        from nbgrader.utils import ignore_patterns
+
+        self.init_release()
+        submission_secret = secrets.token_hex(64)
+        dest_path = os.path.join(self.inbound_path, self.assignment_filename)
+        cache_path = os.path.join(
+            self.cache_path,
+            self.assignment_filename.rsplit("+", 1)[0] if self.add_random_string else self.assignment_filename,
+        )
+        self.log.info("Source: %s", self.src_path)
+        self.log.info("Destination: %s", dest_path)
+        self.check_filename_diff()
+        if self.get_size(self.src_path) > 1000 * self.coursedir.max_dir_size:
+            self.fail("Directory size is too big")
+        os.mkdir(dest_path, 0o700)  # inherits inbound's group
+        for name, text in (("timestamp.txt", self.timestamp), ("submission_secret.txt", submission_secret)):
+            with open(os.path.join(dest_path, name), "w") as fh:
+                fh.write(text)
+        ignore = ignore_patterns(
+            exclude=self.coursedir.ignore,
+            include=self.coursedir.include,
+            max_file_size=self.coursedir.max_file_size,
+            log=self.log,
+        )
+        _copy_contents(self.src_path, dest_path, ignore)
+        self.set_perms(dest_path, fileperms=layout.SUBMISSION_FILE, dirperms=layout.SUBMISSION_DIR)
+        os.makedirs(self.cache_path, mode=0o700, exist_ok=True)  # the student's own cache, as nbgrader keeps it
+        self.do_copy(self.src_path, cache_path)
+        for name, text in (("timestamp.txt", self.timestamp), ("submission_secret.txt", submission_secret)):
+            with open(os.path.join(cache_path, name), "w") as fh:
+                fh.write(text)
+        os.chmod(cache_path, 0o700)
+        self.log.info("Submitted as: %s %s %s", self.coursedir.course_id, self.coursedir.assignment_id, self.timestamp)
 
     def init_release(self):
         # nbgrader's checks, except that outbound/<assignment>/ need not be readable (it is 0711)
@@ -236,7 +297,28 @@ class GradekitSubmit(ExchangeSubmit):
         self.release_path = own
 
 
-class GradekitList(ExchangeList):
+def _copy_contents(src: str, dest: str, ignore) -> None:
+    """``src``'s files into the existing ``dest``: contents only, so new files take dest's group."""
+    for dirname, dirnames, filenames in os.walk(src):
+        skipped = set(ignore(dirname, dirnames + filenames))
+        dirnames[:] = [d for d in dirnames if d not in skipped]
+        rel = os.path.relpath(dirname, src)
+        for d in dirnames:
+            os.mkdir(os.path.join(dest, rel, d), 0o700)
+        for f in filenames:
+            if f not in skipped:
+                shutil.copyfile(os.path.join(dirname, f), os.path.join(dest, rel, f))
+
+
+def _setting(exchange, name: str, default=None):
+    """A ``c.Gradekit`` setting of the course an exchange step runs in (its config is nbgrader_config.py)."""
+    try:
+        return exchange.config.Gradekit.get(name, default)
+    except AttributeError:
+        return default
+
+
+class GradekitList(_SafeRoot, ExchangeList):
     """``nbgrader list``: released assignments show the student's own notebooks."""
 
     def parse_assignments(self):
@@ -336,14 +418,12 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
                 tmp = os.path.join(self.dest_path, f"{checksum}-tmp.html")
                 with open(tmp, "w", encoding="utf-8") as out:
                     out.write(student_copy(Path(html).read_text(encoding="utf-8")))
-                if owner is not None and owner.pw_uid != os.getuid():
-                    try:
-                        os.chown(tmp, owner.pw_uid, owner.pw_gid)
-                        os.chmod(tmp, 0o400)
-                    except PermissionError:
-                        os.chmod(tmp, 0o644)
-                else:
-                    os.chmod(tmp, 0o644)
+                if (
+                    owner is None
+                    or owner.pw_uid == os.getuid()
+                    or not layout.give_file(tmp, owner.pw_uid, owner.pw_gid)
+                ):
+                    os.chmod(tmp, 0o644)  # no account of its own: its hashed name is the only secret
                 shutil.move(tmp, os.path.join(self.dest_path, f"{checksum}.html"))
                 self.released_for.setdefault(student, []).append(notebook_id)
                 self.log.info(
@@ -356,12 +436,47 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
                 )
 
 
-class GradekitFetchFeedback(ExchangeFetchFeedback):
-    """nbgrader's fetch_feedback, reading only this student's submissions from the local cache.
+class GradekitFetchFeedback(_SafeRoot, ExchangeFetchFeedback):
+    """nbgrader's fetch_feedback, reading only this student's submissions from the local cache,
+    and able to fetch again and again.
 
     (The cache is per Unix account; nbgrader reads every cached submission in
     it, whoever it was submitted as. Here only ``<me>+<assignment>+*`` counts.)
+
+    nbgrader copies every cached submission's page again on every fetch with
+    ``shutil.copy``, which opens the old copy for writing and copies the mode: a page
+    released for one student alone (0400, or 0600 with an ACL) becomes a copy its owner
+    cannot overwrite, and every later fetch stops at it with a PermissionError -- the
+    second attempt's feedback never arrives. Here a page already fetched unchanged is
+    left alone, and a new one is written to a private temporary file renamed over the
+    old copy (a rename needs only the folder to be writable).
     """
+
+    def do_copy(self, src, dest):
+        import tempfile
+
+        for notebook_id, timestamp, feedbackpath in self.feedback_files:
+            folder = os.path.join(dest, timestamp)
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            target = os.path.join(folder, notebook_id + ".html")
+            with open(feedbackpath, "rb") as fh:
+                data = fh.read()
+            try:
+                with open(target, "rb") as fh:
+                    if fh.read() == data:
+                        continue  # fetched before, unchanged
+            except OSError:
+                pass
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".feedback-", suffix=".html")  # 0600, the student's
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.replace(tmp, target)
+            except BaseException:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+                raise
+            self.log.info("Fetched feedback: %s", target)
 
     def init_src(self):
         if self.coursedir.course_id == "":

@@ -46,7 +46,7 @@ def gradekit_messages() -> Catalog:
     package = PACKAGE_LOCALE.parent
     for path in sorted(package.rglob("*.py")):
         _python(catalog, path, package.parent)
-    for path in sorted((package / "templates").glob("*.html")):
+    for path in sorted((package / "pages" / "templates").glob("*.html")):
         _jinja(catalog, path.read_bytes(), f"{path.relative_to(package.parent)}", 0)
     return catalog
 

@@ -250,6 +250,24 @@ def parse_timestamp(raw: bytes | str, now: dt.datetime | None = None) -> Timesta
     return Timestamp(when.strftime(TIMESTAMP_FORMAT))
 
 
+def read_receipt(folder: Path) -> tuple[str | None, int | None]:
+    """The receipt and attempt number that gradekit's collect wrote beside a submission
+    (``receipt.json``), or (None, None): read like anything else in submitted/, with a cap."""
+    import json
+
+    try:
+        data = json.loads(read_bytes(folder / "receipt.json", 4096))
+    except (SubmissionError, ValueError):
+        return None, None
+    if not isinstance(data, dict):
+        return None, None
+    receipt, attempt = data.get("receipt"), data.get("attempt")
+    return (
+        receipt if isinstance(receipt, str) and len(receipt) < 200 else None,
+        attempt if isinstance(attempt, int) and not isinstance(attempt, bool) and attempt > 0 else None,
+    )
+
+
 def parse_utc(text: str) -> dt.datetime:
     """nbgrader's ``utils.parse_utc`` for a string, as naive UTC (tests/test_robustness.py holds
     it to nbgrader's): importing nbgrader for it cost every grading process a second and more."""

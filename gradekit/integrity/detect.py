@@ -63,6 +63,7 @@ class Findings:
     seconds: float = 0.0
     sides: dict[tuple[str, str], list[dict]] = field(default_factory=dict)  # pair -> cells side by side (HTML)
     skipped: list[str] = field(default_factory=list)  # submission folders left out, one line each
+    handins: list[str] = field(default_factory=list)  # the exchange ledger's reports: impersonation, backdating
 
     def to_dict(self) -> dict:
         return {
@@ -73,6 +74,7 @@ class Findings:
             "public_numbers": self.public_numbers,
             "unreadable": self.unreadable,
             "skipped": self.skipped,
+            "handins": self.handins,
             "settings": settings(),
         }
 
@@ -103,6 +105,17 @@ def submitters(course: Course, assignment: str) -> tuple[list[str], list[str]]:
     except OSError:
         names = set()
     return submitted_students(base, assignment, names)
+
+
+def handin_reports(course: Course, assignment: str) -> list[str]:
+    """The exchange ledger's lines about this assignment: a submission handed in under another
+    student's name (both accounts named), a backdated timestamp, a change after handing in."""
+    from gradekit.intake.ledger import LEDGER, Ledger
+
+    if not (course.root / LEDGER).exists():
+        return []
+    with Ledger(course) as ledger:
+        return ledger.reports(assignment)
 
 
 def detect(course: Course, assignment: str, students: list[str] | None = None, jobs: int = 0) -> Findings:
@@ -145,6 +158,7 @@ def detect(course: Course, assignment: str, students: list[str] | None = None, j
         skipped=skipped,
     )
     findings.sides = side_by_side(reader, pairs, personal, handed, marks)
+    findings.handins = handin_reports(course, assignment)
     findings.seconds = time.monotonic() - started
     return findings
 

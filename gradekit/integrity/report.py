@@ -93,6 +93,8 @@ def print_table(findings, console=None) -> None:
             console.print(for_rich(f"not compared: {student}: {problem}"))
     for line in findings.skipped:
         console.print(for_rich(line))
+    for line in findings.handins:
+        console.print(for_rich(line))
 
 
 def write_reports(reports_dir: Path, findings) -> tuple[Path, Path]:
@@ -166,6 +168,10 @@ def render_html(findings) -> str:
                 f"<tr><td>{_e(item['student'])}</td><td>{_e(item['where'])}</td><td>{_e(item['what'])}</td></tr>"
             )
         parts.append("</table></div>")
+    if findings.handins:
+        parts.append("<h2>Hand-ins the exchange refused or questioned</h2><ul>")
+        parts += [f"<li>{_e(line)}</li>" for line in findings.handins]
+        parts.append("</ul>")
     if findings.unreadable or findings.skipped:
         parts.append("<h2>Not compared</h2><ul>")
         for student, problems in findings.unreadable.items():

@@ -80,6 +80,7 @@ class ClassData:
     students: list[Row]
     duedate: dt.datetime | None = None
     integrity: list[dict] | None = None
+    handins: list[str] = field(default_factory=list)  # the exchange ledger's reports (gradekit.intake.ledger)
 
     @property
     def graded(self) -> list[Row]:
@@ -116,6 +117,9 @@ def load(course: Course, assignment: str) -> ClassData:
         rows.append(row)
     data = ClassData(course, assignment, list(notebooks), cells, rows, marks.duedate)
     data.integrity = _integrity(data.report_dir() / "integrity.json")
+    from gradekit.integrity.detect import handin_reports
+
+    data.handins = handin_reports(course, assignment)
     return data
 
 

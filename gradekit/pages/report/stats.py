@@ -56,6 +56,7 @@ def build(data: ClassData) -> dict:
         "health": health(data),
         "students": students(data),
         "integrity": data.integrity,
+        "handins": data.handins,
     }
     report["class"]["graded_students"] = len(graded)
     return report

@@ -1,0 +1,39 @@
+"""``gradekit receipt CHECK``: is this a receipt of this course, and what was handed in with it?"""
+
+from __future__ import annotations
+
+from gradekit.cli.common import course_of
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("receipt", help="check a receipt a student shows: made by this course? which hand-in?")
+    p.add_argument("receipt", metavar="CHECK", help="the receipt, as the student's feedback page gives it")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from gradekit.intake import receipts
+    from gradekit.intake.ledger import LEDGER, Ledger
+
+    course = course_of(args)
+    found = receipts.verify(course.secret(), course.course_id, args.receipt)
+    if found is None:
+        print("not a receipt of this course: it was not made with this course's secret, or it was changed")
+        return 1
+    what = (
+        f"{found.student}'s attempt {found.attempt} of {found.assignment}, counted at "
+        f"{found.counted:%Y-%m-%d %H:%M:%S} UTC, files {found.sha256}"
+    )
+    entry = None
+    if (course.root / LEDGER).exists():
+        with Ledger(course) as ledger:
+            entry = ledger.find(args.receipt.strip())
+    if entry is None:
+        print(f"a receipt of this course: {what}; no hand-in with it is on record here")
+        return 1
+    kept = f"kept as .gradekit/handins/{entry.assignment}/{entry.name}@{entry.ino}"
+    print(
+        f"a receipt of this course: {what}; it is the hand-in inbound/{entry.name} on record (SHA-256 "
+        f"{entry.sha256}, {kept})"
+    )
+    return 0

@@ -1,0 +1,174 @@
+"""Who may read what in the exchange: the modes and owners gradekit's exchange classes set.
+
+    <root>/                      1777 (sticky: nobody can rename another's course away), or 0755
+    <root>/<course>/             the instructor's, 0755
+      outbound/                  0755
+      outbound/<a>/              0711: traversable, not listable
+      outbound/<a>/<student>/    that student's alone: 0700 + an ACL entry ``user:<student>:r-x``
+                                 (files 0600 + ``r--``), or, without ACLs, chowned to them at 0500/0400 (root)
+      inbound/                   3753: setgid to the staff group, sticky: students create entries, nobody
+                                 but the staff lists them, only an entry's owner or the instructor renames
+                                 or deletes one
+      inbound/<submission>/      its student's, group staff: 0770, files 0640 (GradekitSubmit)
+      feedback/                  0711
+      feedback/<hash>.html       the instructor's, 0600 + ``user:<student>:r--``; without ACLs chowned to the
+                                 student at 0400 (root), else 0644 (its hashed name is then the only secret)
+
+An ACL entry is written as the kernel's ``system.posix_acl_access`` attribute
+(what ``setfacl`` writes): the owner of a file may set it without privileges, so
+an instructor who is not root can still give one student alone one folder.
+Submissions are attributed by owner, not by name (gradekit.intake.inbound), so
+the layout's job is that no student can read, change, rename or delete
+another's release, submission or feedback, nor the exchange's folders.
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import stat
+import struct
+from pathlib import Path
+
+_ACL = "system.posix_acl_access"
+_USER_OBJ, _USER, _GROUP_OBJ, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
+_UNDEF = 0xFFFFFFFF
+
+ROOT_MODE = 0o1777
+COURSE_MODE = 0o755
+OUTBOUND_MODE = 0o755
+ASSIGNMENT_MODE = 0o711
+INBOUND_MODE = 0o3753
+FEEDBACK_MODE = 0o711
+SUBMISSION_DIR, SUBMISSION_FILE = 0o770, 0o640
+
+
+def set_private_acl(path: str | Path, owner_perm: int, readers: dict[int, int], group_perm: int = 0) -> bool:
+    """Owner ``owner_perm``, group ``group_perm``, others nothing, plus ``user:<uid>:<perm>`` for
+    each reader. False where the file system keeps no ACLs."""
+    mask = group_perm
+    for perm in readers.values():
+        mask |= perm
+    entries = [(_USER_OBJ, owner_perm, _UNDEF)]
+    entries += [(_USER, perm, uid) for uid, perm in sorted(readers.items())]
+    entries += [(_GROUP_OBJ, group_perm, _UNDEF), (_MASK, mask, _UNDEF), (_OTHER, 0, _UNDEF)]
+    blob = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", t, p, i) for t, p, i in entries)
+    try:
+        os.setxattr(path, _ACL, blob, follow_symlinks=False)
+        return True
+    except OSError:
+        return False
+
+
+def acl_readers(path: str | Path) -> dict[int, int]:
+    """The ``user:<uid>`` entries of a file's ACL (uid -> permission bits); {} when it has none."""
+    try:
+        blob = os.getxattr(path, _ACL, follow_symlinks=False)
+    except OSError:
+        return {}
+    out = {}
+    for offset in range(4, len(blob) - 7, 8):
+        tag, perm, uid = struct.unpack_from("<HHI", blob, offset)
+        if tag == _USER:
+            out[uid] = perm
+    return out
+
+
+def strip_acls(path: str | Path) -> None:
+    """A fetched copy is the student's own: no ACL of the exchange's rides along (copytree copies them)."""
+    for dirname, _, files in os.walk(path):
+        for full in [dirname, *(os.path.join(dirname, f) for f in files)]:
+            try:
+                os.removexattr(full, _ACL, follow_symlinks=False)
+            except OSError:
+                pass
+
+
+def give_tree(path: str | Path, uid: int, gid: int) -> str:
+    """Make ``path`` (a release folder) readable by one account alone: an ACL when the file system
+    has them, else chown to it (root); "acl", "chown" or "" (neither was possible)."""
+    done = True
+    for dirname, _, files in os.walk(path):
+        for name in files:
+            full = os.path.join(dirname, name)
+            os.chmod(full, 0o600)
+            done &= set_private_acl(full, 0o6, {uid: 0o4})
+        os.chmod(dirname, 0o700)
+        done &= set_private_acl(dirname, 0o7, {uid: 0o5})
+    if done:
+        return "acl"
+    try:
+        for dirname, _, files in os.walk(path):
+            os.chown(dirname, uid, gid)
+            os.chmod(dirname, 0o500)
+            for name in files:
+                os.chown(os.path.join(dirname, name), uid, gid)
+                os.chmod(os.path.join(dirname, name), 0o400)
+        return "chown"
+    except PermissionError:
+        return ""
+
+
+def give_file(path: str | Path, uid: int, gid: int) -> str:
+    """One file (a feedback page) for one account alone; see :func:`give_tree`."""
+    os.chmod(path, 0o600)
+    if set_private_acl(path, 0o6, {uid: 0o4}):
+        return "acl"
+    try:
+        os.chown(path, uid, gid)
+        os.chmod(path, 0o400)
+        return "chown"
+    except PermissionError:
+        os.chmod(path, 0o644)
+        return ""
+
+
+def staff_gid(name: str) -> int:
+    """The staff group's id: ``c.Gradekit.staff_group``, else this process's own group."""
+    if name:
+        try:
+            return grp.getgrnam(name).gr_gid
+        except KeyError:
+            pass
+    return os.getgid()
+
+
+def root_problem(root: str | Path) -> str | None:
+    """Why an exchange root is unsafe (writable by everybody without the sticky bit), or None."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    if st.st_mode & stat.S_IWOTH and not st.st_mode & stat.S_ISVTX:
+        return (
+            f"{root} is writable by everybody without the sticky bit: any user can rename the course folder "
+            f"away and put a fake one in its place (chmod 1777 {root})"
+        )
+    return None
+
+
+def ensure_root(root: str | Path) -> str | None:
+    """Create the exchange root 1777 when missing, or add the sticky bit to one that lacks it (when
+    this account may); what could not be made safe, or None."""
+    path = Path(root)
+    if not path.exists():
+        try:
+            path.mkdir(parents=True)
+            os.chmod(path, ROOT_MODE)
+        except PermissionError:
+            return f"{root} does not exist and cannot be created here: ask your administrator"
+        return None
+    problem = root_problem(path)
+    if problem:
+        try:
+            os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) | stat.S_ISVTX)
+        except PermissionError:
+            return problem
+    return None
+
+
+def mode_of(path: str | Path) -> int | None:
+    try:
+        return stat.S_IMODE(os.lstat(path).st_mode)
+    except OSError:
+        return None

@@ -24,6 +24,7 @@ from gradekit.cli import (
     receipt,
     release,
     report,
+    serve,
     student_config,
     translate,
 )
@@ -39,6 +40,7 @@ VERBS = (
     release,
     collect,
     autograde,
+    serve,
     feedback,
     integrity,
     report,

@@ -29,7 +29,9 @@ def add_parser(sub) -> None:
 
 def text(course) -> str:
     """The students' nbgrader_config.py for ``course``."""
-    exchange = (course.config or {}).get("Exchange", {}).get("root") or DEFAULT_EXCHANGE
+    from gradekit.handout.layout import exchange_root
+
+    exchange = exchange_root(course)
     lines = [
         f"# nbgrader_config.py for the students of {course.course_id} (written by `gradekit student-config`).",
         "# Put it in /etc/jupyter/ (every account), a folder on JUPYTER_CONFIG_PATH, or ~/.jupyter/.",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -56,14 +57,49 @@ def write_class_feedback(course: Course, assignment: str, students: list[str] | 
     return count
 
 
-def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
+@dataclass(frozen=True)
+class Disclosure:
+    """What a page shows before the due date (gradekit serve's policy); the default: everything.
+
+    ``level`` "full" shows every cell but the ``hidden`` ones (grade ids or notebook names),
+    whose correctness waits until ``until``; "score" shows the score only; "received" only that
+    the hand-in arrived. ``attempt`` and ``counting`` say which attempt this is and which counts.
+    """
+
+    level: str = "full"
+    hidden: frozenset[str] = frozenset()
+    until: str = ""
+    attempt: str = ""  # a Text: shown in the student's language
+    counting: str = ""
+
+    def hides(self, nb: NotebookResult, cell: CellResult) -> bool:
+        return bool(self.hidden) and (cell.grade_id in self.hidden or nb.name in self.hidden)
+
+
+EVERYTHING = Disclosure()
+
+
+def write_feedback(
+    course: Course,
+    result: SubmissionResult,
+    out_dir: Path | None = None,
+    graded_dir: Path | None = None,
+    disclosure: Disclosure = EVERYTHING,
+) -> list[Path]:
     """One page per notebook; pass the result through :func:`gradekit.gradebook.marks.final_marks` first for
-    the instructor's manual grades and the late penalty."""
+    the instructor's manual grades and the late penalty. ``out_dir`` and ``graded_dir``: another
+    place than feedback/ and autograded/ (an attempt's, gradekit serve); ``disclosure``: what it shows."""
     paths = []
-    out_dir = course.feedback_dir(result.student, result.assignment)
-    graded_dir = course.autograded_dir(result.student, result.assignment)
+    out_dir = out_dir or course.feedback_dir(result.student, result.assignment)
+    graded_dir = graded_dir or course.autograded_dir(result.student, result.assignment)
     siblings = [
-        {"name": nb.name, "href": f"{nb.name}.html", "final": nb.final, "possible": nb.possible}
+        {
+            "name": nb.name,
+            "href": f"{nb.name}.html",
+            "final": nb.final,
+            "possible": nb.possible,
+            "shown": disclosure.level == "full" and not any(disclosure.hides(nb, c) for c in nb.cells),
+        }
         for nb in result.notebooks
     ]
     language = result.language or "en"
@@ -72,6 +108,8 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
     for nb in result.notebooks:
         code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
         titles = _titles(course, result.assignment, nb.name, language)
+        held = {c.grade_id for c in nb.cells if disclosure.hides(nb, c)}
+        shown = [c for c in nb.cells if c.grade_id not in held]
         html = page.render(
             "feedback.html",
             language,
@@ -89,8 +127,20 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
             titles={
                 c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title for c in nb.cells
             },
-            exercises=[{**e, "result": view(e["result"])} for e in exercises(nb, titles)],
+            exercises=[
+                {
+                    **e,
+                    "held": bool(held & set(e["cells"])),
+                    "result": view(_("checked after the due date") if held & set(e["cells"]) else e["result"]),
+                }
+                for e in exercises(nb, titles)
+            ],
             overview=f"../../../reports/{result.assignment}/index.html",
+            disclosure=disclosure,
+            held=held,
+            shown_score=sum(c.score or 0.0 for c in shown),
+            shown_possible=sum(c.points for c in shown),
+            held_points=sum(c.points for c in nb.cells if c.grade_id in held),
         )
         path = out_dir / f"{nb.name}.html"
         atomic_write(path, html)
@@ -126,6 +176,7 @@ def exercises(nb: NotebookResult, titles: dict[str, sections.Heading]) -> list[d
             {
                 "title": heading.title,
                 "anchor": gids[0],
+                "cells": gids,
                 "score": sum(c.score or 0.0 for c in cells),
                 "points": sum(c.points for c in cells),
                 "result": _result(cells, nb),

@@ -70,6 +70,9 @@ class InProcess(Runner):
             except OSError:  # the pipeline starts one itself, and reports what fails
                 self._zygote = None
 
+    def warm(self) -> None:
+        self._ready()
+
     def submit(self, job: Job) -> None:
         self._queue.append(job)
 
@@ -154,6 +157,15 @@ class LocalPool(Runner):
         from gradekit.runners.pool import executor
 
         return executor(jobs, warm_fork_server(), _init_worker, self._init)
+
+    def warm(self) -> None:
+        """Start every worker now: each takes the fork server's pipeline over and its sandbox."""
+        self.start()
+        if self._pool is None:
+            self._pool = self._executor(self.jobs)
+        probes = [self._pool.submit(_probe) for _ in range(self.jobs)]
+        for probe in probes:
+            outcome_of(Job(""), probe.result())  # a worker that cannot start raises its CourseFailure here
 
     def submit(self, job: Job) -> None:
         from concurrent.futures.process import BrokenProcessPool

@@ -72,7 +72,7 @@ class Service:
         self.feedback_dir = course_exchange(course) / "feedback"
         trust = (course.config or {}).get("GradekitCollect", {}).get("trust_names", False)
         self.trust_names = bool(trust)
-        self.queues = Queues()
+        self.queues = Queues(newest_only=self.policy.min_interval > 0)
         self.inflight: dict[tuple[str, str], tuple] = {}
         self.incomplete: dict[str, float] = {}  # name -> when it was first seen incomplete
         self.requests: queue.Queue = queue.Queue()
@@ -250,14 +250,16 @@ class Service:
         last = dt.datetime.fromisoformat(graded[-1].graded) if graded and graded[-1].graded else None
         now = _now()
         wait = self.policy.wait(last, now)
-        older = self.queues.put(Waiting((entry.assignment, entry.student), entry, now + dt.timedelta(seconds=wait)))
-        if older is not None:
+        superseded = self.queues.put(
+            Waiting((entry.assignment, entry.student), entry, now + dt.timedelta(seconds=wait))
+        )
+        for older in superseded:
             self.ledger.settle(older, "superseded")
             self.say(
                 f"superseded: {older.student} {older.assignment} hand-in {older.attempt}, by hand-in "
                 f"{entry.attempt} (one graded at most every {self.policy.min_interval:g} s)"
             )
-        elif resumed:
+        if resumed:
             self.say(f"resumed {entry.student} {entry.assignment} hand-in {entry.attempt}")
 
     def _dispatch(self) -> None:

@@ -96,10 +96,15 @@ class DaskCluster(Runner):
 
         if not self._futures:
             return None
-        try:
-            done = wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED").done
-        except TimeoutError:
-            return None
+        if timeout is not None and timeout <= 0:  # distributed's wait times out at once on 0, done or not
+            done = [f for f in self._futures if f.done()]
+            if not done:
+                return None
+        else:
+            try:
+                done = list(wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED").done)
+            except TimeoutError:
+                return None
         future = next(iter(done))
         job = self._futures.pop(future)  # dropping the future releases its result on the cluster
         try:

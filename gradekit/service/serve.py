@@ -82,8 +82,9 @@ class Service:
 
     # -- the command --------------------------------------------------------------------------
     def run(self) -> int:
+        # a plain flag: a handler that took a lock (Event.set) could interrupt the main thread holding it
         for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: self.stop.set())
+            signal.signal(sig, self._on_signal)
         if not self.inbound.is_dir():
             raise UsageError(
                 f"no exchange for {self.course.course_id} at {self.inbound.parent}: release an assignment "
@@ -92,12 +93,18 @@ class Service:
         with self.course.lock("serve"), self.course.lock("autograde"):
             self._start()
             try:
-                while not self.stop.is_set():
+                while not self._stopping:
                     self._step()
             finally:
+                self.stop.set()
                 self._close()
         self.say(f"stopped: {self.graded} hand-in(s) graded")
         return 0
+
+    _stopping = False
+
+    def _on_signal(self, signum, frame) -> None:
+        self._stopping = True
 
     def say(self, line: str) -> None:
         print(f"{_now():%H:%M:%S} {line}", file=self.out, flush=True)

@@ -17,6 +17,7 @@ from gradekit.cli import (
     check,
     collect,
     demo,
+    doctor,
     feedback,
     generate,
     integrity,
@@ -46,6 +47,7 @@ VERBS = (
     report,
     receipt,
     student_config,
+    doctor,
     demo,
 )
 

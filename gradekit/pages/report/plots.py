@@ -111,7 +111,7 @@ def render(plots: list[Plot]) -> Drawn:
         svgs = [vl_convert.vegalite_to_svg(plot.spec) for plot in wanted]
     else:
         svgs, drawn.left_out = _render_in_child([plot.spec for plot in wanted], limit)
-    for plot, svg in zip(wanted, svgs, strict=False)  # none at all when left out:
+    for plot, svg in zip(wanted, svgs, strict=False):  # no SVGs at all when they are left out
         plot.svg = _unique_ids(svg, f"p{next(_IDS)}-").replace(
             "<svg ", f'<svg aria-labelledby="{plot.key}-title {plot.key}-alt" ', 1
         )

@@ -176,7 +176,9 @@ def student_problems(course, python: Path | None) -> list[Problem]:
         return out
     if not python.exists():
         return [*out, Problem(f"{python} does not exist", "make deploy (or install gradekit into the students' venv)")]
-    if python.resolve().is_relative_to(course.root):
+    if Path(os.path.abspath(python)).is_relative_to(course.root.resolve()) or python.resolve().is_relative_to(
+        course.root.resolve()
+    ):  # a venv's bin/python is a symlink out of it: the path itself says where the venv is
         out.append(
             Problem(
                 f"the students' Python {python} lives in the course directory: students would need to read it",

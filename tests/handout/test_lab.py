@@ -42,7 +42,7 @@ def test_an_untouched_notebook_is_one_line_a_cell_saying_what_is_left(releases, 
     assert failed and len(failed) <= len([c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")])
     for entry in failed:
         assert "\n" not in entry["error"] and "Traceback" not in entry["error"], entry
-        assert entry["error"] in ("still to do: write your code in place of raise NotImplementedError()",
+        assert entry["raw_error"] in ("still to do: write your code in place of raise NotImplementedError()",
                                   "still to do: write your answer"), entry
     titles = [entry["source"] for entry in failed]
     assert any("(test_softmax)" in t and "Softmax" in t for t in titles), titles   # the exercise, by its heading
@@ -51,7 +51,16 @@ def test_an_untouched_notebook_is_one_line_a_cell_saying_what_is_left(releases, 
 
 def test_in_chinese_for_a_student_who_reads_chinese(releases, tmp_path):
     failed = _validate(tmp_path, releases.release("bob"))["failed"]
-    assert failed and all(e["error"].startswith("还没完成") for e in failed), failed
+    assert failed and all(e["raw_error"].startswith("还没完成") for e in failed), failed
+
+
+def test_the_line_is_escaped_for_the_dialog_that_shows_it_as_html(releases, tmp_path):
+    nb = releases.answer_key("alice")
+    cell_by_id(nb, "softmax").source = (
+        "def softmax(x, axis=-1):\n    raise ValueError('<b>bold</b> & <i>more</i>')\n")
+    failed = _validate(tmp_path, nb)["failed"]
+    assert failed[0]["raw_error"].startswith("ValueError: <b>bold</b> & <i>more</i>"), failed[0]
+    assert failed[0]["error"].startswith("ValueError: &lt;b&gt;bold&lt;/b&gt; &amp; &lt;i&gt;"), failed[0]
 
 
 def test_a_failed_visible_check_says_its_own_message(releases, tmp_path):
@@ -62,7 +71,7 @@ def test_a_failed_visible_check_says_its_own_message(releases, tmp_path):
     assert failed, "a softmax that does not normalise passed Validate"
     first = failed[0]
     assert "(test_softmax)" in first["source"]
-    assert first["error"].startswith("AssertionError: the weights should sum to 1"), first
+    assert first["raw_error"].startswith("AssertionError: the weights should sum to 1"), first
     assert all("\n" not in e["error"] for e in failed)
 
 

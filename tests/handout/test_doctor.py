@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,38 @@ def test_a_student_python_another_account_cannot_run_is_found(deployed, tmp_path
     code, lines = _doctor(course, "--student-python", str(private / "python"))
     assert code == 1 and any("cannot import gradekit's exchange classes" in line or "not reachable" in line
                              for line in lines), lines
+
+
+def test_a_release_only_its_student_can_read_is_clean_and_one_a_classmate_can_read_is_found(tmp_path):
+    reason = unix_users.unavailable()
+    if reason:
+        pytest.skip(reason)
+    names = ["gkdoca", "gkdocb"]
+    unix_users.create(names)
+    base = Path("/tmp") / f"gk-doctor-acl-{os.getpid()}"
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir(mode=0o755)
+    try:
+        course = CourseDir.create(base / "course", tuple(names))
+        os.chmod(course.root, 0o700)
+        with open(course.root / "nbgrader_config.py", "a") as fh:
+            fh.write(f'\nc.Exchange.root = "{base / "exchange"}"\n')
+        course.generate()
+        course.run(GRADEKIT, "release", ASSIGNMENT)
+        code, lines = _doctor(course)
+        assert code == 0 and "nothing to fix" in lines[0], lines     # each folder: its student's alone
+
+        mine = base / "exchange" / "transformers101" / "outbound" / ASSIGNMENT / "gkdoca"
+        subprocess.run(["setfacl", "-m", "u:gkdocb:rx", str(mine)], check=True)  # a classmate let in
+        code, lines = _doctor(course)
+        assert code == 1 and len(lines) == 1 and str(mine) in lines[0] and "--force" in lines[0], lines
+        assert unix_users.Account("gkdocb").may("ls", str(mine))   # the line is true: gkdocb reads it
+
+        course.run(GRADEKIT, "release", ASSIGNMENT, "--force")
+        code, lines = _doctor(course)
+        assert code == 0, lines
+        assert not unix_users.Account("gkdocb").may("ls", str(mine))
+        assert unix_users.Account("gkdoca").may("ls", str(mine))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+        unix_users.remove(names)

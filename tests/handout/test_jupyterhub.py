@@ -54,7 +54,7 @@ FEEDBACK_WITHIN = 30  # seconds from Submit to feedback on the page: bench/serve
 # one subtle mistake each, caught by the hidden graders and by none of the visible checks
 MISTAKES = {
     LAB: ("mistakes/softmax_global_max", "subtracted the maximum of the whole array instead of the maximum along"),
-    NB7: ("mistakes/scores_sqrt_n", "用 sqrt(查询个数) 缩放，而不是用键向量的维度 sqrt(d_k)"),
+    NB7: ("mistakes/weighted_sum_renormalises", "在 weighted_sum 里又把权重归一化了一次"),
 }
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -39,6 +40,8 @@ import pytest
 import unix_users
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_sources
 from processes import Tracker
+
+from gradekit.handout import layout
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -183,7 +186,7 @@ def hub(tmp_path_factory):
             fh.write(f'\nc.Exchange.root = "{base / "exchange"}"\n')
         course.generate()
         course.run(GRADEKIT, "release", A)
-        due = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=7)
+        due = dt.datetime.now(dt.UTC) + dt.timedelta(days=7)
         course.run(str(VENV_BIN / "nbgrader"), "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
         student_config = base / "student-config"
         course.run(GRADEKIT, "student-config", "--dir", str(student_config))
@@ -406,6 +409,10 @@ class Student:
         page.wait_for_load_state("networkidle")
         text = page.locator("body").inner_text()
         self.shot(page, f"feedback-page-{attempt}")
+        diagnosed = page.locator("section.card").filter(has=page.locator("p.diagnosis"))
+        if diagnosed.count():   # the exercise whose mistake the page names, on its own
+            self.shots += 1
+            diagnosed.first.screenshot(path=str(ARTIFACTS / f"hub-{self.name}-{self.shots:02d}-named-{attempt}.png"))
         assert not errors, f"console errors on the feedback page: {errors}"
         title = page.title()
         page.close()
@@ -462,7 +469,7 @@ def _journey(browser, x, name: str, ui: str) -> dict:
         page = s.fetch_feedback(submitted, 1)
         text = s.read_feedback(page, 1)
         assert named in text, text[:3000]
-        score = re.search(r"(?:Score|得分)\S*\s*(\d+(?:\.\d+)?) / (\d+)", text)
+        score = re.search(r"(?:Score:|得分：)\s*(\d+(?:\.\d+)?) / (\d+)", text)
         assert score and float(score.group(1)) < float(score.group(2)), text[:2000]
 
         # the fix, and attempt 2
@@ -475,7 +482,7 @@ def _journey(browser, x, name: str, ui: str) -> dict:
         page = s.fetch_feedback(submitted, 2)
         text = s.read_feedback(page, 2)
         assert named not in text
-        score = re.search(r"(?:Score|得分)\S*\s*(\d+(?:\.\d+)?) / (\d+)", text)
+        score = re.search(r"(?:Score:|得分：)\s*(\d+(?:\.\d+)?) / (\d+)", text)
         assert score and score.group(1) == score.group(2), text[:2000]
         assert ("attempt 2" in text) if name == LAB else ("第 2 次" in text), text[:2000]
         return s.timings
@@ -517,9 +524,13 @@ def test_no_student_reads_a_classmate_s_work_or_the_course(hub):
                course / "submitted" / NB7 / A / f"{NB}.ipynb", theirs / f"{NB}.ipynb",
                Path("/home") / NB7 / A / f"{NB}.ipynb"]
     targets += sorted((Path("/home") / NB7 / A / "feedback").glob("*/*.html"))
-    targets += sorted(x.exchange.glob("feedback/*.html"))[:3]
+    uid = pwd.getpwnam(NB7).pw_uid   # the exchange's pages released to the classmate (an ACL entry, or theirs)
+    pages = [p for p in x.exchange.glob("feedback/*.html") if uid in layout.acl_readers(p) or p.stat().st_uid == uid]
+    assert len(pages) >= 2, sorted(x.exchange.glob("feedback/*.html"))
+    targets += pages
     for target in targets:
-        for verb in ("cat", "ls"):
+        # a file's name is no secret (stat needs only the folders' x): its contents, and a folder's listing, are
+        for verb in ("cat", "ls") if target.is_dir() else ("cat",):
             assert not lab.may(verb, f"'{target}'"), f"{LAB} can {verb} {target}"
     assert not lab.may("ls", f"'{x.exchange / 'inbound'}'"), "the inbound can be listed"
     assert not lab.may("ls", f"'{x.exchange / 'outbound' / A}'"), "the releases can be listed"

@@ -151,6 +151,14 @@ def test_feedback_seconds_after_submit_and_a_resubmission_counts(klass, tmp_path
             x.gkann.nbgrader("submit", A)
         service.wait_for(r"graded gkann .* attempt 4")
         service.wait_for(r"not graded: gkann .*all 4 attempts used")
+        # every attempt's page fetched again and again, as the student's own account (each fetch copies
+        # the earlier attempts' pages too: a mode of the exchange's kept on them would stop it)
+        for _ in range(2):
+            fetch = x.gkann.nbgrader("fetch_feedback", A, check=False)
+            assert fetch.returncode == 0 and "Error" not in fetch.stderr, fetch.stderr
+        pages = sorted((x.gkann.home / A / "feedback").glob("*/*.html"))
+        assert len({p.parent for p in pages}) == 4, pages
+        assert all(x.gkann.may("cat", f"'{p}'") for p in pages)
     finally:
         assert service.stop() == 0
     assert not service.left, service.left

@@ -396,7 +396,7 @@ class Student:
         self.shot(self.page, f"feedback-fetched-{attempt}")
         return page
 
-    def read_feedback(self, path: Path, attempt: int) -> str:
+    def read_feedback(self, path: Path, attempt: int, named: str = "") -> str:
         """The feedback page as a page of its own (the server's /files/), and in the Lab's viewer; its text.
         A console error on it fails the test."""
         rel = path.relative_to(Path("/home") / self.name)
@@ -409,10 +409,10 @@ class Student:
         page.wait_for_load_state("networkidle")
         text = page.locator("body").inner_text()
         self.shot(page, f"feedback-page-{attempt}")
-        diagnosed = page.locator("section.card").filter(has=page.locator("p.diagnosis"))
-        if diagnosed.count():   # the exercise whose mistake the page names, on its own
+        if named:   # the exercise whose mistake the page names, on its own
             self.shots += 1
-            diagnosed.first.screenshot(path=str(ARTIFACTS / f"hub-{self.name}-{self.shots:02d}-named-{attempt}.png"))
+            page.locator("section.card").filter(has_text=named).first.screenshot(
+                path=str(ARTIFACTS / f"hub-{self.name}-{self.shots:02d}-named-{attempt}.png"))
         assert not errors, f"console errors on the feedback page: {errors}"
         title = page.title()
         page.close()
@@ -467,7 +467,7 @@ def _journey(browser, x, name: str, ui: str) -> dict:
         assert "Success! Your notebook passes all the tests." in s.validate()
         submitted = s.submit()
         page = s.fetch_feedback(submitted, 1)
-        text = s.read_feedback(page, 1)
+        text = s.read_feedback(page, 1, named)
         assert named in text, text[:3000]
         score = re.search(r"(?:Score:|得分：)\s*(\d+(?:\.\d+)?) / (\d+)", text)
         assert score and float(score.group(1)) < float(score.group(2)), text[:2000]

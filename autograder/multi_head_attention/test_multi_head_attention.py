@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.graders.student import call
 from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-7)
@@ -21,7 +22,21 @@ HELPERS = ("causal_mask", "attention", "split_heads", "merge_heads")
 def check_layer(student, reference, X, W_q, W_k, W_v, W_o, h, causal, what):
     """Compare (output, weights) with the reference; name the route a wrong answer took."""
     layer = student.with_reference(*HELPERS)
-    got = layer.multi_head_attention(X, W_q, W_k, W_v, W_o, h, causal=causal)
+    return compare_layer(reference, X, W_q, W_k, W_v, W_o, h, causal, what,
+                         layer.multi_head_attention(X, W_q, W_k, W_v, W_o, h, causal=causal))
+
+
+def check_layers(student, reference, cases):
+    """check_layer for each (X, W_q, W_k, W_v, W_o, h, causal, what) of ``cases``, the calls made at once (``map``)"""
+    layer = student.with_reference(*HELPERS)
+    results = layer.multi_head_attention.map([call(X, W_q, W_k, W_v, W_o, h, causal=causal)
+                                              for X, W_q, W_k, W_v, W_o, h, causal, what in cases])
+    for case, got in zip(cases, results):
+        compare_layer(reference, *case, got)
+
+
+def compare_layer(reference, X, W_q, W_k, W_v, W_o, h, causal, what, got):
+    """Compare what multi_head_attention returned with the reference's (output, weights)."""
     what = _("{what}, causal").format(what=what) if causal else what
     assert isinstance(got, (tuple, list)) and len(got) == 2, \
         _("multi_head_attention on {what}: should return the tuple (output, weights)").format(what=what)
@@ -53,16 +68,16 @@ def test_every_size_different_causal(student, reference, rng):
 
 def test_standard_layer_several_head_counts(student, reference, rng):
     """the standard layer (every width d_model=8) with 1, 2, 4 and 8 heads"""
-    for h in (1, 2, 4, 8):
-        layer = reference.random_layer(rng, 5, 8, h, 8 // h, 8 // h, 8)
-        check_layer(student, reference, *layer, h, h % 2 == 0, _("the standard layer with d_model=8 and {h} head(s)").format(h=h))
+    check_layers(student, reference, [(*reference.random_layer(rng, 5, 8, h, 8 // h, 8 // h, 8), h, h % 2 == 0,
+                                       _("the standard layer with d_model=8 and {h} head(s)").format(h=h))
+                                      for h in (1, 2, 4, 8)])
 
 
 def test_your_notebook_layer(student, reference, params):
     """your notebook's layer, causal and not"""
     X, W_q, W_k, W_v, W_o = (np.array(params[k]) for k in ("X", "W_q", "W_k", "W_v", "W_o"))
-    for causal in (False, True):
-        check_layer(student, reference, X, W_q, W_k, W_v, W_o, params["n_heads"], causal, _("your notebook's layer"))
+    check_layers(student, reference, [(X, W_q, W_k, W_v, W_o, params["n_heads"], causal, _("your notebook's layer"))
+                                      for causal in (False, True)])
 
 
 def test_one_token(student, reference, rng):

@@ -25,7 +25,7 @@ from typing import Any, overload
 
 from gradekit.errors import CodeFailure, SandboxCrashed, SandboxTimeout, StudentCodeError, StudentFailure
 from gradekit.i18n.text import Text, _
-from gradekit.sandbox.client import NotRun, RemoteObject, Sandbox, StaleMethod
+from gradekit.sandbox.client import LEAVES, NotRun, RemoteObject, Sandbox, StaleMethod
 from gradekit.sandbox.protocol import ProtocolError
 
 __all__ = ["Student", "StudentFunction", "StudentObject", "Results", "Call", "call", "GiveUp"]
@@ -48,6 +48,14 @@ class Student:
     def __init__(self, sandbox: Sandbox, reference: Any, helpers: tuple[str, ...] = (), give_up: GiveUp | None = None):
         self._sandbox, self._reference, self._helpers = sandbox, reference, helpers
         self._give_up = give_up or GiveUp()
+        self._helper_functions: Mapping[str, Callable] | None = None
+
+    @property
+    def _helpers_map(self) -> Mapping[str, Callable]:
+        """The reference's functions that stand in for the student's (``with_reference``), by name."""
+        if self._helper_functions is None:
+            self._helper_functions = {h: getattr(self._reference, h) for h in self._helpers}
+        return self._helper_functions
 
     def with_reference(self, *names: str) -> Student:
         for name in names:
@@ -70,7 +78,7 @@ class Student:
         return StudentFunction(self, name)
 
     def _call(self, key: str, target, args: tuple, kwargs: dict, attr: str | None = None, method: bool = False) -> Any:
-        helpers: Mapping[str, Callable] = {h: getattr(self._reference, h) for h in self._helpers}
+        helpers = self._helpers_map
         args, kwargs = _unwrap(args), _unwrap(kwargs)
         return self._guard(
             lambda: self._sandbox.call(target, args, kwargs, attr=attr, reference=helpers, method=method), key
@@ -87,7 +95,7 @@ class Student:
     def _outcomes(self, name: str, calls: list[tuple[tuple, dict]]) -> list[tuple[bool, Any]]:
         """(True, value) or (False, error) of each call, as :meth:`Sandbox.map` gives them, with
         this notebook's give-ups and budget as :meth:`_guarded` applies them."""
-        helpers: Mapping[str, Callable] = {h: getattr(self._reference, h) for h in self._helpers}
+        helpers = self._helpers_map
         give_up = self._give_up
         if name in give_up.reasons:
             return [(False, NotRun("timeout"))] * len(calls)
@@ -331,10 +339,18 @@ def _holds_objects(value: Any) -> bool:
 
 
 def _unwrap(value: Any) -> Any:
+    """``value`` with the student's objects in it (in lists, tuples and dicts) as their remote handles."""
+    kind = type(value)
+    if kind in LEAVES:
+        return value
+    if kind is list or kind is tuple:
+        if all(type(v) in LEAVES for v in value):  # nothing to unwrap: the usual arguments
+            return value
+        return kind(_unwrap(v) for v in value)
+    if kind is dict:
+        if all(type(v) in LEAVES for v in value.values()):
+            return value
+        return {k: _unwrap(v) for k, v in value.items()}
     if isinstance(value, StudentObject):
         return value._remote
-    if type(value) in (list, tuple):
-        return type(value)(_unwrap(v) for v in value)
-    if type(value) is dict:
-        return {k: _unwrap(v) for k, v in value.items()}
     return value

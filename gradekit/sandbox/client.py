@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
+import numpy as np
+
 from gradekit.errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
 from gradekit.i18n.text import _
 from gradekit.sandbox import protocol as P
@@ -30,6 +32,8 @@ from gradekit.sandbox.limits import Limits
 __all__ = ["Sandbox", "RemoteObject", "NotRun", "StaleMethod", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
 
 MAX_BAD_CELLS = 3  # cells that hang or crash and are skipped before a notebook is given up
+# values that hold nothing to unwrap (no object of the student's): most arguments are these
+LEAVES = frozenset({np.ndarray, float, int, bool, str, type(None), np.float64, np.int64})
 
 
 class NotRun(Exception):
@@ -307,14 +311,21 @@ class Sandbox:
         return RemoteObject(self, handle, self.generation)
 
     def _unwrap(self, value: Any) -> Any:
+        kind = type(value)
+        if kind in LEAVES:
+            return value
+        if kind is list or kind is tuple:
+            if all(type(v) in LEAVES for v in value):  # nothing to unwrap: the usual arguments
+                return value
+            return kind(self._unwrap(v) for v in value)
+        if kind is dict:
+            if all(type(v) in LEAVES for v in value.values()):
+                return value
+            return {k: self._unwrap(v) for k, v in value.items()}
         if isinstance(value, RemoteObject):
             if value._generation != self.generation:
                 raise StudentCodeError(CodeFailure.LOST, "this object was lost when the student's code was restarted")
             return value._handle
-        if type(value) in (list, tuple):
-            return type(value)(self._unwrap(v) for v in value)
-        if type(value) is dict:
-            return {k: self._unwrap(v) for k, v in value.items()}
         return value
 
     def _check(self, reply: dict) -> None:
@@ -413,7 +424,12 @@ class Sandbox:
         called without looking it up first, or StaleMethod is raised when it no longer is one."""
         self._ensure_cells()
         spec = target if isinstance(target, str) else self._unwrap(target)
-        header = {"op": "call", "attr": attr, "reference": sorted(reference or {}), "target": P.encode(spec, [])}
+        header = {
+            "op": "call",
+            "attr": attr,
+            "reference": sorted(reference) if reference else [],
+            "target": spec if type(spec) is str and len(spec) <= P.MAX_STR else P.encode(spec, []),
+        }
         if method:
             header["method"] = True
         values = {"args": list(self._unwrap(tuple(args))), "kwargs": self._unwrap(dict(kwargs or {}))}

@@ -60,6 +60,8 @@ class CappedWriter:
         return False
 
     def take(self):
+        if not self.parts and not self.dropped:  # nothing printed: the usual case
+            return ""
         text = "".join(self.parts)
         if self.dropped:
             text += f"\n[... {self.dropped} more characters of output dropped]"
@@ -414,7 +416,46 @@ def serve(channel, shell, P, progress=None):
             return
         started = time.perf_counter()
         try:
-            if op == "run":
+            if op == "call" or op == "getattr" or op == "len":  # the most common first
+                target = target_of(header.get("target"))
+                if op == "len":
+                    reply({"ok": True}, {"value": len(target)})
+                    continue
+                attr = header.get("attr")
+                if attr is not None:
+                    attr = str(attr)
+                    if op == "getattr":
+                        method = _plain_method(target, attr)
+                        reply({"ok": True, "method": method}, {"value": getattr(target, attr)})
+                        continue
+                    if header.get("method") is True and not _plain_method(target, attr):
+                        reply({"ok": False, "stale": True})  # no longer what the grader was told
+                        continue
+                    target = getattr(target, attr)
+                elif op == "getattr":
+                    reply({"ok": True, "method": False}, {"value": target})
+                    continue
+                args = P.decode(header.get("args", {"$list": []}), blobs, resolve)
+                kwargs = P.decode(header.get("kwargs", {"$dict": {}}), blobs, resolve)
+                names = header.get("reference")
+                if not names:
+                    value = target(*args, **kwargs)
+                else:
+                    names = [n for n in names if isinstance(n, str)]
+                    saved = {n: ns[n] for n in names if n in ns}
+                    try:
+                        for n in names:
+                            ns[n] = stub(n)
+                        value = target(*args, **kwargs)
+                    finally:
+                        for n in names:
+                            if n in saved:
+                                ns[n] = saved[n]
+                            else:
+                                ns.pop(n, None)
+                writer.take()
+                reply({"ok": True, "seconds": time.perf_counter() - started}, {"value": value})
+            elif op == "run":
                 results = []
                 for index, cell in enumerate(header.get("cells", [])):
                     P.write_frame(proto_out, {"op": "progress", "index": index})
@@ -449,38 +490,6 @@ def serve(channel, shell, P, progress=None):
                 reply({"ok": True}, {"value": ns[name]})
             elif op == "map":
                 run_map(header, blobs)
-            elif op in ("call", "getattr", "len"):
-                target = target_of(header.get("target"))
-                if op == "len":
-                    reply({"ok": True}, {"value": len(target)})
-                    continue
-                method = False
-                if header.get("attr") is not None:
-                    attr = str(header["attr"])
-                    method = _plain_method(target, attr)
-                    if header.get("method") is True and not method:  # no longer what the grader was told
-                        reply({"ok": False, "stale": True})
-                        continue
-                    target = getattr(target, attr)
-                if op == "getattr":
-                    reply({"ok": True, "method": method}, {"value": target})
-                    continue
-                args = P.decode(header.get("args", {"$list": []}), blobs, resolve)
-                kwargs = P.decode(header.get("kwargs", {"$dict": {}}), blobs, resolve)
-                names = [n for n in header.get("reference", []) if isinstance(n, str)]
-                saved = {n: ns[n] for n in names if n in ns}
-                try:
-                    for n in names:
-                        ns[n] = stub(n)
-                    value = target(*args, **kwargs)
-                finally:
-                    for n in names:
-                        if n in saved:
-                            ns[n] = saved[n]
-                        else:
-                            ns.pop(n, None)
-                writer.take()
-                reply({"ok": True, "seconds": time.perf_counter() - started}, {"value": value})
             else:
                 reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}})
         except P.ProtocolError as exc:

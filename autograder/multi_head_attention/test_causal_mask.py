@@ -20,7 +20,7 @@ def _mistakes(n):
 
 def _check(student, reference, n):
     check.array(student.causal_mask(n), reference.causal_mask(n), what=f"causal_mask({n})",
-                mistakes=lambda: _mistakes(n))
+                call=check.Call(student.causal_mask, reference.causal_mask, dict(n=n)), mistakes=lambda: _mistakes(n))
 
 
 def test_small_sizes(student, reference):

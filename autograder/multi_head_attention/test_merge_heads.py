@@ -28,7 +28,7 @@ def _routes(H):
 
 def _check(student, reference, H, what):
     check.array(student.merge_heads(H), reference.merge_heads(H), what=_("merge_heads(H) on {what}").format(what=what),
-                mistakes=lambda: _routes(H))
+                call=check.Call(student.merge_heads, reference.merge_heads, dict(H=H)), mistakes=lambda: _routes(H))
 
 
 def test_shapes_with_every_size_different(student, reference, rng):

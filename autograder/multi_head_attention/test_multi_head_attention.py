@@ -28,16 +28,25 @@ def check_layer(student, reference, X, W_q, W_k, W_v, W_o, h, causal, what):
     out, w = reference.multi_head_attention(X, W_q, W_k, W_v, W_o, h, causal=causal)
     routes = functools.cache(lambda: reference.mha_routes(X, W_q, W_k, W_v, W_o, h, causal))
     swapped = _("returned (weights, output) instead of (output, weights)")
+    call = functools.partial(layer_call, layer, reference, X, W_q, W_k, W_v, W_o, h, causal)
     check.array(got[1], w, what=_("the weights from multi_head_attention on {what}").format(what=what), **TOL,
-                mistakes=lambda: {
+                call=call(1), mistakes=lambda: {
                     **{k: v[1] for k, v in routes().items()},
                     _("returned the heads' weights averaged: return one (n, n) table per head, shape (n_heads, n, n)"): w.mean(axis=0),
                     _("returned the weights of the first head only: return every head's, shape (n_heads, n, n)"): w[0],
                     swapped: out})
     check.array(got[0], out, what=_("the output from multi_head_attention on {what}").format(what=what), **TOL,
-                mistakes=lambda: {**{k: v[0] for k, v in routes().items()}, swapped: w})
+                call=call(0), mistakes=lambda: {**{k: v[0] for k, v in routes().items()}, swapped: w})
     return got
 
+
+def layer_call(layer, reference, X, W_q, W_k, W_v, W_o, h, causal, part):
+    """The call, for the relation search: part 0 is the output, part 1 the weights."""
+    sizes = dict(n=X.shape[0], d_model=X.shape[1], n_heads=h, d_k=W_q.shape[1] // h, d_v=W_v.shape[1] // h,
+                 d_out=W_o.shape[1])
+    return check.Call(layer.multi_head_attention, reference.multi_head_attention,
+                      dict(X=X, W_q=W_q, W_k=W_k, W_v=W_v, W_o=W_o, n_heads=h), keywords=dict(causal=causal),
+                      sizes=sizes, part=part, returns=(_("the output"), _("the weights")))
 
 def test_every_size_different(student, reference, rng):
     """d_model=5, 3 heads with d_k=2 and d_v=4, d_out=7"""

@@ -32,6 +32,7 @@ def _routes(X, h):
 def _check(student, reference, X, h, what):
     got = student.split_heads(X, h)
     check.array(got, reference.split_heads(X, h), what=_("split_heads(X, {h}) on {what}").format(h=h, what=what),
+                call=check.Call(student.split_heads, reference.split_heads, dict(X=X, n_heads=h)),
                 mistakes=lambda: _routes(X, h))
 
 

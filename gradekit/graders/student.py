@@ -23,11 +23,17 @@ class GiveUp:
     """After a function timed out once, further calls to it fail at once.
 
     This bounds the time a hanging submission costs (one timeout per function,
-    not one per hidden test) without touching the other exercises.
+    not one per hidden test) without touching the other exercises. It also
+    counts, per graded cell (``cell``, the one being graded) and function, the
+    failed checks whose relation search called the functions again
+    (``searched``: see gradekit.graders.relations), which bounds what a wrong
+    submission costs.
     """
 
     def __init__(self, budget: float | None = None) -> None:
         self.reasons: dict[str, str] = {}
+        self.searched: dict[str, int] = {}
+        self.cell = ""
         self.deadline = time.monotonic() + budget if budget else None
         self.budget = budget
 
@@ -60,6 +66,7 @@ class Student:
             return self._call(name, name, args, kwargs)
 
         call.__name__ = name
+        call.give_up = self._give_up  # type: ignore[attr-defined]  # the relation search's budget
         return call
 
     def _call(self, key: str, target, args: tuple, kwargs: dict, attr: str | None = None) -> Any:

@@ -2,9 +2,11 @@
 
 At the top, the score, summed up with one line per exercise. Then, for each
 graded cell, titled by its exercise (the notebook's heading before it, the
-grade id small beside it): passed or failed, the points, and for every failed
-hidden check what was checked and how the result differed -- the graders'
-messages, which never include the expected arrays. A free-text answer left as
+grade id small beside it): passed or failed, the points, the likely mistake or
+what the wrong values show, and for every failed hidden check what was checked
+and how the result differed -- the graders' messages, which never include the
+expected arrays; the checks that only differ in value are one line, with their
+cases in a short list (:mod:`gradekit.grading.lines`). A free-text answer left as
 handed out reads "not answered". Problems running the student's own cells and
 any restored tampering are listed too. The pages share the class report's
 look (:mod:`gradekit.pages.look`); they link to the student's other notebooks and
@@ -28,6 +30,7 @@ import nbformat
 from gradekit.atomic import atomic_write
 from gradekit.course import Course
 from gradekit.grading.diagnosis import notes as diagnosis_notes
+from gradekit.grading.lines import Differing, grouped
 from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
 from gradekit.i18n.text import View
@@ -120,6 +123,8 @@ def write_feedback(
             notes=notes,
             code=code,
             diagnosis=lambda cell: diagnosis_notes(cell, view),
+            grouped=grouped,
+            differing=lambda item: isinstance(item, Differing),
             siblings=siblings,
             failed_runs=[run for run in nb.runs if not run.ok],
             manual=view(waiting_sentence(nb)),

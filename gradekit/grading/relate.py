@@ -19,7 +19,7 @@ Kinds are tried in a fixed order (:data:`ORDER`: a factor before an offset,
 ..., a step last) and a more general relation of a kind (a factor that
 changes from input to input) only when no more specific one of that kind holds.
 One relation is said per thing compared (one part of what a function returns,
-or all of it); relations are said only when the catalogue names no known
+or all of it), and a step relation beside it; relations are said only when the catalogue names no known
 mistake in the cell (:func:`gradekit.grading.diagnosis.diagnose`). They are
 phrased as what the values show, never as a cause, and never show an
 expected value: factors keep two significant digits.
@@ -53,9 +53,11 @@ def relate(checks: Iterable[Check]) -> list[Relation]:
         subjects.setdefault(key.split("|", 1)[0], []).append(key)
     found: list[tuple[str, int, Relation]] = []
     for subject, subject_keys in subjects.items():
-        relation = _best(subject, subject_keys, cases)
-        if relation is not None:
-            found.append((subject, ORDER.index(relation.family), relation))
+        # what the values are, and (a step relation) where they go wrong: each may be said
+        for families in (ORDER[:-1], ORDER[-1:]):
+            relation = _best(subject, subject_keys, cases, families)
+            if relation is not None:
+                found.append((subject, ORDER.index(relation.family), relation))
     return _merged(_without_parts_of_whole(found))[:MAX_SAID]
 
 
@@ -105,8 +107,8 @@ def _alias(family: str, arg: str, detail: dict) -> str:
     return arg
 
 
-def _best(subject: str, keys: list[str], cases: list[_Case]) -> Relation | None:
-    for family in ORDER:
+def _best(subject: str, keys: list[str], cases: list[_Case], families: Sequence[str]) -> Relation | None:
+    for family in families:
         of_kind = [k for k in keys if k.split("|")[1] == family]
         if not of_kind:
             continue

@@ -85,7 +85,7 @@ def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, s
         files, problems = simulate.load_qa_set(qa.graders_dir(assignment), notebooks)
         _coverage_rows(qa, assignment, notebooks, report)
         tasks = _tasks(qa, assignment, ids, files, simulate.translations(qa, assignment))
-        outcomes = _grade(qa, assignment, tasks, jobs, sandboxed)
+        outcomes = grade_tasks(qa, assignment, tasks, jobs, sandboxed)
         report.gradings = len(tasks)
         _result_rows(tasks, outcomes, files, problems, report)
         _feedback_rows(tasks, outcomes, files, report)
@@ -283,7 +283,14 @@ def _merged(group: list) -> dict[str, str]:
     return {gid: code for qa_file in group for gid, code in qa_file.sections.items()}
 
 
-def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed: bool) -> dict[int, Outcome]:
+def grade_tasks(
+    qa: Course,
+    assignment: str,
+    tasks: list[Task],
+    jobs: int,
+    sandboxed: bool,
+    stages: tuple[str, ...] = (LEAK_STAGE, BLIND_STAGE),
+) -> dict[int, Outcome]:
     """Every task graded by a runner, as ``autograde`` grades (a local pool's workers fork from a
     server that has loaded the templates and graders once), with the QA stages added; the
     outcomes by task index."""
@@ -293,7 +300,7 @@ def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed:
     from gradekit.runners.base import Job
     from gradekit.runners.batch import make_runner
 
-    options = Options(sandboxed=sandboxed, jobs=jobs, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE, BLIND_STAGE))
+    options = Options(sandboxed=sandboxed, jobs=jobs, stages=tuple(DEFAULT_STAGES) + tuple(stages))
     out = qa.root / "qa-out"
     # the answer key's passing checks also work out their known mistakes (gradekit.qa.blind)
     work = [

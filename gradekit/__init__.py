@@ -26,6 +26,9 @@ Glossary -- one word for one thing, and one thing for each word:
     finding         what the evidence of a cell's checks says, the mistake(s) it points to (results.Finding)
     diagnosis       a cell's best-supported finding: the mistake named to the student (grading.diagnosis)
     probe           a sentence about a wrong value that no mistake explains (graders.probes)
+    relation        how a wrong value relates to the right one (a factor, a function of it, the right
+                    function on changed inputs, ...), weighed over a cell's failed checks and said when
+                    no mistake is named (graders.relations, grading.relate; results.Relation)
     misconception   what the class report calls the mistakes a class made, and what a concept check's
                     wrong option stands for: a mistake seen from the class, not another kind of thing
     QA set          an assignment's mistakes/ and correct/ files, graded by ``gradekit check`` (qa/)

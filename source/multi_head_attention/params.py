@@ -79,8 +79,8 @@ def _questions(rng: np.random.Generator) -> dict:
     # the sizes are drawn from spaces wide enough that a classmate's right answer is right for another
     # student in at most about 4% of pairs (gradekit check's variant diversity)
     # 1: parameters of one layer
-    d_head = int(rng.choice([16, 24, 32, 40, 48, 64, 80, 96, 112, 128]))
-    heads1 = int(rng.choice([2, 3, 4, 5, 6, 8, 10, 12, 16]))
+    d_head = int(rng.choice(range(16, 129, 8)))
+    heads1 = int(rng.integers(2, 17))
     d_model1 = heads1 * d_head
     # 2: the FP16 KV cache
     heads2 = int(rng.choice([4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64]))

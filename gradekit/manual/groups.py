@@ -253,3 +253,13 @@ def group_numbers(verdicts: Sequence[tuple[str, str]]) -> list[Group]:
         by.setdefault((kind, label), []).append(i)
     keys = sorted(by, key=lambda k: (-len(by[k]), k))
     return [Group(by[k], EMPTY if k[0] == UNANSWERED else k[0], k[1]) for k in keys]
+
+
+def for_answers(kind: str, texts: Sequence[str], verdicts: Sequence[tuple[str, str]] = (), stubs_of=(),
+                glossary: Glossary | None = None) -> list[Group]:
+    """The groups of one question's answers, by the question's kind (answers.TEXT, CODE or NUMBERS)."""
+    if kind == "numbers":
+        return group_numbers(verdicts)
+    if kind == "code":
+        return group_code(texts, stubs_of)
+    return group_texts(texts, glossary)

@@ -12,8 +12,12 @@ def add_parser(sub) -> None:
         "CSV of Canvas or Moodle",
     )
     p.add_argument("--format", required=True, choices=["canvas", "moodle"], dest="lms")
-    p.add_argument("--assignment", action="append", default=[],
-                   help="an assignment to export (repeat it; default: every assignment in the gradebook)")
+    p.add_argument(
+        "--assignment",
+        action="append",
+        default=[],
+        help="an assignment to export (repeat it; default: every assignment in the gradebook)",
+    )
     p.add_argument("--roster", help="CSV with id and the LMS's identifiers (default: the gradebook's students)")
     p.add_argument("--out", help="the CSV file to write (default: <format>_grades.csv)")
     p.set_defaults(run=run)

@@ -33,8 +33,15 @@ def run(args) -> int:
     if language not in ("en", *languages()):
         raise UsageError(f"--language must be one of {', '.join(['en', *languages()])}, not {language!r}")
     try:
-        serve(course, args.assignment, language, args.grader, args.port, token=not args.no_token,
-              open_message=lambda line: print(line, flush=True))
+        serve(
+            course,
+            args.assignment,
+            language,
+            args.grader,
+            args.port,
+            token=not args.no_token,
+            open_message=lambda line: print(line, flush=True),
+        )
     except KeyboardInterrupt:
         pass
     return 0

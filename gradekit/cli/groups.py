@@ -35,7 +35,7 @@ def run(args) -> int:
         [a.verdict for a in found.answers],
         glossary=glossary.for_cell(course.graders_dir(args.assignment), q.cell),
     )
-    rows = []
+    rows: list[dict] = []
     for number, group in enumerate(made, 1):
         students = [found.answers[i].student for i in group.members]
         row = {"group": number, "students": students, "size": len(students), "sample": texts[group.typical]}
@@ -49,7 +49,7 @@ def run(args) -> int:
         return 0
     print(f"{q.cell} ({q.kind}, {q.notebook}): {len(texts)} answers in {len(rows)} groups")
     for row in rows:
-        sample = " ".join(row["sample"].split()) or "(empty)"
+        sample = " ".join(str(row["sample"]).split()) or "(empty)"
         label = f" [{row.get('label') or row.get('kind')}]" if row.get("kind") else ""
         print(f"{row['group']:>4}  {row['size']:>5}{label}  {shown(sample, 90)}")
     return 0

@@ -26,8 +26,9 @@ from gradekit.manual.store import Store, require_mode
 
 
 class Desk:
-    def __init__(self, course: Course, assignment: str, store: Store | None = None,
-                 writer: GradebookWriter | None = None):
+    def __init__(
+        self, course: Course, assignment: str, store: Store | None = None, writer: GradebookWriter | None = None
+    ):
         self.course, self.assignment = course, assignment
         self.store = store or Store(course, assignment)
         self.writer = writer or GradebookWriter(course, assignment)
@@ -102,8 +103,11 @@ class Desk:
         applied = self.store.applied(db, cell, students)
         graded = self.store.graded(db, cell)
         todo = {
-            s: ([items[i] for i in sorted(applied.get(s, ()), key=lambda i: (items[i].position, i)) if i in items]
-                if s in graded else None)
+            s: (
+                [items[i] for i in sorted(applied.get(s, ()), key=lambda i: (items[i].position, i)) if i in items]
+                if s in graded
+                else None
+            )
             for s in students
         }
         return self.writer.write(q, todo, self.languages())
@@ -120,12 +124,23 @@ class Desk:
 
     # ------------------------------------------------------------------ changes
 
-    def apply(self, cell: str, item: int, grader: str, session: str, students=None, group: int | None = None,
-              on: bool | None = None) -> dict:
+    def apply(
+        self,
+        cell: str,
+        item: int,
+        grader: str,
+        session: str,
+        students=None,
+        group: int | None = None,
+        on: bool | None = None,
+    ) -> dict:
         """Give ``item`` to the answers (on=True), take it away (False), or toggle: away when all have it."""
         with self.store.change() as db:
             who = self._members(db, cell, students, group)
-            if db.execute("SELECT 1 FROM item WHERE id = ? AND cell = ? AND deleted = 0", (item, cell)).fetchone() is None:
+            if (
+                db.execute("SELECT 1 FROM item WHERE id = ? AND cell = ? AND deleted = 0", (item, cell)).fetchone()
+                is None
+            ):
                 raise UsageError(f"no rubric item {item} on {cell}")
             have = {s for s, got in self.store.applied(db, cell, who).items() if item in got}
             if on is None:
@@ -134,8 +149,9 @@ class Desk:
             removed = [s for s in who if s in have] if not on else []
             newly = self._mark_graded(db, cell, who)
             db.executemany("INSERT OR IGNORE INTO applied VALUES (?, ?, ?)", [(cell, s, item) for s in added])
-            db.executemany("DELETE FROM applied WHERE cell = ? AND student = ? AND item = ?",
-                           [(cell, s, item) for s in removed])
+            db.executemany(
+                "DELETE FROM applied WHERE cell = ? AND student = ? AND item = ?", [(cell, s, item) for s in removed]
+            )
             undo = {"cell": cell, "item": item, "added": added, "removed": removed, "graded": newly}
             self.store.log(db, grader, session, "apply", undo)
             scores = self._rescore(db, cell, who)
@@ -156,8 +172,16 @@ class Desk:
             scores = self._rescore(db, cell, who)
         return {"changed": len(newly), "scores": scores}
 
-    def save_item(self, cell: str, grader: str, session: str, points: float, text: str,
-                  texts: dict[str, str] | None = None, item: int | None = None) -> dict:
+    def save_item(
+        self,
+        cell: str,
+        grader: str,
+        session: str,
+        points: float,
+        text: str,
+        texts: dict[str, str] | None = None,
+        item: int | None = None,
+    ) -> dict:
         """A new item, or an edit of ``item``: every student who has it is written again."""
         text = " ".join(str(text).split())
         if not text:
@@ -169,10 +193,16 @@ class Desk:
         texts = {k: " ".join(str(v).split()) for k, v in (texts or {}).items() if str(k).isalnum()}
         with self.store.change() as db:
             if item is None:
-                position = db.execute("SELECT COALESCE(MAX(position), 0) + 1 FROM item WHERE cell = ?",
-                                      (cell,)).fetchone()[0]
-                item = int(db.execute("INSERT INTO item (cell, position, points, text) VALUES (?, ?, ?, ?)",
-                                      (cell, position, points, text)).lastrowid or 0)
+                position = db.execute(
+                    "SELECT COALESCE(MAX(position), 0) + 1 FROM item WHERE cell = ?", (cell,)
+                ).fetchone()[0]
+                item = int(
+                    db.execute(
+                        "INSERT INTO item (cell, position, points, text) VALUES (?, ?, ?, ?)",
+                        (cell, position, points, text),
+                    ).lastrowid
+                    or 0
+                )
                 self._set_texts(db, item, texts)
                 self.store.log(db, grader, session, "create", {"cell": cell, "item": item})
                 return {"item": item, "changed": 0}
@@ -181,8 +211,13 @@ class Desk:
                 raise UsageError(f"no rubric item {item} on {cell}")
             db.execute("UPDATE item SET points = ?, text = ? WHERE id = ?", (points, text, item))
             self._set_texts(db, item, texts)
-            self.store.log(db, grader, session, "edit",
-                           {"cell": cell, "item": item, "points": old.points, "text": old.text, "texts": old.texts})
+            self.store.log(
+                db,
+                grader,
+                session,
+                "edit",
+                {"cell": cell, "item": item, "points": old.points, "text": old.text, "texts": old.texts},
+            )
             who = [s for (s,) in db.execute("SELECT student FROM applied WHERE cell = ? AND item = ?", (cell, item))]
             scores = self._rescore(db, cell, who)
         return {"item": item, "changed": len(who), "scores": scores}
@@ -225,14 +260,18 @@ class Desk:
 
     def _move(self, db, cell: str, students: list[str], to: int) -> list[list]:
         moves = []
-        end = db.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM answer WHERE cell = ? AND grp = ?",
-                         (cell, to)).fetchone()[0]
+        end = db.execute(
+            "SELECT COALESCE(MAX(position), -1) + 1 FROM answer WHERE cell = ? AND grp = ?", (cell, to)
+        ).fetchone()[0]
         for n, student in enumerate(students):
-            row = db.execute("SELECT grp, position FROM answer WHERE cell = ? AND student = ?", (cell, student)).fetchone()
+            row = db.execute(
+                "SELECT grp, position FROM answer WHERE cell = ? AND student = ?", (cell, student)
+            ).fetchone()
             if row is None or row[0] == to:
                 continue
-            db.execute("UPDATE answer SET grp = ?, position = ? WHERE cell = ? AND student = ?",
-                       (to, end + n, cell, student))
+            db.execute(
+                "UPDATE answer SET grp = ?, position = ? WHERE cell = ? AND student = ?", (to, end + n, cell, student)
+            )
             moves.append([student, row[0], row[1]])
         return moves
 
@@ -253,16 +292,21 @@ class Desk:
             cell = u["cell"]
             touched: list[str] = []
             if what == "apply":
-                db.executemany("DELETE FROM applied WHERE cell = ? AND student = ? AND item = ?",
-                               [(cell, s, u["item"]) for s in u["added"]])
-                db.executemany("INSERT OR IGNORE INTO applied VALUES (?, ?, ?)",
-                               [(cell, s, u["item"]) for s in u["removed"]])
-                db.executemany("UPDATE answer SET graded = 0 WHERE cell = ? AND student = ?",
-                               [(cell, s) for s in u["graded"]])
+                db.executemany(
+                    "DELETE FROM applied WHERE cell = ? AND student = ? AND item = ?",
+                    [(cell, s, u["item"]) for s in u["added"]],
+                )
+                db.executemany(
+                    "INSERT OR IGNORE INTO applied VALUES (?, ?, ?)", [(cell, s, u["item"]) for s in u["removed"]]
+                )
+                db.executemany(
+                    "UPDATE answer SET graded = 0 WHERE cell = ? AND student = ?", [(cell, s) for s in u["graded"]]
+                )
                 touched = u["added"] + u["removed"] + u["graded"]
             elif what == "grade":
-                db.executemany("UPDATE answer SET graded = 0 WHERE cell = ? AND student = ?",
-                               [(cell, s) for s in u["graded"]])
+                db.executemany(
+                    "UPDATE answer SET graded = 0 WHERE cell = ? AND student = ?", [(cell, s) for s in u["graded"]]
+                )
                 touched = u["graded"]
             elif what == "create":
                 db.execute("UPDATE item SET deleted = 1 WHERE id = ?", (u["item"],))
@@ -278,8 +322,10 @@ class Desk:
                 touched = sorted(self.store.graded(db, cell))
             elif what == "move":
                 for student, grp, position in u["moves"]:
-                    db.execute("UPDATE answer SET grp = ?, position = ? WHERE cell = ? AND student = ?",
-                               (grp, position, cell, student))
+                    db.execute(
+                        "UPDATE answer SET grp = ?, position = ? WHERE cell = ? AND student = ?",
+                        (grp, position, cell, student),
+                    )
             db.execute("UPDATE action SET undone = 1 WHERE id = ?", (action_id,))
             self.store.log(db, grader, session, "undo", {"cell": cell, "action": action_id})
             scores = self._rescore(db, cell, touched)

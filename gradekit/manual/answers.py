@@ -97,7 +97,7 @@ def question(course: Course, assignment: str, cell: str) -> Question:
 def class_results(course: Course, assignment: str) -> dict[str, SubmissionResult]:
     """The stored results of every student with one (graded or not gradable)."""
     base = course.root / "autograded"
-    out = {}
+    out: dict[str, SubmissionResult] = {}
     if not base.is_dir():
         return out
     for folder in sorted(base.iterdir()):

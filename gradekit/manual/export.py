@@ -53,8 +53,14 @@ def totals(course: Course, assignments: list[str]) -> tuple[list[dict], list[tup
         chosen = [a for a in known if not assignments or a.name in assignments]
         maxima = [(a.name, float(a.max_score or 0.0)) for a in chosen]
         for student in gb.students:
-            row = {"id": student.id, "first_name": student.first_name or "", "last_name": student.last_name or "",
-                   "email": student.email or "", "lms_user_id": student.lms_user_id or "", "scores": {}}
+            row = {
+                "id": student.id,
+                "first_name": student.first_name or "",
+                "last_name": student.last_name or "",
+                "email": student.email or "",
+                "lms_user_id": student.lms_user_id or "",
+                "scores": {},
+            }
             for a in chosen:
                 try:
                     sub = gb.find_submission(a.name, student.id)
@@ -74,7 +80,9 @@ def read_roster(path: Path) -> dict[str, dict]:
     reader = csv.DictReader(io.StringIO(text))
     if "id" not in [c.strip() for c in reader.fieldnames or []]:
         raise LMSError(f"the roster {path} has no 'id' column")
-    return {r["id"].strip(): {(k or "").strip(): (v or "").strip() for k, v in r.items()} for r in reader if r.get("id")}
+    return {
+        r["id"].strip(): {(k or "").strip(): (v or "").strip() for k, v in r.items()} for r in reader if r.get("id")
+    }
 
 
 def _number(value: float) -> str:
@@ -101,18 +109,33 @@ def export_csv(course: Course, lms: str, assignments: list[str], roster: Path | 
             name = " ".join(p for p in (info.get("last_name") or row["last_name"],) if p)
             first = info.get("first_name") or row["first_name"]
             student = f"{name}, {first}" if name and first else (name or first or row["id"])
-            writer.writerow([student, info.get("lms_user_id") or row["lms_user_id"], info.get("sis_user_id", row["id"]),
-                             info.get("sis_login_id", ""), info.get("section", "")]
-                            + [_number(row["scores"][n]) for n, _ in maxima])
+            writer.writerow(
+                [
+                    student,
+                    info.get("lms_user_id") or row["lms_user_id"],
+                    info.get("sis_user_id", row["id"]),
+                    info.get("sis_login_id", ""),
+                    info.get("section", ""),
+                ]
+                + [_number(row["scores"][n]) for n, _ in maxima]
+            )
     elif lms == "moodle":
         writer.writerow(MOODLE_COLUMNS + [f"{n} (Real)" for n, _ in maxima] + [MOODLE_LAST])
         stamp = str(int(dt.datetime.now(dt.UTC).timestamp()))
         for row in rows:
             info = extra.get(row["id"], {})
-            writer.writerow([info.get("first_name") or row["first_name"], info.get("last_name") or row["last_name"],
-                             info.get("id_number", row["id"]), info.get("institution", ""),
-                             info.get("department", ""), info.get("email") or row["email"]]
-                            + [_number(row["scores"][n]) for n, _ in maxima] + [stamp])
+            writer.writerow(
+                [
+                    info.get("first_name") or row["first_name"],
+                    info.get("last_name") or row["last_name"],
+                    info.get("id_number", row["id"]),
+                    info.get("institution", ""),
+                    info.get("department", ""),
+                    info.get("email") or row["email"],
+                ]
+                + [_number(row["scores"][n]) for n, _ in maxima]
+                + [stamp]
+            )
     else:
         raise UsageError(f"--format must be canvas or moodle, not {lms!r}")
     return out.getvalue(), len(rows)

@@ -146,9 +146,7 @@ def similarity(norm: Sequence[str], glossary: Glossary | None = None) -> np.ndar
     canon = [glossary.canonical(t) for t in norm]
     blocks = {
         "char": TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True).fit_transform(norm),
-        "word": TfidfVectorizer(analyzer=lambda s: _ngrams(_TOKENS.findall(s)), sublinear_tf=True).fit_transform(
-            canon
-        ),
+        "word": TfidfVectorizer(analyzer=lambda s: _ngrams(_TOKENS.findall(s)), sublinear_tf=True).fit_transform(canon),
     }
     if glossary:
         blocks["roles"] = TfidfVectorizer(analyzer=_Roles(glossary), sublinear_tf=True).fit_transform(canon)
@@ -255,8 +253,13 @@ def group_numbers(verdicts: Sequence[tuple[str, str]]) -> list[Group]:
     return [Group(by[k], EMPTY if k[0] == UNANSWERED else k[0], k[1]) for k in keys]
 
 
-def for_answers(kind: str, texts: Sequence[str], verdicts: Sequence[tuple[str, str]] = (), stubs_of=(),
-                glossary: Glossary | None = None) -> list[Group]:
+def for_answers(
+    kind: str,
+    texts: Sequence[str],
+    verdicts: Sequence[tuple[str, str]] = (),
+    stubs_of=(),
+    glossary: Glossary | None = None,
+) -> list[Group]:
     """The groups of one question's answers, by the question's kind (answers.TEXT, CODE or NUMBERS)."""
     if kind == "numbers":
         return group_numbers(verdicts)

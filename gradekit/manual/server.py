@@ -103,8 +103,15 @@ def labels(language: str) -> dict[str, str]:
 class GradingApp:
     """What the server does for each request, apart from HTTP (the tests call it directly too)."""
 
-    def __init__(self, course: Course, assignment: str, language: str = "en", grader: str = "",
-                 token: str | None = None, prefix: str = "/"):
+    def __init__(
+        self,
+        course: Course,
+        assignment: str,
+        language: str = "en",
+        grader: str = "",
+        token: str | None = None,
+        prefix: str = "/",
+    ):
         self.course, self.assignment, self.language = course, assignment, language
         self.grader = grader or os.environ.get("USER", "") or "grader"
         self.token = token
@@ -132,8 +139,13 @@ class GradingApp:
             graded = dict(db.execute("SELECT cell, COUNT(*) FROM answer WHERE graded = 1 GROUP BY cell").fetchall())
         for q in self.desk.questions():
             out.append({**q.to_dict(), "total": held.get(q.cell), "graded": graded.get(q.cell, 0)})
-        return {"assignment": self.assignment, "language": self.language, "grader": self.grader,
-                "labels": self.labels, "questions": out}
+        return {
+            "assignment": self.assignment,
+            "language": self.language,
+            "grader": self.grader,
+            "labels": self.labels,
+            "questions": out,
+        }
 
     def question(self, cell: str) -> dict:
         q = self.desk.question(cell)
@@ -157,14 +169,24 @@ class GradingApp:
                     counts[i] = counts.get(i, 0) + 1
             typical = found.get(members[0])
             label, kind = info.get(gid, ("", ""))
-            shown.append({
-                "id": gid, "size": len(members), "graded": sum(1 for s in members if s in graded),
-                "label": label, "kind": kind, "typical": {"student": members[0], "text": _clip(typical)},
-                "items": counts,
-            })
-        return {"question": {**q.to_dict(), "mode": row["mode"] if row else ""},
-                "items": [i.to_dict() for i in items], "groups": shown,
-                "total": sum(len(m) for m in groups.values()), "graded": len(graded)}
+            shown.append(
+                {
+                    "id": gid,
+                    "size": len(members),
+                    "graded": sum(1 for s in members if s in graded),
+                    "label": label,
+                    "kind": kind,
+                    "typical": {"student": members[0], "text": _clip(typical)},
+                    "items": counts,
+                }
+            )
+        return {
+            "question": {**q.to_dict(), "mode": row["mode"] if row else ""},
+            "items": [i.to_dict() for i in items],
+            "groups": shown,
+            "total": sum(len(m) for m in groups.values()),
+            "graded": len(graded),
+        }
 
     def group(self, cell: str, gid: int, offset: int = 0, limit: int = 50) -> dict:
         found = self.desk.answers(cell)
@@ -183,11 +205,23 @@ class GradingApp:
             auto = a.auto if a is not None else None
             value = None
             if s in graded:
-                value = (auto if row["mode"] == "adjust" and not got else
-                         score(row["mode"], float(row["points"]), [items[i].points for i in got], auto))
-            out.append({"student": s, "text": _clip(a, 4000), "language": a.language if a else "",
-                        "items": got, "graded": s in graded, "score": value, "auto": auto,
-                        "verdict": list(a.verdict) if a else ["", ""]})
+                value = (
+                    auto
+                    if row["mode"] == "adjust" and not got
+                    else score(row["mode"], float(row["points"]), [items[i].points for i in got], auto)
+                )
+            out.append(
+                {
+                    "student": s,
+                    "text": _clip(a, 4000),
+                    "language": a.language if a else "",
+                    "items": got,
+                    "graded": s in graded,
+                    "score": value,
+                    "auto": auto,
+                    "verdict": list(a.verdict) if a else ["", ""],
+                }
+            )
         return {"group": gid, "size": len(members), "offset": offset, "members": out}
 
     def context(self, student: str) -> dict:
@@ -211,8 +245,15 @@ class GradingApp:
         if what == "grade":
             return d.grade(cell, g, session, students, group)
         if what == "item":
-            return d.save_item(cell, g, session, body.get("points", 0), body.get("text", ""), body.get("texts"),
-                               int(body["id"]) if body.get("id") is not None else None)
+            return d.save_item(
+                cell,
+                g,
+                session,
+                body.get("points", 0),
+                body.get("text", ""),
+                body.get("texts"),
+                int(body["id"]) if body.get("id") is not None else None,
+            )
         if what == "delete":
             return d.delete_item(cell, int(body["id"]), g, session)
         if what == "mode":
@@ -227,10 +268,14 @@ class GradingApp:
     def page(self) -> str:
         from gradekit.pages import look
 
-        boot = {"prefix": self.prefix, "assignment": self.assignment, "labels": self.labels,
-                "language": self.language}
-        return look.render("grade.html", self.language, None, title=self.labels["title"].format(
-            assignment=self.assignment), boot=json.dumps(boot, ensure_ascii=False).replace("</", "<\\/"))
+        boot = {"prefix": self.prefix, "assignment": self.assignment, "labels": self.labels, "language": self.language}
+        return look.render(
+            "grade.html",
+            self.language,
+            None,
+            title=self.labels["title"].format(assignment=self.assignment),
+            boot=json.dumps(boot, ensure_ascii=False).replace("</", "<\\/"),
+        )
 
 
 def _clip(answer, limit: int = 600) -> str:
@@ -255,9 +300,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Content-Security-Policy",
-                         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                         "connect-src 'self'; img-src data:; frame-ancestors 'none'")
+        self.send_header(
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+            "connect-src 'self'; img-src data:; frame-ancestors 'none'",
+        )
         for k, v in (extra or {}).items():
             self.send_header(k, v)
         self.end_headers()
@@ -285,7 +332,7 @@ class _Handler(BaseHTTPRequestHandler):
         prefix = self.app.prefix
         if not url.path.startswith(prefix):
             return None, {}
-        return unquote(url.path[len(prefix):]), parse_qs(url.query)
+        return unquote(url.path[len(prefix) :]), parse_qs(url.query)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         path, query = self._path()
@@ -293,8 +340,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
         ok, cookie = self._authorised(query)
         if not ok:
-            return self._send(HTTPStatus.FORBIDDEN, b"gradekit grade: open the address with the token it printed",
-                              "text/plain; charset=utf-8")
+            return self._send(
+                HTTPStatus.FORBIDDEN,
+                b"gradekit grade: open the address with the token it printed",
+                "text/plain; charset=utf-8",
+            )
         if path in ("", "index.html"):
             return self._send(HTTPStatus.OK, self.app.page().encode(), "text/html; charset=utf-8", cookie)
         match = _ROUTE.match(path)
@@ -353,8 +403,15 @@ def hub_binding() -> tuple[str, int, str] | None:
     return parsed.hostname or "127.0.0.1", parsed.port or 80, os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
 
 
-def serve(course: Course, assignment: str, language: str, grader: str = "", port: int = 0,
-          token: bool = True, open_message=print) -> None:
+def serve(
+    course: Course,
+    assignment: str,
+    language: str,
+    grader: str = "",
+    port: int = 0,
+    token: bool = True,
+    open_message=print,
+) -> None:
     started = time.perf_counter()
     host, prefix = "127.0.0.1", "/"
     hub = hub_binding()
@@ -366,8 +423,10 @@ def serve(course: Course, assignment: str, language: str, grader: str = "", port
     address = f"http://{host}:{server.server_address[1]}{prefix}"
     if app.token:
         address += f"?token={app.token}"
-    open_message(f"grading {assignment} ({', '.join(grouped) or 'no manually graded question'}; grouped in "
-                 f"{time.perf_counter() - started:.1f} s): open {address}  (Ctrl+C stops)")
+    open_message(
+        f"grading {assignment} ({', '.join(grouped) or 'no manually graded question'}; grouped in "
+        f"{time.perf_counter() - started:.1f} s): open {address}  (Ctrl+C stops)"
+    )
     try:
         server.serve_forever(poll_interval=0.2)
     finally:

@@ -73,8 +73,7 @@ class Item:
         return self.texts.get(language) or self.text
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "position": self.position, "points": self.points, "text": self.text,
-                "texts": self.texts}
+        return {"id": self.id, "position": self.position, "points": self.points, "text": self.text, "texts": self.texts}
 
 
 def score(mode: str, possible: float, points: Iterable[float], auto: float | None) -> float | None:
@@ -152,7 +151,8 @@ class Store:
 
     def items(self, db: sqlite3.Connection, cell: str, deleted: bool = False) -> list[Item]:
         rows = db.execute(
-            "SELECT id, cell, position, points, text FROM item WHERE cell = ?" + ("" if deleted else " AND deleted = 0")
+            "SELECT id, cell, position, points, text FROM item WHERE cell = ?"
+            + ("" if deleted else " AND deleted = 0")
             + " ORDER BY position, id",
             (cell,),
         ).fetchall()
@@ -192,8 +192,10 @@ class Store:
         return out
 
     def group_info(self, db: sqlite3.Connection, cell: str) -> dict[int, tuple[str, str]]:
-        return {gid: (label or "", kind or "") for gid, label, kind in
-                db.execute("SELECT id, label, kind FROM grp WHERE cell = ?", (cell,))}
+        return {
+            gid: (label or "", kind or "")
+            for gid, label, kind in db.execute("SELECT id, label, kind FROM grp WHERE cell = ?", (cell,))
+        }
 
     def student_items(self, student: str) -> dict[str, tuple[dict, list[Item]]]:
         """For the feedback page: cell -> (its question row, the items ``student`` got), graded cells only."""

@@ -80,16 +80,15 @@ def build(root: Path, n: int, seed: int = 1, zh_share: float = 0.5):
                     cells.append(CellResult(gid, points, 0.0))
             else:
                 cells.append(CellResult(gid, points, points))
-        answer_cells = []
-        for q in MANUAL:
-            kinds[q][student] = texts[q][i]["kind"]
-            answer_cells.append({"cell_type": "markdown", "id": q, "source": texts[q][i]["text"],
-                                 "metadata": {"nbgrader": {"grade_id": q, "solution": True, "grade": True}}})
-        answer_cells.append({"cell_type": "code", "id": "tq1", "source": "tq1_weights = [0.6, 0.4]\n",
-                             "metadata": {"nbgrader": {"grade_id": "tq1", "solution": True, "grade": False}},
-                             "outputs": [], "execution_count": None})
-        (folder / "quiz.ipynb").write_text(json.dumps({"cells": answer_cells, "metadata": {}, "nbformat": 4,
-                                                       "nbformat_minor": 5}))
+        nb = json.loads((course.root / "release" / student / ASSIGNMENT / "quiz.ipynb").read_text())
+        for cell in nb["cells"]:
+            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if gid in MANUAL:
+                kinds[gid][student] = texts[gid][i]["kind"]
+                cell["source"] = texts[gid][i]["text"]
+            elif gid == "tq1":
+                cell["source"] = "tq1_weights = [0.6, 0.4]\ntq1_output = [1.2, 0.8]\ntq1_weights_change = 'no'\n"
+        (folder / "quiz.ipynb").write_text(json.dumps(nb))
         result = SubmissionResult(student, ASSIGNMENT, [NotebookResult("quiz", cells)],
                                   timestamp="2026-11-20 10:00:00 UTC", language=languages[student])
         (folder / "results.json").write_text(json.dumps(result.to_dict()))

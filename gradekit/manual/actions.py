@@ -282,6 +282,14 @@ class Desk:
             self.store.log(db, grader, session, "move", {"cell": cell, "moves": moves})
         return {"group": into, "changed": len(moves)}
 
+    def _ungrade(self, db, cell: str, students: list[str]) -> None:
+        """Not graded any more -- unless an item (another grader's, since) still stands on the answer."""
+        holding = set(self.store.applied(db, cell, students))
+        db.executemany(
+            "UPDATE answer SET graded = 0 WHERE cell = ? AND student = ?",
+            [(cell, s) for s in students if s not in holding],
+        )
+
     def undo(self, session: str, grader: str) -> dict:
         """Take back this session's last change that is not taken back yet."""
         with self.store.change() as db:
@@ -299,14 +307,10 @@ class Desk:
                 db.executemany(
                     "INSERT OR IGNORE INTO applied VALUES (?, ?, ?)", [(cell, s, u["item"]) for s in u["removed"]]
                 )
-                db.executemany(
-                    "UPDATE answer SET graded = 0 WHERE cell = ? AND student = ?", [(cell, s) for s in u["graded"]]
-                )
+                self._ungrade(db, cell, u["graded"])
                 touched = u["added"] + u["removed"] + u["graded"]
             elif what == "grade":
-                db.executemany(
-                    "UPDATE answer SET graded = 0 WHERE cell = ? AND student = ?", [(cell, s) for s in u["graded"]]
-                )
+                self._ungrade(db, cell, u["graded"])
                 touched = u["graded"]
             elif what == "create":
                 db.execute("UPDATE item SET deleted = 1 WHERE id = ?", (u["item"],))

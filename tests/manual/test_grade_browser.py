@@ -305,3 +305,27 @@ def test_autograde_keeps_the_manual_grades(graded_class):
     before = _manual(graded_class)
     graded_class.run(str(VENV_BIN / "gradekit"), "autograde", ASSIGNMENT, "--force", "--jobs", "2")
     assert _manual(graded_class) == before
+
+
+def test_the_page_in_chinese(graded_class, browser):
+    proc = subprocess.Popen([str(VENV_BIN / "gradekit"), "grade", ASSIGNMENT, "--port", str(_free_port()),
+                             "--language", "zh"], cwd=graded_class.root, env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = re.search(r"open (http://\S+)", proc.stdout.readline()).group(1)
+        context = browser.new_context(viewport={"width": 1500, "height": 950})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        page.wait_for_selector("body[data-ready='1'] .ans")
+        assert page.locator("#l-groups").inner_text() == "答案分组"
+        assert page.locator("#l-rubric").inner_text() == "评分细则"
+        assert page.locator("#grade-as-is").inner_text() == "按现状评分（Enter）"
+        assert page.get_attribute("html", "lang") == "zh-CN"
+        assert errors == []
+        page.screenshot(path=str(ARTIFACTS / "grade-page-zh.png"))
+        context.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -100,6 +100,7 @@ def page_and_actions(lines: list[str], n: int) -> None:
     from manual.robot import Robot
     from manual_class import build
 
+    (REPO / "bench" / "out").mkdir(exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="gradekit-bench-manual-"))
     started = time.perf_counter()
     course, kinds = build(work / "course", n, seed=3)
@@ -138,6 +139,12 @@ def page_and_actions(lines: list[str], n: int) -> None:
             robot.grade_question()
             seconds = time.perf_counter() - started
             groups = len(robot.group_ids())
+            second = robot.group_ids()[1]  # the largest content group (the first holds the empty answers)
+            page.click(f'.g[data-group="{second}"]')
+            robot.settle()
+            page.mouse.wheel(0, -5000)
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(REPO / "bench" / "out" / "grade-page.png"))
             browser.close()
     finally:
         proc.terminate()

@@ -162,8 +162,8 @@ def test_grade_a_question_by_groups(graded_class, page):
     kinds = {s: kind for s, (_, kind, _) in ANSWERS.items()}
     robot = Robot(page, kinds, {k: text for k, _, text, _ in RUBRIC})
     groups = robot.group_ids()
-    sizes = page.eval_on_selector_all(".g .badge:first-of-type", "els => els.map(e => parseInt(e.textContent))")
-    assert sizes == sorted(sizes, reverse=True)          # largest first
+    sizes = page.eval_on_selector_all(".g .size", "els => els.map(e => parseInt(e.textContent))")
+    assert sizes and sizes == sorted(sizes, reverse=True) and sum(sizes) == len(ANSWERS)  # largest first
     robot.make_rubric(RUBRIC)
     page.screenshot(path=str(ARTIFACTS / "grade-rubric.png"))
     robot.grade_question()
@@ -222,6 +222,50 @@ def test_editing_an_item_changes_everyone_who_has_it_and_undo_takes_it_back(grad
     got = _manual(graded_class)
     assert all(got[s][0] == 1.0 for s in half), got
     assert got["frank"][1] == "−1: " + RUBRIC[0][2]
+
+
+def _group_sizes(page) -> list[int]:
+    return page.eval_on_selector_all(".g .size", "els => els.map(e => parseInt(e.textContent))")
+
+
+def test_split_move_merge_and_undo(page):
+    idle = "body[data-busy='0']"
+    before = _group_sizes(page)
+    page.click(f'.g[data-group="{page.eval_on_selector_all(".g", "els => els.map(e => e.dataset.group)")[0]}"]')
+    page.wait_for_selector(idle, state="attached")
+    students = page.eval_on_selector_all(".ans", "els => els.map(e => e.dataset.student)")
+    assert len(students) >= 3
+    for student in students[-2:]:
+        page.click(f'.ans[data-student="{student}"] input[type=checkbox]')
+    page.click("#split")                               # the two ticked answers become a group of their own
+    page.wait_for_selector(idle, state="attached")
+    assert sorted(_group_sizes(page)) == sorted(_split(before, 2))
+    assert sorted(page.eval_on_selector_all(".ans", "els => els.map(e => e.dataset.student)")) == sorted(students[-2:])
+    page.click(f'.ans[data-student="{students[-1]}"] input[type=checkbox]')
+    page.select_option("#move-to", index=1)            # one of them moved to another group
+    page.wait_for_selector(idle, state="attached")
+    assert len(_group_sizes(page)) == len(before) + 1
+    page.keyboard.press("u")                           # the move taken back
+    page.wait_for_selector(idle, state="attached")
+    page.keyboard.press("u")                           # and the split
+    page.wait_for_selector(idle, state="attached")
+    assert _group_sizes(page) == before
+    first, second = page.eval_on_selector_all(".g", "els => els.map(e => e.dataset.group)")[:2]
+    page.click(f'.g[data-group="{second}"]')
+    page.wait_for_selector(idle, state="attached")
+    page.select_option("#merge-with", first)           # two groups merged into one
+    page.wait_for_selector(idle, state="attached")
+    assert len(_group_sizes(page)) == len(before) - 1 and max(_group_sizes(page)) == before[0] + before[1]
+    page.keyboard.press("u")
+    page.wait_for_selector(idle, state="attached")
+    assert _group_sizes(page) == before
+
+
+def _split(sizes: list[int], n: int) -> list[int]:
+    """The group sizes after taking n answers out of the largest group into a new one."""
+    out = sorted(sizes, reverse=True)
+    out[0] -= n
+    return out + [n]
 
 
 def test_the_context_shows_the_students_numbers_and_named_mistakes(page):

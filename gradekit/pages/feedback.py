@@ -151,16 +151,22 @@ def write_feedback(
     return paths
 
 
+_STORES: dict = {}
+
+
 def rubric_items(course: Course, assignment: str, student: str, language: str) -> dict[str, list[dict]]:
     """The rubric items a person gave ``student``, by the grade id of the cell they count on: their points
     as they count ("−0.5", "+1") and their sentence in ``language`` when the rubric has it
     (:mod:`gradekit.manual.store`; nothing when no one graded there)."""
     from gradekit.manual.store import SUBTRACT, Store, path_of
 
-    if not path_of(course, assignment).is_file():
+    path = path_of(course, assignment)
+    if not path.is_file():
         return {}
+    if path not in _STORES:  # one per class: its schema is checked once, not once a student
+        _STORES[path] = Store(course, assignment)
     out: dict[str, list[dict]] = {}
-    for _cell, (q, items) in Store(course, assignment).student_items(student).items():
+    for _cell, (q, items) in _STORES[path].student_items(student).items():
         out[q["grade_cell"]] = [
             {
                 "points": ("−" if (q["mode"] == SUBTRACT) == (i.points >= 0) else "+") + page.points(abs(i.points)),

@@ -32,14 +32,15 @@ class Problem:
         return f"{self.what}; fix: {self.fix}"
 
 
-def _others_can(path: Path, bits: int) -> bool:
+def _others_can(path: Path, bits: int, allowed: frozenset[int] = frozenset()) -> bool:
     """Whether an account that is neither the owner nor in the group has ``bits`` (stat.S_IROTH...)
-    on ``path``, or an ACL entry gives another account read."""
+    on ``path``, or an ACL entry gives another account (one not in ``allowed``) read."""
     try:
         st = os.stat(path)
     except OSError:
         return False
-    return bool(st.st_mode & bits) or any(uid != st.st_uid for uid in layout.acl_readers(path))
+    readers = set(layout.acl_readers(path)) - {st.st_uid} - allowed
+    return bool(st.st_mode & bits) or bool(readers)
 
 
 def reachable(path: Path) -> bool:
@@ -100,7 +101,8 @@ def exchange_problems(course) -> list[Problem]:
                 )
             )
         for student in sorted(folder.iterdir()) if os.access(folder, os.R_OK) else []:
-            if _others_can(student, stat.S_IROTH | stat.S_IXOTH) and _shared(student):
+            uid = _uid(student.name)
+            if uid is not None and _others_can(student, stat.S_IROTH | stat.S_IXOTH, frozenset({uid})):
                 out.append(
                     Problem(
                         f"{student} can be read by every account",
@@ -143,13 +145,12 @@ def exchange_problems(course) -> list[Problem]:
     return out
 
 
-def _shared(path: Path) -> bool:
-    """A release folder of a student who has an account of their own (else nothing can be private)."""
+def _uid(student: str) -> int | None:
+    """The account of a student who has one of their own (else nothing of theirs can be private)."""
     try:
-        pwd.getpwnam(path.name)
-        return True
+        return pwd.getpwnam(student).pw_uid
     except KeyError:
-        return False
+        return None
 
 
 def student_problems(course, python: Path | None) -> list[Problem]:
@@ -176,7 +177,9 @@ def student_problems(course, python: Path | None) -> list[Problem]:
         return out
     if not python.exists():
         return [*out, Problem(f"{python} does not exist", "make deploy (or install gradekit into the students' venv)")]
-    if python.resolve().is_relative_to(course.root):
+    if Path(os.path.abspath(python)).is_relative_to(course.root.resolve()) or python.resolve().is_relative_to(
+        course.root.resolve()
+    ):  # a venv's bin/python is a symlink out of it: the path itself says where the venv is
         out.append(
             Problem(
                 f"the students' Python {python} lives in the course directory: students would need to read it",

@@ -13,6 +13,8 @@ check's own message.
 
 from __future__ import annotations
 
+import html
+
 from nbgrader.validator import Validator
 
 from gradekit.i18n.text import _
@@ -30,7 +32,10 @@ class GradekitValidator(Validator):
         results = super().validate(filename)
         failed = results.get("failed")
         if failed and self._cells:
-            results["failed"] = [{"source": title, "error": line, "raw_error": line} for title, line in self._cells]
+            # the Lab's dialog sets "error" as HTML (nbgrader sends a traceback turned into HTML) and "source" as text
+            results["failed"] = [
+                {"source": title, "error": html.escape(line), "raw_error": line} for title, line in self._cells
+            ]
         return results
 
     def _get_failed_cells(self, nb):

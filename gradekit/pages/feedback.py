@@ -108,6 +108,7 @@ def write_feedback(
     language = result.language or "en"
     translate = translator(course.root, result.assignment, language)
     view = View(language, result.translations, translate)
+    rubric = rubric_items(course, result.assignment, result.student, language)
     for nb in result.notebooks:
         code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
         titles = _titles(course, result.assignment, nb.name, language)
@@ -146,11 +147,40 @@ def write_feedback(
             shown_score=sum(c.score or 0.0 for c in shown),
             shown_possible=sum(c.points for c in shown),
             held_points=sum(c.points for c in nb.cells if c.grade_id in held),
+            rubric=rubric,
+            rubric_title=view(_("What your grader noted")),
         )
         path = out_dir / f"{nb.name}.html"
         atomic_write(path, html)
         paths.append(path)
     return paths
+
+
+_STORES: dict = {}
+
+
+def rubric_items(course: Course, assignment: str, student: str, language: str) -> dict[str, list[dict]]:
+    """The rubric items a person gave ``student``, by the grade id of the cell they count on: their points
+    as they count ("−0.5", "+1") and their sentence in ``language`` when the rubric has it
+    (:mod:`gradekit.manual.store`; nothing when no one graded there)."""
+    from gradekit.manual.store import SUBTRACT, Store, path_of
+
+    path = path_of(course, assignment)
+    if not path.is_file():
+        return {}
+    if path not in _STORES:  # one per class: its schema is checked once, not once a student
+        _STORES[path] = Store(course, assignment)
+    out: dict[str, list[dict]] = {}
+    for _cell, (q, items) in _STORES[path].student_items(student).items():
+        out[q["grade_cell"]] = [
+            {
+                "points": ("−" if (q["mode"] == SUBTRACT) == (i.points >= 0) else "+") + page.points(abs(i.points)),
+                "text": i.sentence(language),
+                "lang": page.HTML_LANG.get(language, language) if language in i.texts else "en",
+            }
+            for i in items
+        ]
+    return out
 
 
 _INSTRUCTOR_ONLY = re.compile(r"<!--instructor-->.*?<!--/instructor-->", re.S)

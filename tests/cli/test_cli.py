@@ -328,7 +328,7 @@ def test_the_command_line_starts_light():
     """Every verb's module is imported to build the parser: none may import the heavy libraries at
     module level (nbformat alone costs a command a fifth of a second before it knows its work)."""
     heavy = {"nbformat", "numpy", "nbgrader", "pytest", "jinja2", "traitlets", "sqlalchemy", "rich", "jsonschema",
-             "dask", "vl_convert"}
+             "dask", "vl_convert", "sklearn", "scipy"}
     code = "import sys, gradekit.cli.main; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
     loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
     assert not loaded & heavy, sorted(loaded & heavy)

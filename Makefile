@@ -18,13 +18,15 @@ translations: $(STAMP)
 # chromium: the browser the report's tests drive through Playwright (never
 # `playwright install`: its own browser download is not used); fonts-noto-cjk:
 # the pages' Chinese font; python3-venv: Debian's Python for the student deployment (below); nodejs and
-# npm: JupyterHub's proxy (configurable-http-proxy, from npm, installed with the deployment)
+# npm: JupyterHub's proxy (configurable-http-proxy, from npm, installed with the deployment); acl:
+# getfacl/setfacl, to see (and the tests to set) who else may read a student's release
 system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	/usr/bin/python3 -c "import venv, ensurepip" >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	command -v setfacl >/dev/null 2>&1 || missing="$$missing acl"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	fc-list 2>/dev/null | grep -q "Noto Sans CJK" || missing="$$missing fonts-noto-cjk"; \
@@ -86,6 +88,7 @@ bench: setup
 	$(VENV)/bin/python bench/run.py --sizes 10,100,1000
 	$(VENV)/bin/python bench/report.py --sizes 100,1000
 	$(VENV)/bin/python bench/integrity.py
+	$(VENV)/bin/python bench/grade.py
 
 clean:
 	rm -rf $(VENV) submitted autograded feedback reports gradebook.db

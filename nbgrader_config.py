@@ -46,3 +46,12 @@ c.ExchangeFactory.fetch_feedback = "gradekit.handout.exchange.GradekitFetchFeedb
 # Multiple-choice cells: the class report counts how often each option was chosen
 # (each wrong option is the misconception its grader names).
 c.Gradekit.choice_cells = ["test_concepts"]
+
+# Live grading (gradekit serve; the values below are gradekit's defaults but the last one):
+# c.Gradekit.attempts = 0            # graded hand-ins per student and assignment (0: no limit)
+# c.Gradekit.min_interval = 0        # seconds between a student's graded hand-ins
+# c.Gradekit.counts = "last"         # the attempt that counts: "last" or "best"
+# c.Gradekit.before_due = "full"     # before the due date: "full" feedback, "score" only, "received" only
+# The thought questions' correctness stays hidden until the due date (the concept checks, choice_cells,
+# are hidden anyway): instant feedback on a numeric answer would be an oracle.
+c.Gradekit.hidden_until_due = ["quiz"]

@@ -88,6 +88,28 @@ def _settings_class():
             help="The Unix group of the instructors and TAs, who read the exchange's inbound folder (empty: the "
             "instructor's own group)",
         ).tag(config=True)
+        attempts = Int(0, help="gradekit serve: graded hand-ins per student and assignment (0: no limit)").tag(
+            config=True
+        )
+        min_interval = Float(
+            0.0,
+            help="gradekit serve: seconds between a student's graded hand-ins (a newer one waiting replaces "
+            "an older one)",
+        ).tag(config=True)
+        counts = Unicode(
+            "last", help="gradekit serve: the attempt that counts, 'last' (nbgrader's rule) or 'best'"
+        ).tag(config=True)
+        before_due = Unicode(
+            "full",
+            help="gradekit serve: what a student sees before the due date: 'full' feedback, the "
+            "'score' only, or 'received' only",
+        ).tag(config=True)
+        hidden_until_due = List(
+            Unicode(),
+            default_value=[],
+            help="gradekit serve: notebooks or grade ids whose correctness stays hidden until the due date "
+            "(the choice_cells are hidden too): instant feedback on an answer that is a value is an oracle",
+        ).tag(config=True)
         choice_cells = List(
             Unicode(),
             default_value=[],
@@ -189,6 +211,12 @@ class Course:
             db_url = f"sqlite:///{root / db_url[len('sqlite:///') :]}"
         try:
             settings = _settings_class()(config=config)
+            for name, allowed in (("counts", ("last", "best")), ("before_due", ("full", "score", "received"))):
+                if getattr(settings, name) not in allowed:
+                    raise ValueError(
+                        f"c.Gradekit.{name} must be one of {', '.join(map(repr, allowed))}, "
+                        f"not {getattr(settings, name)!r}"
+                    )
             for name in _LIMITS:
                 if getattr(settings, name) <= 0:
                     raise ValueError(f"c.Gradekit.{name} must be positive, not {getattr(settings, name)!r}")

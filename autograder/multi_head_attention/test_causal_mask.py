@@ -22,7 +22,8 @@ def _mistakes(n):
 def _check_sizes(student, reference, sizes):
     """causal_mask(n) for each n of ``sizes``, the calls made at once (``map``)"""
     for n, got in zip(sizes, student.causal_mask.map([call(n) for n in sizes])):
-        check.array(got, reference.causal_mask(n), what=f"causal_mask({n})", mistakes=lambda: _mistakes(n))
+        check.array(got, reference.causal_mask(n), what=f"causal_mask({n})",
+                    call=check.Call(student.causal_mask, reference.causal_mask, dict(n=n)), mistakes=lambda: _mistakes(n))
 
 
 def test_small_sizes(student, reference):

@@ -28,19 +28,19 @@ def _routes(H):
 
 
 def _check(student, reference, H, what):
-    _compare(reference, H, what, student.merge_heads(H))
+    _compare(student, reference, H, what, student.merge_heads(H))
 
 
-def _compare(reference, H, what, got):
+def _compare(student, reference, H, what, got):
     check.array(got, reference.merge_heads(H), what=_("merge_heads(H) on {what}").format(what=what),
-                mistakes=lambda: _routes(H))
+                call=check.Call(student.merge_heads, reference.merge_heads, dict(H=H)), mistakes=lambda: _routes(H))
 
 
 def _check_shapes(student, reference, rng, shapes):
     """merge_heads(H) on random heads of each of these shapes, the calls made at once (``map``)"""
     heads = [rng.normal(size=shape) for shape in shapes]
     for shape, H, got in zip(shapes, heads, student.merge_heads.map([call(H) for H in heads])):
-        _compare(reference, H, _("H of shape {shape}").format(shape=shape), got)
+        _compare(student, reference, H, _("H of shape {shape}").format(shape=shape), got)
 
 
 def test_shapes_with_every_size_different(student, reference, rng):

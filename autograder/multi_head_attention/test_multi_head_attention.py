@@ -22,7 +22,7 @@ HELPERS = ("causal_mask", "attention", "split_heads", "merge_heads")
 def check_layer(student, reference, X, W_q, W_k, W_v, W_o, h, causal, what):
     """Compare (output, weights) with the reference; name the route a wrong answer took."""
     layer = student.with_reference(*HELPERS)
-    return compare_layer(reference, X, W_q, W_k, W_v, W_o, h, causal, what,
+    return compare_layer(layer, reference, X, W_q, W_k, W_v, W_o, h, causal, what,
                          layer.multi_head_attention(X, W_q, W_k, W_v, W_o, h, causal=causal))
 
 
@@ -32,26 +32,36 @@ def check_layers(student, reference, cases):
     results = layer.multi_head_attention.map([call(X, W_q, W_k, W_v, W_o, h, causal=causal)
                                               for X, W_q, W_k, W_v, W_o, h, causal, what in cases])
     for case, got in zip(cases, results):
-        compare_layer(reference, *case, got)
+        compare_layer(layer, reference, *case, got)
 
 
-def compare_layer(reference, X, W_q, W_k, W_v, W_o, h, causal, what, got):
-    """Compare what multi_head_attention returned with the reference's (output, weights)."""
+def compare_layer(layer, reference, X, W_q, W_k, W_v, W_o, h, causal, what, got):
+    """Compare what ``layer``'s multi_head_attention returned with the reference's (output, weights)."""
     what = _("{what}, causal").format(what=what) if causal else what
     assert isinstance(got, (tuple, list)) and len(got) == 2, \
         _("multi_head_attention on {what}: should return the tuple (output, weights)").format(what=what)
     out, w = reference.multi_head_attention(X, W_q, W_k, W_v, W_o, h, causal=causal)
     routes = functools.cache(lambda: reference.mha_routes(X, W_q, W_k, W_v, W_o, h, causal))
     swapped = _("returned (weights, output) instead of (output, weights)")
+    made = functools.partial(layer_call, layer, reference, X, W_q, W_k, W_v, W_o, h, causal)
     check.array(got[1], w, what=_("the weights from multi_head_attention on {what}").format(what=what), **TOL,
-                mistakes=lambda: {
+                call=made(1), mistakes=lambda: {
                     **{k: v[1] for k, v in routes().items()},
                     _("returned the heads' weights averaged: return one (n, n) table per head, shape (n_heads, n, n)"): w.mean(axis=0),
                     _("returned the weights of the first head only: return every head's, shape (n_heads, n, n)"): w[0],
                     swapped: out})
     check.array(got[0], out, what=_("the output from multi_head_attention on {what}").format(what=what), **TOL,
-                mistakes=lambda: {**{k: v[0] for k, v in routes().items()}, swapped: w})
+                call=made(0), mistakes=lambda: {**{k: v[0] for k, v in routes().items()}, swapped: w})
     return got
+
+
+def layer_call(layer, reference, X, W_q, W_k, W_v, W_o, h, causal, part):
+    """The call, for the relation search: part 0 is the output, part 1 the weights."""
+    sizes = dict(n=X.shape[0], d_model=X.shape[1], n_heads=h, d_k=W_q.shape[1] // h, d_v=W_v.shape[1] // h,
+                 d_out=W_o.shape[1])
+    return check.Call(layer.multi_head_attention, reference.multi_head_attention,
+                      dict(X=X, W_q=W_q, W_k=W_k, W_v=W_v, W_o=W_o, n_heads=h), keywords=dict(causal=causal),
+                      sizes=sizes, part=part, returns=(_("the output"), _("the weights")))
 
 
 def test_every_size_different(student, reference, rng):

@@ -34,6 +34,7 @@ def _check_all(student, reference, cases):
     """split_heads(X, h) for each (X, h, what) of ``cases``, the calls made at once (``map``)"""
     for (X, h, what), got in zip(cases, student.split_heads.map([call(X, h) for X, h, what in cases])):
         check.array(got, reference.split_heads(X, h), what=_("split_heads(X, {h}) on {what}").format(h=h, what=what),
+                    call=check.Call(student.split_heads, reference.split_heads, dict(X=X, n_heads=h)),
                     mistakes=lambda: _routes(X, h))
 
 

@@ -50,8 +50,10 @@ def _check(student, reference, Q, K, what):
 
 def _compare(student, reference, Q, K, what, got):
     other_K = K[::-1] * 1.5 + 0.5
+    made = check.Call(student.scaled_scores, reference.scaled_scores, dict(Q=Q, K=K),
+                      sizes=dict(n_q=Q.shape[0], n_k=K.shape[0], d_k=K.shape[1]))
     check.array(got, reference.scaled_scores(Q, K), what=_("scaled_scores on {what}").format(what=what), **TOL,
-                mistakes=lambda: _mistakes(Q, K), probes=lambda: [
+                call=made, mistakes=lambda: _mistakes(Q, K), probes=lambda: [
                     probes.unchanged_when(lambda: student.scaled_scores(Q, other_K), got,
                                           subject=_("Your table of scores"), changed=_("the keys")),
                 ])

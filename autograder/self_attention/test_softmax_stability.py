@@ -13,6 +13,7 @@ def _check(student, reference, x, axis, what):
     """The same catalogue as test_softmax: on these inputs the unstable routes differ from the right answer."""
     got = student.softmax(x, axis=axis)
     check.array(got, reference.softmax(x, axis=axis), what=_("softmax(x, axis={axis}) on {what}").format(axis=axis, what=what), **TOL,
+                call=check.Call(student.softmax, reference.softmax, dict(x=x), keywords=dict(axis=axis)),
                 mistakes=lambda: reference.softmax_routes(x, axis))
 
 

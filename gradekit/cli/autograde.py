@@ -57,6 +57,19 @@ def autograde_class(
     progress = terminal.Progress(len(students))
     summary = terminal.Summary(wide=wide)
     summary.skipped = skipped  # said again under the table: the lines above scroll away
+    from gradekit.service import control
+
+    service = control.connect(course)
+    if service is not None:  # a `gradekit serve` runs: its warm runner grades, and it records
+        try:
+            _through(service, assignment, students, options, summary, progress)
+        finally:
+            progress.close()
+        print(f"{assignment}: graded by the running service (gradekit serve), on its warm graders")
+        summary.print(f"{assignment}: {len(summary.rows)} submission(s)")
+        for line in handin_reports(course, assignment):
+            print(line)
+        return summary
     with course.lock("autograde"), Recorder(course, assignment) as recorder:
 
         def on_result(result: SubmissionResult) -> None:
@@ -79,6 +92,26 @@ def autograde_class(
         print(line)
     mark("coordinator", "summary printed")
     return summary
+
+
+def _through(service, assignment: str, students: list[str], options, summary, progress) -> None:
+    """Hand the grading to the running service and show what it streams back."""
+    from gradekit.errors import CourseFailure, GradekitError
+    from gradekit.results import SubmissionResult
+    from gradekit.service import control
+
+    with service:
+        for answer in control.request(
+            service, {"op": "autograde", "assignment": assignment, "students": students, "force": options.force}
+        ):
+            if "error" in answer:
+                kind = CourseFailure if answer.get("exit") == 3 else GradekitError
+                raise kind(f"the running service: {answer['error']}")
+            if "result" in answer:
+                result = SubmissionResult.from_dict(answer["result"])
+                result.unchanged = bool(answer.get("unchanged"))
+                summary.add(result)
+                progress.advance(result)
 
 
 def handin_reports(course: Course, assignment: str) -> list[str]:

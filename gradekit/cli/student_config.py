@@ -1,4 +1,4 @@
-"""``gradekit student-config``: the nbgrader_config.py every student's account needs, written out.
+"""``gradekit student-config [--dir DIR]``: the configuration every student's account needs, written out.
 
 Students run nbgrader's own commands (and JupyterLab's Assignments tab, which
 runs them), with gradekit's exchange classes: this file tells them the course,
@@ -7,9 +7,21 @@ path into the course directory. Put it where every student's nbgrader reads it:
 ``/etc/jupyter/nbgrader_config.py`` (every account of the machine), a folder on
 students' ``JUPYTER_CONFIG_PATH`` (a hub can set that for students only), or each
 student's ``~/.jupyter/nbgrader_config.py``.
+
+``--dir DIR`` writes a whole Jupyter configuration folder for students -- put it
+first on their ``JUPYTER_CONFIG_PATH`` (a hub's spawner can set it for students
+alone, see the README's "Deploying on JupyterHub"):
+
+    DIR/nbgrader_config.py                         the file above
+    DIR/jupyter_server_config.d/gradekit.json      gradekit's Lab extension on (Validate: one line a
+                                                   cell); nbgrader's formgrader and course list off
+    DIR/labconfig/page_config.json                 the instructor's Lab panels (Formgrader, Create
+                                                   Assignment, Course List) off and locked
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from gradekit.cli.common import course_of
 
@@ -22,14 +34,40 @@ STUDENT_STEPS = {
 }
 
 
+INSTRUCTOR_PANELS = [
+    "@jupyter/nbgrader:formgrader",
+    "@jupyter/nbgrader:create-assignment",
+    "@jupyter/nbgrader:course-list",
+    "@jupyterlab/apputils-extension:announcements",
+]
+SERVER = {
+    "ServerApp": {
+        "jpserver_extensions": {
+            "gradekit.handout.lab": True,
+            "nbgrader.server_extensions.formgrader": False,
+            "nbgrader.server_extensions.course_list": False,
+            "jupyter_lsp": False,
+        }
+    }
+}
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("student-config", help="print the nbgrader_config.py students need (course, exchange, classes)")
+    p.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="write a students' Jupyter config folder here instead (for "
+        "JUPYTER_CONFIG_PATH): nbgrader_config.py, the server and Lab settings",
+    )
     p.set_defaults(run=run)
 
 
 def text(course) -> str:
     """The students' nbgrader_config.py for ``course``."""
-    exchange = (course.config or {}).get("Exchange", {}).get("root") or DEFAULT_EXCHANGE
+    from gradekit.handout.layout import exchange_root
+
+    exchange = exchange_root(course)
     lines = [
         f"# nbgrader_config.py for the students of {course.course_id} (written by `gradekit student-config`).",
         "# Put it in /etc/jupyter/ (every account), a folder on JUPYTER_CONFIG_PATH, or ~/.jupyter/.",
@@ -48,6 +86,37 @@ def text(course) -> str:
     return "\n".join(lines)
 
 
+def write_dir(course, folder: Path) -> list[Path]:
+    """The students' Jupyter config folder (see the module's docstring); readable by every account."""
+    import json
+    import os
+
+    files = {
+        folder / "nbgrader_config.py": text(course),
+        folder / "jupyter_server_config.d" / "gradekit.json": json.dumps(SERVER, indent=1) + "\n",
+        folder / "labconfig" / "page_config.json": json.dumps(
+            {
+                "disabledExtensions": {p: True for p in INSTRUCTOR_PANELS},
+                "lockedExtensions": {p: True for p in INSTRUCTOR_PANELS},
+            },
+            indent=1,
+        )
+        + "\n",
+    }
+    for path, content in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o755)
+        path.write_text(content)
+        os.chmod(path, 0o644)
+    os.chmod(folder, 0o755)
+    return list(files)
+
+
 def run(args) -> int:
-    print(text(course_of(args)), end="")
+    course = course_of(args)
+    if args.dir:
+        for path in write_dir(course, Path(args.dir)):
+            print(path)
+        return 0
+    print(text(course), end="")
     return 0

@@ -35,11 +35,17 @@ class GiveUp:
     """After a function timed out once, further calls to it fail at once.
 
     This bounds the time a hanging submission costs (one timeout per function,
-    not one per hidden test) without touching the other exercises.
+    not one per hidden test) without touching the other exercises. It also
+    counts, per graded cell (``cell``, the one being graded) and function, the
+    failed checks whose relation search called the functions again
+    (``searched``: see gradekit.graders.relations), which bounds what a wrong
+    submission costs.
     """
 
     def __init__(self, budget: float | None = None) -> None:
         self.reasons: dict[str, str] = {}
+        self.searched: dict[str, int] = {}
+        self.cell = ""
         self.deadline = time.monotonic() + budget if budget else None
         self.budget = budget
 
@@ -205,6 +211,11 @@ class StudentFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._student._call(self.__name__, self.__name__, args, kwargs)
+
+    @property
+    def give_up(self) -> GiveUp:
+        """The notebook's give-ups and budget: the relation search counts its calls again in it."""
+        return self._student._give_up
 
     def map(self, calls: Iterable[Call]) -> Results:
         """The results of the calls ``calls`` (each ``call(...)``), in order, made in one request.

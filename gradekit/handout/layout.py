@@ -34,6 +34,7 @@ _ACL = "system.posix_acl_access"
 _USER_OBJ, _USER, _GROUP_OBJ, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
 _UNDEF = 0xFFFFFFFF
 
+DEFAULT_ROOT = "/usr/local/share/nbgrader/exchange"  # nbgrader's own default exchange root
 ROOT_MODE = 0o1777
 COURSE_MODE = 0o755
 OUTBOUND_MODE = 0o755
@@ -172,3 +173,22 @@ def mode_of(path: str | Path) -> int | None:
         return stat.S_IMODE(os.lstat(path).st_mode)
     except OSError:
         return None
+
+
+def feedback_name(secret: str, notebook_id: str) -> str:
+    """The file name nbgrader gives a notebook's feedback page in feedback/: ``nbgrader.utils.
+    notebook_hash(secret=..., notebook_id=...)``, without importing nbgrader (its package imports
+    its server extensions: seconds)."""
+    import hashlib
+
+    return hashlib.md5(secret.encode() + notebook_id.encode()).hexdigest() + ".html"
+
+
+def exchange_root(course) -> Path:
+    """The course's ``c.Exchange.root`` (nbgrader's default when none is set)."""
+    return Path(str((course.config or {}).get("Exchange", {}).get("root") or DEFAULT_ROOT))
+
+
+def course_exchange(course) -> Path:
+    """``<Exchange.root>/<course_id>/``: the course's outbound/, inbound/ and feedback/."""
+    return exchange_root(course) / course.course_id

@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS handins (
     attempt INTEGER, receipt TEXT,
     problem TEXT, kind TEXT,
     first_seen TEXT NOT NULL, changed TEXT, gone TEXT, graded TEXT,
+    fate TEXT, score REAL,
     PRIMARY KEY (assignment, name, ino)
 )
 """
@@ -65,7 +66,9 @@ class Entry:
     first_seen: str
     changed: str | None
     gone: str | None
-    graded: str | None
+    graded: str | None  # when what became of it was recorded (gradekit serve)
+    fate: str | None  # what serve did with it: graded, superseded, over the limit
+    score: float | None  # its score, when graded
     new: bool = False  # first seen by this look
 
     @property
@@ -210,11 +213,28 @@ class Ledger:
                 out.append(entry)
         return out
 
-    def graded(self, entry: Entry) -> None:
+    def settle(self, entry: Entry, fate: str, score: float | None = None) -> None:
+        """Record what became of an accepted hand-in (gradekit serve): "graded" (with its score),
+        "superseded" (a newer one was graded instead), "over the limit" (no attempts left)."""
+        entry.fate, entry.score, entry.graded = fate, score, _iso(_now())
         self.db.execute(
-            "UPDATE handins SET graded = ? WHERE assignment = ? AND name = ? AND ino = ?",
-            (_iso(_now()), entry.assignment, entry.name, entry.ino),
+            "UPDATE handins SET fate = ?, score = ?, graded = ? WHERE assignment = ? AND name = ? AND ino = ?",
+            (fate, score, entry.graded, entry.assignment, entry.name, entry.ino),
         )
+
+    def unsettled(self, assignments: list[str]) -> list[Entry]:
+        """Accepted hand-ins nobody graded yet, oldest first: what a restarted service takes up."""
+        marks = ",".join("?" * len(assignments))
+        rows = self.db.execute(
+            f"SELECT {_COLUMNS} FROM handins WHERE assignment IN ({marks}) AND problem IS NULL "
+            "AND fate IS NULL ORDER BY counted, first_seen",
+            assignments,
+        ).fetchall()
+        return [Entry(*row) for row in rows]
+
+    def graded_attempts(self, assignment: str, student: str) -> list[Entry]:
+        """The student's graded hand-ins of ``assignment``, in the order they count (their attempts)."""
+        return [e for e in self.entries(assignment, student) if e.fate == "graded"]
 
     # -- reading --------------------------------------------------------------------------
     def _get(self, assignment: str, name: str, ino: int) -> Entry | None:
@@ -241,7 +261,7 @@ class Ledger:
 
 _COLUMNS = (
     "assignment, name, ino, named, account, student, arrived, claimed, counted, sha256, attempt, receipt, "
-    "problem, kind, first_seen, changed, gone, graded"
+    "problem, kind, first_seen, changed, gone, graded, fate, score"
 )
 
 

@@ -2,9 +2,11 @@
 
 At the top, the score, summed up with one line per exercise. Then, for each
 graded cell, titled by its exercise (the notebook's heading before it, the
-grade id small beside it): passed or failed, the points, and for every failed
-hidden check what was checked and how the result differed -- the graders'
-messages, which never include the expected arrays. A free-text answer left as
+grade id small beside it): passed or failed, the points, the likely mistake or
+what the wrong values show, and for every failed hidden check what was checked
+and how the result differed -- the graders' messages, which never include the
+expected arrays; the checks that only differ in value are one line, with their
+cases in a short list (:mod:`gradekit.grading.lines`). A free-text answer left as
 handed out reads "not answered". Problems running the student's own cells and
 any restored tampering are listed too. The pages share the class report's
 look (:mod:`gradekit.pages.look`); they link to the student's other notebooks and
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -27,6 +30,7 @@ import nbformat
 from gradekit.atomic import atomic_write
 from gradekit.course import Course
 from gradekit.grading.diagnosis import notes as diagnosis_notes
+from gradekit.grading.lines import Differing, grouped
 from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
 from gradekit.i18n.text import View
@@ -56,22 +60,60 @@ def write_class_feedback(course: Course, assignment: str, students: list[str] | 
     return count
 
 
-def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
+@dataclass(frozen=True)
+class Disclosure:
+    """What a page shows before the due date (gradekit serve's policy); the default: everything.
+
+    ``level`` "full" shows every cell but the ``hidden`` ones (grade ids or notebook names),
+    whose correctness waits until ``until``; "score" shows the score only; "received" only that
+    the hand-in arrived. ``attempt`` and ``counting`` say which attempt this is and which counts.
+    """
+
+    level: str = "full"
+    hidden: frozenset[str] = frozenset()
+    until: str = ""
+    attempt: str = ""  # a Text: shown in the student's language
+    counting: str = ""
+
+    def hides(self, nb: NotebookResult, cell: CellResult) -> bool:
+        return bool(self.hidden) and (cell.grade_id in self.hidden or nb.name in self.hidden)
+
+
+EVERYTHING = Disclosure()
+
+
+def write_feedback(
+    course: Course,
+    result: SubmissionResult,
+    out_dir: Path | None = None,
+    graded_dir: Path | None = None,
+    disclosure: Disclosure = EVERYTHING,
+) -> list[Path]:
     """One page per notebook; pass the result through :func:`gradekit.gradebook.marks.final_marks` first for
-    the instructor's manual grades and the late penalty."""
+    the instructor's manual grades and the late penalty. ``out_dir`` and ``graded_dir``: another
+    place than feedback/ and autograded/ (an attempt's, gradekit serve); ``disclosure``: what it shows."""
     paths = []
-    out_dir = course.feedback_dir(result.student, result.assignment)
-    graded_dir = course.autograded_dir(result.student, result.assignment)
+    out_dir = out_dir or course.feedback_dir(result.student, result.assignment)
+    graded_dir = graded_dir or course.autograded_dir(result.student, result.assignment)
     siblings = [
-        {"name": nb.name, "href": f"{nb.name}.html", "final": nb.final, "possible": nb.possible}
+        {
+            "name": nb.name,
+            "href": f"{nb.name}.html",
+            "final": nb.final,
+            "possible": nb.possible,
+            "shown": disclosure.level == "full" and not any(disclosure.hides(nb, c) for c in nb.cells),
+        }
         for nb in result.notebooks
     ]
     language = result.language or "en"
     translate = translator(course.root, result.assignment, language)
     view = View(language, result.translations, translate)
+    rubric = rubric_items(course, result.assignment, result.student, language)
     for nb in result.notebooks:
         code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
         titles = _titles(course, result.assignment, nb.name, language)
+        held = {c.grade_id for c in nb.cells if disclosure.hides(nb, c)}
+        shown = [c for c in nb.cells if c.grade_id not in held]
         html = page.render(
             "feedback.html",
             language,
@@ -82,6 +124,8 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
             notes=notes,
             code=code,
             diagnosis=lambda cell: diagnosis_notes(cell, view),
+            grouped=grouped,
+            differing=lambda item: isinstance(item, Differing),
             siblings=siblings,
             failed_runs=[run for run in nb.runs if not run.ok],
             manual=view(waiting_sentence(nb)),
@@ -89,13 +133,54 @@ def write_feedback(course: Course, result: SubmissionResult) -> list[Path]:
             titles={
                 c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title for c in nb.cells
             },
-            exercises=[{**e, "result": view(e["result"])} for e in exercises(nb, titles)],
+            exercises=[
+                {
+                    **e,
+                    "held": bool(held & set(e["cells"])),
+                    "result": view(_("checked after the due date") if held & set(e["cells"]) else e["result"]),
+                }
+                for e in exercises(nb, titles)
+            ],
             overview=f"../../../reports/{result.assignment}/index.html",
+            disclosure=disclosure,
+            held=held,
+            shown_score=sum(c.score or 0.0 for c in shown),
+            shown_possible=sum(c.points for c in shown),
+            held_points=sum(c.points for c in nb.cells if c.grade_id in held),
+            rubric=rubric,
+            rubric_title=view(_("What your grader noted")),
         )
         path = out_dir / f"{nb.name}.html"
         atomic_write(path, html)
         paths.append(path)
     return paths
+
+
+_STORES: dict = {}
+
+
+def rubric_items(course: Course, assignment: str, student: str, language: str) -> dict[str, list[dict]]:
+    """The rubric items a person gave ``student``, by the grade id of the cell they count on: their points
+    as they count ("−0.5", "+1") and their sentence in ``language`` when the rubric has it
+    (:mod:`gradekit.manual.store`; nothing when no one graded there)."""
+    from gradekit.manual.store import SUBTRACT, Store, path_of
+
+    path = path_of(course, assignment)
+    if not path.is_file():
+        return {}
+    if path not in _STORES:  # one per class: its schema is checked once, not once a student
+        _STORES[path] = Store(course, assignment)
+    out: dict[str, list[dict]] = {}
+    for _cell, (q, items) in _STORES[path].student_items(student).items():
+        out[q["grade_cell"]] = [
+            {
+                "points": ("−" if (q["mode"] == SUBTRACT) == (i.points >= 0) else "+") + page.points(abs(i.points)),
+                "text": i.sentence(language),
+                "lang": page.HTML_LANG.get(language, language) if language in i.texts else "en",
+            }
+            for i in items
+        ]
+    return out
 
 
 _INSTRUCTOR_ONLY = re.compile(r"<!--instructor-->.*?<!--/instructor-->", re.S)
@@ -126,6 +211,7 @@ def exercises(nb: NotebookResult, titles: dict[str, sections.Heading]) -> list[d
             {
                 "title": heading.title,
                 "anchor": gids[0],
+                "cells": gids,
                 "score": sum(c.score or 0.0 for c in cells),
                 "points": sum(c.points for c in cells),
                 "result": _result(cells, nb),

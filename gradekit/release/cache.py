@@ -56,6 +56,8 @@ class ReleaseCache:
                 self._strippers[language] = Stripper(language)
             fresh = fresh or variant.fresh_notebooks()  # stripping changes them: not the variant's own
             released = self._strippers[language].student_version(fresh[name])
+            # the language the student reads, for what gradekit says about the notebook in their Lab
+            released.metadata["gradekit"] = {"language": language}
             self._store(path, released)
             out[name] = released
         return out

@@ -64,6 +64,9 @@ class Runner(abc.ABC):
     def start(self) -> None:  # noqa: B027 - optional: a runner with nothing to start keeps it
         """Begin what takes time before the first submission (optional; submit() does it too)."""
 
+    def warm(self) -> None:  # noqa: B027 - optional: by default a runner warms up at its first submission
+        """Have everything up that a first submission would wait for (a live service calls it at start)."""
+
     @abc.abstractmethod
     def submit(self, job: Job) -> None:
         """Hand one submission over; its outcome comes from :meth:`next_outcome`."""

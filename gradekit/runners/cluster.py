@@ -31,21 +31,37 @@ _PIPELINES: dict = {}
 _LOCK = threading.Lock()
 
 
-def grade_remote(root: str, assignment: str, options, job: dict) -> dict:
-    """The task run on a Dask worker: grade one job with this process's warm Pipeline."""
+def _pipeline(root: str, assignment: str, options):
+    """This worker process's Pipeline for the assignment, built at its first use and kept."""
     from gradekit.grading.pipeline import Pipeline
     from gradekit.runners.cores import claim_core
 
+    key = (root, assignment, options)
+    pipeline = _PIPELINES.get(key)
+    if pipeline is None:
+        claim_core()  # this worker and its sandbox on a core of their own, as in a local pool
+        pipeline = _PIPELINES[key] = Pipeline(Course.load(root), assignment, options)
+    return pipeline
+
+
+def grade_remote(root: str, assignment: str, options, job: dict) -> dict:
+    """The task run on a Dask worker: grade one job with this process's warm Pipeline."""
     with _LOCK:
-        key = (root, assignment, options)
-        pipeline = _PIPELINES.get(key)
-        if pipeline is None:
-            claim_core()  # this worker and its sandbox on a core of their own, as in a local pool
-            try:
-                pipeline = _PIPELINES[key] = Pipeline(Course.load(root), assignment, options)
-            except CourseFailure as exc:
-                return failure_outcome(exc)
+        try:
+            pipeline = _pipeline(root, assignment, options)
+        except CourseFailure as exc:
+            return failure_outcome(exc)
         return grade_job(pipeline, Job.from_dict(job))
+
+
+def warm_remote(root: str, assignment: str, options) -> dict:
+    """Run on every worker at a service's start: its Pipeline built and its sandbox up before a hand-in."""
+    with _LOCK:
+        try:
+            _pipeline(root, assignment, options)
+        except CourseFailure as exc:
+            return failure_outcome(exc)
+    return {}
 
 
 class DaskCluster(Runner):
@@ -72,6 +88,14 @@ class DaskCluster(Runner):
         except (OSError, TimeoutError) as exc:
             raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
+    def warm(self) -> None:
+        """Every worker of the cluster builds its Pipeline now (a live service's start)."""
+        self.start()
+        assert self._client is not None
+        for data in self._client.run(warm_remote, str(self.course.root), self.assignment, self.options).values():
+            if data:
+                outcome_of(Job(""), data)  # a course failure on the workers: raised here
+
     def submit(self, job: Job) -> None:
         self.start()
         assert self._client is not None  # start() made it
@@ -96,10 +120,15 @@ class DaskCluster(Runner):
 
         if not self._futures:
             return None
-        try:
-            done = wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED").done
-        except TimeoutError:
-            return None
+        if timeout is not None and timeout <= 0:  # distributed's wait times out at once on 0, done or not
+            done = [f for f in self._futures if f.done()]
+            if not done:
+                return None
+        else:
+            try:
+                done = list(wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED").done)
+            except TimeoutError:
+                return None
         future = next(iter(done))
         job = self._futures.pop(future)  # dropping the future releases its result on the cluster
         try:

@@ -240,3 +240,13 @@ def full_marks(result) -> bool:
     """The self_attention notebook scored full marks (other notebooks of the assignment aside)."""
     [nb] = [n for n in result.notebooks if n.name == NOTEBOOK]
     return nb.score == nb.possible > 0
+
+
+def test_feedback_pages_are_named_as_nbgrader_names_them():
+    """The live service names a page without importing nbgrader (its package import takes seconds)."""
+    from nbgrader.utils import notebook_hash
+
+    from gradekit.handout.layout import feedback_name
+
+    for secret, notebook in [("ab" * 64, "quiz"), ("0f" * 64 + "\n", "self_attention"), ("x", "名字")]:
+        assert feedback_name(secret, notebook) == notebook_hash(secret=secret, notebook_id=notebook) + ".html"

@@ -15,6 +15,7 @@ class Written:
     csv: Path
     report: dict
     missing_feedback: int  # graded students whose feedback pages are not written yet
+    plots_left_out: str | None = None  # why the page has no plots (an address-space limit), or None
 
 
 def write_report(course: Course, assignment: str) -> Written:
@@ -38,6 +39,7 @@ def write_report(course: Course, assignment: str) -> Written:
     atomic_write(paths.json, export.to_json(report))
     atomic_write(paths.csv, export.to_csv(report, columns))
     atomic_write(paths.html, html.page(report, figures, columns))
+    paths.plots_left_out = figures.left_out
     return paths
 
 

@@ -17,6 +17,13 @@ The choice, measured on this project's machine (2 cores, 2026-11-30):
   default (no Chinese without a CJK font configured in matplotlib) and marks
   that are anonymous ``<path>`` elements.
 
+Under an address-space limit (``ulimit -v``, common on shared login nodes)
+vl-convert's engine cannot reserve its heap and the process dies of a native
+trap -- even with a 40 GB limit. So when ``RLIMIT_AS`` is finite the plots are
+drawn in a child process; if that child dies, the report keeps every plot's
+title, text alternative and data table (open), without the SVG, and says why
+in one line (:data:`Drawn.left_out`).
+
 Every plot is a :class:`Plot`: a title, a text alternative (one sentence of
 what it shows), the data table behind it, and the SVG. The counts in the table
 are exactly the marks drawn: one bar (or point) per row.
@@ -25,7 +32,10 @@ are exactly the marks drawn: one bar (or point) per row.
 from __future__ import annotations
 
 import itertools
+import json
 import re
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass, field
 
@@ -58,11 +68,22 @@ class Plot:
         return len(self.rows)
 
 
+def address_space_limit() -> int | None:
+    """The process's address-space limit in bytes (``ulimit -v``), or None when there is none."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
 def warm_up() -> threading.Thread:
     """Start vl-convert's engine in a thread: its first chart costs ~0.7 s (more under load), which
-    overlaps with reading the class's results this way (the engine runs outside the GIL)."""
+    overlaps with reading the class's results this way (the engine runs outside the GIL). Under an
+    address-space limit the engine is never started in this process (see the module's docstring)."""
 
     def start() -> None:
+        if address_space_limit() is not None:
+            return
         import vl_convert
 
         vl_convert.vegalite_to_svg(_spec([{"x": 1}], {"type": "point"}, {"x": {"field": "x", "type": "quantitative"}}))
@@ -72,17 +93,66 @@ def warm_up() -> threading.Thread:
     return thread
 
 
-def render(plots: list[Plot]) -> list[Plot]:
-    """Fill in each plot's SVG (ids made unique, so that several SVGs can share one page)."""
+class Drawn(list):
+    """The plots, their SVGs filled in; ``left_out`` says why they have none, when they have none."""
+
+    left_out: str | None = None
+
+
+def render(plots: list[Plot]) -> Drawn:
+    """Fill in each plot's SVG (ids made unique, so that several SVGs can share one page); in a child
+    process under an address-space limit, and none at all if that child cannot draw them."""
+    drawn = Drawn(plots)
+    wanted = [plot for plot in plots if plot.rows]
+    limit = address_space_limit()
+    if limit is None:
+        import vl_convert
+
+        svgs = [vl_convert.vegalite_to_svg(plot.spec) for plot in wanted]
+    else:
+        svgs, drawn.left_out = _render_in_child([plot.spec for plot in wanted], limit)
+    for plot, svg in zip(wanted, svgs, strict=False):  # no SVGs at all when they are left out
+        plot.svg = _unique_ids(svg, f"p{next(_IDS)}-").replace(
+            "<svg ", f'<svg aria-labelledby="{plot.key}-title {plot.key}-alt" ', 1
+        )
+    return drawn
+
+
+CHILD = "from gradekit.pages.report.plots import _child; _child()"
+
+
+def _render_in_child(specs: list[dict], limit: int) -> tuple[list[str], str | None]:
+    """The SVGs of ``specs`` drawn by a child process, or none and why."""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD], input=json.dumps(specs), capture_output=True, text=True, timeout=300
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = None
+        failure = f"the child that draws them failed ({exc})"
+    if proc is not None and proc.returncode == 0:
+        try:
+            svgs = json.loads(proc.stdout)
+            if isinstance(svgs, list) and len(svgs) == len(specs):
+                return svgs, None
+        except ValueError:
+            pass
+        failure = "the child that draws them answered nothing readable"
+    elif proc is not None:
+        code = proc.returncode
+        failure = f"vl-convert's JavaScript engine died ({f'signal {-code}' if code < 0 else f'exit {code}'})"
+    return [], (
+        f"plots left out: {failure} under this address-space limit (ulimit -v {limit // 1024} KiB); "
+        "every plot's data table is shown instead"
+    )
+
+
+def _child() -> None:
+    """Draw the specs read from stdin, write their SVGs to stdout (both JSON lists)."""
     import vl_convert
 
-    for plot in plots:
-        if plot.rows:
-            svg = vl_convert.vegalite_to_svg(plot.spec)
-            plot.svg = _unique_ids(svg, f"p{next(_IDS)}-").replace(
-                "<svg ", f'<svg aria-labelledby="{plot.key}-title {plot.key}-alt" ', 1
-            )
-    return plots
+    specs = json.load(sys.stdin)
+    json.dump([vl_convert.vegalite_to_svg(spec) for spec in specs], sys.stdout)
 
 
 def _unique_ids(svg: str, prefix: str) -> str:
@@ -328,7 +398,7 @@ def _clip(text: str, size: int) -> str:
     return text if len(text) <= size else text[: size - 1] + "…"
 
 
-def all_plots(report: dict) -> list[Plot]:
+def all_plots(report: dict) -> Drawn:
     scores = report["scores"]
     plots = [score_histogram("total", "Total scores", scores["total"]["histogram"], scores["possible"])]
     for nb in scores["notebooks"]:

@@ -1,0 +1,36 @@
+"""``gradekit doctor``: check the course's deployment: one line per problem, with the command that fixes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gradekit.cli.common import course_of
+
+STUDENT_PYTHON = Path("/opt/gradekit/venv/bin/python")  # where `make deploy` installs the students' side
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "doctor",
+        help="check the deployment: is the course private, the exchange sound, gradekit importable by students?",
+    )
+    p.add_argument(
+        "--student-python",
+        metavar="PATH",
+        help=f"the Python the students' nbgrader runs (default: {STUDENT_PYTHON} when it exists)",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from gradekit.handout.doctor import diagnose
+
+    course = course_of(args)
+    python = Path(args.student_python) if args.student_python else (STUDENT_PYTHON if STUDENT_PYTHON.exists() else None)
+    problems = diagnose(course, python)
+    for problem in problems:
+        print(problem.line())
+    if not problems:
+        checked = "the course, the exchange" + (f" and {python}" if python else "")
+        print(f"{course.course_id}: nothing to fix ({checked} checked)")
+    return 1 if problems else 0

@@ -1,0 +1,209 @@
+"""``gradekit doctor``: is this course's deployment private and sound? One line per problem, with its fix.
+
+the course      source/, autograder/, solutions/, .gradekit/ (the secret, the ledger, the kept
+                hand-ins) and the gradebook: no other account may read them. A path is readable
+                by another account when every folder above it lets others through and it lets
+                others read (its mode, or an ACL entry for another account)
+the exchange    the modes of gradekit.handout.layout: a root nobody can rename a course out of,
+                an inbound/ nobody lists, releases and feedback pages for one student each,
+                submissions that are their student's and the staff's alone
+the students    the Python the students run can import gradekit's exchange classes (a package,
+                never the course directory), and the collect class judges by owner
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from gradekit.handout import layout
+
+
+@dataclass
+class Problem:
+    what: str
+    fix: str
+
+    def line(self) -> str:
+        return f"{self.what}; fix: {self.fix}"
+
+
+def _others_can(path: Path, bits: int, allowed: frozenset[int] = frozenset()) -> bool:
+    """Whether an account that is neither the owner nor in the group has ``bits`` (stat.S_IROTH...)
+    on ``path``, or an ACL entry gives another account (one not in ``allowed``) read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    readers = set(layout.acl_readers(path)) - {st.st_uid} - allowed
+    return bool(st.st_mode & bits) or bool(readers)
+
+
+def reachable(path: Path) -> bool:
+    """Every folder above ``path`` lets other accounts through."""
+    for parent in list(Path(path).resolve().parents)[::-1]:
+        if not _others_can(parent, stat.S_IXOTH):
+            return False
+    return True
+
+
+def course_problems(course) -> list[Problem]:
+    out: list[Problem] = []
+    root = course.root
+    private = [root / "source", root / "autograder", root / "solutions", root / ".gradekit"]
+    db = course.db_url.removeprefix("sqlite:///") if course.db_url.startswith("sqlite:///") else None
+    if db:
+        private.append(Path(db))
+    if not reachable(root) or not _others_can(root, stat.S_IXOTH):
+        return out  # nobody else even gets to the course directory
+    for path in private:
+        if path.exists() and _others_can(path, stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0)):
+            name = path.relative_to(root) if path.is_relative_to(root) else path
+            out.append(
+                Problem(
+                    f"{name} can be read by other accounts (the reference, the graders, the secret or the grades)",
+                    f"chmod 0700 {root}   # the course directory: the instructor's alone",
+                )
+            )
+            break
+    return out
+
+
+def exchange_problems(course) -> list[Problem]:
+    out = []
+    root = layout.exchange_root(course)
+    here = layout.course_exchange(course)
+    if not root.exists():
+        return [Problem(f"no exchange at {root}", f"gradekit release ASSIGNMENT (creates {root} 1777)")]
+    problem = layout.root_problem(root)
+    if problem:
+        out.append(Problem(problem, f"chmod 1777 {root}"))
+    inbound = here / "inbound"
+    if inbound.exists() and layout.mode_of(inbound) != layout.INBOUND_MODE:
+        out.append(
+            Problem(
+                f"{inbound} is {oct(layout.mode_of(inbound) or 0)}, not 3753: students could list or "
+                "remove each other's submissions",
+                "gradekit release ASSIGNMENT (sets it)",
+            )
+        )
+    for folder in sorted((here / "outbound").glob("*")) if (here / "outbound").is_dir() else []:
+        if layout.mode_of(folder) != layout.ASSIGNMENT_MODE:
+            out.append(
+                Problem(
+                    f"{folder} is {oct(layout.mode_of(folder) or 0)}, not 0711: students could list each "
+                    "other's releases",
+                    f"chmod 0711 {folder}",
+                )
+            )
+        for student in sorted(folder.iterdir()) if os.access(folder, os.R_OK) else []:
+            uid = _uid(student.name)
+            if uid is not None and _others_can(student, stat.S_IROTH | stat.S_IXOTH, frozenset({uid})):
+                out.append(
+                    Problem(
+                        f"{student} can be read by every account",
+                        f"gradekit release {folder.name} --force (as root, or where ACLs work)",
+                    )
+                )
+    feedback = here / "feedback"
+    if feedback.exists():
+        if layout.mode_of(feedback) not in (layout.FEEDBACK_MODE, None):
+            out.append(
+                Problem(
+                    f"{feedback} is {oct(layout.mode_of(feedback) or 0)}, not 0711: students could list "
+                    "the feedback pages",
+                    f"chmod 0711 {feedback}",
+                )
+            )
+        readable = [p for p in feedback.glob("*.html") if stat.S_IMODE(p.stat().st_mode) & stat.S_IROTH]
+        if readable:
+            out.append(
+                Problem(
+                    f"{len(readable)} feedback page(s) in {feedback} can be read by every account "
+                    "(their hashed names are the only secret)",
+                    "nbgrader release_feedback ASSIGNMENT as root, or on a file system with ACLs",
+                )
+            )
+    if inbound.exists() and os.access(inbound, os.R_OK):
+        open_ones = [
+            p
+            for p in inbound.iterdir()
+            if p.is_dir() and not p.is_symlink() and stat.S_IMODE(os.lstat(p).st_mode) & stat.S_IWOTH
+        ]
+        if open_ones:
+            out.append(
+                Problem(
+                    f"{len(open_ones)} submission(s) in {inbound} can be changed by every account (handed "
+                    "in with nbgrader's own submit)",
+                    "gradekit student-config > /etc/jupyter/nbgrader_config.py (gradekit's submit class)",
+                )
+            )
+    return out
+
+
+def _uid(student: str) -> int | None:
+    """The account of a student who has one of their own (else nothing of theirs can be private)."""
+    try:
+        return pwd.getpwnam(student).pw_uid
+    except KeyError:
+        return None
+
+
+def student_problems(course, python: Path | None) -> list[Problem]:
+    out = []
+    trust = (course.config or {}).get("GradekitCollect", {}).get("trust_names", False)
+    if trust:
+        out.append(
+            Problem(
+                "c.GradekitCollect.trust_names is on: a submission counts for whatever name it carries, "
+                "whoever handed it in",
+                "remove it from nbgrader_config.py (it is for one account that simulates a class)",
+            )
+        )
+    collect = str((course.config or {}).get("ExchangeFactory", {}).get("collect", ""))
+    if not collect.endswith("GradekitCollect"):
+        out.append(
+            Problem(
+                "nbgrader collect is nbgrader's own: it files a submission under the name it carries and "
+                "takes its time from timestamp.txt",
+                'c.ExchangeFactory.collect = "gradekit.handout.collect.GradekitCollect" in nbgrader_config.py',
+            )
+        )
+    if python is None:
+        return out
+    if not python.exists():
+        return [*out, Problem(f"{python} does not exist", "make deploy (or install gradekit into the students' venv)")]
+    if Path(os.path.abspath(python)).is_relative_to(course.root.resolve()) or python.resolve().is_relative_to(
+        course.root.resolve()
+    ):  # a venv's bin/python is a symlink out of it: the path itself says where the venv is
+        out.append(
+            Problem(
+                f"the students' Python {python} lives in the course directory: students would need to read it",
+                "install gradekit as a package in a venv outside the course (make deploy)",
+            )
+        )
+    if os.geteuid() == 0:
+        probe = subprocess.run(
+            ["runuser", "-u", "nobody", "--", str(python), "-c", "import gradekit.handout.exchange"],
+            capture_output=True,
+            text=True,
+        )
+        if probe.returncode != 0:
+            why = (probe.stderr.strip().splitlines() or ["it fails"])[-1][:160]
+            out.append(
+                Problem(
+                    f"another account cannot import gradekit's exchange classes with {python} ({why})",
+                    "make deploy (a venv on the system's Python, readable by every account)",
+                )
+            )
+    elif not reachable(python) or not os.access(python.resolve(), os.X_OK):
+        out.append(Problem(f"{python} is not reachable by other accounts", "make deploy"))
+    return out
+
+
+def diagnose(course, python: Path | None = None) -> list[Problem]:
+    return course_problems(course) + exchange_problems(course) + student_problems(course, python)

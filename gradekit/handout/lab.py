@@ -1,0 +1,93 @@
+"""What gradekit adds to a student's JupyterLab (a Jupyter server extension): Validate in one line a cell.
+
+nbgrader's Validate button runs the notebook and shows, for every failed cell,
+its source and the error's whole traceback -- on a notebook just fetched, a
+dialog of tracebacks. With this extension loaded in the student's server
+(``c.ServerApp.jpserver_extensions = {"gradekit.handout.lab": True}``, which
+``gradekit student-config --dir`` writes), each failed cell is one line, in the
+student's language (the notebook's ``metadata.gradekit.language``): its
+exercise, and what is still to do -- "write your code in place of
+``raise NotImplementedError()``", "write your answer" -- or the visible
+check's own message.
+"""
+
+from __future__ import annotations
+
+import html
+
+from nbgrader.validator import Validator
+
+from gradekit.i18n.text import _
+from gradekit.notebook.cells import is_solution, is_test
+from gradekit.notebook.exercises import headings
+
+STUB = "NotImplementedError"
+
+
+class GradekitValidator(Validator):
+    """nbgrader's Validator, saying one line per failed cell (see the module's docstring)."""
+
+    def validate(self, filename: str):
+        self._cells: list[tuple[str, str]] = []
+        results = super().validate(filename)
+        failed = results.get("failed")
+        if failed and self._cells:
+            # the Lab's dialog sets "error" as HTML (nbgrader sends a traceback turned into HTML) and "source" as text
+            results["failed"] = [
+                {"source": title, "error": html.escape(line), "raw_error": line} for title, line in self._cells
+            ]
+        return results
+
+    def _get_failed_cells(self, nb):
+        failed = super()._get_failed_cells(nb)
+        from gradekit.i18n.catalogs import translator
+
+        language = (nb.metadata.get("gradekit") or {}).get("language", "en")
+        say = translator(None, None, language)
+        titles = headings(nb)
+        self._cells = [(self._title(nb, cell, titles), self._todo(nb, cell).render(say)) for cell in failed]
+        return failed
+
+    @staticmethod
+    def _title(nb, cell, titles) -> str:
+        gid = (cell.metadata.get("nbgrader") or {}).get("grade_id", "")
+        heading = titles.get(gid)
+        return f"{heading.title} ({gid})" if heading is not None else gid
+
+    @staticmethod
+    def _todo(nb, cell):
+        """What the student still has to do for ``cell``, in one line."""
+        if is_solution(cell) and not is_test(cell):
+            return _("still to do: write your answer")
+        index = nb.cells.index(cell)
+        answer = next((c for c in reversed(nb.cells[:index]) if is_solution(c)), None)
+        if answer is not None and STUB in answer.source:
+            return _("still to do: write your code in place of raise NotImplementedError()")
+        error = next((o for o in reversed(cell.get("outputs", [])) if o.get("output_type") == "error"), None)
+        if error is None:
+            return _("a check did not pass")
+        message = (str(error.get("evalue", "")).strip().splitlines() or [""])[0][:300]
+        if error.get("ename") == STUB:
+            return _("still to do: write your code in place of raise NotImplementedError()")
+        return (
+            _("{kind}: {message}").format(kind=error.get("ename", "Error"), message=message)
+            if message
+            else _("{kind} in a check").format(kind=error.get("ename", "Error"))
+        )
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "gradekit.handout.lab"}]
+
+
+def _load_jupyter_server_extension(serverapp) -> None:
+    """Make the Validate button's handler use gradekit's validator."""
+    try:
+        from nbgrader.server_extensions.validate_assignment import handlers
+    except ImportError:  # nbgrader's validate extension is not installed here: nothing to change
+        return
+    handlers.Validator = GradekitValidator
+    serverapp.log.info("gradekit: Validate says one line per failed cell")
+
+
+load_jupyter_server_extension = _load_jupyter_server_extension  # the name older servers look for

@@ -1,0 +1,60 @@
+"""The course's rules for live grading, from ``c.Gradekit`` in nbgrader_config.py.
+
+    attempts        graded hand-ins per student and assignment (0: no limit); later ones are received,
+                    recorded and not graded
+    min_interval    seconds between a student's graded hand-ins: one that arrives sooner waits, and a
+                    newer one arriving meanwhile replaces it (a flood is throttled, not graded)
+    counts          the attempt that counts: "last" (nbgrader's rule) or "best"
+    before_due      what a student sees of an attempt before the due date: "full" feedback, the
+                    "score" only, or "received" only
+    hidden          notebooks and grade ids whose correctness stays hidden until the due date (the
+                    course's ``hidden_until_due`` and its multiple-choice ``choice_cells``): instant
+                    feedback on an answer that is a value is an oracle -- a student could hand in until
+                    a number is right
+
+After the due date everything shows, and nbgrader's late penalty applies as in
+``autograde``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Policy:
+    attempts: int = 0
+    min_interval: float = 0.0
+    counts: str = "last"
+    before_due: str = "full"
+    hidden: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, course) -> Policy:
+        s = course.settings
+        return cls(
+            attempts=int(getattr(s, "attempts", 0) or 0),
+            min_interval=float(getattr(s, "min_interval", 0.0) or 0.0),
+            counts=str(getattr(s, "counts", "last") or "last"),
+            before_due=str(getattr(s, "before_due", "full") or "full"),
+            hidden=frozenset(
+                [*(getattr(s, "hidden_until_due", None) or []), *(getattr(s, "choice_cells", None) or [])]
+            ),
+        )
+
+    def may_grade(self, graded: int) -> bool:
+        """Whether one more hand-in is graded when ``graded`` have been."""
+        return not self.attempts or graded < self.attempts
+
+    def wait(self, last_graded: dt.datetime | None, now: dt.datetime) -> float:
+        """Seconds a hand-in must wait before it is graded (0: now)."""
+        if not self.min_interval or last_graded is None:
+            return 0.0
+        return max(0.0, self.min_interval - (now - last_graded).total_seconds())
+
+    def counting(self, graded: list[tuple[int, float]]) -> int:
+        """The attempt that counts among ``graded`` (attempt, score) pairs, oldest first."""
+        if self.counts == "best":
+            return max(graded, key=lambda pair: (pair[1], pair[0]))[0]  # a tie: the later one
+        return graded[-1][0]

@@ -1,0 +1,474 @@
+"""``gradekit serve``: every hand-in graded and its feedback released seconds after Submit.
+
+For each new folder in the exchange's inbound/ (a watcher's event, or a full look):
+
+    1. who and when   the hand-in is read as collect reads it (gradekit.intake.inbound: the account
+                      that owns it, the time it arrived, its files through descriptors) and recorded
+                      in the ledger at first sight (its attempt number, its receipt), or refused;
+    2. the policy     a student's attempts, the time between them, which counts (service.policy);
+                      one queue per student, served in turn (service.queues);
+    3. grading        the hand-in, kept as its attempt, graded on the assignment's runner, which stays
+                      warm between submissions (its graders collected, its sandboxes up);
+    4. recording      the attempt that counts installed as submitted/ and autograded/ and written to
+                      the gradebook;
+    5. feedback       this attempt's page, as the policy shows it before the due date, released into
+                      the exchange under nbgrader's name for it: ``nbgrader fetch_feedback`` and the Lab
+                      tab's Fetch Feedback find it.
+
+One line per event on stdout. What the ledger holds makes it safe to kill:
+on a restart, every hand-in not yet settled is graded (once -- its attempt
+number was fixed at first sight, and a grading recorded twice writes nothing
+new), and whatever arrived meanwhile is found by the first full look. A course
+failure stops the service: one line, exit 3, nothing more recorded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import queue
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+from gradekit.course import Course
+from gradekit.errors import CourseFailure, UsageError
+from gradekit.grading.options import Options
+from gradekit.handout.layout import course_exchange
+from gradekit.i18n.text import _
+from gradekit.service import attempts
+from gradekit.service.policy import Policy
+from gradekit.service.queues import Queues, Waiting
+from gradekit.service.watch import Watcher
+
+QUIET = 5.0  # seconds after its last change a folder with nbgrader's final mode missing is taken as complete
+WARM = 1_000  # the runner is sized as for a large class: one worker per core
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def released(course: Course) -> list[str]:
+    """The assignments released to the exchange (outbound/<assignment>/ exists)."""
+    outbound = course_exchange(course) / "outbound"
+    return sorted(p.name for p in outbound.iterdir() if p.is_dir()) if outbound.is_dir() else []
+
+
+class Service:
+    """The live grader of one course (see the module's docstring)."""
+
+    def __init__(
+        self, course: Course, assignments: list[str], options: Options = Options(), poll: float = 0.0, out=None
+    ):
+        self.course, self.assignments, self.options, self.poll = course, assignments, options, poll
+        self.out = out or sys.stdout
+        self.stop = threading.Event()
+        self.policy = Policy.of(course)
+        self.inbound = course_exchange(course) / "inbound"
+        self.feedback_dir = course_exchange(course) / "feedback"
+        trust = (course.config or {}).get("GradekitCollect", {}).get("trust_names", False)
+        self.trust_names = bool(trust)
+        self.queues = Queues(newest_only=self.policy.min_interval > 0)
+        self.inflight: dict[tuple[str, str], tuple] = {}
+        self.incomplete: dict[str, float] = {}  # name -> when it was first seen incomplete
+        self.requests: queue.Queue = queue.Queue()
+        self.batches: list[dict] = []
+        self.graded = 0
+        self._dues: dict[str, tuple[dt.datetime | None, float]] = {}
+
+    # -- the command --------------------------------------------------------------------------
+    def run(self) -> int:
+        # a plain flag: a handler that took a lock (Event.set) could interrupt the main thread holding it
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._on_signal)
+        if not self.inbound.is_dir():
+            raise UsageError(
+                f"no exchange for {self.course.course_id} at {self.inbound.parent}: release an assignment "
+                "first (gradekit release ASSIGNMENT)"
+            )
+        with self.course.lock("serve"), self.course.lock("autograde"):
+            self._start()
+            try:
+                while not self._stopping:
+                    self._step()
+            finally:
+                self.stop.set()
+                self._close()
+        self.say(f"stopped: {self.graded} hand-in(s) graded")
+        return 0
+
+    _stopping = False
+
+    def _on_signal(self, signum, frame) -> None:
+        self._stopping = True
+
+    def say(self, line: str) -> None:
+        print(f"{_now():%H:%M:%S} {line}", file=self.out, flush=True)
+
+    # -- start and stop -------------------------------------------------------------------------
+    def _start(self) -> None:
+        from gradekit.gradebook.write import Recorder
+        from gradekit.intake.identity import Identities
+        from gradekit.intake.ledger import Ledger
+        from gradekit.runners.batch import make_runner, require_sandbox
+
+        require_sandbox(self.options)
+        import gradekit.pages.feedback  # noqa: F401 - imported now, not at the first hand-in
+        from gradekit.pages import look
+
+        look.environment().get_template("feedback.html")
+        self.ledger = Ledger(self.course)
+        self.identities = Identities.of(self.course)
+        self.runners = {}
+        self.recorders = {}
+        for assignment in self.assignments:
+            self.course.source_of(assignment)
+            runner = make_runner(self.course, assignment, self.options, WARM)
+            runner.start()  # its fork server loads the assignment now, not at the first hand-in
+            runner.warm()
+            self.runners[assignment] = runner
+            self.recorders[assignment] = Recorder(self.course, assignment)
+        self.watcher = Watcher(self.inbound, self.poll)
+        self.watcher.start()
+        self._listen()
+        for entry in self.ledger.unsettled(self.assignments):  # a restart: what was not graded yet
+            self._queue(entry, resumed=True)
+        self.say(
+            f"serving {', '.join(self.assignments)} of {self.course.course_id}: watching {self.inbound} "
+            f"({f'polling every {self.poll:g} s' if self.poll else 'inotify'})"
+        )
+
+    def _close(self) -> None:
+        self.watcher.stop()
+        for runner in self.runners.values():
+            runner.close()
+        for recorder in self.recorders.values():
+            recorder.close()
+        self.ledger.close()
+        self._listener.close()
+        Path(self._listener_path).unlink(missing_ok=True)
+
+    def _listen(self) -> None:
+        from gradekit.service import control
+
+        path = control.path_of(self.course)
+        path.unlink(missing_ok=True)
+        self._listener_path = str(path)
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._listener.bind(str(path))
+        os.chmod(path, 0o600)
+        self._listener.listen(8)
+
+        def accept() -> None:
+            while not self.stop.is_set():
+                try:
+                    conn, _ = self._listener.accept()
+                except OSError:
+                    return
+                message = control.read_request(conn)
+                if message is None:
+                    conn.close()
+                    continue
+                self.requests.put((message, conn))
+
+        threading.Thread(target=accept, name="gradekit-serve-control", daemon=True).start()
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def _step(self) -> None:
+        names = self._events(timeout=0.02)
+        for name in names:
+            self._look(name)
+        self._recheck_incomplete()
+        self._dispatch()
+        self._requests()
+        for runner in self.runners.values():
+            while (outcome := runner.next_outcome(timeout=0)) is not None:
+                self._finish(outcome)
+
+    def _events(self, timeout: float) -> list[str]:
+        names: list[str] = []
+        try:
+            first = self.watcher.names.get(timeout=timeout)
+        except queue.Empty:
+            return names
+        pending = [first]
+        while True:
+            try:
+                pending.append(self.watcher.names.get_nowait())
+            except queue.Empty:
+                break
+        if None in pending:  # a full look
+            try:
+                return sorted(os.listdir(self.inbound))
+            except OSError:
+                return names
+        return list(dict.fromkeys(n for n in pending if n is not None))
+
+    def _look(self, name: str) -> None:
+        """A folder of inbound/ that appeared or changed."""
+        from gradekit.intake.inbound import parse_name, read_handin
+        from gradekit.intake.ledger import report_lines
+
+        parsed = parse_name(name)
+        if parsed is None or parsed[1] not in self.assignments:
+            return
+        if not self._complete(name):
+            self.incomplete.setdefault(name, time.monotonic())
+            return
+        self.incomplete.pop(name, None)
+        handin = read_handin(self.inbound, name, self.identities, trust_names=self.trust_names)
+        entry = self.ledger.see(handin)
+        if entry.new or entry.changed:
+            for line in report_lines(entry, self.ledger.tolerance):
+                self.say(line)
+        if entry.new and entry.accepted:
+            self.say(f"received {entry.student} {entry.assignment} (hand-in {entry.attempt}, {entry.receipt})")
+        if entry.new and entry.accepted:
+            self._queue(entry)
+
+    def _complete(self, name: str) -> bool:
+        """Whether nbgrader's submit has finished writing the folder: its last step gives the folder
+        group permissions (gradekit's 0770, nbgrader's 0777); one without them counts once it has
+        been quiet for a while (a submit that died half-way, another tool)."""
+        try:
+            st = os.lstat(self.inbound / name)
+        except OSError:
+            return True  # gone, or not readable: judged (and refused) as it is
+        return bool(st.st_mode & 0o070) or time.time() - st.st_ctime >= QUIET
+
+    def _recheck_incomplete(self) -> None:
+        for name in list(self.incomplete):
+            if self._complete(name):
+                self._look(name)
+
+    def _queue(self, entry, resumed: bool = False) -> None:
+        graded = self.ledger.graded_attempts(entry.assignment, entry.student)
+        if not self.policy.may_grade(len(graded)):
+            self.ledger.settle(entry, "over the limit")
+            self.say(
+                f"not graded: {entry.student} {entry.assignment} hand-in {entry.attempt}: all "
+                f"{self.policy.attempts} attempts used"
+            )
+            return
+        last = dt.datetime.fromisoformat(graded[-1].graded) if graded and graded[-1].graded else None
+        now = _now()
+        wait = self.policy.wait(last, now)
+        superseded = self.queues.put(
+            Waiting((entry.assignment, entry.student), entry, now + dt.timedelta(seconds=wait))
+        )
+        for older in superseded:
+            self.ledger.settle(older, "superseded")
+            self.say(
+                f"superseded: {older.student} {older.assignment} hand-in {older.attempt}, by hand-in "
+                f"{entry.attempt} (one graded at most every {self.policy.min_interval:g} s)"
+            )
+        if resumed:
+            self.say(f"resumed {entry.student} {entry.assignment} hand-in {entry.attempt}")
+
+    def _dispatch(self) -> None:
+        from gradekit.runners.base import Job
+
+        for waiting in self.queues.ready(_now()):
+            entry = waiting.entry
+            assert entry.student is not None  # an accepted hand-in counts for a student
+            base = attempts.stage(self.course, entry, self.ledger.kept(entry))
+            job = Job(entry.student, folder=str(base / "submitted"), out_dir=str(base / "autograded"))
+            self.inflight[waiting.key] = ("attempt", entry, base)
+            self.runners[entry.assignment].submit(job)
+        for batch in self.batches:
+            while batch["todo"]:
+                key = (batch["assignment"], batch["todo"][0])
+                if key in self.queues.busy or key in self.inflight:
+                    break
+                batch["todo"].pop(0)
+                self.queues.busy.add(key)
+                self.inflight[key] = ("batch", batch, None)
+                self.runners[batch["assignment"]].submit(Job(key[1]))
+
+    # -- an outcome -------------------------------------------------------------------------------
+    def _finish(self, outcome) -> None:
+        key = (outcome.result.assignment, outcome.job.student)
+        kind, what, base = self.inflight.pop(key)
+        try:
+            if kind == "attempt":
+                self._settle_attempt(what, base, outcome.result)
+            else:
+                self._settle_batch(what, outcome.result)
+        finally:
+            self.queues.done(key)
+
+    def _settle_attempt(self, entry, base: Path, result) -> None:
+        from gradekit.results import RESULTS_FILE, load
+
+        assignment, student = entry.assignment, entry.student
+        graded = [(e.attempt or 0, e.score or 0.0) for e in self.ledger.graded_attempts(assignment, student)]
+        graded.append((entry.attempt or 0, result.score))
+        counting = self.policy.counting(graded)
+        attempts.install(self.course, assignment, student, counting)
+        record = (
+            result
+            if counting == entry.attempt
+            else load(attempts.folder(self.course, assignment, student, counting) / "autograded" / RESULTS_FILE)
+        )
+        if record is not None:
+            self.recorders[assignment].record(record)
+        number = len(graded)
+        released = self._release(entry, base, result, number, counting, graded)
+        self.ledger.settle(entry, "graded", result.score)
+        self.graded += 1
+        arrived = dt.datetime.fromisoformat(entry.arrived) if entry.arrived else None
+        latency = f", {(_now() - arrived).total_seconds():.2f} s after it arrived" if arrived else ""
+        counts = f"attempt {counting} counts" if counting != entry.attempt else "it counts"
+        self.say(
+            f"graded {student} {assignment} attempt {number}: {result.score:g}/{result.possible:g} "
+            f"({counts}){'' if released else ', feedback not released (no submission secret)'}{latency}"
+        )
+
+    def _release(self, entry, base: Path, result, number: int, counting: int, graded: list) -> bool:
+        """This attempt's feedback pages, as the policy shows them, under nbgrader's names for them."""
+        from gradekit.atomic import atomic_write
+        from gradekit.handout import layout
+        from gradekit.pages.feedback import student_copy, write_feedback
+
+        pages = write_feedback(
+            self.course,
+            result,
+            out_dir=base / "feedback",
+            graded_dir=base / "autograded",
+            disclosure=self._disclosure(entry.assignment, number, counting, graded),
+        )
+        secret_file = base / "submitted" / "submission_secret.txt"
+        if not secret_file.is_file():
+            return False
+        secret = secret_file.read_text()  # as nbgrader reads it
+        uid = self.identities.uid_of(entry.student) if not self.trust_names else None
+        self.feedback_dir.mkdir(mode=0o711, exist_ok=True)
+        for page in pages:
+            target = self.feedback_dir / layout.feedback_name(secret, page.stem)
+            atomic_write(target, student_copy(page.read_text(encoding="utf-8")))
+            if uid is None or uid == os.getuid():
+                os.chmod(target, 0o644)  # no account of its own: the hashed name is the only secret
+            else:
+                import pwd
+
+                if not layout.give_file(target, uid, pwd.getpwuid(uid).pw_gid):
+                    os.chmod(target, 0o644)
+        return True
+
+    def _disclosure(self, assignment: str, number: int, counting: int, graded: list):
+        from gradekit.pages.feedback import Disclosure
+
+        due = self._due(assignment)
+        limit = self.policy.attempts
+        attempt = _("attempt {k} of {n}").format(k=number, n=limit) if limit else _("attempt {k}").format(k=number)
+        if self.policy.counts == "best":
+            best = next(score for a, score in graded if a == counting)
+            counting_text = _("your best attempt counts: attempt {k} ({score:g} points)").format(
+                k=[a for a, _s in graded].index(counting) + 1, score=best
+            )
+        else:
+            counting_text = _("your last attempt counts")
+        if due is None or _now() > due:
+            return Disclosure("full", frozenset(), "", attempt, counting_text)
+        until = f"{due:%Y-%m-%d %H:%M} UTC"
+        return Disclosure(self.policy.before_due, self.policy.hidden, until, attempt, counting_text)
+
+    def _due(self, assignment: str) -> dt.datetime | None:
+        """The assignment's due date, read again at most every few seconds (an instructor may set it)."""
+        from gradekit.gradebook import sql_read
+
+        cached = self._dues.get(assignment)
+        if cached is not None and time.monotonic() - cached[1] < 5:
+            return cached[0]
+        found = sql_read.duedate(self.course, assignment)
+        if found is None:  # not SQLite: nbgrader's API
+            from gradekit.gradebook.connect import api, open_gradebook
+
+            with open_gradebook(self.course) as gb:
+                try:
+                    found = (gb.find_assignment(assignment).duedate,)
+                except api().MissingEntry:
+                    found = (None,)
+        self._dues[assignment] = (found[0], time.monotonic())
+        return found[0]
+
+    # -- autograde through the service ------------------------------------------------------------
+    def _requests(self) -> None:
+        from gradekit.service import control
+
+        while True:
+            try:
+                message, conn = self.requests.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                batch = self._batch(message, conn)
+            except UsageError as exc:
+                control.send(conn, {"error": str(exc), "exit": exc.exit_code})
+                conn.close()
+                continue
+            control.send(conn, {"start": len(batch["todo"]), "unchanged": len(batch["unchanged"])})
+            for result in batch.pop("unchanged"):
+                control.send(conn, {"result": result.to_dict(), "unchanged": True})
+            if batch["todo"]:
+                self.batches.append(batch)
+            else:
+                self._end_batch(batch)
+
+    def _batch(self, message: dict, conn) -> dict:
+        from gradekit.gradebook import read
+        from gradekit.intake.incremental import unchanged
+        from gradekit.intake.untrusted import submitted_students
+
+        assignment = str(message.get("assignment", ""))
+        if message.get("op") != "autograde" or assignment not in self.assignments:
+            raise UsageError(
+                f"the service does not grade {assignment!r} (it serves {', '.join(self.assignments)}): "
+                "stop it, or start it for that assignment too"
+            )
+        students = [str(s) for s in message.get("students") or []]
+        if students:
+            read.require_students(self.course, students)
+        else:
+            students, _skipped = submitted_students(
+                self.course.root / "submitted", assignment, set(read.students(self.course))
+            )
+        done = {} if message.get("force") else unchanged(self.course, assignment, students)
+        return {
+            "assignment": assignment,
+            "conn": conn,
+            "todo": [s for s in students if s not in done],
+            "unchanged": [done[s] for s in students if s in done],
+            "pending": 0,
+        }
+
+    def _settle_batch(self, batch: dict, result) -> None:
+        from gradekit.service import control
+
+        self.recorders[batch["assignment"]].record(result)
+        control.send(batch["conn"], {"result": result.to_dict()})
+        self.say(f"regraded {result.student} {result.assignment}: {result.score:g}/{result.possible:g}")
+        if not batch["todo"] and not any(k == "batch" and w is batch for k, w, _b in self.inflight.values()):
+            self._end_batch(batch)
+
+    def _end_batch(self, batch: dict) -> None:
+        from gradekit.service import control
+
+        control.send(batch["conn"], {"done": True})
+        batch["conn"].close()
+        if batch in self.batches:
+            self.batches.remove(batch)
+
+
+def serve(course: Course, assignments: list[str], options: Options, poll: float = 0.0) -> int:
+    """``gradekit serve``: run until SIGTERM or SIGINT; a course failure is one line and exit 3."""
+    service = Service(course, assignments, options, poll)
+    try:
+        return service.run()
+    except CourseFailure as exc:
+        service.say(f"stopped: {exc}")
+        raise

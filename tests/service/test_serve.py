@@ -1,0 +1,204 @@
+"""``gradekit serve`` with real Unix students: feedback seconds after Submit, and nothing lost (issue 19).
+
+The students (accounts of their own, the student deployment) hand in with
+nbgrader's stock ``submit`` and fetch with ``fetch_feedback``; the instructor
+(root) runs the service. A resubmission is graded and counts; the attempt limit
+and the hidden-until-due policy hold; ``kill -9`` and a restart grade every
+hand-in exactly once; a second service refuses; ``autograde`` hands its work to
+the running one; a spoofed hand-in is refused as ``collect`` refuses it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+import unix_users
+from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_sources, with_solutions
+from processes import Tracker
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+A = ASSIGNMENT
+STUDENTS = ("gkann", "gkben", "gkcat")
+GRADEKIT, NBGRADER = str(VENV_BIN / "gradekit"), str(VENV_BIN / "nbgrader")
+STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"
+
+
+class Service:
+    """``gradekit serve`` as a child process, its log read line by line."""
+
+    def __init__(self, course: CourseDir, log: Path):
+        self.course, self.log = course, log
+        self.tracker = Tracker(f"serve-{os.getpid()}-{log.stem}", "gkserve")
+        env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
+        self.proc = subprocess.Popen([GRADEKIT, "serve", A], cwd=course.root, env=env, stdout=open(log, "w"),
+                                     stderr=subprocess.STDOUT, preexec_fn=self.tracker.join)
+        self.wait_for("serving ")
+
+    def lines(self) -> list[str]:
+        return self.log.read_text().splitlines()
+
+    def wait_for(self, pattern: str, count: int = 1, timeout: float = 60) -> list[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [line for line in self.lines() if re.search(pattern, line)]
+            if len(found) >= count:
+                return found
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"no {count} x {pattern!r} in the service's log:\n" + "\n".join(self.lines()[-30:]))
+
+    def stop(self, signum=signal.SIGTERM) -> int:
+        self.proc.send_signal(signum)
+        try:
+            return self.proc.wait(30)
+        finally:
+            deadline = time.monotonic() + 15
+            while self.tracker.alive() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            self.left = self.tracker.alive()
+            self.tracker.close()
+
+
+def _put(account, notebook) -> None:
+    path = account.home / A / f"{NOTEBOOK}.ipynb"
+    path.write_text(nbformat.writes(notebook))
+    shutil.chown(path, account.name, account.name)
+
+
+def _fetched(account, timeout: float = 30) -> tuple[float, list[Path]]:
+    """Fetch feedback until a new page arrives; (seconds it took, the pages)."""
+    before = set((account.home / A / "feedback").glob("*/*.html"))
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        account.nbgrader("fetch_feedback", A, check=False)
+        pages = set((account.home / A / "feedback").glob("*/*.html"))
+        if pages - before:
+            return time.monotonic() - started, sorted(pages)
+        time.sleep(0.2)
+    raise AssertionError(f"{account.name}: no new feedback within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory):
+    reason = unix_users.unavailable()
+    if reason:
+        pytest.skip(reason)
+    accounts = {a.name: a for a in unix_users.create(list(STUDENTS))}
+    root = Path("/tmp") / f"gk-serve-exchange-{os.getpid()}"
+    shutil.rmtree(root, ignore_errors=True)
+    course = CourseDir.create(tmp_path_factory.mktemp("serve") / "course", STUDENTS)
+    with open(course.root / "nbgrader_config.py", "a") as fh:
+        fh.write(f'\nc.Exchange.root = "{root}"\nc.Gradekit.attempts = 4\n'
+                 'c.Gradekit.hidden_until_due = ["test_kv_cache", "test_kv_cache_decode"]\n')
+    try:
+        course.generate()
+        course.run(GRADEKIT, "release", A)
+        due = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=7)
+        course.run(NBGRADER, "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
+        config = course.run(GRADEKIT, "student-config").stdout
+        for account in accounts.values():
+            account.write_config(config)
+            account.nbgrader("fetch_assignment", A)
+        yield SimpleNamespace(course=course, root=root, inbound=root / "transformers101" / "inbound", **accounts)
+    finally:
+        unix_users.remove(list(STUDENTS))
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_feedback_seconds_after_submit_and_a_resubmission_counts(klass, tmp_path):
+    x = klass
+    service = Service(x.course, tmp_path / "serve.log")
+    try:
+        key = x.course.answer_key("gkann")
+        _put(x.gkann, with_solutions(key, known_sources("mistakes/softmax_wrong_axis")))
+        x.gkann.nbgrader("submit", A)
+        took, pages = _fetched(x.gkann)
+        page = pages[-1].read_text()
+        assert "normalised along axis 0 whatever" in page and "attempt 1 of 4" in page
+        service.wait_for(r"graded gkann .* attempt 1: 17/20 .* s after it arrived")   # bench/ times it
+        # the hidden cells: graded, but neither right nor wrong on the page before the due date
+        assert "Checked after the due date" in page and "Score so far" in page
+        time.sleep(1.1)   # nbgrader names a hand-in by the second
+        _put(x.gkann, key)
+        x.gkann.nbgrader("submit", A)
+        took, pages = _fetched(x.gkann)
+        assert "attempt 2 of 4" in pages[-1].read_text() and "your last attempt counts" in pages[-1].read_text()
+        service.wait_for(r"graded gkann .* attempt 2: 20/20 \(it counts\)")
+        assert x.course.results(["gkann"])["gkann"].score == 20      # the gradebook's record: the last
+        with x.course.gradebook() as gb:
+            assert gb.find_submission(A, "gkann").score == 20
+        # autograde hands its work to the running service
+        out = x.course.run(GRADEKIT, "autograde", A, "--force").stdout
+        assert "graded by the running service" in out, out
+        service.wait_for(r"regraded gkann")
+        second = x.course.run(GRADEKIT, "serve", A, check=False)
+        assert second.returncode == 2 and "another `gradekit serve` is running" in second.stderr
+        # attempts 3 and 4 are graded, the fifth is not
+        for _ in range(3):
+            time.sleep(1.1)
+            x.gkann.nbgrader("submit", A)
+        service.wait_for(r"graded gkann .* attempt 4")
+        service.wait_for(r"not graded: gkann .*all 4 attempts used")
+    finally:
+        assert service.stop() == 0
+    assert not service.left, service.left
+
+
+def test_kill_9_loses_nothing_and_counts_nothing_twice(klass, tmp_path):
+    x = klass
+    service = Service(x.course, tmp_path / "first.log")
+    for who in (x.gkben, x.gkcat):
+        _put(who, x.course.answer_key(who.name))
+    x.gkben.nbgrader("submit", A)
+    service.wait_for(r"received gkben")
+    service.stop(signal.SIGKILL)        # as it grades gkben, or just after
+    assert not service.left, f"left running after kill -9: {service.left}"
+    x.gkcat.nbgrader("submit", A)       # while no service runs
+    time.sleep(1.1)
+    x.gkben.nbgrader("submit", A)
+    again = Service(x.course, tmp_path / "second.log")
+    try:
+        again.wait_for(r"graded gkben .* attempt 2", timeout=60)
+        again.wait_for(r"graded gkcat .* attempt 1", timeout=60)
+    finally:
+        again.stop()
+    logs = (tmp_path / "first.log").read_text() + (tmp_path / "second.log").read_text()
+    graded = re.findall(r"graded (\w+) \S+ attempt (\d+)", logs)
+    assert sorted(set(graded)) == sorted(graded), f"graded twice: {graded}"
+    assert {("gkben", "1"), ("gkben", "2"), ("gkcat", "1")} <= set(graded)
+    results = x.course.results(["gkben", "gkcat"])
+    assert results["gkben"].attempt == 2 and results["gkcat"].score == 20
+    from gradekit.course import Course
+    from gradekit.intake.ledger import Ledger
+
+    with Ledger(Course.load(x.course.root)) as ledger:   # every hand-in settled, once
+        entries = [e for e in ledger.entries(A) if e.student in ("gkben", "gkcat")]
+    assert [(e.student, e.attempt, e.fate) for e in entries] == \
+        [("gkben", 1, "graded"), ("gkcat", 1, "graded"), ("gkben", 2, "graded")]
+
+
+def test_a_spoofed_hand_in_is_refused_by_the_service(klass, tmp_path):
+    x = klass
+    service = Service(x.course, tmp_path / "serve.log")
+    try:
+        later = (dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) + dt.timedelta(minutes=5)).strftime(STAMP)
+        spoof = x.inbound / f"gkcat+{A}+{later}+spoofed"
+        x.gkben.run("sh", "-c", f"mkdir '{spoof}' && cp ~/{A}/{NOTEBOOK}.ipynb '{spoof}/' && chmod 770 '{spoof}'")
+        line = service.wait_for(r"another student's name")[0]
+        assert "gkcat" in line and "gkben" in line
+        time.sleep(1)
+    finally:
+        service.stop()
+    assert x.course.results(["gkcat"])["gkcat"].score == 20           # the victim keeps their grade

@@ -15,7 +15,9 @@ import time
 import numpy as np
 import pytest
 
-from gradekit.errors import StudentFailure
+from gradekit.errors import Mismatch, StudentFailure
+from gradekit.graders import check
+from gradekit.graders.relations import DEEP_SEARCHES
 from gradekit.graders.student import GiveUp, Results, Student, StudentFunction, call
 from gradekit.sandbox.bwrap import bwrap_path
 from gradekit.sandbox.client import Sandbox
@@ -52,6 +54,10 @@ CODE = textwrap.dedent('''
     def same(x, scale=1):
         return x
 
+    def ignores_k(q, k):
+        made.append("ignores_k")
+        return np.sin(q)           # the right one is sin(q) * (1 + k**2): k is left out
+
     class Box:
         def __init__(self):
             self.items = []
@@ -76,6 +82,10 @@ class Reference:
     def softmax(x):
         e = np.exp(x - np.max(x))
         return e / e.sum()
+
+    @staticmethod
+    def ignores_k(q, k):
+        return np.sin(q) * (1 + k**2)
 
 
 class Counting(Sandbox):
@@ -275,3 +285,29 @@ def test_a_method_of_an_object_lost_in_a_restart_is_lost(sandbox, first):
     # the first look after the crash meets a process that never knew the object; then it is known lost
     assert messages == ["calling `Box.put` raised ProtocolError: unknown handle",
                         "calling `Box.put` raised Lost: this object was lost when the student's code was restarted"]
+
+
+def test_the_relation_search_calls_a_mapped_function_again_within_the_notebooks_budget(sandbox):
+    """A value read from a map is checked as a single call's: the independence probe calls the
+    student's function again (one call each, q or k changed) and finds the output does not depend on
+    k; the notebook's count of such searches (GiveUp.searched) bounds them to DEEP_SEARCHES a cell."""
+    student = _student(sandbox)
+    student._give_up.cell = "test_cell"
+    rng = np.random.default_rng(7)
+    inputs = [(rng.normal(size=(3, 4)), rng.normal(size=(3, 4))) for _ in range(DEEP_SEARCHES + 1)]
+    results = student.ignores_k.map([call(q, k) for q, k in inputs])
+    assert sandbox.call("calls") == ["ignores_k"] * len(inputs)
+    found = []
+    for (q, k), got in zip(inputs, results, strict=True):
+        before = len(sandbox.call("calls"))
+        with pytest.raises(Mismatch) as failed:
+            check.array(got, Reference.ignores_k(q, k), what="ignores_k(q, k)",
+                        call=check.Call(student.ignores_k, Reference.ignores_k, dict(q=q, k=k)))
+        evidence = failed.value.relations
+        assert evidence is not None
+        found.append((evidence["holds"].get("ignores_k#0|independent|k"), "ignores_k#0|independent|q" in evidence["holds"],
+                      len(sandbox.call("calls")) - before))
+    deep = [({}, False, 2)] * DEEP_SEARCHES  # holds (no detail), not for q; two calls made again (q, k changed)
+    assert found[:DEEP_SEARCHES] == deep, found
+    assert found[DEEP_SEARCHES] == (None, False, 0)  # over the budget: not called again
+    assert student._give_up.searched == {"test_cell:ignores_k#0": DEEP_SEARCHES + 1}

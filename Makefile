@@ -88,6 +88,7 @@ bench: setup
 	$(VENV)/bin/python bench/run.py --sizes 10,100,1000
 	$(VENV)/bin/python bench/report.py --sizes 100,1000
 	$(VENV)/bin/python bench/integrity.py
+	$(VENV)/bin/python bench/grade.py
 
 clean:
 	rm -rf $(VENV) submitted autograded feedback reports gradebook.db

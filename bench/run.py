@@ -96,10 +96,13 @@ def kind_of(i: int) -> str:
 
 
 class Gradekit:
-    """One gradekit source tree: this working tree (the venv's editable install), or a baseline."""
+    """One gradekit source tree: this working tree (the venv's editable install), or a baseline.
+    Each grades with its own tree's course (graders, reference, templates): a baseline's graders
+    may not run on this tree's gradekit, nor this tree's on the baseline's."""
 
     def __init__(self, name: str, source: Path | None = None):
         self.name, self.source = name, source
+        self.tree = source or REPO
         self.env = dict(ENV)
         if source is not None:
             self.env["PYTHONPATH"] = str(source)
@@ -114,24 +117,25 @@ class Gradekit:
 
 # -- courses -----------------------------------------------------------------------------------
 
-WARM_GRADERS: Path | None = None   # the warm-up course's graders, with pytest's cache of them
+WARM_GRADERS: dict[Path, Path] = {}   # by source tree: its warm-up course's graders, with pytest's cache of them
 
 
-def empty_course(root: Path, n: int) -> None:
-    """A copy of this course (the six exercises, no quiz) with n students in its gradebook; the
-    graders' __pycache__ (pytest's rewritten modules) as the warm-up run left it, as in a course
-    that has been graded before."""
+def empty_course(root: Path, n: int, tree: Path = REPO) -> None:
+    """A copy of the course of ``tree`` (the six exercises, no quiz) with n students in its
+    gradebook; the graders' __pycache__ (pytest's rewritten modules) as the warm-up run left
+    it, as in a course that has been graded before."""
     from nbgrader.api import Gradebook
 
     from gradekit.course import Course
 
     root.mkdir(parents=True)
-    shutil.copy(REPO / "nbgrader_config.py", root)
+    shutil.copy(tree / "nbgrader_config.py", root)
     for folder in ("source", "autograder", "solutions"):
-        shutil.copytree(REPO / folder, root / folder,
+        shutil.copytree(tree / folder, root / folder,
                         ignore=shutil.ignore_patterns("__pycache__", "quiz.ipynb", "params_quiz.py"))
-    if WARM_GRADERS is not None and (WARM_GRADERS / "__pycache__").is_dir():
-        shutil.copytree(WARM_GRADERS / "__pycache__", root / "autograder" / ASSIGNMENT / "__pycache__")
+    warm = WARM_GRADERS.get(tree)
+    if warm is not None and (warm / "__pycache__").is_dir():
+        shutil.copytree(warm / "__pycache__", root / "autograder" / ASSIGNMENT / "__pycache__")
     with Gradebook(Course.load(root).db_url) as gb:
         for student in student_ids(n):
             gb.update_or_create_student(student)
@@ -158,7 +162,7 @@ def submit_all(gk: Gradekit, root: Path, n: int) -> dict:
 
 def gradekit_course(gk: Gradekit, root: Path, n: int) -> dict:
     say(f"{gk.name}: a course of {n}: generate, submissions")
-    empty_course(root, n)
+    empty_course(root, n, gk.tree)
     return submit_all(gk, root, n)
 
 
@@ -288,13 +292,12 @@ def compare(args, work: Path, out: list[str]) -> None:
     n = args.n
     tools = [Gradekit("gradekit")] + ([Gradekit("baseline", Path(args.baseline).resolve())] if args.baseline else [])
     whole, again, scores = {}, {}, {}
-    global WARM_GRADERS
     for gk in tools:   # one warm-up command writes the __pycache__ files a user's machine would have
         warm = work / f"{gk.name}-warm"
-        empty_course(warm, 2)
+        empty_course(warm, 2, gk.tree)
         submit_all(gk, warm, 2)
         autograde(gk, warm, student_ids(2), "--jobs", "2")
-        WARM_GRADERS = warm / "autograder" / ASSIGNMENT
+        WARM_GRADERS[gk.tree] = warm / "autograder" / ASSIGNMENT
     for gk in tools:
         root = work / f"{gk.name}-{n}"
         gradekit_course(gk, root, n)
@@ -322,7 +325,7 @@ def compare(args, work: Path, out: list[str]) -> None:
         runs = []
         for k in range(GENERATE_RUNS):
             root = work / f"{gk.name}-generate-{k}"
-            empty_course(root, GENERATE_CLASS)
+            empty_course(root, GENERATE_CLASS, gk.tree)
             runs.append(gk.timed(root, "generate.log", "generate", ASSIGNMENT))
         generate[gk.name] = repeated(runs)
         root = work / f"{gk.name}-{UNCHANGED_CLASS}"
@@ -379,13 +382,18 @@ def report(args, tools, whole, again, nb, nb_again, nb_small, generate, unchange
         out.append(f"gradekit in-worker time per submission on the {n} (results.json 'seconds'): {main['in_worker']:.3f} s; "
                    f"peak RSS: coordinator {mb(main['rss_self'])}, whole tree {mb(main['rss_tree'])}")
     if len(tools) > 1:
-        out.append("\nbefore and after, in this run (wall, and CPU of the whole process tree):")
+        out.append("\nbefore and after, in this run (wall, and CPU of the whole process tree; the floor and "
+                   "the steady state in core-seconds as above):")
         rows = []
         for gk in tools:
+            mark, floor_of = steady[gk.name], steady[gk.name]["big"]["floor"]
             rows.append([gk.name + (f" ({gk.source})" if gk.source else ""), fig(whole[gk.name]),
                          fig_repeated(unchanged[gk.name]), fig_repeated(generate[gk.name]),
-                         f"{steady[gk.name]['marginal']:.3f} s (cpu {steady[gk.name]['marginal_cpu']:.3f})"])
-        table(["", f"autograde {n}", f"unchanged {UNCHANGED_CLASS}", f"generate {GENERATE_CLASS}", "steady state"], rows, out)
+                         f"{mark['marginal']:.3f} s (cpu {mark['marginal_cpu']:.3f})",
+                         f"{floor_of:.4f} s" if floor_of else "-",
+                         f"{mark['marginal'] * cores:.4f}", f"{mark['marginal'] * cores / floor_of:.2f}x" if floor_of else "-"])
+        table(["", f"autograde {n}", f"unchanged {UNCHANGED_CLASS}", f"generate {GENERATE_CLASS}", "steady state",
+               "floor", "core-s", "x floor"], rows, out)
 
 
 def sizes(args, work: Path, out: list[str]) -> None:

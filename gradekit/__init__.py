@@ -6,7 +6,8 @@ The folders are the data flow of one assignment (each folder's ``__init__`` maps
     authoring/             release/   handout/      sandbox/   graders/   results.py  gradebook/  pages/
                                       intake/                  grading/                           (qa/, integrity/)
                                                                runners/
-    around them: errors.py, course.py, i18n/, cli/ (one module a verb); atomic.py, timeline.py, imports.py
+    around them: errors.py, course.py, i18n/, cli/ (one module a verb); atomic.py, timeline.py, imports.py;
+    manual/ for what a person grades (answer groups, rubrics, the grading page)
 
 Glossary -- one word for one thing, and one thing for each word:
 
@@ -26,9 +27,18 @@ Glossary -- one word for one thing, and one thing for each word:
     finding         what the evidence of a cell's checks says, the mistake(s) it points to (results.Finding)
     diagnosis       a cell's best-supported finding: the mistake named to the student (grading.diagnosis)
     probe           a sentence about a wrong value that no mistake explains (graders.probes)
+    relation        how a wrong value relates to the right one (a factor, a function of it, the right
+                    function on changed inputs, ...), weighed over a cell's failed checks and said when
+                    no mistake is named (graders.relations, grading.relate; results.Relation)
     misconception   what the class report calls the mistakes a class made, and what a concept check's
                     wrong option stands for: a mistake seen from the class, not another kind of thing
     QA set          an assignment's mistakes/ and correct/ files, graded by ``gradekit check`` (qa/)
+    question        what a person grades across the class: a manually graded cell, or an autograded
+                    answer and its test cell (manual.answers)
+    answer group    a question's answers that say the same thing, graded together (manual.groups)
+    rubric, item    a question's items, each points and one sentence, taken off full marks, added up
+                    from zero or adjusting the autograder's score (manual.store)
+    glossary        the course's key terms that answer groups read, autograder/<a>/glossary.toml
     stage           one step of grading a notebook (grading.stages), built with a StageContext
     pipeline        what one grading process holds for one assignment (grading.pipeline.Pipeline)
     observer        what a watching stage installs to see inside a grading (grading.observe)

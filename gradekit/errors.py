@@ -174,14 +174,32 @@ class Mismatch(AssertionError):
     ``mistake`` is the one candidate when there is exactly one (what this
     check alone points to; the cell's diagnosis weighs all its checks, see
     gradekit.grading.diagnosis). ``observations`` are what the probes saw.
+    ``relations`` is the evidence of how the value relates to the right one
+    (gradekit.graders.relations), ``differs`` the ``(what, wrong, size)`` of each
+    part when the message says only that values differ (within ``tolerance``,
+    ``(rtol, atol)``): a page may then show such checks as one line.
     """
 
-    def __init__(self, message: str, mistake: str | None = None, *, candidates=None, ruled_out=(), observations=()):
+    def __init__(
+        self,
+        message: str,
+        mistake: str | None = None,
+        *,
+        candidates=None,
+        ruled_out=(),
+        observations=(),
+        relations: dict | None = None,
+        differs=(),
+        tolerance=(),
+    ):
         super().__init__(message)
         self.candidates = list(candidates) if candidates is not None else ([mistake] if mistake else [])
         self.ruled_out = list(ruled_out)
         self.mistake = mistake if mistake is not None else (self.candidates[0] if len(self.candidates) == 1 else None)
         self.observations = list(observations)
+        self.relations = relations
+        self.differs = list(differs)
+        self.tolerance = list(tolerance)
 
 
 class StudentFailure(AssertionError):

@@ -4,7 +4,9 @@
     └── NotebookResult          one notebook
         ├── CellRun             how each of the student's code cells ran
         └── CellResult          one autograded (or manually graded) cell
-            └── Check           one hidden test: passed or not, and why
+            ├── Check           one hidden test: passed or not, and why
+            ├── Finding         a known mistake the checks' evidence names
+            └── Relation        how the wrong values relate to the right ones, when none is named
 
 All of them are plain dataclasses; :meth:`SubmissionResult.to_dict` and
 :meth:`~SubmissionResult.from_dict` turn the whole tree into plain data and back, so a
@@ -44,6 +46,13 @@ class Check:
     candidates: list[str] = field(default_factory=list)  # the mistakes the wrong value matched on this input
     ruled_out: list[str] = field(default_factory=list)  # the mistakes it was compared with and did not match
     observations: list[str] = field(default_factory=list)  # what the property probes saw (unexplained values)
+    # the parts of a failed check whose message says only that their values differ: [what, wrong, size]
+    # each, and the comparison's [rtol, atol] (a page shows such checks together, as one line)
+    differs: list[list[str | int]] = field(default_factory=list)
+    tolerance: list[float] = field(default_factory=list)
+    # how the wrong value relates to the right one, on this input (gradekit.graders.relations): weighed
+    # with the cell's other checks into CellResult.relations, then dropped (None in a stored result)
+    evidence: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def coinciding(self) -> list[str]:
@@ -63,6 +72,20 @@ class Finding:
 
 
 @dataclass
+class Relation:
+    """How the wrong values of a cell's failed checks relate to the right ones (gradekit.grading.relate):
+    said when no known mistake is named."""
+
+    subject: str  # what was compared ("the weights"); "" for a cell's one value
+    family: str  # factor, shift, offset, function, zeros, changed, scaled, independent, step
+    args: list[str]  # one: the relation; several: the values fit any of them
+    details: dict[str, Any] = field(default_factory=dict)  # what the sentence shows (sizes, factors, steps)
+    checks: int = 0  # the failed checks it holds on
+    failed: int = 0  # the failed checks of that subject
+    tried: int = 0  # of which it was tried on (a search that calls the functions again tries a few)
+
+
+@dataclass
 class CellResult:
     grade_id: str
     points: float
@@ -73,6 +96,7 @@ class CellResult:
     diagnosis: list[str] = field(default_factory=list)  # the mistake(s) the evidence of all checks points to
     # (gradekit.grading.diagnosis.diagnose)
     findings: list[Finding] = field(default_factory=list)  # every finding; diagnosis is the best-supported one
+    relations: list[Relation] = field(default_factory=list)  # what the values show, when nothing is named
     answered: bool = True  # False: a free-text answer left as the stub
 
     @property
@@ -167,6 +191,7 @@ class SubmissionResult:
                         **c,
                         "checks": [Check(**k) for k in c.get("checks", [])],
                         "findings": [Finding(**f) for f in c.get("findings", [])],
+                        "relations": [Relation(**r) for r in c.get("relations", [])],
                     }
                 )
                 for c in nb.get("cells", [])

@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("grading", ["gradekit.grading"]),
     ("runners", ["gradekit.runners"]),
     ("what people read and hand in", ["gradekit.pages", "gradekit.handout", "gradekit.integrity", "gradekit.qa",
-                                      "gradekit.service"]),
+                                      "gradekit.service", "gradekit.manual"]),
     ("command line", ["gradekit.cli", "gradekit.__main__"]),
 ]
 

@@ -26,7 +26,7 @@ def strategy(kind):
     if origin is dict:
         return st.dictionaries(strategy(args[0]), strategy(args[1]), max_size=3)
     return {str: st.text(max_size=12), bool: st.booleans(), int: st.integers(0, 9), float: st.floats(0, 10),
-            type(None): st.none()}[kind]
+            type(None): st.none(), typing.Any: st.one_of(st.integers(0, 9), st.text(max_size=5))}[kind]
 
 
 @settings(max_examples=200, deadline=None)

@@ -23,10 +23,19 @@ def check_attention(student, reference, Q, K, V, what, mask=None):
     out, w = reference.attention(Q, K, V, mask)
     routes = functools.cache(lambda: reference.attention_routes(Q, K, V, mask))  # only for a wrong answer
     swapped = _("returned (weights, output) instead of (output, weights)")
-    check.array(got[1], w, what=_("the weights from attention on {what}").format(what=what), **TOL,
+    call = functools.partial(call_of, student, reference, Q, K, V, mask)
+    check.array(got[1], w, what=_("the weights from attention on {what}").format(what=what), **TOL, call=call(1),
                 mistakes=lambda: {**{k: v[1] for k, v in routes().items()}, swapped: out})
-    check.array(got[0], out, what=_("the output from attention on {what}").format(what=what), **TOL,
+    check.array(got[0], out, what=_("the output from attention on {what}").format(what=what), **TOL, call=call(0),
                 mistakes=lambda: {**{k: v[0] for k, v in routes().items()}, swapped: w})
+
+
+def call_of(student, reference, Q, K, V, mask, part):
+    """The call, for the relation search: part 0 is the output, part 1 the weights."""
+    inputs = dict(Q=Q, K=K, V=V) if mask is None else dict(Q=Q, K=K, V=V, mask=mask)
+    sizes = dict(n_q=Q.shape[-2], n_k=K.shape[-2], d_k=Q.shape[-1], d_v=V.shape[-1])
+    return check.Call(student.attention, reference.attention, inputs, sizes=sizes, part=part,
+                      returns=(_("the output"), _("the weights")))
 
 
 def test_one_head_non_square(student, reference, rng):

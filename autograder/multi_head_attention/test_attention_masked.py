@@ -21,9 +21,18 @@ def _check(student, reference, Q, K, V, mask, what):
     out, w = reference.attention(Q, K, V, mask)
     routes = functools.cache(lambda: reference.attention_routes(Q, K, V, mask))
     check.array(got[1], w, what=_("the weights from attention on {what}").format(what=what), **TOL,
+                call=call_of(student, reference, Q, K, V, mask, 1),
                 mistakes=lambda: {k: v[1] for k, v in routes().items()})
     check.array(got[0], out, what=_("the output from attention on {what}").format(what=what), **TOL,
+                call=call_of(student, reference, Q, K, V, mask, 0),
                 mistakes=lambda: {k: v[0] for k, v in routes().items()})
+
+
+def call_of(student, reference, Q, K, V, mask, part):
+    """The call, for the relation search: part 0 is the output, part 1 the weights (as in test_attention)."""
+    sizes = dict(n_q=Q.shape[-2], n_k=K.shape[-2], d_k=Q.shape[-1], d_v=V.shape[-1])
+    return check.Call(student.attention, reference.attention, dict(Q=Q, K=K, V=V, mask=mask), sizes=sizes,
+                      part=part, returns=(_("the output"), _("the weights")))
 
 
 def _random_mask(rng, shape):

@@ -3,6 +3,7 @@
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.graders.student import call
 from gradekit.i18n import _
 
 
@@ -18,18 +19,18 @@ def _mistakes(n):
     }
 
 
-def _check(student, reference, n):
-    check.array(student.causal_mask(n), reference.causal_mask(n), what=f"causal_mask({n})",
-                mistakes=lambda: _mistakes(n))
+def _check_sizes(student, reference, sizes):
+    """causal_mask(n) for each n of ``sizes``, the calls made at once (``map``)"""
+    for n, got in zip(sizes, student.causal_mask.map([call(n) for n in sizes])):
+        check.array(got, reference.causal_mask(n), what=f"causal_mask({n})",
+                    call=check.Call(student.causal_mask, reference.causal_mask, dict(n=n)), mistakes=lambda: _mistakes(n))
 
 
 def test_small_sizes(student, reference):
     """n = 1, 2, 3"""
-    for n in (1, 2, 3):
-        _check(student, reference, n)
+    _check_sizes(student, reference, (1, 2, 3))
 
 
 def test_larger_sizes(student, reference, params):
     """n = 7, 16 and the n of your notebook"""
-    for n in (7, 16, params["n"]):
-        _check(student, reference, n)
+    _check_sizes(student, reference, (7, 16, params["n"]))

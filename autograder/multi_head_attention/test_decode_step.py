@@ -56,7 +56,7 @@ def _decode_all(student, reference, X, W_q, W_k, W_v, W_o, h, what):
     for t in range(X.shape[0]):
         got = layer.decode_step(X[t], W_q, W_k, W_v, W_o, h, cache)
         check.array(got, expected[t], what=_("decode_step for token {number} of {what} (row {number} of causal multi-head attention)").format(number=t + 1, what=what), **TOL,
-                    mistakes=lambda: _step_routes(reference, X, W_q, W_k, W_v, W_o, h, t))
+                    step=t, mistakes=lambda: _step_routes(reference, X, W_q, W_k, W_v, W_o, h, t))
     return cache
 
 
@@ -106,3 +106,9 @@ def test_long_sequence(student, reference, rng):
     """12 tokens, 4 heads"""
     layer = reference.random_layer(rng, 12, 8, 4, 2, 3, 5)
     _decode_all(student, reference, *layer, 4, _("12 tokens with 4 heads (d_model=8, d_k=2, d_v=3, d_out=5)"))
+
+
+def test_long_sequence_two_heads(student, reference, rng):
+    """10 tokens, 2 heads"""
+    layer = reference.random_layer(rng, 10, 6, 2, 3, 2, 4)
+    _decode_all(student, reference, *layer, 2, _("10 tokens with 2 heads (d_model=6, d_k=3, d_v=2, d_out=4)"))

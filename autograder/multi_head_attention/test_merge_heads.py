@@ -8,6 +8,7 @@ one head, the student's own heads; and the law merge_heads(split_heads(X)) == X
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.graders.student import call
 from gradekit.i18n import _
 
 SHAPES = [(2, 5, 3), (3, 4, 2), (4, 3, 5), (1, 6, 4), (5, 2, 1), (3, 1, 2), (8, 9, 6)]
@@ -27,20 +28,29 @@ def _routes(H):
 
 
 def _check(student, reference, H, what):
-    check.array(student.merge_heads(H), reference.merge_heads(H), what=_("merge_heads(H) on {what}").format(what=what),
-                mistakes=lambda: _routes(H))
+    _compare(student, reference, H, what, student.merge_heads(H))
+
+
+def _compare(student, reference, H, what, got):
+    check.array(got, reference.merge_heads(H), what=_("merge_heads(H) on {what}").format(what=what),
+                call=check.Call(student.merge_heads, reference.merge_heads, dict(H=H)), mistakes=lambda: _routes(H))
+
+
+def _check_shapes(student, reference, rng, shapes):
+    """merge_heads(H) on random heads of each of these shapes, the calls made at once (``map``)"""
+    heads = [rng.normal(size=shape) for shape in shapes]
+    for shape, H, got in zip(shapes, heads, student.merge_heads.map([call(H) for H in heads])):
+        _compare(student, reference, H, _("H of shape {shape}").format(shape=shape), got)
 
 
 def test_shapes_with_every_size_different(student, reference, rng):
     """n_heads, n and d all different"""
-    for shape in SHAPES[:3]:
-        _check(student, reference, rng.normal(size=shape), _("H of shape {shape}").format(shape=shape))
+    _check_shapes(student, reference, rng, SHAPES[:3])
 
 
 def test_corner_shapes(student, reference, rng):
     """one head, width one, one token, many heads"""
-    for shape in SHAPES[3:]:
-        _check(student, reference, rng.normal(size=shape), _("H of shape {shape}").format(shape=shape))
+    _check_shapes(student, reference, rng, SHAPES[3:])
 
 
 def test_your_heads(student, reference, params):
@@ -51,7 +61,7 @@ def test_your_heads(student, reference, params):
 
 def test_merge_undoes_split(student, reference, rng):
     """merge_heads(split_heads(X)) gives X back"""
-    for n, h, d in ((5, 3, 2), (4, 2, 6)):
-        X = rng.normal(size=(n, h * d))
-        H = reference.split_heads(X, h)
-        check.array(student.merge_heads(H), X, what=_("merge_heads(split_heads(X, {h})) on X of shape ({n}, {number}) (it should give X back)").format(h=h, n=n, number=h * d), mistakes=lambda: _routes(H))
+    cases = [(n, h, d, rng.normal(size=(n, h * d))) for n, h, d in ((5, 3, 2), (4, 2, 6))]
+    heads = [reference.split_heads(X, h) for n, h, d, X in cases]
+    for (n, h, d, X), H, got in zip(cases, heads, student.merge_heads.map([call(H) for H in heads])):
+        check.array(got, X, what=_("merge_heads(split_heads(X, {h})) on X of shape ({n}, {number}) (it should give X back)").format(h=h, n=n, number=h * d), mistakes=lambda: _routes(H))

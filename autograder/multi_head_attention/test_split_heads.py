@@ -9,6 +9,7 @@ merge_heads).
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.graders.student import call
 from gradekit.i18n import _
 
 # (tokens, heads, width of a head), the same for every student; the values are each student's own
@@ -29,36 +30,37 @@ def _routes(X, h):
     return routes
 
 
-def _check(student, reference, X, h, what):
-    got = student.split_heads(X, h)
-    check.array(got, reference.split_heads(X, h), what=_("split_heads(X, {h}) on {what}").format(h=h, what=what),
-                mistakes=lambda: _routes(X, h))
+def _check_all(student, reference, cases):
+    """split_heads(X, h) for each (X, h, what) of ``cases``, the calls made at once (``map``)"""
+    for (X, h, what), got in zip(cases, student.split_heads.map([call(X, h) for X, h, what in cases])):
+        check.array(got, reference.split_heads(X, h), what=_("split_heads(X, {h}) on {what}").format(h=h, what=what),
+                    call=check.Call(student.split_heads, reference.split_heads, dict(X=X, n_heads=h)),
+                    mistakes=lambda: _routes(X, h))
 
 
 def test_shapes_with_every_size_different(student, reference, rng):
     """n, n_heads and d all different"""
-    for n, h, d in SHAPES[:3]:
-        _check(student, reference, rng.normal(size=(n, h * d)), h, _("X of shape ({n}, {number})").format(n=n, number=h * d))
+    _check_all(student, reference, [(rng.normal(size=(n, h * d)), h, _("X of shape ({n}, {number})").format(n=n, number=h * d))
+                                    for n, h, d in SHAPES[:3]])
 
 
 def test_corner_shapes(student, reference, rng):
     """one head, one column per head, one token, many heads"""
-    for n, h, d in SHAPES[3:]:
-        _check(student, reference, rng.normal(size=(n, h * d)), h, _("X of shape ({n}, {number})").format(n=n, number=h * d))
+    _check_all(student, reference, [(rng.normal(size=(n, h * d)), h, _("X of shape ({n}, {number})").format(n=n, number=h * d))
+                                    for n, h, d in SHAPES[3:]])
 
 
 def test_your_projections(student, reference, params):
     """your notebook's X @ W_q and X @ W_v"""
     X, h = np.array(params["X"]), params["n_heads"]
-    for name in ("W_q", "W_v"):
-        _check(student, reference, X @ np.array(params[name]), h, _("your X @ {name}").format(name=name))
+    _check_all(student, reference, [(X @ np.array(params[name]), h, _("your X @ {name}").format(name=name))
+                                    for name in ("W_q", "W_v")])
 
 
 def test_merge_undoes_split(student, reference, rng):
     """merge_heads(split_heads(X)) gives X back"""
-    for n, h, d in ((5, 3, 2), (4, 2, 6)):
-        X = rng.normal(size=(n, h * d))
-        got = student.split_heads(X, h)
+    cases = [(n, h, d, rng.normal(size=(n, h * d))) for n, h, d in ((5, 3, 2), (4, 2, 6))]
+    for (n, h, d, X), got in zip(cases, student.split_heads.map([call(X, h) for n, h, d, X in cases])):
         arr = check.to_array(got, _("split_heads(X, {h})").format(h=h))
         if arr.shape != (h, n, d):
             raise check.Mismatch(_("split_heads(X, {h}) on X of shape ({n}, {number}): shape {shape}, expected shape {value}").format(h=h, n=n, number=h * d, shape=arr.shape, value=(h, n, d)))

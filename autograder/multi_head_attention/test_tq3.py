@@ -1,5 +1,7 @@
 """Question 3: many heads against one wide head -- compute, stored weights, and the conclusion."""
 
+import pytest
+
 from gradekit.graders import check
 from gradekit.i18n import _
 
@@ -7,6 +9,7 @@ RTOL = 0.01
 LETTERS = "ABCD"
 
 
+@pytest.mark.weight(0.25)  # the same answer (1) for every student: a copied key must not earn much with it
 def test_compute_ratio(student, params):
     """multiply-adds of the heads' score tables against one wide head"""
     h = params["tq3_heads"]
@@ -26,6 +29,7 @@ def test_stored_weights(student, params):
     })
 
 
+@pytest.mark.weight(0.25)  # a letter: a classmate's is right for a quarter of the class, as a guess is
 def test_conclusion(student, params):
     """the sentence that sums it up"""
     options = params["tq3_options"]

@@ -81,7 +81,8 @@ def _decode_all(sa, reference, X, W_q, W_k, W_v, what):
     for t in range(n):
         got = sa.decode_step(X[t], W_q, W_k, W_v, cache)
         q, K, V = X[t] @ W_q, X[: t + 1] @ W_k, X[: t + 1] @ W_v
-        check.array(got, expected[t], what=_("decode_step for token {number} of {what} (row {number} of causal self-attention)").format(number=t + 1, what=what), **TOL, mistakes=lambda: _step_mistakes(reference, cache, q, K, V),
+        check.array(got, expected[t], what=_("decode_step for token {number} of {what} (row {number} of causal self-attention)").format(number=t + 1, what=what), **TOL, step=t,
+                    mistakes=lambda: _step_mistakes(reference, cache, q, K, V),
                     probes=_probes(got, q, K, V))
     return cache
 

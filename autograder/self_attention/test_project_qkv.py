@@ -54,7 +54,10 @@ def _check(student, reference, X, W_q, W_k, W_v, what):
          _("project_qkv on {what}: should return the tuple (Q, K, V), got {kind}")).format(
             what=what, kind=type(got).__name__, count=len(got) if isinstance(got, (tuple, list)) else 0)
     # the three are one check: a route predicts all three ("Q right, K wrong" tells routes apart)
-    check.arrays(got, reference.project_qkv(X, W_q, W_k, W_v), **TOL,
+    n, d_model = X.shape
+    call = check.Call(student.project_qkv, reference.project_qkv, dict(X=X, W_q=W_q, W_k=W_k, W_v=W_v),
+                      sizes=dict(n=n, d_model=d_model, d_k=W_q.shape[1], d_v=W_v.shape[1]), returns=("Q", "K", "V"))
+    check.arrays(got, reference.project_qkv(X, W_q, W_k, W_v), **TOL, call=call,
                  what=[_("{name} from project_qkv on {what}").format(name=name, what=what) for name in "QKV"],
                  mistakes=lambda: _mistakes(X, W_q, W_k, W_v), probes=lambda: [
                      probes.equals(got[2], X, subject=_("Your V"), other_name=_("the input rows X")),

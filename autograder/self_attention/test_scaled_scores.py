@@ -3,6 +3,7 @@
 import numpy as np
 
 from gradekit.graders import check, probes
+from gradekit.graders.student import call
 from gradekit.i18n import _
 
 TOL = dict(rtol=1e-5, atol=1e-6)
@@ -44,10 +45,15 @@ def _mistakes(Q, K):
 
 
 def _check(student, reference, Q, K, what):
-    got = student.scaled_scores(Q, K)
+    _compare(student, reference, Q, K, what, student.scaled_scores(Q, K))
+
+
+def _compare(student, reference, Q, K, what, got):
     other_K = K[::-1] * 1.5 + 0.5
+    made = check.Call(student.scaled_scores, reference.scaled_scores, dict(Q=Q, K=K),
+                      sizes=dict(n_q=Q.shape[0], n_k=K.shape[0], d_k=K.shape[1]))
     check.array(got, reference.scaled_scores(Q, K), what=_("scaled_scores on {what}").format(what=what), **TOL,
-                mistakes=lambda: _mistakes(Q, K), probes=lambda: [
+                call=made, mistakes=lambda: _mistakes(Q, K), probes=lambda: [
                     probes.unchanged_when(lambda: student.scaled_scores(Q, other_K), got,
                                           subject=_("Your table of scores"), changed=_("the keys")),
                 ])
@@ -93,7 +99,7 @@ SHAPE_CASES = _shape_cases()
 
 def test_random_shapes(student, reference, rng):
     """random numbers of queries and keys and key widths"""
-    for n_q, n_k, d_k in SHAPE_CASES:
-        Q, K = rng.normal(size=(n_q, d_k)) * 2, rng.normal(size=(n_k, d_k))
-        _check(student, reference, Q, K, _("{n_q} query(ies) and {n_k} key(s) of width d_k={d_k}")
-               .format(n_q=n_q, n_k=n_k, d_k=d_k))
+    cases = [(rng.normal(size=(n_q, d_k)) * 2, rng.normal(size=(n_k, d_k))) for n_q, n_k, d_k in SHAPE_CASES]
+    for (n_q, n_k, d_k), (Q, K), got in zip(SHAPE_CASES, cases, student.scaled_scores.map([call(Q, K) for Q, K in cases])):
+        _compare(student, reference, Q, K, _("{n_q} query(ies) and {n_k} key(s) of width d_k={d_k}")
+                 .format(n_q=n_q, n_k=n_k, d_k=d_k), got)

@@ -36,6 +36,8 @@ CAUSAL = _("used a causal mask: plain self-attention lets every token see every 
 LECTURE = _("hard-coded the lecture's weights (its hand example), not computed from the scores")
 RETURN_ORDER = _("returned (weights, output) instead of (output, weights)")
 UNMIXED = _("returned the values V without mixing them with the weights")
+SCORES_AS_WEIGHTS = _("returned the scaled scores as the weights: the output is right, but the weights "
+                      "are the softmax of the scores")
 
 LECTURE_WEIGHTS = np.array([[0.670, 0.330], [0.330, 0.670]])
 
@@ -73,6 +75,8 @@ def _mistakes(reference, X, W_q, W_k, W_v):
     routes[LECTURE] = (LECTURE_WEIGHTS @ (X @ W_v), LECTURE_WEIGHTS) if n == 2 else (out, w)
     routes[RETURN_ORDER] = (w, out)
     routes[UNMIXED] = (X @ W_v, w)
+    Q, K = X @ W_q, X @ W_k
+    routes[SCORES_AS_WEIGHTS] = (out, Q @ K.T / np.sqrt(d_k))
     return routes
 
 
@@ -83,7 +87,10 @@ def _check(student, reference, X, W_q, W_k, W_v, what):
         _("self_attention on {what}: should return the tuple (output, weights)").format(what=what)
     order = np.roll(np.arange(X.shape[0]), 1)
     # output and weights are one check: "weights right, output wrong" tells X-as-V from a scaling slip
-    check.arrays(got, reference.self_attention(X, W_q, W_k, W_v), **TOL,
+    call = check.Call(sa.self_attention, reference.self_attention, dict(X=X, W_q=W_q, W_k=W_k, W_v=W_v),
+                      sizes=dict(n=X.shape[0], d_model=X.shape[1], d_k=W_k.shape[1], d_v=W_v.shape[1]),
+                      returns=(_("the output"), _("the weights")))
+    check.arrays(got, reference.self_attention(X, W_q, W_k, W_v), **TOL, call=call,
                  what=[_("the output from self_attention on {what}").format(what=what),
                        _("the weights from self_attention on {what}").format(what=what)],
                  mistakes=lambda: _mistakes(reference, X, W_q, W_k, W_v), probes=lambda: [

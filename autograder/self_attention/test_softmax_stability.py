@@ -3,6 +3,7 @@
 import numpy as np
 
 from gradekit.graders import check
+from gradekit.graders.student import call
 from gradekit.i18n import _
 
 # float32 answers lose ~1e-4 of the scores' 1e3 magnitude; still correct
@@ -11,8 +12,12 @@ TOL = dict(rtol=1e-3, atol=1e-6)
 
 def _check(student, reference, x, axis, what):
     """The same catalogue as test_softmax: on these inputs the unstable routes differ from the right answer."""
-    got = student.softmax(x, axis=axis)
+    _compare(student, reference, x, axis, what, student.softmax(x, axis=axis))
+
+
+def _compare(student, reference, x, axis, what, got):
     check.array(got, reference.softmax(x, axis=axis), what=_("softmax(x, axis={axis}) on {what}").format(axis=axis, what=what), **TOL,
+                call=check.Call(student.softmax, reference.softmax, dict(x=x), keywords=dict(axis=axis)),
                 mistakes=lambda: reference.softmax_routes(x, axis))
 
 
@@ -34,8 +39,10 @@ def test_large_negative_scores(student, reference, rng):
 def test_rows_at_very_different_levels(student, reference, rng):
     offsets = np.array([[-1000.0], [0.0], [1000.0], [500.0]])
     x = offsets + 2.0 * rng.normal(size=(4, 5))
-    _check(student, reference, x, -1, _("rows of scores near -1000, 0, +1000 and +500"))
-    _check(student, reference, x.T, 0, _("columns of scores near -1000, 0, +1000 and +500"))
+    cases = [(x, -1, _("rows of scores near -1000, 0, +1000 and +500")),
+             (x.T, 0, _("columns of scores near -1000, 0, +1000 and +500"))]
+    for (v, axis, what), got in zip(cases, student.softmax.map([call(v, axis=axis) for v, axis, what in cases])):
+        _compare(student, reference, v, axis, what, got)
 
 
 def test_huge_spread_in_one_row(student, reference, rng):

@@ -1,6 +1,7 @@
 """Question 1: the hand example with W_q = W_k = I and W_v = c·I, with the student's x1, x2 and c."""
 
 import numpy as np
+import pytest
 
 from gradekit.graders import check
 from gradekit.i18n import _
@@ -51,6 +52,7 @@ def test_output(student, params):
     check.array(student["tq1_output"], c * (right @ X), what="tq1_output", rtol=0, atol=TOL, mistakes=mistakes)
 
 
+@pytest.mark.weight(0.25)  # the same answer for every student: a copied key must not earn much with it
 def test_weights_do_not_depend_on_v(student):
     """whether W_v changes the weights"""
     check.choice(_yes_no(student["tq1_weights_change"]), "no", what="tq1_weights_change",

@@ -1,6 +1,7 @@
 """Question 4: a sequence of one token."""
 
 import numpy as np
+import pytest
 
 from gradekit.graders import check
 from gradekit.i18n import _
@@ -8,6 +9,7 @@ from gradekit.i18n import _
 TOL = 0.005
 
 
+@pytest.mark.weight(0.25)  # the same answer for every student: a copied key must not earn much with it
 def test_single_weight(student):
     """the one attention weight"""
     check.scalar(student["tq4_weight"], 1.0, what="tq4_weight", rtol=0, atol=TOL, mistakes={

@@ -34,8 +34,10 @@ def _mistakes(reference, w, V):
 def _check(student, reference, w, V, what):
     got = student.weighted_sum(w, V)
     other_w = w[:, ::-1] * 0.5 + 0.5 / w.shape[1]  # other weights: the right answer changes
+    call = check.Call(student.weighted_sum, reference.weighted_sum, dict(weights=w, V=V),
+                      sizes=dict(n_q=w.shape[0], n_k=w.shape[1], d_v=V.shape[1]))
     check.array(got, reference.weighted_sum(w, V), what=_("weighted_sum on {what}").format(what=what), **TOL,
-                mistakes=lambda: _mistakes(reference, w, V), probes=lambda: [
+                call=call, mistakes=lambda: _mistakes(reference, w, V), probes=lambda: [
                     probes.unchanged_when(lambda: student.weighted_sum(other_w, V), got,
                                           subject=_("Your output"), changed=_("the weights")),
                     probes.equals(got, V, subject=_("Your output"), other_name=_("the value rows V")),

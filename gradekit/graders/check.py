@@ -28,6 +28,16 @@ swaps the two.
 ``probes`` describe a wrong value that matches no known mistake ("Your output
 stayed the same when the grader changed the weights.", see
 :mod:`gradekit.graders.probes`); their sentences are added to the message.
+
+Every failed array check also looks for a relation between the wrong value and
+the right one -- a factor, an offset by an input, a function of the right
+value, the right function on changed inputs, ... (:mod:`gradekit.graders.relations`,
+imported only then). Pass the ``call`` that produced the value
+(:class:`Call`: the student's function, the reference one, the inputs) for the
+relations that need the inputs, ``step`` for an output built step by step, and
+``relations=False`` for a check whose expected value is not the right answer
+(a law comparing two of the student's own values). The cell's relations are
+weighed over all its failed checks (:mod:`gradekit.grading.relate`).
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ from gradekit.errors import Mismatch
 from gradekit.grading import observe
 from gradekit.i18n.text import Text, _, join
 
-__all__ = ["Mismatch", "FAILS", "array", "arrays", "scalar", "close", "choice", "to_array", "evidence"]
+__all__ = ["Mismatch", "FAILS", "Call", "array", "arrays", "scalar", "close", "choice", "to_array", "evidence"]
 
 # the known mistakes: a mapping, or a function returning one -- called only when the
 # value is wrong, for mistakes that cost something to compute (most students are right)
@@ -63,6 +73,38 @@ FAILS = _Fails()
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
+
+
+class Call:
+    """The call that produced a checked value, for the relation search (see the module's docstring)::
+
+        check.Call(student.scaled_scores, reference.scaled_scores, dict(Q=Q, K=K), sizes=dict(n_k=len(K)))
+
+    ``inputs`` are the positional arguments by name, in order; ``keywords`` are passed as keywords
+    (``{"axis": 1}``) and never changed; ``sizes`` names the sizes a factor may be made of (default:
+    the integer inputs and every input's shape, as ``K.shape[0]``); ``part`` is the index of the
+    checked value in what the function returns (a tuple), ``returns`` the names a student reads
+    for those parts (``(_("the output"), _("the weights"))``). Either function may be None: the
+    relations that need it are then not tried.
+    """
+
+    __slots__ = ("student", "reference", "inputs", "keywords", "sizes", "part", "returns")
+
+    def __init__(
+        self,
+        student: Callable[..., Any] | None,
+        reference: Callable[..., Any] | None,
+        inputs: Mapping[str, Any],
+        *,
+        keywords: Mapping[str, Any] | None = None,
+        sizes: Mapping[str, int] | None = None,
+        part: int | None = None,
+        returns: Sequence[str] | None = None,
+    ):
+        self.student, self.reference, self.inputs = student, reference, dict(inputs)
+        self.keywords: dict[str, Any] = dict(keywords or {})
+        self.sizes = dict(sizes) if sizes is not None else None
+        self.part, self.returns = part, list(returns) if returns is not None else None
 
 
 def to_array(value: Any, what: str) -> np.ndarray:
@@ -98,13 +140,17 @@ def array(
     atol: float = DEFAULT_ATOL,
     mistakes: Mistakes = None,
     probes: Probes = None,
+    call: Call | None = None,
+    relations: bool = True,
+    step: int | None = None,
 ) -> None:
     """Check that ``got`` equals ``expected`` elementwise within tolerance.
 
     ``mistakes`` maps the catalogue name of a classic mistake to the value
     that mistake would produce here (``None``: undefined here). Pass a function
     returning that mapping (``mistakes=lambda: {...}``) when the wrong values
-    cost something to compute: it is called only for a wrong answer.
+    cost something to compute: it is called only for a wrong answer. ``call``,
+    ``relations`` and ``step``: see the module's docstring.
     """
     arrays(
         [got],
@@ -113,6 +159,9 @@ def array(
         rtol=rtol,
         atol=atol,
         probes=probes,
+        call=call,
+        relations=relations,
+        step=step,
         mistakes=lambda: {
             name: value if value is None or value is FAILS else [value] for name, value in _known(mistakes).items()
         },
@@ -128,17 +177,22 @@ def arrays(
     atol: float = DEFAULT_ATOL,
     mistakes: Mistakes = None,
     probes: Probes = None,
+    call: Call | None = None,
+    relations: bool = True,
+    step: int | None = None,
 ) -> None:
     """Check several values returned together as one check.
 
     ``got``, ``expected`` and ``what`` are parallel sequences; each mistake in
     ``mistakes`` gives a sequence of the same length (or ``None``). The
-    message lists every part that differs.
+    message lists every part that differs. ``call`` (its function returns
+    these values together), ``relations`` and ``step``: see the module's docstring.
     """
     if len(got) != len(expected) or len(what) != len(expected):
         raise ValueError("check.arrays: got, expected and what must have the same length")
     exps = [np.asarray(e, dtype=np.float64) for e in expected]
     problems: list[Text] = []
+    differs: list[tuple[str, int, int]] = []  # the parts whose values only differ: (what, wrong, size)
     parts: list[np.ndarray | None] = []
     for value, exp, label in zip(got, exps, what, strict=False):
         if value is None:
@@ -150,20 +204,39 @@ def arrays(
         problem = _difference(arr, exp, label, rtol, atol)
         if problem:
             problems.append(problem)
+            if arr.shape == exp.shape and problem.msgid == _DIFFER.msgid:
+                differs.append((label, int(problem.kwargs["wrong"]), int(arr.size)))
     if not problems:
         if mistakes and observe.auditing():
             _audit(mistakes, exps, "; ".join(str(w) for w in what), lambda v, e: _all_close(v, e, *_tol(rtol, atol)))
         return
     if any(p is None for p in parts):
         raise Mismatch(join("; ", problems))
-    candidates, ruled_out = evidence(cast(list[np.ndarray], parts), exps, mistakes, rtol, atol)  # none is None
+    values = cast(list[np.ndarray], parts)  # none is None
+    candidates, ruled_out = evidence(values, exps, mistakes, rtol, atol)
     observations = [] if candidates else _observe(probes)
+    found = _relations(values, exps, what, call, rtol, atol, step, bool(candidates)) if relations else None
+    bare = len(differs) == len(problems) and not observations
     raise Mismatch(
         _sentences(join("; ", problems), observations),
         candidates=candidates,
         ruled_out=ruled_out,
         observations=observations,
+        relations=found,
+        differs=differs if bare else (),
+        tolerance=(rtol, atol) if bare else (),
     )
+
+
+def _relations(got, expected, what, call, rtol, atol, step, known) -> dict | None:
+    """The evidence of how a wrong value relates to the right one (gradekit.graders.relations,
+    imported here: only a failed check pays for it); None when the search cannot run."""
+    from gradekit.graders import relations
+
+    try:
+        return relations.search(got, expected, what=what, call=call, rtol=rtol, atol=atol, step=step, known=known)
+    except Exception:  # noqa: BLE001 - a search that cannot look says nothing; the check's verdict stands
+        return None
 
 
 def scalar(
@@ -264,7 +337,7 @@ def evidence(
 def _difference(arr: np.ndarray, exp: np.ndarray, what: str, rtol: float, atol: float) -> Text | None:
     """How ``arr`` differs from ``exp``, in words without the expected values; None when equal."""
     if arr.shape != exp.shape:
-        if arr.ndim == 2 and arr.shape == exp.shape[::-1]:
+        if arr.ndim == 2 and arr.shape == exp.shape[::-1] and close(arr, exp.T, rtol=rtol, atol=atol):
             return _("{what}: shape {shape}, expected shape {expected} (the transpose of the expected shape)").format(
                 what=what, shape=arr.shape, expected=exp.shape
             )
@@ -277,9 +350,10 @@ def _difference(arr: np.ndarray, exp: np.ndarray, what: str, rtol: float, atol: 
     if np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True):
         return None
     wrong = int(np.count_nonzero(~np.isclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True)))
-    return _(
-        "{what}: {wrong} of {size} values differ from the reference (tolerance rtol={rtol:g}, atol={atol:g})"
-    ).format(what=what, wrong=wrong, size=arr.size, rtol=rtol, atol=atol)
+    return _DIFFER.format(what=what, wrong=wrong, size=arr.size, rtol=rtol, atol=atol)
+
+
+_DIFFER = _("{what}: {wrong} of {size} values differ from the reference (tolerance rtol={rtol:g}, atol={atol:g})")
 
 
 def _none_message(what) -> Text:

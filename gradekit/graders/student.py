@@ -6,28 +6,46 @@ runs calls with those names of the student's namespace replaced by the
 reference implementations (answered by the trusted side over the protocol),
 so that a bug in one exercise is not charged again on the exercises built on
 it.
+
+``student.standardize.map([call(x, axis=0), call(y, axis=1)])`` makes several calls of one
+function in one request to the sandbox (a round trip costs more than most calls) and
+returns their results in order; a call that failed raises its failure when its result
+is read, exactly as the call would have raised it, so a grader reads the results
+as it would have made the calls::
+
+    for axis, got in zip(axes, student.softmax.map([call(x, axis=a) for a in axes])):
+        check.array(got, ...)
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
-from gradekit.errors import CodeFailure, SandboxTimeout, StudentCodeError, StudentFailure
+from gradekit.errors import CodeFailure, SandboxCrashed, SandboxTimeout, StudentCodeError, StudentFailure
 from gradekit.i18n.text import Text, _
-from gradekit.sandbox.client import RemoteObject, Sandbox
+from gradekit.sandbox.client import LEAVES, NotRun, RemoteObject, Sandbox, StaleMethod
+from gradekit.sandbox.protocol import ProtocolError
+
+__all__ = ["Student", "StudentFunction", "StudentObject", "Results", "Call", "call", "GiveUp"]
 
 
 class GiveUp:
     """After a function timed out once, further calls to it fail at once.
 
     This bounds the time a hanging submission costs (one timeout per function,
-    not one per hidden test) without touching the other exercises.
+    not one per hidden test) without touching the other exercises. It also
+    counts, per graded cell (``cell``, the one being graded) and function, the
+    failed checks whose relation search called the functions again
+    (``searched``: see gradekit.graders.relations), which bounds what a wrong
+    submission costs.
     """
 
     def __init__(self, budget: float | None = None) -> None:
         self.reasons: dict[str, str] = {}
+        self.searched: dict[str, int] = {}
+        self.cell = ""
         self.deadline = time.monotonic() + budget if budget else None
         self.budget = budget
 
@@ -36,6 +54,14 @@ class Student:
     def __init__(self, sandbox: Sandbox, reference: Any, helpers: tuple[str, ...] = (), give_up: GiveUp | None = None):
         self._sandbox, self._reference, self._helpers = sandbox, reference, helpers
         self._give_up = give_up or GiveUp()
+        self._helper_functions: Mapping[str, Callable] | None = None
+
+    @property
+    def _helpers_map(self) -> Mapping[str, Callable]:
+        """The reference's functions that stand in for the student's (``with_reference``), by name."""
+        if self._helper_functions is None:
+            self._helper_functions = {h: getattr(self._reference, h) for h in self._helpers}
+        return self._helper_functions
 
     def with_reference(self, *names: str) -> Student:
         for name in names:
@@ -52,20 +78,78 @@ class Student:
     def __contains__(self, name: str) -> bool:
         return self._guard(lambda: self._sandbox.has(name), name) != "missing"
 
-    def __getattr__(self, name: str) -> Callable[..., Any]:
+    def __getattr__(self, name: str) -> StudentFunction:
         if name.startswith("_"):
             raise AttributeError(name)
+        return StudentFunction(self, name)
 
-        def call(*args, **kwargs):
-            return self._call(name, name, args, kwargs)
-
-        call.__name__ = name
-        return call
-
-    def _call(self, key: str, target, args: tuple, kwargs: dict, attr: str | None = None) -> Any:
-        helpers: Mapping[str, Callable] = {h: getattr(self._reference, h) for h in self._helpers}
+    def _call(self, key: str, target, args: tuple, kwargs: dict, attr: str | None = None, method: bool = False) -> Any:
+        helpers = self._helpers_map
         args, kwargs = _unwrap(args), _unwrap(kwargs)
-        return self._guard(lambda: self._sandbox.call(target, args, kwargs, attr=attr, reference=helpers), key)
+        return self._guard(
+            lambda: self._sandbox.call(target, args, kwargs, attr=attr, reference=helpers, method=method), key
+        )
+
+    def _map(self, name: str, calls: list[Call]) -> Results:
+        """Make every call of ``student.<name>.map(calls)`` now; their failures wait in the results."""
+        for item in calls:
+            if not isinstance(item, Call):
+                raise TypeError(f"student.{name}.map takes call(...) items, not {type(item).__name__}")
+        plain = [(_unwrap(c.args), _unwrap(c.kwargs)) for c in calls]
+        return Results(self, name, plain, self._outcomes(name, plain))
+
+    def _outcomes(self, name: str, calls: list[tuple[tuple, dict]]) -> list[tuple[bool, Any]]:
+        """(True, value) or (False, error) of each call, as :meth:`Sandbox.map` gives them, with
+        this notebook's give-ups and budget as :meth:`_guarded` applies them."""
+        helpers = self._helpers_map
+        give_up = self._give_up
+        if name in give_up.reasons:
+            return [(False, NotRun("timeout"))] * len(calls)
+        if give_up.deadline is not None and time.monotonic() > give_up.deadline:
+            return [(False, NotRun("budget"))] * len(calls)
+        if any(_holds_objects(c) for c in calls):  # objects are lost with a restarted process: one by one
+            return self._one_by_one(name, calls, helpers)
+        return self._sandbox.map(name, calls, reference=helpers, stop_at=give_up.deadline)
+
+    def _one_by_one(self, name: str, calls: list[tuple[tuple, dict]], helpers) -> list[tuple[bool, Any]]:
+        """What :meth:`Sandbox.map` does, a call at a time (for arguments that hold the student's objects)."""
+        outcomes: list[tuple[bool, Any]] = []
+        deadline, stop = self._give_up.deadline, None
+        for args, kwargs in calls:
+            if stop is None and deadline is not None and time.monotonic() > deadline:
+                stop = (False, NotRun("budget"))
+            if stop is not None:
+                outcomes.append(stop)
+                continue
+            try:
+                outcomes.append((True, self._sandbox.call(name, args, kwargs, reference=helpers)))
+            except (StudentCodeError, ProtocolError) as exc:
+                outcomes.append((False, exc))
+                if isinstance(exc, SandboxTimeout):
+                    stop = (False, NotRun("timeout", exc))
+                elif isinstance(exc, SandboxCrashed):
+                    stop = (False, NotRun("later"))
+        return outcomes
+
+    def _failure(self, name: str, error: Exception) -> Exception:
+        """What a call that ended in ``error`` raises in the grader (as :meth:`_guarded` raises it)."""
+        reasons = self._give_up.reasons
+        if isinstance(error, NotRun):
+            if error.why == "budget":
+                return StudentFailure(
+                    _("not run: this notebook used up its grading time ({seconds:g} s) on earlier checks").format(
+                        seconds=self._give_up.budget
+                    )
+                )
+            if error.cause is not None:  # else it was given up on before the map (its reason is known)
+                reasons.setdefault(name, _timed_out(name, error.cause))
+            return StudentFailure(_("not run: {reason}").format(reason=reasons[name]))
+        if isinstance(error, SandboxTimeout):
+            reasons.setdefault(name, _timed_out(name, error))
+            return StudentFailure(_("`{name}` did not finish: {reason}").format(name=name, reason=error.message))
+        if isinstance(error, StudentCodeError):
+            return StudentFailure(describe(name, error))
+        return error  # arguments that cannot cross: the grader's own mistake, raised as it is
 
     def _guard(self, action: Callable[[], Any], name: str) -> Any:
         return self._wrap(self._guarded(action, name))
@@ -89,12 +173,111 @@ class Student:
         try:
             return action()
         except SandboxTimeout as exc:
-            self._give_up.reasons[name] = _("`{name}` timed out on an earlier check ({reason})").format(
-                name=name, reason=exc.message
-            )
+            self._give_up.reasons[name] = _timed_out(name, exc)
             raise StudentFailure(_("`{name}` did not finish: {reason}").format(name=name, reason=exc.message)) from None
         except StudentCodeError as exc:
             raise StudentFailure(describe(name, exc)) from None
+
+
+def _timed_out(name: str, exc: SandboxTimeout) -> Text:
+    return _("`{name}` timed out on an earlier check ({reason})").format(name=name, reason=exc.message)
+
+
+class Call:
+    """The arguments of one call in :meth:`StudentFunction.map` (made with :func:`call`)."""
+
+    __slots__ = ("args", "kwargs")
+
+    def __init__(self, args: tuple, kwargs: dict):
+        self.args, self.kwargs = args, kwargs
+
+    def __repr__(self) -> str:
+        return f"call(*{self.args!r}, **{self.kwargs!r})"
+
+
+def call(*args: Any, **kwargs: Any) -> Call:
+    """``call(x, axis=0)``: the arguments of one call of ``student.f.map([...])``, written as the call."""
+    return Call(args, kwargs)
+
+
+class StudentFunction:
+    """``student.softmax``: the student's function. Call it (``student.softmax(x, axis=0)``), or
+    make many calls of it at once with :meth:`map`."""
+
+    __slots__ = ("_student", "__name__")
+
+    def __init__(self, student: Student, name: str):
+        self._student, self.__name__ = student, name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._student._call(self.__name__, self.__name__, args, kwargs)
+
+    @property
+    def give_up(self) -> GiveUp:
+        """The notebook's give-ups and budget: the relation search counts its calls again in it."""
+        return self._student._give_up
+
+    def map(self, calls: Iterable[Call]) -> Results:
+        """The results of the calls ``calls`` (each ``call(...)``), in order, made in one request.
+
+        Every call is made, whatever the others return, as a loop of single calls
+        that reads no result until the end would make them -- each within its own
+        deadline and the notebook's budget: after a call that timed out none is made
+        again, and a crash costs only the call that crashed. A call that failed
+        raises its failure (the :class:`~gradekit.errors.StudentFailure` the call
+        itself would have raised) when its result is read, not before; so a grader
+        that reads the results in order and stops at the first wrong one gives the
+        feedback the loop of calls gives. The arguments are plain data.
+        """
+        return self._student._map(self.__name__, list(calls))
+
+    def __repr__(self) -> str:
+        return f"<the student's {self.__name__}>"
+
+
+class Results(Sequence):
+    """The results of :meth:`StudentFunction.map`, in the order of its calls. Reading the result
+    of a call that failed raises what that call would have raised."""
+
+    def __init__(self, student: Student, name: str, calls: list[tuple[tuple, dict]], outcomes: list[tuple[bool, Any]]):
+        self._student, self._name, self._calls, self._outcomes = student, name, calls, outcomes
+
+    def __len__(self) -> int:
+        return len(self._outcomes)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Results: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return Results(self._student, self._name, self._calls[index], self._outcomes[index])
+        ok, value = self._outcomes[index]
+        if not ok and isinstance(value, NotRun) and value.why == "later":
+            self._make_later(index % len(self._outcomes))
+            ok, value = self._outcomes[index]
+        if ok:
+            return self._student._wrap(value)
+        raise self._student._failure(self._name, value)
+
+    def _make_later(self, index: int) -> None:
+        """Make the calls left for later (after a crash) from ``index`` on, now that one is read."""
+        later = [
+            i
+            for i in range(index, len(self._outcomes))
+            if isinstance(self._outcomes[i][1], NotRun) and self._outcomes[i][1].why == "later"
+        ]
+        for i, outcome in zip(later, self._student._outcomes(self._name, [self._calls[i] for i in later]), strict=True):
+            self._outcomes[i] = outcome
+
+    def __iter__(self) -> Iterator[Any]:
+        for index in range(len(self._outcomes)):
+            yield self[index]
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} results of the student's {self._name}>"
 
 
 def describe(name: str, exc: StudentCodeError) -> Text:
@@ -125,15 +308,28 @@ class StudentObject:
             raise AttributeError(name)
         key = f"{self._remote._handle.type}.{name}"
         student, remote = self._student, self._remote
+        if name in remote._methods and remote._sandbox.holds(remote):
+            # a plain method, seen before on this object: called without looking it up again
+            return self._method(key, name, known=True)
         value = student._guarded(lambda: remote._sandbox.getattr(remote, name), key)
         if isinstance(value, RemoteObject):  # a method: calling it is a guarded call
-
-            def method(*args, **kwargs):
-                return student._call(key, remote, args, kwargs, attr=name)
-
-            method.__name__ = name
-            return method
+            return self._method(key, name)
         return student._wrap(value)
+
+    def _method(self, key: str, name: str, known: bool = False) -> Callable[..., Any]:
+        student, remote = self._student, self._remote
+
+        def method(*args, **kwargs):
+            if known:
+                try:
+                    return student._call(key, remote, args, kwargs, attr=name, method=True)
+                except StaleMethod:  # no longer a plain method: look it up, then call what it is, as Python would
+                    remote._methods.discard(name)
+                    return getattr(self, name)(*args, **kwargs)
+            return student._call(key, remote, args, kwargs, attr=name)
+
+        method.__name__ = name
+        return method
 
     def __len__(self) -> int:
         remote = self._remote
@@ -143,11 +339,29 @@ class StudentObject:
         return repr(self._remote)
 
 
+def _holds_objects(value: Any) -> bool:
+    if isinstance(value, RemoteObject):
+        return True
+    if type(value) in (list, tuple):
+        return any(_holds_objects(v) for v in value)
+    if type(value) is dict:
+        return any(_holds_objects(v) for v in value.values())
+    return False
+
+
 def _unwrap(value: Any) -> Any:
+    """``value`` with the student's objects in it (in lists, tuples and dicts) as their remote handles."""
+    kind = type(value)
+    if kind in LEAVES:
+        return value
+    if kind is list or kind is tuple:
+        if all(type(v) in LEAVES for v in value):  # nothing to unwrap: the usual arguments
+            return value
+        return kind(_unwrap(v) for v in value)
+    if kind is dict:
+        if all(type(v) in LEAVES for v in value.values()):
+            return value
+        return {k: _unwrap(v) for k, v in value.items()}
     if isinstance(value, StudentObject):
         return value._remote
-    if type(value) in (list, tuple):
-        return type(value)(_unwrap(v) for v in value)
-    if type(value) is dict:
-        return {k: _unwrap(v) for k, v in value.items()}
     return value

@@ -5,6 +5,8 @@ pipeline.py    Pipeline (one per grading process): the variant, then each notebo
 stages.py      NotebookJob, Stage, StageContext and the default stages, in order
 preflight.py   the course checked before the first submission: templates render, graders compile
 diagnosis.py   one diagnosis per graded cell, weighed over the evidence of all its checks
+relate.py      what a cell's wrong values show about the right ones, when no mistake is named
+lines.py       a cell's checks as the feedback lists them ("values differ" checks as one line)
 harness/       the pytest machinery that runs the hidden graders (what a grader *imports* is
                gradekit.graders)
 """

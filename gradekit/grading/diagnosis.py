@@ -22,6 +22,9 @@ a wrong name sends a student off in the wrong direction, no name does not.
 Checks that compare different things (the parts of a quiz question, or an
 output and the cache it leaves behind) share no mistake names; each such group
 is a *subject* and gets a finding of its own.
+
+When nothing is named, the cell's relations say what the wrong values show
+(:mod:`gradekit.grading.relate`): known mistakes first, relations after.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from gradekit.grading.relate import relate
+from gradekit.grading.relate import sentences as relation_sentences
 from gradekit.i18n.text import Text, _, join
 from gradekit.results import CellResult, Check, Finding
 
@@ -37,17 +42,27 @@ MAX_ALTERNATIVES = 3
 
 
 def diagnose(cell: CellResult) -> None:
-    """Weigh the evidence of all the cell's checks: its findings, and its diagnosis (the mistake(s)
-    the best-supported finding names)."""
+    """Weigh the evidence of all the cell's checks: its findings, its diagnosis (the mistake(s)
+    the best-supported finding names) and, when nothing is named, its relations."""
     cell.findings = weigh(cell.checks)
     best = max(cell.findings, key=lambda f: f.checks, default=None)
     cell.diagnosis = list(best.mistakes) if best else []
+    cell.relations = [] if cell.findings else relate(cell.checks)
+    for check in cell.checks:
+        check.evidence = None  # weighed: a stored result keeps the relations, not each input's evidence
 
 
 def notes(cell: CellResult, view: Callable[[Any], str] = str) -> list[str]:
-    """The cell's diagnosis in sentences for the student, one per finding, through ``view`` (a
-    :class:`gradekit.i18n.text.View`: the student's language; default English)."""
-    return [view(sentence) for sentence in sentences(cell.findings, cell.checks, name=view)]
+    """The cell's diagnosis in sentences for the student, one per finding (or per relation, when
+    nothing is named), through ``view`` (a :class:`gradekit.i18n.text.View`: the student's
+    language; default English)."""
+    said = [view(sentence) for sentence in sentences(cell.findings, cell.checks, name=view)]
+    said += [_capitalised(view(sentence)) for sentence in relation_sentences(cell.relations, name=view)]
+    return said
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def weigh(checks: Iterable[Check]) -> list[Finding]:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from gradekit.errors import SubmissionError
 from gradekit.grading.diagnosis import diagnose, notes
+from gradekit.grading.lines import Differing, grouped
 from gradekit.i18n import _
 from gradekit.i18n.text import Say
 from gradekit.intake.submission import code_to_run, read_notebook, sanitize
@@ -227,9 +228,13 @@ class Annotate(Stage):
             if job.result.error:
                 lines.append("  " + view(_("not graded: {reason}").format(reason=view(job.result.error))))
             lines += [f"  {note}" for note in notes(res, view)]
-            for check in res.checks:
-                mark = view(_("PASS") if check.passed else _("FAIL"))
-                lines.append(f"  [{mark}] {view(check.name)}" + (f" -- {view(check.message)}" if check.message else ""))
+            for item in grouped(res.checks):
+                if isinstance(item, Differing):  # the checks that only differ in value: one line, a short list
+                    lines.append(f"  [{view(_('FAIL'))}] {view(item.summary())}")
+                    lines += [f"      - {case}" for case in item.cases(view)]
+                    continue
+                mark = view(_("PASS") if item.passed else _("FAIL"))
+                lines.append(f"  [{mark}] {view(item.name)}" + (f" -- {view(item.message)}" if item.message else ""))
             cell.outputs = [new_stream_output("\n".join(lines) + "\n")]
         if job.notes:
             job.graded.metadata["gradekit"] = {"notes": list(job.notes)}

@@ -2,9 +2,11 @@
 
 At the top, the score, summed up with one line per exercise. Then, for each
 graded cell, titled by its exercise (the notebook's heading before it, the
-grade id small beside it): passed or failed, the points, and for every failed
-hidden check what was checked and how the result differed -- the graders'
-messages, which never include the expected arrays. A free-text answer left as
+grade id small beside it): passed or failed, the points, the likely mistake or
+what the wrong values show, and for every failed hidden check what was checked
+and how the result differed -- the graders' messages, which never include the
+expected arrays; the checks that only differ in value are one line, with their
+cases in a short list (:mod:`gradekit.grading.lines`). A free-text answer left as
 handed out reads "not answered". Problems running the student's own cells and
 any restored tampering are listed too. The pages share the class report's
 look (:mod:`gradekit.pages.look`); they link to the student's other notebooks and
@@ -28,6 +30,7 @@ import nbformat
 from gradekit.atomic import atomic_write
 from gradekit.course import Course
 from gradekit.grading.diagnosis import notes as diagnosis_notes
+from gradekit.grading.lines import Differing, grouped
 from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
 from gradekit.i18n.text import View
@@ -105,6 +108,7 @@ def write_feedback(
     language = result.language or "en"
     translate = translator(course.root, result.assignment, language)
     view = View(language, result.translations, translate)
+    rubric = rubric_items(course, result.assignment, result.student, language)
     for nb in result.notebooks:
         code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
         titles = _titles(course, result.assignment, nb.name, language)
@@ -120,6 +124,8 @@ def write_feedback(
             notes=notes,
             code=code,
             diagnosis=lambda cell: diagnosis_notes(cell, view),
+            grouped=grouped,
+            differing=lambda item: isinstance(item, Differing),
             siblings=siblings,
             failed_runs=[run for run in nb.runs if not run.ok],
             manual=view(waiting_sentence(nb)),
@@ -141,11 +147,40 @@ def write_feedback(
             shown_score=sum(c.score or 0.0 for c in shown),
             shown_possible=sum(c.points for c in shown),
             held_points=sum(c.points for c in nb.cells if c.grade_id in held),
+            rubric=rubric,
+            rubric_title=view(_("What your grader noted")),
         )
         path = out_dir / f"{nb.name}.html"
         atomic_write(path, html)
         paths.append(path)
     return paths
+
+
+_STORES: dict = {}
+
+
+def rubric_items(course: Course, assignment: str, student: str, language: str) -> dict[str, list[dict]]:
+    """The rubric items a person gave ``student``, by the grade id of the cell they count on: their points
+    as they count ("−0.5", "+1") and their sentence in ``language`` when the rubric has it
+    (:mod:`gradekit.manual.store`; nothing when no one graded there)."""
+    from gradekit.manual.store import SUBTRACT, Store, path_of
+
+    path = path_of(course, assignment)
+    if not path.is_file():
+        return {}
+    if path not in _STORES:  # one per class: its schema is checked once, not once a student
+        _STORES[path] = Store(course, assignment)
+    out: dict[str, list[dict]] = {}
+    for _cell, (q, items) in _STORES[path].student_items(student).items():
+        out[q["grade_cell"]] = [
+            {
+                "points": ("−" if (q["mode"] == SUBTRACT) == (i.points >= 0) else "+") + page.points(abs(i.points)),
+                "text": i.sentence(language),
+                "lang": page.HTML_LANG.get(language, language) if language in i.texts else "en",
+            }
+            for i in items
+        ]
+    return out
 
 
 _INSTRUCTOR_ONLY = re.compile(r"<!--instructor-->.*?<!--/instructor-->", re.S)

@@ -61,6 +61,7 @@ background:#ffebe9;color:var(--fail);white-space:nowrap}
 .flag.ok{background:#dafbe1;color:var(--pass)}
 .scroll{overflow-x:auto}
 ul.checks{padding-left:1.2rem} ul.checks li{margin:.2rem 0}
+ul.checks ul.cases{margin:.1rem 0 .3rem;padding-left:1.2rem;color:var(--muted);font-size:.92em}
 th[data-sort]{cursor:pointer}
 th[aria-sort=ascending]::after{content:" ▲"} th[aria-sort=descending]::after{content:" ▼"}
 """ % {"font": FONT_STACK}  # noqa: UP031 - a style sheet is all braces: % reads better

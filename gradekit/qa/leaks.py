@@ -4,7 +4,7 @@ While ``gradekit check`` grades, the :class:`LeakScan` stage's observer hears of
 every value the reference's functions return (through the ``reference`` fixture:
 :class:`gradekit.grading.harness.plugin.RecordingReference`), and the stage, placed
 after the default stages, looks for them in what the student is told: each check's
-message and the cell's diagnosis, in English and in the student's language. A number
+message and the cell's diagnosis and relations, in English and in the student's language. A number
 printed with at least three significant digits that equals a reference value
 at the printed precision is a leak -- unless it is also one of the student's
 own inputs (the params of their variant), which they can see anyway.
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from gradekit.grading.diagnosis import notes
 from gradekit.grading.stages import NotebookJob, Stage
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
@@ -118,4 +119,6 @@ class LeakScan(Stage):
         texts = [check.message for cell in job.result.cells for check in cell.checks if check.message]
         texts += [text for cell in job.result.cells for text in getattr(cell, "diagnosis", []) or []]
         texts = texts + [job.say.table[t] for t in texts if t in job.say.table]  # and as the student reads them
+        view = job.say.view()  # what the values show (the relations), in English and as the student reads it
+        texts += [note for cell in job.result.cells for note in notes(cell) + notes(cell, view)]
         job.observed["leaks"] = leaks(texts, flatten(self.heard.values), flatten([job.variant.params]))

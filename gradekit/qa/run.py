@@ -12,6 +12,10 @@ no gradebook, no real student) it grades, through the same pipeline as
                                                        and no other mistake
 * the answer key and the mistakes again, elsewhere  -> the same grades and feedback (in another
                                                        language, when the assignment has translations)
+* each student's release with a classmate's answers -> how often a classmate's right answer is also
+  to the questions (the answer cells that define     right for another student: an answer the same
+  no function)                                         for everyone, or shared by more than 5% of
+                                                       pairs, may be worth SHARED_POINTS at most
 
 Each QA file is graded alone on the first variant -- so that "its own test
 cells only" can be seen -- and, packed with mistakes of other exercises (which
@@ -21,12 +25,17 @@ test cell has a grader and every grader a test cell; no feedback holds a
 value the reference computed for that student; multiple-choice items resist
 the test-wise strategies. When the assignment has translations, the simulated
 students take its languages in turn, and every text a student of another
-language reads must have its translation. One :class:`Row` per check.
+language reads must have its translation. The QA set's mistakes are counted
+as named (their ``# names:`` phrase said), only related (the feedback says
+what the values show, or more than that they differ) or bare (it says only
+that values differ: the author should add the mistake to the grader). One
+:class:`Row` per check.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -42,6 +51,10 @@ from gradekit.results import SubmissionResult
 from gradekit.runners.base import Outcome
 
 LEAK_STAGE = "gradekit.qa.leaks.LeakScan"
+COPIED = "a classmate's answers"  # the label of a release filled with another student's answers
+CLASSMATES = 6  # classmates whose answers each simulated student hands in (fewer in a smaller class)
+SHARED = 0.05  # a classmate's right answer may be right for another student in at most 5% of pairs ...
+SHARED_POINTS = 0.5  # ... unless the answer is worth this many points or fewer
 BLIND_STAGE = "gradekit.qa.blind.BlindSpots"
 GRADER_ERROR = "the grader could not check this"
 
@@ -54,6 +67,7 @@ class Task:
     files: list[simulate.QAFile] = field(default_factory=list)  # the QA files in it
     again: bool = False  # a second grading, for determinism
     language: str | None = None  # grade in this language rather than the student's
+    copied: str = ""  # whose answers a COPIED task holds
 
 
 def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, sandboxed: bool = True) -> CheckReport:
@@ -71,9 +85,11 @@ def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, s
         files, problems = simulate.load_qa_set(qa.graders_dir(assignment), notebooks)
         _coverage_rows(qa, assignment, notebooks, report)
         tasks = _tasks(qa, assignment, ids, files, simulate.translations(qa, assignment))
-        outcomes = _grade(qa, assignment, tasks, jobs, sandboxed)
+        outcomes = grade_tasks(qa, assignment, tasks, jobs, sandboxed)
         report.gradings = len(tasks)
         _result_rows(tasks, outcomes, files, problems, report)
+        _feedback_rows(tasks, outcomes, files, report)
+        _diversity_rows(qa, tasks, outcomes, notebooks, variants, report)
         _translation_rows(tasks, outcomes, spoken, report)
         report.rows.extend(testwise_rows(variants))
         for language in simulate.translations(qa, assignment):
@@ -188,10 +204,13 @@ def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: 
     mistakes = [f for f in files if f.kind == "mistakes"]
     correct = [f for f in files if f.kind == "correct"]
     packed = simulate.groups(mistakes)
+    keys: dict[str, dict] = {}
+    released: dict[str, dict] = {}
     for index, student in enumerate(ids):
         variant = build_variant(qa, source, student)
         key = {name: stripper.answer_key(nb) for name, nb in build_variant(qa, source, student).notebooks.items()}
         release = releases.student_versions(variant)
+        keys[student], released[student] = key, release
 
         def submit(label: str, notebooks: dict, qa_files: list, again: bool = False) -> None:
             folder = simulate.write_submission(base / f"{len(tasks):05d}", notebooks)
@@ -213,14 +232,65 @@ def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: 
                 submit("+".join(f.label for f in group), simulate.fill(key, _merged(group)), group)
             for qa_file in correct:
                 submit(qa_file.label, simulate.fill(key, qa_file.sections), [qa_file])
+    answers = value_answers(keys[ids[0]]) if ids else []
+    for index, student in enumerate(ids):  # each student hands in classmates' answers to the questions
+        for step in range(1, min(CLASSMATES, len(ids) - 1) + 1):
+            other = ids[(index + step) % len(ids)]
+            sections = {gid: _source(keys[other], gid) for gid in answers}
+            notebooks = {n: nb for n, nb in released[student].items() if _holds_any(nb, answers)}
+            folder = simulate.write_submission(base / f"{len(tasks):05d}", simulate.fill(notebooks, sections))
+            tasks.append(Task(COPIED, student, folder, copied=other))
     return tasks
+
+
+def value_answers(key: dict) -> list[str]:
+    """The autograded answer cells that define no function or class: answers to questions (a
+    number, a word, a letter), which a classmate could hand in as theirs."""
+    import ast
+
+    from gradekit.notebook.cells import grade_id, is_solution
+
+    tests = simulate.exercise_tests(key)
+    out = []
+    for nb in key.values():
+        for cell in nb.cells:
+            gid = grade_id(cell)
+            if cell.cell_type != "code" or not is_solution(cell) or not gid or not tests.get(gid):
+                continue
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            defines = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            if not any(isinstance(node, defines) for node in ast.walk(tree)):
+                out.append(gid)
+    return out
+
+
+def _source(notebooks: dict, gid: str) -> str:
+    from gradekit.notebook.cells import grade_id
+
+    return next(c.source for nb in notebooks.values() for c in nb.cells if grade_id(c) == gid)
+
+
+def _holds_any(nb, gids: list[str]) -> bool:
+    from gradekit.notebook.cells import grade_id
+
+    return any(grade_id(c) in gids for c in nb.cells)
 
 
 def _merged(group: list) -> dict[str, str]:
     return {gid: code for qa_file in group for gid, code in qa_file.sections.items()}
 
 
-def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed: bool) -> dict[int, Outcome]:
+def grade_tasks(
+    qa: Course,
+    assignment: str,
+    tasks: list[Task],
+    jobs: int,
+    sandboxed: bool,
+    stages: tuple[str, ...] = (LEAK_STAGE, BLIND_STAGE),
+) -> dict[int, Outcome]:
     """Every task graded by a runner, as ``autograde`` grades (a local pool's workers fork from a
     server that has loaded the templates and graders once), with the QA stages added; the
     outcomes by task index."""
@@ -230,7 +300,7 @@ def _grade(qa: Course, assignment: str, tasks: list[Task], jobs: int, sandboxed:
     from gradekit.runners.base import Job
     from gradekit.runners.batch import make_runner
 
-    options = Options(sandboxed=sandboxed, jobs=jobs, stages=tuple(DEFAULT_STAGES) + (LEAK_STAGE, BLIND_STAGE))
+    options = Options(sandboxed=sandboxed, jobs=jobs, stages=tuple(DEFAULT_STAGES) + tuple(stages))
     out = qa.root / "qa-out"
     # the answer key's passing checks also work out their known mistakes (gradekit.qa.blind)
     work = [
@@ -361,7 +431,131 @@ def _result_rows(
 
 
 def report_students(tasks: list[Task]) -> set[str]:
-    return {t.student for t in tasks}
+    return {t.student for t in tasks if t.label != COPIED}
+
+
+STRENGTH = {"named": 3, "related": 2, "bare": 1, "missed": 0}
+
+
+def feedback_class(qa_file, cells: dict) -> str:
+    """What a mistake's feedback says on the cells it should break: ``named`` (its phrase, or a
+    diagnosis), ``related`` (what its values show, or more than that they differ: a shape, a
+    probe, an exception), ``bare`` (only that values differ) or ``missed`` (no points lost)."""
+    lost = [cells[g] for g in qa_file.breaks if g in cells and (cells[g].score or 0) < cells[g].points - 1e-9]
+    if not lost:
+        return "missed"
+    phrase = (qa_file.names or "").lower()
+    said = " ".join(k.message for c in lost for k in c.checks if not k.passed).lower()
+    if any(c.diagnosis for c in lost) or (phrase and phrase in said):
+        return "named"
+    if any(c.relations for c in lost) or any(
+        not k.passed and (not k.differs or k.observations) for c in lost for k in c.checks
+    ):
+        return "related"
+    return "bare"
+
+
+def _feedback_rows(tasks: list[Task], outcomes: dict[int, Outcome], files: list, report: CheckReport) -> None:
+    """The QA set's mistakes by what their feedback says (each its most frequent verdict); a bare one
+    gets a row of its own: the author should give the grader its values."""
+    mistakes = [f for f in files if f.kind == "mistakes"]
+    if not mistakes:
+        return
+    verdicts: dict[str, Counter] = {f.label: Counter() for f in mistakes}
+    for index, task in enumerate(tasks):
+        result = outcomes[index].result
+        if result.error:
+            continue
+        cells = {c.grade_id: c for nb in result.notebooks for c in nb.cells}
+        for qa_file in task.files:
+            if qa_file.kind == "mistakes":
+                verdicts[qa_file.label][feedback_class(qa_file, cells)] += 1
+    kinds = {label: max(seen, key=lambda k: (seen[k], STRENGTH[k])) for label, seen in verdicts.items() if seen}
+    counts = Counter(kinds.values())
+    related = [label for label, kind in kinds.items() if kind == "related"]
+    report.rows.append(
+        Row(
+            "the QA set's mistakes: named / only related / bare",
+            None,
+            f"{counts['named']} named, {counts['related']} only related, {counts['bare']} bare"
+            + (f", {counts['missed']} not caught" if counts["missed"] else "")
+            + f" of {len(kinds)}"
+            + (f" (only related: {', '.join(related[:5])}{' ...' if len(related) > 5 else ''})" if related else ""),
+        )
+    )
+    for label, kind in kinds.items():
+        if kind == "bare":
+            report.rows.append(
+                Row(
+                    f"{label}: bare feedback",
+                    None,
+                    "its feedback says only that values differ: add its values to the grader's mistakes= "
+                    "so that it is named (README: How a mistake gets named)",
+                )
+            )
+
+
+def _diversity_rows(
+    qa: Course, tasks: list[Task], outcomes: dict[int, Outcome], notebooks: dict, variants: dict, report: CheckReport
+) -> None:
+    """Variant diversity, one row per answer of every question: how often a classmate's right
+    answer, handed in as one's own, is right. An answer the same for every student, or shared by
+    significantly more than SHARED of the pairs (more than chance beyond it, for a multiple-choice
+    cell), fails its row when it is worth more than SHARED_POINTS."""
+    from gradekit.qa.items import items_of
+
+    copies = [(i, t) for i, t in enumerate(tasks) if t.label == COPIED]
+    if not copies:
+        return
+    tests = simulate.exercise_tests(notebooks)
+    owned = {t for gid in value_answers(notebooks) for t in tests.get(gid, [])}
+    choice = set(getattr(qa.settings, "choice_cells", None) or ())
+    items = [item for v in list(variants.values())[:1] for item in items_of(v.params)]
+    chance = sum(1 / len(item["options"]) for item in items) / len(items) if items else 0.0
+    stats: dict[tuple[str, str], list[float]] = {}  # (test cell, check) -> [right, pairs, worth]
+    for index, _task in copies:
+        for nb in outcomes[index].result.notebooks:
+            for cell in nb.cells:
+                if cell.grade_id not in owned or not cell.checks:
+                    continue
+                total = sum(k.weight for k in cell.checks) or 1.0
+                for check in cell.checks:
+                    entry = stats.setdefault((cell.grade_id, check.name), [0, 0, cell.points * check.weight / total])
+                    entry[0] += check.passed
+                    entry[1] += 1
+    for (gid, name), (right, pairs, worth) in stats.items():
+        limit = SHARED + (chance if gid in choice else 0.0)
+        same = right == pairs and pairs >= 2
+        shared = same or wilson_low(int(right), int(pairs)) > limit
+        share = f"right for another student on {int(right)} of {int(pairs)} pairs ({right / pairs:.0%})"
+        title = f"variant diversity: {gid}, {name}"
+        if not shared:
+            report.rows.append(Row(title, True, share + (f", chance {chance:.0%}" if gid in choice else "")))
+            continue
+        what = "the same for every student" if same else f"shared by more than {limit:.0%} of pairs"
+        if worth > SHARED_POINTS + 1e-9:
+            report.rows.append(
+                Row(
+                    title,
+                    False,
+                    f"{share}: {what}, and worth {worth:.2g} points -- a copied key keeps them: draw its numbers "
+                    f"from a larger space, or weigh it at most {SHARED_POINTS:g} points",
+                )
+            )
+        else:
+            report.rows.append(
+                Row(title, None, f"{share}: {what}, worth {worth:.2g} points (at most {SHARED_POINTS:g})")
+            )
+
+
+def wilson_low(successes: int, trials: int, z: float = 1.96) -> float:
+    """The lower end of the Wilson score interval (95%) of a proportion."""
+    if trials == 0:
+        return 0.0
+    p = successes / trials
+    centre = p + z * z / (2 * trials)
+    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    return (centre - spread) / (1 + z * z / trials)
 
 
 def _own_errors(qa_file, runs: dict, where: str) -> list[str]:

@@ -23,7 +23,7 @@ import collections
 import os
 from typing import TYPE_CHECKING
 
-from gradekit.course import Course
+from gradekit.course import SECRET_ENV, Course
 from gradekit.errors import CourseFailure
 from gradekit.grading.options import Options
 from gradekit.runners.base import Job, Outcome, Runner, failure_outcome, grade_job, outcome_of, zero
@@ -150,7 +150,17 @@ class LocalPool(Runner):
         if self._early is None:
             limits = self.options.limits or self.course.limits_for(self.assignment)
             self._early = EarlySandboxes(limits, self.options.sandboxed, self.jobs)
-            self._init = (str(self.course.root), self.assignment, self.options, os.getpid(), self._early.for_workers())
+            # the secret as this process has it now: the fork server (one per process) may have started
+            # with another, for an earlier pool (a test suite, a service, gradekit check run in process)
+            secret = os.environ.get(SECRET_ENV)
+            self._init = (
+                str(self.course.root),
+                self.assignment,
+                self.options,
+                os.getpid(),
+                self._early.for_workers(),
+                secret,
+            )
 
     def _executor(self, jobs: int) -> ProcessPoolExecutor:
         from gradekit.runners.forkserver import warm_fork_server
@@ -258,13 +268,20 @@ _PIPELINE: Pipeline | None = None
 _FAILURE: dict | None = None
 
 
-def _init_worker(root: str, assignment: str, options: Options, coordinator: int, early: list[dict]) -> None:
+def _init_worker(
+    root: str, assignment: str, options: Options, coordinator: int, early: list[dict], secret: str | None = None
+) -> None:
     """Take this worker's pipeline over from the fork server (or build it) and a sandbox from the
-    coordinator (or start one); a failure is kept and reported instead of each result."""
+    coordinator (or start one); a failure is kept and reported instead of each result. ``secret``
+    is the coordinator's $GRADEKIT_SECRET (None: unset), which the fork server may not have."""
     global _PIPELINE, _FAILURE
     from gradekit.timeline import mark
 
     mark("worker", "forked")
+    if secret is None:
+        os.environ.pop(SECRET_ENV, None)
+    else:
+        os.environ[SECRET_ENV] = secret
     exit_with(coordinator)
     core = claim_core()
     try:

@@ -12,12 +12,16 @@ Everything the worker sends is decoded by :mod:`protocol` (arrays with
 
 from __future__ import annotations
 
+import fcntl
+import os
 import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
+
+import numpy as np
 
 from gradekit.errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
 from gradekit.i18n.text import _
@@ -25,9 +29,21 @@ from gradekit.sandbox import protocol as P
 from gradekit.sandbox.bwrap import end_sandbox, start_zygote
 from gradekit.sandbox.limits import Limits
 
-__all__ = ["Sandbox", "RemoteObject", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
+__all__ = ["Sandbox", "RemoteObject", "NotRun", "StaleMethod", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
 
 MAX_BAD_CELLS = 3  # cells that hang or crash and are skipped before a notebook is given up
+# values that hold nothing to unwrap (no object of the student's): most arguments are these
+LEAVES = frozenset({np.ndarray, float, int, bool, str, type(None), np.float64, np.int64})
+
+
+class NotRun(Exception):
+    """A call of a :meth:`Sandbox.map` that was not made: ``"budget"`` (it would have started
+    after ``stop_at``), ``"timeout"`` (an earlier call of the same batch timed out: ``cause``)
+    or ``"later"`` (an earlier call crashed: make it again when its result is wanted)."""
+
+    def __init__(self, why: str, cause: SandboxTimeout | None = None):
+        super().__init__(why)
+        self.why, self.cause = why, cause
 
 
 class RemoteObject:
@@ -37,6 +53,7 @@ class RemoteObject:
         object.__setattr__(self, "_sandbox", sandbox)
         object.__setattr__(self, "_handle", handle)
         object.__setattr__(self, "_generation", generation)
+        object.__setattr__(self, "_methods", set())  # names the worker said are plain methods (see Sandbox.getattr)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -66,6 +83,11 @@ class RemoteMethod:
         return self.obj._sandbox.call(self.obj, args, kwargs, attr=self.name)
 
 
+class StaleMethod(Exception):
+    """A call of a method looked up earlier (``method=True``) that is no longer a plain method:
+    nothing was called; look it up again."""
+
+
 class Sandbox:
     """A warm zygote in bubblewrap, and the child that holds the current submission.
 
@@ -86,6 +108,8 @@ class Sandbox:
         self.control_channel: P.Channel | None = None
         self.child: socket.socket | None = None  # the current submission's socket
         self.channel: P.Channel | None = None  # ... and its frames
+        self.progress: int | None = None  # ... and its progress file (a memfd: see protocol.write_progress)
+        self.batches = 0  # map requests sent, to tell one batch's progress notes from another's
         self.cells: list[dict] = []
         self.bad_cells: dict[int, str] = {}
         self.cell_results: list[dict] | None = None
@@ -180,15 +204,17 @@ class Sandbox:
             self._wait_ready()
         assert self.control is not None  # a running zygote's (adopt sets them together)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        progress = _progress_file()
         try:
-            socket.send_fds(self.control, [b"spawn"], [theirs.fileno()])
+            socket.send_fds(self.control, [b"spawn"], [theirs.fileno(), progress])
         except OSError:
             mine.close()
+            os.close(progress)
             self.shutdown()
             raise SandboxCrashed(CodeFailure.SANDBOX, "the sandbox stopped answering") from None
         finally:
             theirs.close()
-        self.child, self.channel = mine, P.Channel(mine)
+        self.child, self.channel, self.progress = mine, P.Channel(mine), progress
         self.generation += 1
 
     def end_child(self) -> None:
@@ -200,6 +226,9 @@ class Sandbox:
         socket); wait until the zygote has cleaned up after it; return its exit status."""
         child, self.child, self.channel = self.child, None, None
         self.cell_results = None
+        if self.progress is not None:
+            os.close(self.progress)
+            self.progress = None
         if child is None:
             return None
         if kill and self.control is not None:
@@ -282,28 +311,26 @@ class Sandbox:
         return RemoteObject(self, handle, self.generation)
 
     def _unwrap(self, value: Any) -> Any:
+        kind = type(value)
+        if kind in LEAVES:
+            return value
+        if kind is list or kind is tuple:
+            if all(type(v) in LEAVES for v in value):  # nothing to unwrap: the usual arguments
+                return value
+            return kind(self._unwrap(v) for v in value)
+        if kind is dict:
+            if all(type(v) in LEAVES for v in value.values()):
+                return value
+            return {k: self._unwrap(v) for k, v in value.items()}
         if isinstance(value, RemoteObject):
             if value._generation != self.generation:
                 raise StudentCodeError(CodeFailure.LOST, "this object was lost when the student's code was restarted")
             return value._handle
-        if type(value) in (list, tuple):
-            return type(value)(self._unwrap(v) for v in value)
-        if type(value) is dict:
-            return {k: self._unwrap(v) for k, v in value.items()}
         return value
 
     def _check(self, reply: dict) -> None:
         if not reply.get("ok"):
-            err = reply.get("error") or {}
-            if not isinstance(err, dict):
-                err = {"type": "Error", "message": str(err)}
-            where = cast(list, err.get("where")) if isinstance(err.get("where"), list) else []
-            raise StudentCodeError(
-                CodeFailure.RAISED,
-                str(err.get("message", ""))[:2000],
-                [str(w)[:200] for w in where[:5]],
-                exc_type=str(err.get("type", "Error"))[:100],
-            )
+            raise _raised(reply)
 
     # -- the API the graders use -----------------------------------------------
     def run_cells(self, cells: list[dict]) -> list[dict]:
@@ -390,19 +417,223 @@ class Sandbox:
         *,
         attr: str | None = None,
         reference: Mapping[str, Callable] | None = None,
+        method: bool = False,
     ) -> Any:
+        """``target(*args, **kwargs)`` in the sandbox (``target.attr(...)`` with ``attr``). With
+        ``method``, ``attr`` is a method :meth:`getattr` found plain (``obj._methods``): it is
+        called without looking it up first, or StaleMethod is raised when it no longer is one."""
         self._ensure_cells()
         spec = target if isinstance(target, str) else self._unwrap(target)
-        header = {"op": "call", "attr": attr, "reference": sorted(reference or {}), "target": P.encode(spec, [])}
+        header = {
+            "op": "call",
+            "attr": attr,
+            "reference": sorted(reference) if reference else [],
+            "target": spec if type(spec) is str and len(spec) <= P.MAX_STR else P.encode(spec, []),
+        }
+        if method:
+            header["method"] = True
         values = {"args": list(self._unwrap(tuple(args))), "kwargs": self._unwrap(dict(kwargs or {}))}
         reply, value = self._exchange(header, values, self.limits.call_timeout, reference)
+        if method and reply.get("stale") is True:
+            raise StaleMethod(attr)
         self._check(reply)
         return value
+
+    def map(
+        self,
+        target: str,
+        calls: Sequence[tuple[tuple, Mapping]],
+        *,
+        reference: Mapping[str, Callable] | None = None,
+        stop_at: float | None = None,
+    ) -> list[tuple[bool, Any]]:
+        """Call the function ``target`` on each ``(args, kwargs)`` of ``calls``, in order, as
+        :meth:`call` would one after another -- but in one request (or a few, up to
+        ``protocol.MAX_CALLS`` calls or about ``FLUSH_BLOBS`` bytes of arrays each).
+
+        Returns ``(True, value)`` or ``(False, error)`` for each call: a
+        :class:`StudentCodeError` as :meth:`call` raises it (a timeout, a crash, what the code
+        raised), a :class:`NotRun` for a call not made (it would have started after
+        ``stop_at``, a ``time.monotonic()``; or a call before it timed out or crashed), or the
+        ProtocolError of arguments that cannot cross. Every call is held to its own deadline,
+        as :meth:`call` holds it. When a call hangs or kills the process, the batch stops
+        there: the child is killed (or found dead), the calls before it that had not sent
+        their results are made again in a fresh child, and the one that failed reports its
+        failure; the calls after it are not made (``NotRun``). The arguments are plain data:
+        no objects of the student's.
+        """
+        results: list[tuple[bool, Any] | None] = [None] * len(calls)
+        encoded: list[tuple[int, Any, Any, list[bytes]]] = []
+        for index, (args, kwargs) in enumerate(calls):
+            blobs: list[bytes] = []
+            try:
+                encoded.append((index, P.encode(list(args), blobs), P.encode(dict(kwargs), blobs), blobs))
+            except P.ProtocolError as exc:
+                results[index] = (False, exc)
+        todo = [item for item in encoded]
+        limit = time.monotonic() + 2 * len(calls) * self.limits.call_timeout  # n calls' worth of deadlines, twice
+        while todo:
+            now = time.monotonic()
+            if (stop_at is not None and now >= stop_at) or now >= limit:
+                for index, *_ in todo:
+                    results[index] = (False, NotRun("budget"))
+                break
+            chunk = _chunk(todo)
+            done, failure = self._map_round(target, chunk, reference or {}, stop_at, limit)
+            for offset, result in done.items():
+                results[chunk[offset][0]] = result
+            if failure is None:
+                todo = [item for item in todo if results[item[0]] is None]
+                continue
+            failed, error = failure
+            if isinstance(error, NotRun):  # stopped at stop_at: this call and the rest were not made
+                for index, *_ in todo:
+                    if results[index] is None:
+                        results[index] = (False, error)
+                break
+            results[chunk[failed][0]] = (False, error)
+            # none after it is made now: after a timeout, none at all (as after a call that timed out);
+            # after a crash, each when its result is asked for (:class:`NotRun` "later"), as a loop of
+            # calls that stops at the crash would not have made them
+            later = NotRun("timeout", error) if isinstance(error, SandboxTimeout) else NotRun("later")
+            for index, *_ in todo:
+                if index > chunk[failed][0] and results[index] is None:
+                    results[index] = (False, later)
+            todo = [item for item in todo if results[item[0]] is None]  # the calls before it, made again
+        return cast("list[tuple[bool, Any]]", results)
+
+    def _map_round(
+        self,
+        target: str,
+        chunk: list[tuple[int, Any, Any, list[bytes]]],
+        reference: Mapping[str, Callable],
+        stop_at: float | None,
+        limit: float,
+    ) -> tuple[dict[int, tuple[bool, Any]], tuple[int, Exception] | None]:
+        """One map request: the results it sent, by offset in ``chunk``, and (offset, error) of
+        the call where it stopped short, if it did."""
+        self._ensure_cells()
+        channel = self.channel
+        assert channel is not None  # _ensure_cells spawned a child
+        self.batches += 1
+        batch, timeout = self.batches, self.limits.call_timeout
+        blobs: list[bytes] = []
+        calls = []
+        for _index, args, kwargs, own in chunk:
+            shift = len(blobs)
+            blobs.extend(own)
+            calls.append({"args": _shifted(args, shift), "kwargs": _shifted(kwargs, shift)})
+        header = {
+            "op": "map",
+            "target": target,
+            "reference": sorted(reference),
+            "batch": batch,
+            "stop_at": None if stop_at is None else float(stop_at),
+            "calls": calls,
+        }
+        done: dict[int, tuple[bool, Any]] = {}
+        sent = time.monotonic()
+        seen = [-1, sent]  # the latest progress note: (index, started)
+
+        def renew() -> float | None:
+            """A later deadline when the batch has moved on to a call the note says started later."""
+            note = self._progress_note(batch, len(chunk), sent)
+            if note is None or note[0] <= seen[0] or note[1] < seen[1]:
+                return None
+            seen[:] = note
+            return min(note[1] + timeout, cap)
+
+        cap = limit if stop_at is None else min(limit, stop_at + timeout)
+        channel.deadline, channel.renew = min(sent + timeout, cap), renew
+        try:
+            P.write_frame(channel, header, blobs)
+            while True:
+                reply, rblobs = P.read_frame(channel)
+                if reply.get("op") == "callback":
+                    self._answer_callback(channel, reply, rblobs, reference)
+                    continue
+                entries, first = reply.get("results"), reply.get("first")
+                if type(entries) is not list or first != len(done) or len(done) + len(entries) > len(chunk):
+                    raise P.ProtocolError("bad reply to map")
+                for entry in entries:
+                    done[len(done)] = self._map_result(entry, rblobs, timeout)
+                if reply.get("done") is True:
+                    stopped = reply.get("stopped")
+                    if stopped is None and len(done) == len(chunk):
+                        return done, None
+                    if stopped == len(done) and stop_at is not None:
+                        return done, (len(done), NotRun("budget"))
+                    raise P.ProtocolError("bad reply to map")
+        except TimeoutError:
+            self.timeouts += 1
+            failed = self._failed_call(batch, len(chunk), sent, done)
+            self._end_child(kill=True)
+            message = _("no answer within {seconds:g} s (endless loop?)").format(seconds=timeout)
+            error: StudentCodeError = SandboxTimeout(message)
+        except (EOFError, OSError):
+            self.kills += 1
+            failed = self._failed_call(batch, len(chunk), sent, done)
+            error = SandboxCrashed(CodeFailure.CRASHED, _exit_reason(self._end_child(kill=True)))
+        except P.ProtocolError as exc:
+            self.kills += 1
+            failed = self._failed_call(batch, len(chunk), sent, done)
+            self._end_child(kill=True)
+            error = SandboxCrashed(CodeFailure.PROTOCOL, str(exc))
+        finally:
+            channel.renew = None
+        return done, (None if failed >= len(chunk) else (failed, error))  # all had answered: none failed
+
+    def _map_result(self, entry: Any, blobs: list[bytes], timeout: float) -> tuple[bool, Any]:
+        if type(entry) is not dict or type(entry.get("ok")) is not bool:
+            raise P.ProtocolError("bad result in a reply to map")
+        if not entry["ok"]:
+            return False, _raised(entry)
+        value = P.decode(entry.get("value"), blobs, self._wrap)
+        seconds = entry.get("seconds")
+        if isinstance(seconds, (int, float)) and 0 <= seconds <= timeout:
+            self.student_seconds += seconds
+        return True, value
+
+    def _progress_note(self, batch: int, calls: int, sent: float) -> tuple[int, float] | None:
+        """(index, started) of the call this batch's child says it has started, if it says so
+        believably: of this batch, of one of its calls, started since the batch was sent and
+        not in the future. A note being written is read again."""
+        if self.progress is None:
+            return None
+        for _attempt in range(3):
+            try:
+                note = P.read_progress(os.pread(self.progress, P.PROGRESS.size, 0))
+            except OSError:
+                return None
+            if note is not None:
+                break
+            time.sleep(0.001)
+        else:
+            return None
+        got, index, started = note
+        if got != batch or not 0 <= index < calls or not sent <= started <= time.monotonic():
+            return None
+        return index, started
+
+    def _failed_call(self, batch: int, calls: int, sent: float, done: Mapping) -> int:
+        """Which call of a batch that stopped short hung or crashed: the one its progress note
+        names, if it is one that had not answered; else the first that had not."""
+        note = self._progress_note(batch, calls, sent)
+        if note is not None and note[0] >= len(done):
+            return note[0]
+        return len(done)
+
+    def holds(self, obj: RemoteObject) -> bool:
+        """Whether ``obj`` lives in the running child (not lost with an earlier one, nor with
+        one that has just died)."""
+        return self.child is not None and self.cell_results is not None and obj._generation == self.generation
 
     def getattr(self, obj: RemoteObject, name: str) -> Any:
         header = {"op": "getattr", "target": P.encode(self._unwrap(obj), []), "attr": name}
         reply, value = self._exchange(header, {}, self.limits.call_timeout)
         self._check(reply)
+        if reply.get("method") is True and isinstance(value, RemoteObject):
+            obj._methods.add(name)
         return value
 
     def length(self, obj: RemoteObject) -> Any:
@@ -410,6 +641,59 @@ class Sandbox:
         reply, value = self._exchange(header, {}, self.limits.call_timeout)
         self._check(reply)
         return value
+
+
+def _chunk(todo: list[tuple[int, Any, Any, list[bytes]]]) -> list[tuple[int, Any, Any, list[bytes]]]:
+    """The first calls of ``todo`` that go in one map request: at most MAX_CALLS, and no more
+    than about FLUSH_BLOBS bytes of arrays (at least one call, whatever its size)."""
+    chunk: list[tuple[int, Any, Any, list[bytes]]] = []
+    size = 0
+    for item in todo[: P.MAX_CALLS]:
+        size += sum(len(b) for b in item[3])
+        if chunk and size > P.FLUSH_BLOBS:
+            break
+        chunk.append(item)
+    return chunk
+
+
+def _shifted(tree: Any, shift: int) -> Any:
+    """An encoded value whose arrays are ``shift`` places later in the frame's blobs."""
+    if not shift or type(tree) is not dict:
+        return tree
+    if "$nd" in tree:
+        return {"$nd": tree["$nd"] + shift}
+    return {key: _shifted_items(value, shift) for key, value in tree.items()}
+
+
+def _shifted_items(value: Any, shift: int) -> Any:
+    if type(value) is list:
+        return [_shifted(v, shift) for v in value]
+    if type(value) is dict:
+        return {k: _shifted(v, shift) for k, v in value.items()}
+    return value
+
+
+def _raised(reply: dict) -> StudentCodeError:
+    """The error a reply (or one result of a map) reports: what the student's code raised."""
+    err = reply.get("error") or {}
+    if not isinstance(err, dict):
+        err = {"type": "Error", "message": str(err)}
+    where = cast(list, err.get("where")) if isinstance(err.get("where"), list) else []
+    return StudentCodeError(
+        CodeFailure.RAISED,
+        str(err.get("message", ""))[:2000],
+        [str(w)[:200] for w in where[:5]],
+        exc_type=str(err.get("type", "Error"))[:100],
+    )
+
+
+def _progress_file() -> int:
+    """A child's progress file: a memfd of one note, sealed so that the child can neither grow
+    nor shrink it (the grader reads it with pread, never through a mapping it could truncate)."""
+    fd = os.memfd_create("gradekit-progress", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    os.ftruncate(fd, os.sysconf("SC_PAGE_SIZE"))
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+    return fd
 
 
 def _exit_reason(code: int | None) -> str:

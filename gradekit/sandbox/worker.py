@@ -12,13 +12,21 @@ Requests to a child (``op``):
     run      {"cells": [{"id", "source"}]}     -> {"cells": [{"id", "ok", "error", "output"}]}
     has      {"name"}                         -> {"kind": "function"|"class"|"value"|"missing"}
     get      {"name"}                         -> {"value"}: a variable the student set
-    call     {"target", "attr"?, "args", "kwargs", "reference"?: [names]}
-    getattr  {"target", "attr"}
+    call     {"target", "attr"?, "method"?, "args", "kwargs", "reference"?: [names]}
+             (``method``: attr was a plain method when looked up; -> {"stale": true} if no longer)
+    map      {"target", "attr"?, "calls": [{"args", "kwargs"}], "reference"?, "batch", "stop_at"?}
+             -> {"results": [...], "first", "done", "stopped"} in one or more parts: the calls
+             one after another, each result {"ok", "value", "seconds"} or {"ok": false, "error"},
+             none started at or after ``stop_at`` (time.monotonic())
+    getattr  {"target", "attr"}                -> {"value", "method"}: whether it is a plain method
     len      {"target"}
     exit     {}                               -> the child exits
 While a ``call`` runs, the worker may send ``{"op": "callback", "name", "args",
 "kwargs"}`` for a name listed in ``reference``; the grader answers with the
-reference implementation's result.
+reference implementation's result. While a ``map`` runs, the child notes the call
+it has started in the progress file the grader passed with its socket (see
+``protocol.write_progress``): the grader holds each call to its own deadline
+without being woken once a call.
 """
 
 import os
@@ -52,6 +60,8 @@ class CappedWriter:
         return False
 
     def take(self):
+        if not self.parts and not self.dropped:  # nothing printed: the usual case
+            return ""
         text = "".join(self.parts)
         if self.dropped:
             text += f"\n[... {self.dropped} more characters of output dropped]"
@@ -110,7 +120,7 @@ def main():
     P.write_frame(channel, {"op": "ready"})
     while True:
         try:
-            data, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+            data, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)  # the child's socket, its progress file
         except OSError:
             return
         if not data:
@@ -121,7 +131,8 @@ def main():
         os.makedirs(work, exist_ok=True)
         pid = _fork(contained)
         if pid is None:  # the process limit is exhausted even after a clean-up: report, carry on
-            os.close(fds[0])
+            for fd in fds:
+                os.close(fd)
             P.write_frame(channel, {"op": "idle", "status": -1})
             continue
         if pid == 0:
@@ -129,10 +140,11 @@ def main():
                 control.close()
                 os.setsid()
                 os.chdir(work)
-                serve(P.Channel(socket.socket(fileno=fds[0])), shell, P)
+                serve(P.Channel(socket.socket(fileno=fds[0])), shell, P, _progress_map(fds[1:]))
             finally:
                 os._exit(0)
-        os.close(fds[0])
+        for fd in fds:
+            os.close(fd)
         pidfd = os.pidfd_open(pid)
         killed = False
         watched: list[socket.socket | int] = [control, pidfd]
@@ -163,6 +175,20 @@ def main():
         P.write_frame(channel, {"op": "idle", "status": code})
 
 
+def _progress_map(fds):
+    """The progress file (a memfd of the grader's), mapped; None without one."""
+    if not fds:
+        return None
+    import mmap
+
+    try:
+        return mmap.mmap(fds[0], mmap.PAGESIZE)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fds[0])
+
+
 def _skip_token_transforms_on_plain_python(shell):
     """Let IPython re-tokenize a cell for its magics only when the cell is not plain Python.
 
@@ -185,6 +211,34 @@ def _skip_token_transforms_on_plain_python(shell):
         return lines
 
     manager.do_token_transforms = do_token_transforms
+
+
+def _plain_method(obj, name):
+    """Whether ``obj.name`` is a function of ``obj``'s class, bound to it: found in a class's
+    dict, not an instance attribute, with no ``__getattribute__`` of the class's own in the
+    way. Then the grader may call the method again without first looking it up (``method``
+    in a call): the worker looks again at the call, and says ``stale`` if it no longer is."""
+    import types
+
+    try:
+        cls = type(obj)
+        if isinstance(obj, type) or cls.__getattribute__ is not object.__getattribute__:
+            return False
+        for klass in type.__dict__["__mro__"].__get__(cls):
+            found = type.__dict__["__dict__"].__get__(klass)
+            if name in found:
+                if type(found[name]) is not types.FunctionType:
+                    return False
+                break
+        else:
+            return False
+        try:
+            own = object.__getattribute__(obj, "__dict__")
+        except AttributeError:  # __slots__
+            return True
+        return type(own) is dict and name not in own
+    except Exception:  # noqa: BLE001 - whatever the student's class does: not plain
+        return False
 
 
 def _one_line(exc):
@@ -237,8 +291,9 @@ def _wipe(path, shutil):
         pass
 
 
-def serve(channel, shell, P):
-    """Run one submission: answer requests on ``channel`` until it closes."""
+def serve(channel, shell, P, progress=None):
+    """Run one submission: answer requests on ``channel`` until it closes (``progress``: where a
+    ``map`` notes the call it has started)."""
     proto_in = proto_out = channel
     writer = CappedWriter()
     sys.stdout = sys.stderr = writer
@@ -290,6 +345,67 @@ def serve(channel, shell, P):
             return ns[value]
         return value
 
+    def run_map(header, blobs):
+        """The calls of a ``map``, one after another, as ``call`` runs each; the results go back
+        in parts of about FLUSH_BLOBS bytes, the last one ``done``."""
+        calls, batch, stop_at = header.get("calls"), header.get("batch"), header.get("stop_at")
+        if type(calls) is not list or len(calls) > P.MAX_CALLS or type(batch) is not int:
+            raise P.ProtocolError("bad map request")
+        if stop_at is not None and type(stop_at) is not float:
+            raise P.ProtocolError("bad map request")
+        spec, attr = header.get("target"), header.get("attr")
+        names = [n for n in header.get("reference", []) if isinstance(n, str)]
+        saved = {n: ns[n] for n in names if n in ns}
+        stubs = {n: stub(n) for n in names}
+        results: list[dict] = []
+        out: list[bytes] = []  # the arrays of the results not sent yet
+        size, first = 0, 0  # their bytes, the index of the first of them
+        stopped = None
+        try:
+            for index, call in enumerate(calls):
+                now = time.monotonic()
+                if stop_at is not None and now >= stop_at:
+                    stopped = index
+                    break
+                if progress is not None:
+                    P.write_progress(progress, batch, index, now)
+                started, mark = time.perf_counter(), len(out)
+                try:
+                    if type(call) is not dict:
+                        raise P.ProtocolError("bad call")
+                    target = target_of(spec)
+                    if attr is not None:
+                        target = getattr(target, str(attr))
+                    args = P.decode(call.get("args", {"$list": []}), blobs, resolve)
+                    kwargs = P.decode(call.get("kwargs", {"$dict": {}}), blobs, resolve)
+                    ns.update(stubs)
+                    value = target(*args, **kwargs)
+                    writer.take()
+                    seconds = time.perf_counter() - started
+                    try:
+                        entry = {"ok": True, "value": P.encode(value, out, keep), "seconds": seconds}
+                    except P.ProtocolError as exc:
+                        del out[mark:]
+                        entry = {"ok": False, "error": {"type": "UnsendableValue", "message": str(exc)}}
+                except P.ProtocolError as exc:
+                    entry = {"ok": False, "error": {"type": "ProtocolError", "message": str(exc)}}
+                except BaseException as exc:  # the student's code raised: this call's result, go on
+                    writer.take()
+                    entry = {"ok": False, "error": error_of(exc)}
+                results.append(entry)
+                size += sum(len(b) for b in out[mark:])
+                if size >= P.FLUSH_BLOBS:
+                    P.write_frame(proto_out, {"results": results, "first": first, "done": False}, out)
+                    first += len(results)
+                    results, out, size = [], [], 0
+        finally:
+            for n in names:
+                if n in saved:
+                    ns[n] = saved[n]
+                else:
+                    ns.pop(n, None)
+        P.write_frame(proto_out, {"results": results, "first": first, "done": True, "stopped": stopped}, out)
+
     while True:
         try:
             header, blobs = P.read_frame(proto_in)
@@ -300,7 +416,46 @@ def serve(channel, shell, P):
             return
         started = time.perf_counter()
         try:
-            if op == "run":
+            if op == "call" or op == "getattr" or op == "len":  # the most common first
+                target = target_of(header.get("target"))
+                if op == "len":
+                    reply({"ok": True}, {"value": len(target)})
+                    continue
+                attr = header.get("attr")
+                if attr is not None:
+                    attr = str(attr)
+                    if op == "getattr":
+                        method = _plain_method(target, attr)
+                        reply({"ok": True, "method": method}, {"value": getattr(target, attr)})
+                        continue
+                    if header.get("method") is True and not _plain_method(target, attr):
+                        reply({"ok": False, "stale": True})  # no longer what the grader was told
+                        continue
+                    target = getattr(target, attr)
+                elif op == "getattr":
+                    reply({"ok": True, "method": False}, {"value": target})
+                    continue
+                args = P.decode(header.get("args", {"$list": []}), blobs, resolve)
+                kwargs = P.decode(header.get("kwargs", {"$dict": {}}), blobs, resolve)
+                names = header.get("reference")
+                if not names:
+                    value = target(*args, **kwargs)
+                else:
+                    names = [n for n in names if isinstance(n, str)]
+                    saved = {n: ns[n] for n in names if n in ns}
+                    try:
+                        for n in names:
+                            ns[n] = stub(n)
+                        value = target(*args, **kwargs)
+                    finally:
+                        for n in names:
+                            if n in saved:
+                                ns[n] = saved[n]
+                            else:
+                                ns.pop(n, None)
+                writer.take()
+                reply({"ok": True, "seconds": time.perf_counter() - started}, {"value": value})
+            elif op == "run":
                 results = []
                 for index, cell in enumerate(header.get("cells", [])):
                     P.write_frame(proto_out, {"op": "progress", "index": index})
@@ -333,32 +488,8 @@ def serve(channel, shell, P):
                 if not isinstance(name, str) or name not in ns:
                     raise NameError(f"name '{name}' is not defined")
                 reply({"ok": True}, {"value": ns[name]})
-            elif op in ("call", "getattr", "len"):
-                target = target_of(header.get("target"))
-                if op == "len":
-                    reply({"ok": True}, {"value": len(target)})
-                    continue
-                if header.get("attr") is not None:
-                    target = getattr(target, str(header["attr"]))
-                if op == "getattr":
-                    reply({"ok": True}, {"value": target})
-                    continue
-                args = P.decode(header.get("args", {"$list": []}), blobs, resolve)
-                kwargs = P.decode(header.get("kwargs", {"$dict": {}}), blobs, resolve)
-                names = [n for n in header.get("reference", []) if isinstance(n, str)]
-                saved = {n: ns[n] for n in names if n in ns}
-                try:
-                    for n in names:
-                        ns[n] = stub(n)
-                    value = target(*args, **kwargs)
-                finally:
-                    for n in names:
-                        if n in saved:
-                            ns[n] = saved[n]
-                        else:
-                            ns.pop(n, None)
-                writer.take()
-                reply({"ok": True, "seconds": time.perf_counter() - started}, {"value": value})
+            elif op == "map":
+                run_map(header, blobs)
             else:
                 reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}})
         except P.ProtocolError as exc:

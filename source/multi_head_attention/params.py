@@ -76,18 +76,20 @@ def _heads(X, W_q, W_k, W_v, W_o, causal: bool):
 
 
 def _questions(rng: np.random.Generator) -> dict:
+    # the sizes are drawn from spaces wide enough that a classmate's right answer is right for another
+    # student in at most about 4% of pairs (gradekit check's variant diversity)
     # 1: parameters of one layer
-    d_head = int(rng.choice([32, 64, 128]))
-    heads1 = int(rng.choice([4, 6, 8, 12, 16]))
+    d_head = int(rng.choice(range(16, 129, 8)))
+    heads1 = int(rng.integers(2, 17))
     d_model1 = heads1 * d_head
     # 2: the FP16 KV cache
-    heads2 = int(rng.choice([8, 12, 16, 20, 32]))
-    d_head2 = int(rng.choice([64, 80, 96, 128]))
+    heads2 = int(rng.choice([4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64]))
+    d_head2 = int(rng.choice([48, 56, 64, 80, 96, 112, 128]))
     layers = int(rng.choice([12, 24, 28, 32, 40]))
     context = int(rng.choice([2048, 4096, 8192, 16384, 32768]))
     per_token = 2 * heads2 * d_head2 * 2
     # 3: many heads or one wide head
-    heads3 = int(rng.choice([4, 8, 12, 16]))
+    heads3 = int(rng.integers(2, 41))
     d_model3 = heads3 * int(rng.choice([32, 64, 96]))
     n3 = int(rng.choice([1024, 2048, 4096, 8192]))
     options = [HEADS_QUESTION["correct"], *HEADS_QUESTION["wrong"]]

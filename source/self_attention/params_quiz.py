@@ -173,8 +173,11 @@ def generate(rng: np.random.Generator) -> dict:
                 and _apart(out2, out1, LECTURE_OUTPUT[::-1], w2 @ X)):
             break
 
+    # the growth factor sqrt(b / a) = sqrt(m): 39 values at least 1.3% apart, so that a classmate's
+    # right answer (within 1%) is another student's in about 3% of pairs (gradekit check's variant
+    # diversity; perfect squares alone were shared by 11%)
     a = int(rng.choice([2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]))
-    m = int(rng.choice([4, 9, 16, 25, 36, 49, 64, 81, 100]))
+    m = int(rng.integers(2, 41))
     b = a * m
 
     while True:   # both drawn again: a W4 with a zero column would make every x4 fail
@@ -183,8 +186,10 @@ def generate(rng: np.random.Generator) -> dict:
         if np.abs(x4).min() > 0 and np.abs(x4 @ W4).min() >= 0.05:
             break
 
+    # the text grows by a ratio of 2.5, 3, ..., 20 (36 ratios, their squares at least 5% apart: a
+    # classmate's factor is right for another student in about 3% of pairs; whole ratios 2 to 8 were 14%)
     n1 = int(rng.choice([500, 800, 1000, 1500, 2000]))
-    k = int(rng.integers(2, 9))
+    k = float(rng.integers(5, 41)) / 2
     n_mem = int(rng.integers(3, 97)) * 1024
 
     mc = []
@@ -199,13 +204,13 @@ def generate(rng: np.random.Generator) -> dict:
         "q1_x1": x1, "q1_x2": x2, "q1_c": c,
         "q2_a": a, "q2_b": b,
         "q4_x": x4.tolist(), "q4_Wv": W4.tolist(),
-        "q5_n1": n1, "q5_n2": n1 * k, "q5_n": n_mem,
+        "q5_n1": n1, "q5_n2": int(n1 * k), "q5_n": n_mem,
         "mc": mc,
         "key": {
             "tq1_weights": _r(w1), "tq1_output": _r(out1), "tq1_weights_change": "no",
             "tq2_factor": _r(np.sqrt(m)), "tq2_variance": b,
             "tq3_output": _r(out2),
             "tq4_weight": 1.0, "tq4_output": _r(x4 @ W4),
-            "tq5_factor": k * k, "tq5_mib": _r(2 * n_mem ** 2 / 2 ** 20),
+            "tq5_factor": _r(k * k), "tq5_mib": _r(2 * n_mem ** 2 / 2 ** 20),
         },
     }

@@ -133,7 +133,7 @@ def test_options_are_shuffled_and_graded_by_content(quiz_course):
 def test_known_wrong_routes_are_named(quiz_course):
     student = STUDENTS[5]
     p = params(quiz_course, student)
-    ratio = p["q5_n2"] // p["q5_n1"]
+    ratio = p["q5_n2"] / p["q5_n1"]
     nb = key(quiz_course, student)
     append_to(nb, "tq1", {"tq1_weights": [0.670, 0.330]})          # the lecture's weights
     append_to(nb, "tq2", {"tq2_factor": p["q2_b"] / p["q2_a"]})     # the variance ratio
@@ -161,7 +161,7 @@ def test_chinese_yes_no_and_an_increase_instead_of_a_factor(quiz_course):
     Chinese reader's "增大了 8 倍" for a factor of 9) is named, not just "wrong value"."""
     student = STUDENTS[8]
     p = params(quiz_course, student)
-    k = p["q5_n2"] // p["q5_n1"]
+    k = p["q5_n2"] / p["q5_n1"]
     nb = key(quiz_course, student)
     append_to(nb, "tq1", {"tq1_weights_change": "否"})
     append_to(nb, "tq5", {"tq5_factor": k * k - 1})

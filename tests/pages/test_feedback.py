@@ -45,3 +45,22 @@ def test_a_waiting_answer_is_said_once_and_counted_right():
     assert waiting_sentence(nb) == "1 answer still waits for a manual grade; its points are not counted yet."
     nb.cells.append(CellResult("other", 1, None, manual=True))
     assert waiting_sentence(nb).startswith("2 answers still wait")
+
+
+def test_checks_that_only_differ_are_one_line_and_the_relation_is_said(course):
+    """Four "N of N values differ" lines become one line with its cases; what the values show is said
+    above them; no expected value is on the page."""
+    from gradekit.results import Check, Relation, SubmissionResult
+
+    bare = [Check(f"case {i}", False, f"scaled_scores on case {i}: 12 of 12 values differ from the reference "
+                  "(tolerance rtol=1e-05, atol=1e-06)", differs=[[f"scaled_scores on case {i}", 12, 12]],
+                  tolerance=[1e-5, 1e-6]) for i in range(4)]
+    relation = Relation("", "factor", ["expr:1/n_k"], {"sizes": {"n_k": [7, 5]}, "form": ["1/{}"]}, 4, 4, 4)
+    cell = CellResult("test_scaled_scores", 2, 0.0, [Check("shape", True), *bare], relations=[relation])
+    result = SubmissionResult("alice", A, [NotebookResult("self_attention", [cell])])
+    (page,) = write_feedback(Course.load(course.root), result)
+    html = page.read_text()
+    assert html.count("values differ from the reference") == 1
+    assert "4 checks: values differ from the reference (tolerance rtol=1e-05, atol=1e-06):" in html
+    assert html.count('<ul class="cases">') == 1 and "scaled_scores on case 3 (12 of 12 values)" in html
+    assert "Your values are the right ones divided by n_k (= 7, 5) (on all 4 failed checks)." in html

@@ -101,3 +101,26 @@ def test_zz_stand_in_for_a_crash(student):
         after = runner.next_outcome()
     assert crashed.result.error == DIED_TWICE and crashed.result.score == 0
     assert after.result.error is None and after.result.score == 20
+
+
+def test_a_pool_grades_with_the_secret_its_coordinator_has_now(course_factory, monkeypatch):
+    """The fork server (one per process) keeps the environment it started with; a later pool with
+    another $GRADEKIT_SECRET (gradekit check's simulated course, run in process) must grade with
+    that secret: with the fork server's, the course refuses it (its notebooks were generated with
+    the other one) and every student would get a failure instead of their grade."""
+    first = course_factory(students=("s1",))
+    first.generate()
+    first.submit("s1", first.answer_key("s1"))
+    with LocalPool(Course.load(first.root), ASSIGNMENT, Options(), jobs=1) as runner:  # the fork server starts
+        runner.submit(Job("s1"))
+        result = runner.next_outcome().result
+    assert result.error is None and result.score == result.possible == 20
+    monkeypatch.setenv("GRADEKIT_SECRET", "another secret, set after the fork server started")
+    second = course_factory(students=("s2",), name="second")
+    second.generate()
+    second.submit("s2", second.answer_key("s2"))
+    with LocalPool(Course.load(second.root), ASSIGNMENT, Options(), jobs=1) as runner:
+        runner.submit(Job("s2"))
+        result = runner.next_outcome().result
+    assert result.error is None, result.error
+    assert result.score == result.possible == 20, [(c.grade_id, c.score) for nb in result.notebooks for c in nb.cells]

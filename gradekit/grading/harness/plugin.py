@@ -70,6 +70,7 @@ class GraderFixtures:
     def _fixture(self, name: str, item) -> Any:
         """The value of fixture ``name`` for test ``item`` and the bound submission (one of FIXTURES)."""
         if name == "student":
+            self.give_up.cell = module_of(item.nodeid)  # the cell its checks are weighed in
             return Student(self._sandbox, self._reference, give_up=self.give_up)
         if name == "reference":
             return RecordingReference(self._reference) if observe.recording_references() else self._reference
@@ -170,6 +171,9 @@ class GraderPlugin(GraderFixtures):
                 candidates=[say(c) for c in getattr(exc, "candidates", ())],
                 ruled_out=[str(r) for r in getattr(exc, "ruled_out", ())],
                 observations=[say(o) for o in getattr(exc, "observations", ())],
+                differs=[[say(w), wrong, size] for w, wrong, size in getattr(exc, "differs", ())],
+                tolerance=list(getattr(exc, "tolerance", ())),
+                evidence=_stored_evidence(getattr(exc, "relations", None), say),
             )
         )
 
@@ -212,6 +216,13 @@ class GraderPlugin(GraderFixtures):
 
     def pytest_configure(self, config) -> None:
         config.addinivalue_line("markers", "weight(w): the share of the cell's points this test carries")
+
+
+def _stored_evidence(evidence: dict | None, say) -> dict | None:
+    """A check's relation evidence with the names of what it compared stored as the student reads them."""
+    if not evidence:
+        return None
+    return {**evidence, "labels": {k: say(v) if v else "" for k, v in evidence.get("labels", {}).items()}}
 
 
 def _label(item) -> tuple[str, str, float]:

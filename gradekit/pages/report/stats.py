@@ -57,9 +57,45 @@ def build(data: ClassData) -> dict:
         "students": students(data),
         "integrity": data.integrity,
         "handins": data.handins,
+        "rubrics": rubric_counts(data),
     }
     report["class"]["graded_students"] = len(graded)
     return report
+
+
+def rubric_counts(data: ClassData) -> list[dict]:
+    """Per manually graded question a person graded with a rubric (gradekit grade): each item's count."""
+    from gradekit.manual.store import SUBTRACT, Store, path_of
+    from gradekit.pages.look import points
+
+    if not path_of(data.course, data.assignment).is_file():
+        return []
+    titles = {c.grade_id: c.exercise.title for c in data.layout}
+    out = []
+    for cell, found in Store(data.course, data.assignment).counts().items():
+        q = found["question"]
+        if not found["items"] and not found["graded"]:
+            continue
+        graded = found["graded"]
+        out.append(
+            {
+                "cell": cell,
+                "title": titles.get(q["grade_cell"], cell),
+                "graded": graded,
+                "answers": sum(1 for r in data.graded if r.cell(q["notebook"], q["grade_cell"]) is not None),
+                "items": [
+                    {
+                        "text": item.text,
+                        "points": ("−" if (q["mode"] == SUBTRACT) == (item.points >= 0) else "+")
+                        + points(abs(item.points)),
+                        "count": count,
+                        "share": count / graded if graded else None,
+                    }
+                    for item, count in sorted(found["items"], key=lambda ic: (-ic[1], ic[0].position))
+                ],
+            }
+        )
+    return out
 
 
 def _result(row: Row) -> SubmissionResult:

@@ -1,0 +1,51 @@
+"""gradekit check's new rows, their pieces: what a mistake's feedback is, which cells are answers to
+questions, and when a shared answer is significantly shared (the whole check: tests/qa/test_run.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from gradekit.qa.run import feedback_class, value_answers, wilson_low
+from gradekit.qa.simulate import QAFile
+from gradekit.results import CellResult, Check, Relation
+
+
+def _file(names=None) -> QAFile:
+    return QAFile(Path("mistakes/x.py"), "mistakes", names, ["test_f"], {"f": "..."})
+
+
+def _cell(*checks, relations=(), diagnosis=()) -> dict:
+    return {"test_f": CellResult("test_f", 2, 0.0, list(checks), diagnosis=list(diagnosis), relations=list(relations))}
+
+
+BARE = Check("a", False, "f: 4 of 4 values differ", differs=[["f", 4, 4]], tolerance=[1e-5, 1e-6])
+
+
+def test_named_related_bare_missed():
+    assert feedback_class(_file("halved"), _cell(BARE, diagnosis=["halved the scores"])) == "named"
+    assert feedback_class(_file(), _cell(BARE, relations=[Relation("", "function", ["log"])])) == "related"
+    assert feedback_class(_file(), _cell(BARE, Check("b", False, "f: shape (2,), expected shape (3,)"))) == "related"
+    assert feedback_class(_file(), _cell(BARE, BARE)) == "bare"
+    kept = {"test_f": CellResult("test_f", 2, 2.0, [Check("a", True)])}
+    assert feedback_class(_file(), kept) == "missed"
+
+
+def test_answers_to_questions_are_the_cells_that_define_no_function():
+    nb = nbformat.v4.new_notebook()
+    for gid, source, solution in (("f", "def f(x):\n    return x", True), ("test_f", "assert f(1) == 1", False),
+                                  ("q1", "q1_mean = 2.5\nq1_word = 'no'", True), ("test_q1", "pass", False),
+                                  ("notes", "x = 1", True)):
+        cell = nbformat.v4.new_code_cell(source)
+        cell.metadata["nbgrader"] = {"grade_id": gid, "solution": solution, "grade": not solution,
+                                     "locked": not solution, "points": 0 if solution else 1}
+        nb.cells.append(cell)
+    assert value_answers({"nb": nb}) == ["q1"]      # "notes" has no test cell after it
+
+
+def test_a_share_is_flagged_only_when_significant():
+    assert wilson_low(20, 20) > 0.8                  # the same for everyone
+    assert wilson_low(14, 100) > 0.05                # 14%: more than 5% of pairs, surely
+    assert wilson_low(2, 20) < 0.05                  # 10% of a small sample: not surely
+    assert wilson_low(0, 0) == 0.0

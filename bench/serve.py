@@ -241,6 +241,8 @@ def main(argv=None) -> int:
             finally:
                 for proc in procs:
                     proc.terminate()
+                for proc in procs:  # reaped now: their CPU would count in the next command's otherwise
+                    proc.wait(30)
         warm = warm_autograde(root, min(30, args.students))
         nb = None
         if not args.skip_nbgrader:

@@ -50,24 +50,32 @@ demo: setup
 	$(VENV)/bin/gradekit demo
 
 # The deployment students run, apart from the course: gradekit installed as a package (never the course
-# directory, which students must not read) on Debian's Python, in a folder every account may enter, with
+# directory, which students must not read, nor this repository's course, `gradekit_course`: its solutions
+# and graders would be readable by every account) on Debian's Python, in a folder every account may enter, with
 # JupyterHub, JupyterLab, Notebook and nbgrader, and JupyterHub's proxy from npm. The tests' real Unix
 # students run it; as another user than root it is skipped (and so are those tests).
 DEPLOY  ?= /opt/gradekit
-DEPLOY_STAMP := $(DEPLOY)/.installed-$(shell find pyproject.toml constraints.txt gradekit source autograder solutions -type f -not -path '*/__pycache__/*' -not -name '*.mo' 2>/dev/null | sort | xargs cat | sha256sum | cut -c1-12)
+DEPLOY_STAMP := $(DEPLOY)/.installed-$(shell find Makefile pyproject.toml constraints.txt gradekit -type f -not -path '*/__pycache__/*' -not -name '*.mo' 2>/dev/null | sort | xargs cat | sha256sum | cut -c1-12)
 deploy: $(STAMP)
 	@if [ "$$(id -u)" != 0 ]; then echo "deploy: skipped (the student deployment in $(DEPLOY) is built as root)"; exit 0; fi; \
 	if [ -f $(DEPLOY_STAMP) ]; then exit 0; fi; \
 	set -e; umask 022; mkdir -p $(DEPLOY); \
 	test -x $(DEPLOY)/venv/bin/python || /usr/bin/python3 -m venv $(DEPLOY)/venv; \
-	tmp=$$(mktemp -d); cp -r pyproject.toml README.md nbgrader_config.py gradekit source autograder solutions $$tmp/; \
+	tmp=$$(mktemp -d); cp -r pyproject.toml README.md gradekit $$tmp/; \
 	find $$tmp -name __pycache__ -prune -exec rm -rf {} +; \
+	/usr/bin/python3 -c "import re, sys; p = sys.argv[1]; t = open(p).read(); \
+	  t = re.sub(r',\s*\"gradekit_course\"', '', t); t = re.sub(r'\npackage-dir = .*', '', t); \
+	  t = re.sub(r'\ngradekit_course = \[.*?\]', '', t, flags=re.S); open(p, 'w').write(t)" $$tmp/pyproject.toml; \
+	if grep -q '^[^#]*gradekit_course' $$tmp/pyproject.toml; then echo "deploy: gradekit_course still in the package list"; exit 1; fi; \
+	$(DEPLOY)/venv/bin/pip uninstall -q -y gradekit >/dev/null 2>&1 || true; \
 	$(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check -c constraints.txt "$$tmp" "jupyterhub>=6,<7" \
 	  "jupyterlab>=4.6,<5" "notebook>=7.6,<8" 2>&1 | grep -v "^WARNING: Location" || true; \
 	rm -rf $$tmp; \
 	test -x $(DEPLOY)/node_modules/.bin/configurable-http-proxy || \
 	  npm install -s --prefix $(DEPLOY) --no-audit --no-fund configurable-http-proxy@5.3.0 >/dev/null; \
 	$(DEPLOY)/venv/bin/python -c "import gradekit.handout.exchange, jupyterhub, jupyterlab, nbgrader"; \
+	if $(DEPLOY)/venv/bin/python -c "import gradekit_course" 2>/dev/null; then \
+	  echo "deploy: the course's files (gradekit_course) are in $(DEPLOY)"; exit 1; fi; \
 	rm -f $(DEPLOY)/.installed-*; touch $(DEPLOY_STAMP); echo "deploy: $(DEPLOY)/venv"
 
 # the linter and the type checker on gradekit/, the test suite, then every shipped assignment's own QA

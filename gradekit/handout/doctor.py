@@ -13,6 +13,7 @@ the students    the Python the students run can import gradekit's exchange class
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pwd
 import stat
@@ -205,5 +206,61 @@ def student_problems(course, python: Path | None) -> list[Problem]:
     return out
 
 
+def _digests(paths) -> dict[tuple[int, str], Path]:
+    out = {}
+    for path in paths:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if data.strip():
+            out[(len(data), hashlib.sha256(data).hexdigest())] = path
+    return out
+
+
+def copied_problems(course, python: Path | None) -> list[Problem]:
+    """A copy of the course's private files (the reference, the graders) installed with the students'
+    Python, where every account reads it: a course packaged into the deployment by mistake."""
+    if python is None or not python.exists():
+        return []
+    private = _digests(p for d in ("solutions", "autograder") for p in (course.root / d).rglob("*.py"))
+    if not private:
+        return []
+    probe = subprocess.run(
+        [str(python), "-c", "import site, sys; print('\\n'.join(site.getsitepackages() + sys.path))"],
+        capture_output=True,
+        text=True,
+    )
+    roots = {Path(p) for p in probe.stdout.splitlines() if p and "site-packages" in p and Path(p).is_dir()}
+    sizes = {size for size, _ in private}
+    for root in sorted(roots):
+        for dirname, _, files in os.walk(root):
+            for name in files:
+                if not name.endswith(".py"):
+                    continue
+                path = Path(dirname) / name
+                try:
+                    size = path.stat().st_size
+                except OSError:
+                    continue
+                if size in sizes:
+                    found = private.get((size, hashlib.sha256(path.read_bytes()).hexdigest()))
+                    if found is not None and _others_can(path, stat.S_IROTH):
+                        mine = found.relative_to(course.root)
+                        return [
+                            Problem(
+                                f"a copy of the course's {mine} is installed with the students' Python, readable "
+                                f"by every account: {path}",
+                                f"make deploy (it installs gradekit alone), or remove the course's package from {root}",
+                            )
+                        ]
+    return []
+
+
 def diagnose(course, python: Path | None = None) -> list[Problem]:
-    return course_problems(course) + exchange_problems(course) + student_problems(course, python)
+    return (
+        course_problems(course)
+        + exchange_problems(course)
+        + student_problems(course, python)
+        + copied_problems(course, python)
+    )

@@ -124,3 +124,32 @@ def test_a_release_only_its_student_can_read_is_clean_and_one_a_classmate_can_re
     finally:
         shutil.rmtree(base, ignore_errors=True)
         unix_users.remove(names)
+
+
+def test_a_copy_of_the_reference_installed_with_the_students_python_is_found(deployed):
+    """A deployment that packaged the course (its solutions, its graders) hands them to every account."""
+    course, _ = deployed
+    os.chmod(course.root, 0o700)
+    base = course.root.parent
+    site = base / "venv" / "lib" / "site-packages"
+    leaked = site / "some_course" / "solutions" / "reference.py"
+    leaked.parent.mkdir(parents=True)
+    shutil.copy(course.root / "solutions" / ASSIGNMENT / "reference.py", leaked)
+    for folder in [base / "venv", *leaked.parents]:
+        if folder.is_relative_to(base / "venv"):
+            os.chmod(folder, 0o755)
+    os.chmod(leaked, 0o644)
+    python = base / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{site}" exec "{unix_users.STUDENT_BIN / "python"}" "$@"\n')
+    os.chmod(python, 0o755)
+    code, lines = _doctor(course, "--student-python", str(python))
+    assert code == 1 and len(lines) == 1, lines
+    assert f"solutions/{ASSIGNMENT}/reference.py" in lines[0] and str(leaked) in lines[0], lines
+    assert "make deploy" in lines[0].split("; fix: ", 1)[1]
+
+    leaked.unlink()
+    code, lines = _doctor(course, "--student-python", str(python))
+    assert code == 0 and "nothing to fix" in lines[0], lines
+    code, lines = _doctor(course)            # the deployment make deploy built: gradekit alone
+    assert code == 0 and "nothing to fix" in lines[0], lines

@@ -526,7 +526,10 @@ def _diversity_rows(
     for (gid, name), (right, pairs, worth) in stats.items():
         limit = SHARED + (chance if gid in choice else 0.0)
         same = right == pairs and pairs >= 2
-        shared = same or wilson_low(int(right), int(pairs)) > limit
+        if gid in choice:  # agreeing by chance is likely on few pairs: only what chance cannot explain
+            shared = binomial_tail(int(right), int(pairs), limit) < 0.01
+        else:
+            shared = same or wilson_low(int(right), int(pairs)) > limit
         share = f"right for another student on {int(right)} of {int(pairs)} pairs ({right / pairs:.0%})"
         title = f"variant diversity: {gid}, {name}"
         if not shared:
@@ -546,6 +549,11 @@ def _diversity_rows(
             report.rows.append(
                 Row(title, None, f"{share}: {what}, worth {worth:.2g} points (at most {SHARED_POINTS:g})")
             )
+
+
+def binomial_tail(successes: int, trials: int, p: float) -> float:
+    """P(X >= successes) for X ~ Binomial(trials, p): how likely chance alone gives this many."""
+    return sum(math.comb(trials, k) * p**k * (1 - p) ** (trials - k) for k in range(successes, trials + 1))
 
 
 def wilson_low(successes: int, trials: int, z: float = 1.96) -> float:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import pytest
 
-from gradekit.qa.run import feedback_class, value_answers, wilson_low
+from gradekit.qa.run import binomial_tail, feedback_class, value_answers, wilson_low
 from gradekit.qa.simulate import QAFile
 from gradekit.results import CellResult, Check, Relation
 
@@ -49,3 +50,13 @@ def test_a_share_is_flagged_only_when_significant():
     assert wilson_low(14, 100) > 0.05                # 14%: more than 5% of pairs, surely
     assert wilson_low(2, 20) < 0.05                  # 10% of a small sample: not surely
     assert wilson_low(0, 0) == 0.0
+
+
+def test_a_multiple_choice_answer_is_flagged_only_beyond_what_chance_explains():
+    # four options (chance 25%) plus the 5% allowed: 2 students who agree are likely by chance alone
+    assert binomial_tail(2, 2, 0.30) == pytest.approx(0.09)
+    assert binomial_tail(2, 2, 0.30) > 0.01
+    assert binomial_tail(120, 120, 0.30) < 1e-50          # a class that always agrees: the same key
+    assert binomial_tail(30, 120, 0.30) > 0.5              # 25% of 120 pairs: chance
+    assert binomial_tail(60, 120, 0.30) < 0.01             # 50% of 120 pairs: more than chance
+    assert binomial_tail(0, 10, 0.3) == pytest.approx(1.0)

@@ -19,7 +19,6 @@ Each refusal, backdated timestamp and change is one line of the log (and of
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -31,8 +30,6 @@ from gradekit.handout import layout
 from gradekit.intake.identity import Identities
 from gradekit.intake.inbound import read_inbound
 from gradekit.intake.ledger import Entry, Ledger, report_lines
-
-RECEIPT_FILE = "receipt.json"  # beside a collected submission: its receipt, attempt and times
 
 
 class GradekitCollect(ExchangeCollect):
@@ -117,21 +114,7 @@ class GradekitCollect(ExchangeCollect):
         """Write what the ledger kept of the chosen hand-in, with its trusted time and receipt."""
         entry, files = self.entries[src]
         os.makedirs(dest, mode=0o750)
-        files = {
-            **files,
-            "timestamp.txt": (entry.counted or "").encode() + b" UTC",
-            RECEIPT_FILE: json.dumps(
-                {
-                    "receipt": entry.receipt,
-                    "attempt": entry.attempt,
-                    "arrived": entry.arrived,
-                    "claimed": entry.claimed,
-                    "counted": entry.counted,
-                    "handed_in_by": entry.account,
-                },
-                indent=1,
-            ).encode(),
-        }
+        files = entry.installed_files(files)
         for rel, data in files.items():
             target = os.path.join(dest, rel)
             os.makedirs(os.path.dirname(target), mode=0o750, exist_ok=True)

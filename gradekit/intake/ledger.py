@@ -27,6 +27,7 @@ from pathlib import Path
 
 from gradekit.intake import receipts
 from gradekit.intake.inbound import IMPERSONATION, Handin
+from gradekit.intake.untrusted import RECEIPT_FILE
 
 LEDGER = Path(".gradekit") / "handins.db"
 KEPT = Path(".gradekit") / "handins"  # what each hand-in held at its first sight: <assignment>/<name>@<inode>/
@@ -74,6 +75,25 @@ class Entry:
     @property
     def accepted(self) -> bool:
         return self.problem is None
+
+    def installed_files(self, files: dict[str, bytes]) -> dict[str, bytes]:
+        """What a collected submission holds: the files kept at first sight, the trusted time as its
+        ``timestamp.txt``, and its receipt beside them (read back by untrusted.read_receipt)."""
+        import json
+
+        meta = {
+            "receipt": self.receipt,
+            "attempt": self.attempt,
+            "arrived": self.arrived,
+            "claimed": self.claimed,
+            "counted": self.counted,
+            "handed_in_by": self.account,
+        }
+        return {
+            **files,
+            "timestamp.txt": (self.counted or "").encode() + b" UTC",
+            RECEIPT_FILE: json.dumps(meta, indent=1).encode(),
+        }
 
 
 def _iso(value: dt.datetime | None) -> str | None:

@@ -250,13 +250,16 @@ def parse_timestamp(raw: bytes | str, now: dt.datetime | None = None) -> Timesta
     return Timestamp(when.strftime(TIMESTAMP_FORMAT))
 
 
+RECEIPT_FILE = "receipt.json"  # beside a collected submission: its receipt, attempt and times
+
+
 def read_receipt(folder: Path) -> tuple[str | None, int | None]:
     """The receipt and attempt number that gradekit's collect wrote beside a submission
     (``receipt.json``), or (None, None): read like anything else in submitted/, with a cap."""
     import json
 
     try:
-        data = json.loads(read_bytes(folder / "receipt.json", 4096))
+        data = json.loads(read_bytes(folder / RECEIPT_FILE, 4096))
     except (SubmissionError, ValueError):
         return None, None
     if not isinstance(data, dict):

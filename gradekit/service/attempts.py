@@ -12,7 +12,6 @@ swapped in whole (a rename): a reader never sees half of one.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
@@ -35,21 +34,7 @@ def stage(course, entry, files: dict[str, bytes]) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     os.chmod(course.root / ATTEMPTS, 0o700)
-    files = {
-        **files,
-        "timestamp.txt": (entry.counted or "").encode() + b" UTC",
-        "receipt.json": json.dumps(
-            {
-                "receipt": entry.receipt,
-                "attempt": entry.attempt,
-                "arrived": entry.arrived,
-                "claimed": entry.claimed,
-                "counted": entry.counted,
-                "handed_in_by": entry.account,
-            },
-            indent=1,
-        ).encode(),
-    }
+    files = entry.installed_files(files)
     for rel, data in files.items():
         path = tmp / rel
         path.parent.mkdir(parents=True, exist_ok=True)

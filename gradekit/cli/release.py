@@ -34,14 +34,18 @@ def run(args) -> int:
             f"in {args.zip} (index.csv lists them)"
         )
         return 0
-    from gradekit.handout.steps import publish
+    from gradekit.handout.exchanges import exchange_of
 
+    exchange = exchange_of(course)
     done = {}
-    for student in students if args.student else [None]:
-        done.update(publish(course, args.assignment, force=args.force, student=student).protection)
+    try:
+        for student in students if args.student else [None]:
+            done.update(exchange.publish(args.assignment, force=args.force, student=student).protection)
+    finally:
+        exchange.close()
     kinds = {k: sum(1 for v in done.values() if v == k) for k in sorted(set(done.values()))}
     print(
-        f"{args.assignment}: released {len(done)} personal variant(s) to the nbgrader exchange "
+        f"{args.assignment}: released {len(done)} personal variant(s) to the {exchange.label} "
         f"({', '.join(f'{n} {k}' for k, n in kinds.items())})"
     )
     return 0

@@ -28,10 +28,11 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from gradekit.errors import UsageError
     from gradekit.grading.options import Options
-    from gradekit.service.serve import released, serve
+    from gradekit.handout.exchanges import exchange_of
+    from gradekit.service.serve import serve
 
     course = course_of(args)
-    assignments = list(args.assignment) or released(course)
+    assignments = list(args.assignment) or exchange_of(course).released()
     if not assignments:
         raise UsageError("nothing to serve: no assignment released to the exchange yet (gradekit release ASSIGNMENT)")
     for assignment in assignments:

@@ -44,7 +44,7 @@ from nbgrader.exchange.default import (
     ExchangeReleaseFeedback,
     ExchangeSubmit,
 )
-from nbgrader.utils import check_mode, get_username, make_unique_key, notebook_hash
+from nbgrader.utils import check_mode, get_username
 from traitlets import Bool
 
 from gradekit.errors import SubmissionError
@@ -310,6 +310,17 @@ def _copy_contents(src: str, dest: str, ignore) -> None:
                 shutil.copyfile(os.path.join(dirname, f), os.path.join(dest, rel, f))
 
 
+def _read_first(name: str, *folders: str) -> str | None:
+    """``name`` in the first of ``folders`` that has it, read as a file the student wrote (no link
+    followed, at most 4 KiB)."""
+    for base in folders:
+        try:
+            return read_bytes(Path(base, name), 4096).decode("utf-8", "replace")
+        except SubmissionError:
+            continue
+    return None
+
+
 def _setting(exchange, name: str, default=None):
     """A ``c.Gradekit`` setting of the course an exchange step runs in (its config is nbgrader_config.py)."""
     try:
@@ -366,8 +377,6 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
     """
 
     def copy_files(self):
-        from gradekit.pages.feedback import student_copy
-
         cd = self.coursedir
         exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
         self.released_for: dict[str, list[str]] = {}
@@ -376,16 +385,8 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
             if student in exclude or not os.path.isdir(folder):
                 continue
             submitted = cd.format_path(cd.submitted_directory, student, cd.assignment_id)
-
-            def read(name, folder=folder, submitted=submitted):
-                for base in (folder, submitted):  # files the student wrote: no links, a size cap
-                    try:
-                        return read_bytes(Path(base, name), 4096).decode("utf-8", "replace")
-                    except SubmissionError:
-                        continue
-                return None
-
-            timestamp, secret = read("timestamp.txt"), read("submission_secret.txt")
+            secret = layout.read_submission_secret(folder, submitted)
+            timestamp = _read_first("timestamp.txt", folder, submitted)
             if secret is None or timestamp is None:
                 self.log.warning(
                     "No submission_secret.txt/timestamp.txt for %s in %s (not submitted through "
@@ -408,23 +409,11 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
                     timestamp.strip(),
                 )
                 continue
-            try:
-                owner = pwd.getpwnam(student)
-            except KeyError:
-                owner = None
-            for html in sorted(glob.glob(os.path.join(folder, "*.html"))):
-                notebook_id = os.path.splitext(os.path.basename(html))[0]
-                checksum = notebook_hash(secret=secret, notebook_id=notebook_id)
-                tmp = os.path.join(self.dest_path, f"{checksum}-tmp.html")
-                with open(tmp, "w", encoding="utf-8") as out:
-                    out.write(student_copy(Path(html).read_text(encoding="utf-8")))
-                if (
-                    owner is None
-                    or owner.pw_uid == os.getuid()
-                    or not layout.give_file(tmp, owner.pw_uid, owner.pw_gid)
-                ):
-                    os.chmod(tmp, 0o644)  # no account of its own: its hashed name is the only secret
-                shutil.move(tmp, os.path.join(self.dest_path, f"{checksum}.html"))
+            pages = {
+                os.path.splitext(os.path.basename(html))[0]: Path(html).read_text(encoding="utf-8")
+                for html in sorted(glob.glob(os.path.join(folder, "*.html")))
+            }
+            for notebook_id in layout.release_pages(Path(self.dest_path), student, secret, pages):
                 self.released_for.setdefault(student, []).append(notebook_id)
                 self.log.info(
                     "Released feedback for student '%s' on '%s/%s/%s' (%s)",
@@ -496,17 +485,12 @@ class GradekitFetchFeedback(_SafeRoot, ExchangeFetchFeedback):
             if len(parts) != 3 or parts[0] != student:
                 continue
             _, assignment, timestamp = parts
-            secret_path = os.path.join(submission, "submission_secret.txt")
-            secret = Path(secret_path).read_text() if os.path.isfile(secret_path) else None
+            secret = layout.read_submission_secret(submission)
+            if not secret:  # not handed in through gradekit's submit (it always writes one)
+                continue
             for notebook in sorted(glob.glob(os.path.join(submission, "*.ipynb"))):
                 notebook_id = os.path.splitext(os.path.basename(notebook))[0]
-                if secret:
-                    nb_hash = notebook_hash(secret=secret, notebook_id=notebook_id)
-                else:  # submitted by an nbgrader older than 0.8
-                    nb_hash = notebook_hash(
-                        notebook, make_unique_key(self.coursedir.course_id, assignment, notebook_id, student, timestamp)
-                    )
-                path = os.path.join(self.outbound_path, f"{nb_hash}.html")
+                path = os.path.join(self.outbound_path, layout.feedback_name(secret, notebook_id))
                 if os.path.exists(path):
                     self.feedback_files.append((notebook_id, timestamp, path))
                     self.log.info(

@@ -176,12 +176,56 @@ def mode_of(path: str | Path) -> int | None:
 
 
 def feedback_name(secret: str, notebook_id: str) -> str:
-    """The file name nbgrader gives a notebook's feedback page in feedback/: ``nbgrader.utils.
-    notebook_hash(secret=..., notebook_id=...)``, without importing nbgrader (its package imports
-    its server extensions: seconds)."""
+    """The file name of a notebook's feedback page in feedback/ -- the one hash gradekit files and
+    finds feedback by: nbgrader's own (``nbgrader.utils.notebook_hash(secret=..., notebook_id=...)``,
+    what nbgrader's list and fetch_feedback look for), without importing nbgrader (its package
+    imports its server extensions: seconds)."""
     import hashlib
 
     return hashlib.md5(secret.encode() + notebook_id.encode()).hexdigest() + ".html"
+
+
+SECRET_FILE = "submission_secret.txt"  # what nbgrader's submit writes into a hand-in, and collect copies
+
+
+def read_submission_secret(*folders: str | Path) -> str | None:
+    """A hand-in's submission secret, the key of its feedback's name: ``submission_secret.txt`` of
+    the first of ``folders`` that has one, read as a file the student wrote (no link followed, at
+    most 4 KiB) and as nbgrader reads it (the whole text); None when none has one."""
+    from gradekit.errors import SubmissionError
+    from gradekit.intake.untrusted import read_bytes
+
+    for folder in folders:
+        try:
+            return read_bytes(Path(folder, SECRET_FILE), 4096).decode("utf-8", "replace")
+        except SubmissionError:
+            continue
+    return None
+
+
+def release_pages(dest: Path, account: str | None, secret: str, pages: dict[str, str]) -> list[str]:
+    """Release feedback ``pages`` (notebook id -> the instructor's HTML) of the hand-in whose
+    submission secret is ``secret`` into the exchange's feedback folder ``dest``, each under the
+    name nbgrader's fetch_feedback looks for, readable by the student's ``account`` alone (without
+    one: 0644, its hashed name the only secret), each swapped in whole. The notebook ids released."""
+    import pwd
+
+    from gradekit.atomic import atomic_write
+    from gradekit.intake.identity import is_me
+    from gradekit.pages.feedback import student_copy
+
+    try:
+        owner = pwd.getpwnam(account) if account else None
+    except KeyError:
+        owner = None
+    done = []
+    for notebook_id, html in sorted(pages.items()):
+        target = dest / feedback_name(secret, notebook_id)
+        atomic_write(target, student_copy(html))
+        if owner is None or is_me(owner.pw_uid) or not give_file(target, owner.pw_uid, owner.pw_gid):
+            os.chmod(target, 0o644)  # no account of its own: its hashed name is the only secret
+        done.append(notebook_id)
+    return done
 
 
 def exchange_root(course) -> Path:

@@ -1,4 +1,4 @@
-"""Running nbgrader's exchange steps from gradekit: publishing the variants, and the demo's round trip.
+"""Running nbgrader's exchange steps from gradekit: the filesystem exchange's publish, and the demo's round trip.
 
 Each step is an nbgrader exchange class (gradekit's, :mod:`gradekit.handout.exchange`,
 or nbgrader's own) run on the course's configuration, with overrides; a step
@@ -38,14 +38,6 @@ def run_step(cls, course_root, assignment: str, **overrides):
             f"{cls.__name__[len('Gradekit') :] if cls.__name__.startswith('Gradekit') else cls.__name__} failed: {exc}"
         ) from None
     return step
-
-
-def publish(course, assignment: str, force: bool = False, student: str | None = None):
-    """``gradekit release``: publish every student's variant into the exchange."""
-    overrides: dict[str, bool | str] = {"ExchangeReleaseAssignment.force": force}
-    if student:
-        overrides["CourseDirectory.student_id"] = student
-    return run_step(GradekitReleaseAssignment, course.root, assignment, **overrides)
 
 
 def demo_round_trip(course_dir, assignment: str, students: list[str] | None = None) -> int:

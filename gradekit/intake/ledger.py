@@ -279,6 +279,16 @@ class Ledger:
         return [line for entry in self.entries(assignment) for line in report_lines(entry, self.tolerance)]
 
 
+def handin_reports(course, assignment: str) -> list[str]:
+    """What the ledger says about this assignment's hand-ins, a line each: one handed in under another
+    student's name (both accounts named), a backdated timestamp, a change or removal after handing
+    in; none when nothing came through the exchange."""
+    if not (course.root / LEDGER).exists():
+        return []
+    with Ledger(course) as ledger:
+        return ledger.reports(assignment)
+
+
 _COLUMNS = (
     "assignment, name, ino, named, account, student, arrived, claimed, counted, sha256, attempt, receipt, "
     "problem, kind, first_seen, changed, gone, graded, fate, score"

@@ -107,17 +107,6 @@ def submitters(course: Course, assignment: str) -> tuple[list[str], list[str]]:
     return submitted_students(base, assignment, names)
 
 
-def handin_reports(course: Course, assignment: str) -> list[str]:
-    """The exchange ledger's lines about this assignment: a submission handed in under another
-    student's name (both accounts named), a backdated timestamp, a change after handing in."""
-    from gradekit.intake.ledger import LEDGER, Ledger
-
-    if not (course.root / LEDGER).exists():
-        return []
-    with Ledger(course) as ledger:
-        return ledger.reports(assignment)
-
-
 def detect(course: Course, assignment: str, students: list[str] | None = None, jobs: int = 0) -> Findings:
     """Compare the submissions of ``students`` (default: everyone who submitted)."""
     started = time.monotonic()
@@ -158,6 +147,8 @@ def detect(course: Course, assignment: str, students: list[str] | None = None, j
         skipped=skipped,
     )
     findings.sides = side_by_side(reader, pairs, personal, handed, marks)
+    from gradekit.intake.ledger import handin_reports
+
     findings.handins = handin_reports(course, assignment)
     findings.seconds = time.monotonic() - started
     return findings

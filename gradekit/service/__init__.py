@@ -1,8 +1,10 @@
-"""``gradekit serve``: feedback seconds after Submit -- a live grading service on nbgrader's exchange.
+"""``gradekit serve``: feedback seconds after Submit -- a live grading service on the course's exchange.
 
-serve.py      Service: watch inbound/, receive each hand-in, grade it on a warm runner, record it,
-              release its feedback; one line per event; kill -9 safe
-watch.py      inbound/'s events: inotify through watchfiles, or polling (NFS)
+serve.py      Service: take each hand-in the exchange takes in, record it, queue it, grade it in the
+              session, record the attempt that counts, give its feedback back; one line per event;
+              kill -9 safe
+session.py    GradingSession: the warm runners and recorders autograde and serve both grade on;
+              autograde's library side (a running service's session, or one of its own)
 queues.py     one queue per student, served in turn, throttled by the policy
 policy.py     the course's rules: attempts, the time between them, which counts, what shows before
               the due date

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import OrderedDict, deque
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from gradekit.intake.ledger import Entry
@@ -39,11 +40,12 @@ class Queues:
         queue.append(item)
         return superseded
 
-    def ready(self, now: dt.datetime) -> list[Waiting]:
-        """The hand-ins to grade now, one per student who has none in grading, longest waiting first."""
+    def ready(self, now: dt.datetime, skip: Container[tuple[str, str]] = ()) -> list[Waiting]:
+        """The hand-ins to grade now, one per student who has none in grading (nor in ``skip``:
+        being graded otherwise, a regrade), longest waiting first."""
         out = []
         for key, queue in list(self.waiting.items()):
-            if key in self.busy or not queue or queue[0].not_before > now:
+            if key in self.busy or key in skip or not queue or queue[0].not_before > now:
                 continue
             out.append(queue.popleft())
             self.busy.add(key)

@@ -1,19 +1,19 @@
 """``gradekit serve``: every hand-in graded and its feedback released seconds after Submit.
 
-For each new folder in the exchange's inbound/ (a watcher's event, or a full look):
+For each hand-in the course's exchange takes in (gradekit.handout.base: an event, or a full look):
 
-    1. who and when   the hand-in is read as collect reads it (gradekit.intake.inbound: the account
-                      that owns it, the time it arrived, its files through descriptors) and recorded
-                      in the ledger at first sight (its attempt number, its receipt), or refused;
+    1. who and when   the hand-in as the exchange read and judged it (the filesystem exchange: the
+                      account that owns its folder, the time it arrived; the hub exchange: the hub
+                      login whose token handed it in, the service's clock), recorded in the ledger at
+                      first sight (its attempt number, its receipt), or refused;
     2. the policy     a student's attempts, the time between them, which counts (service.policy);
                       one queue per student, served in turn (service.queues);
-    3. grading        the hand-in, kept as its attempt, graded on the assignment's runner, which stays
-                      warm between submissions (its graders collected, its sandboxes up);
+    3. grading        the hand-in, kept as its attempt, graded in the grading session
+                      (service.session), whose runners stay warm between submissions;
     4. recording      the attempt that counts installed as submitted/ and autograded/ and written to
                       the gradebook;
-    5. feedback       this attempt's page, as the policy shows it before the due date, released into
-                      the exchange under nbgrader's name for it: ``nbgrader fetch_feedback`` and the Lab
-                      tab's Fetch Feedback find it.
+    5. feedback       this attempt's page, as the policy shows it before the due date, given back
+                      through the exchange, where the student's Fetch Feedback finds it.
 
 One line per event on stdout. What the ledger holds makes it safe to kill:
 on a restart, every hand-in not yet settled is graded (once -- its attempt
@@ -25,6 +25,7 @@ failure stops the service: one line, exit 3, nothing more recorded.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import queue
 import signal
@@ -37,46 +38,39 @@ from pathlib import Path
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, UsageError
 from gradekit.grading.options import Options
-from gradekit.handout.layout import course_exchange
+from gradekit.handout.base import CourseExchange
+from gradekit.handout.exchanges import exchange_of
 from gradekit.i18n.text import _
 from gradekit.service import attempts
 from gradekit.service.policy import Policy
 from gradekit.service.queues import Queues, Waiting
-from gradekit.service.watch import Watcher
-
-QUIET = 5.0  # seconds after its last change a folder with nbgrader's final mode missing is taken as complete
-WARM = 1_000  # the runner is sized as for a large class: one worker per core
+from gradekit.service.session import GradingSession
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
 
-def released(course: Course) -> list[str]:
-    """The assignments released to the exchange (outbound/<assignment>/ exists)."""
-    outbound = course_exchange(course) / "outbound"
-    return sorted(p.name for p in outbound.iterdir() if p.is_dir()) if outbound.is_dir() else []
-
-
 class Service:
     """The live grader of one course (see the module's docstring)."""
 
     def __init__(
-        self, course: Course, assignments: list[str], options: Options = Options(), poll: float = 0.0, out=None
+        self,
+        course: Course,
+        assignments: list[str],
+        options: Options = Options(),
+        poll: float = 0.0,
+        out=None,
+        exchange: CourseExchange | None = None,
     ):
         self.course, self.assignments, self.options, self.poll = course, assignments, options, poll
         self.out = out or sys.stdout
         self.stop = threading.Event()
         self.policy = Policy.of(course)
-        self.inbound = course_exchange(course) / "inbound"
-        self.feedback_dir = course_exchange(course) / "feedback"
-        trust = (course.config or {}).get("GradekitCollect", {}).get("trust_names", False)
-        self.trust_names = bool(trust)
+        self.exchange = exchange or exchange_of(course)
+        self.session = GradingSession(course, assignments, options)
         self.queues = Queues(newest_only=self.policy.min_interval > 0)
-        self.inflight: dict[tuple[str, str], tuple] = {}
-        self.incomplete: dict[str, float] = {}  # name -> when it was first seen incomplete
         self.requests: queue.Queue = queue.Queue()
-        self.batches: list[dict] = []
         self.graded = 0
         self._dues: dict[str, tuple[dt.datetime | None, float]] = {}
 
@@ -85,11 +79,9 @@ class Service:
         # a plain flag: a handler that took a lock (Event.set) could interrupt the main thread holding it
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
-        if not self.inbound.is_dir():
-            raise UsageError(
-                f"no exchange for {self.course.course_id} at {self.inbound.parent}: release an assignment "
-                "first (gradekit release ASSIGNMENT)"
-            )
+        problem = self.exchange.ready()
+        if problem:
+            raise UsageError(problem)
         with self.course.lock("serve"), self.course.lock("autograde"):
             self._start()
             try:
@@ -111,10 +103,8 @@ class Service:
 
     # -- start and stop -------------------------------------------------------------------------
     def _start(self) -> None:
-        from gradekit.gradebook.write import Recorder
-        from gradekit.intake.identity import Identities
         from gradekit.intake.ledger import Ledger
-        from gradekit.runners.batch import make_runner, require_sandbox
+        from gradekit.runners.batch import require_sandbox
 
         require_sandbox(self.options)
         import gradekit.pages.feedback  # noqa: F401 - imported now, not at the first hand-in
@@ -122,35 +112,25 @@ class Service:
 
         look.environment().get_template("feedback.html")
         self.ledger = Ledger(self.course)
-        self.identities = Identities.of(self.course)
-        self.runners = {}
-        self.recorders = {}
-        for assignment in self.assignments:
-            self.course.source_of(assignment)
-            runner = make_runner(self.course, assignment, self.options, WARM)
-            runner.start()  # its fork server loads the assignment now, not at the first hand-in
-            runner.warm()
-            self.runners[assignment] = runner
-            self.recorders[assignment] = Recorder(self.course, assignment)
-        self.watcher = Watcher(self.inbound, self.poll)
-        self.watcher.start()
+        self.session.start()
+        self.events = self.exchange.events(self.poll)
+        self.events.start()
         self._listen()
         for entry in self.ledger.unsettled(self.assignments):  # a restart: what was not graded yet
             self._queue(entry, resumed=True)
         self.say(
-            f"serving {', '.join(self.assignments)} of {self.course.course_id}: watching {self.inbound} "
-            f"({f'polling every {self.poll:g} s' if self.poll else 'inotify'})"
+            f"serving {', '.join(self.assignments)} of {self.course.course_id}: {self.exchange.where(self.poll)}"
         )
 
     def _close(self) -> None:
-        self.watcher.stop()
-        for runner in self.runners.values():
-            runner.close()
-        for recorder in self.recorders.values():
-            recorder.close()
-        self.ledger.close()
-        self._listener.close()
-        Path(self._listener_path).unlink(missing_ok=True)
+        self.events.stop()
+        try:
+            self.session.close()
+        finally:
+            self.exchange.close()
+            self.ledger.close()
+            self._listener.close()
+            Path(self._listener_path).unlink(missing_ok=True)
 
     def _listen(self) -> None:
         from gradekit.service import control
@@ -179,71 +159,39 @@ class Service:
 
     # -- the loop ---------------------------------------------------------------------------------
     def _step(self) -> None:
-        names = self._events(timeout=0.02)
-        for name in names:
-            self._look(name)
-        self._recheck_incomplete()
+        for handin in self.exchange.look(self._events(timeout=0.02), self.assignments):
+            self._receive(handin)
         self._dispatch()
         self._requests()
-        for runner in self.runners.values():
-            while (outcome := runner.next_outcome(timeout=0)) is not None:
-                self._finish(outcome)
+        self.session.pump(0)
 
-    def _events(self, timeout: float) -> list[str]:
-        names: list[str] = []
+    def _events(self, timeout: float) -> list[str] | None:
+        """The names the exchange's events gave since the last step; None: look at everything."""
         try:
-            first = self.watcher.names.get(timeout=timeout)
+            first = self.events.names.get(timeout=timeout)
         except queue.Empty:
-            return names
+            return []
         pending = [first]
         while True:
             try:
-                pending.append(self.watcher.names.get_nowait())
+                pending.append(self.events.names.get_nowait())
             except queue.Empty:
                 break
         if None in pending:  # a full look
-            try:
-                return sorted(os.listdir(self.inbound))
-            except OSError:
-                return names
+            return None
         return list(dict.fromkeys(n for n in pending if n is not None))
 
-    def _look(self, name: str) -> None:
-        """A folder of inbound/ that appeared or changed."""
-        from gradekit.intake.inbound import parse_name, read_handin
+    def _receive(self, handin) -> None:
+        """A hand-in the exchange took in: recorded at first sight, queued if accepted."""
         from gradekit.intake.ledger import report_lines
 
-        parsed = parse_name(name)
-        if parsed is None or parsed[1] not in self.assignments:
-            return
-        if not self._complete(name):
-            self.incomplete.setdefault(name, time.monotonic())
-            return
-        self.incomplete.pop(name, None)
-        handin = read_handin(self.inbound, name, self.identities, trust_names=self.trust_names)
         entry = self.ledger.see(handin)
         if entry.new or entry.changed:
             for line in report_lines(entry, self.ledger.tolerance):
                 self.say(line)
         if entry.new and entry.accepted:
             self.say(f"received {entry.student} {entry.assignment} (hand-in {entry.attempt}, {entry.receipt})")
-        if entry.new and entry.accepted:
             self._queue(entry)
-
-    def _complete(self, name: str) -> bool:
-        """Whether nbgrader's submit has finished writing the folder: its last step gives the folder
-        group permissions (gradekit's 0770, nbgrader's 0777); one without them counts once it has
-        been quiet for a while (a submit that died half-way, another tool)."""
-        try:
-            st = os.lstat(self.inbound / name)
-        except OSError:
-            return True  # gone, or not readable: judged (and refused) as it is
-        return bool(st.st_mode & 0o070) or time.time() - st.st_ctime >= QUIET
-
-    def _recheck_incomplete(self) -> None:
-        for name in list(self.incomplete):
-            if self._complete(name):
-                self._look(name)
 
     def _queue(self, entry, resumed: bool = False) -> None:
         graded = self.ledger.graded_attempts(entry.assignment, entry.student)
@@ -272,32 +220,17 @@ class Service:
     def _dispatch(self) -> None:
         from gradekit.runners.base import Job
 
-        for waiting in self.queues.ready(_now()):
+        for waiting in self.queues.ready(_now(), skip=self.session.callbacks):
             entry = waiting.entry
             assert entry.student is not None  # an accepted hand-in counts for a student
             base = attempts.stage(self.course, entry, self.ledger.kept(entry))
             job = Job(entry.student, folder=str(base / "submitted"), out_dir=str(base / "autograded"))
-            self.inflight[waiting.key] = ("attempt", entry, base)
-            self.runners[entry.assignment].submit(job)
-        for batch in self.batches:
-            while batch["todo"]:
-                key = (batch["assignment"], batch["todo"][0])
-                if key in self.queues.busy or key in self.inflight:
-                    break
-                batch["todo"].pop(0)
-                self.queues.busy.add(key)
-                self.inflight[key] = ("batch", batch, None)
-                self.runners[batch["assignment"]].submit(Job(key[1]))
+            self.session.grade(entry.assignment, job, functools.partial(self._finish, entry, base, waiting.key))
 
     # -- an outcome -------------------------------------------------------------------------------
-    def _finish(self, outcome) -> None:
-        key = (outcome.result.assignment, outcome.job.student)
-        kind, what, base = self.inflight.pop(key)
+    def _finish(self, entry, base: Path, key, result) -> None:
         try:
-            if kind == "attempt":
-                self._settle_attempt(what, base, outcome.result)
-            else:
-                self._settle_batch(what, outcome.result)
+            self._settle_attempt(entry, base, result)
         finally:
             self.queues.done(key)
 
@@ -315,7 +248,7 @@ class Service:
             else load(attempts.folder(self.course, assignment, student, counting) / "autograded" / RESULTS_FILE)
         )
         if record is not None:
-            self.recorders[assignment].record(record)
+            self.session.record(record)
         number = len(graded)
         released = self._release(entry, base, result, number, counting, graded)
         self.ledger.settle(entry, "graded", result.score)
@@ -329,10 +262,8 @@ class Service:
         )
 
     def _release(self, entry, base: Path, result, number: int, counting: int, graded: list) -> bool:
-        """This attempt's feedback pages, as the policy shows them, under nbgrader's names for them."""
-        from gradekit.atomic import atomic_write
-        from gradekit.handout import layout
-        from gradekit.pages.feedback import student_copy, write_feedback
+        """This attempt's feedback pages, as the policy shows them, given back through the exchange."""
+        from gradekit.pages.feedback import write_feedback
 
         pages = write_feedback(
             self.course,
@@ -341,23 +272,12 @@ class Service:
             graded_dir=base / "autograded",
             disclosure=self._disclosure(entry.assignment, number, counting, graded),
         )
-        secret_file = base / "submitted" / "submission_secret.txt"
-        if not secret_file.is_file():
-            return False
-        secret = secret_file.read_text()  # as nbgrader reads it
-        uid = self.identities.uid_of(entry.student) if not self.trust_names else None
-        self.feedback_dir.mkdir(mode=0o711, exist_ok=True)
-        for page in pages:
-            target = self.feedback_dir / layout.feedback_name(secret, page.stem)
-            atomic_write(target, student_copy(page.read_text(encoding="utf-8")))
-            if uid is None or uid == os.getuid():
-                os.chmod(target, 0o644)  # no account of its own: the hashed name is the only secret
-            else:
-                import pwd
-
-                if not layout.give_file(target, uid, pwd.getpwuid(uid).pw_gid):
-                    os.chmod(target, 0o644)
-        return True
+        return self.exchange.give_feedback(
+            entry.student,
+            entry.assignment,
+            base / "submitted",
+            {page.stem: page.read_text(encoding="utf-8") for page in pages},
+        )
 
     def _disclosure(self, assignment: str, number: int, counting: int, graded: list):
         from gradekit.pages.feedback import Disclosure
@@ -406,22 +326,28 @@ class Service:
             except queue.Empty:
                 return
             try:
-                batch = self._batch(message, conn)
+                assignment, students, force = self._batch(message)
             except UsageError as exc:
                 control.send(conn, {"error": str(exc), "exit": exc.exit_code})
                 conn.close()
                 continue
-            control.send(conn, {"start": len(batch["todo"]), "unchanged": len(batch["unchanged"])})
-            for result in batch.pop("unchanged"):
+            todo, unchanged = self.session.unchanged(assignment, students, force)
+            control.send(conn, {"start": len(todo), "unchanged": len(unchanged)})
+            for result in unchanged:
                 control.send(conn, {"result": result.to_dict(), "unchanged": True})
-            if batch["todo"]:
-                self.batches.append(batch)
-            else:
-                self._end_batch(batch)
 
-    def _batch(self, message: dict, conn) -> dict:
+            def on_result(result, conn=conn) -> None:
+                control.send(conn, {"result": result.to_dict()})
+                self.say(f"regraded {result.student} {result.assignment}: {result.score:g}/{result.possible:g}")
+
+            def on_done(conn=conn) -> None:
+                control.send(conn, {"done": True})
+                conn.close()
+
+            self.session.grade_class(assignment, todo, on_result, on_done, wait=False)
+
+    def _batch(self, message: dict) -> tuple[str, list[str], bool]:
         from gradekit.gradebook import read
-        from gradekit.intake.incremental import unchanged
         from gradekit.intake.untrusted import submitted_students
 
         assignment = str(message.get("assignment", ""))
@@ -437,31 +363,7 @@ class Service:
             students, _skipped = submitted_students(
                 self.course.root / "submitted", assignment, set(read.students(self.course))
             )
-        done = {} if message.get("force") else unchanged(self.course, assignment, students)
-        return {
-            "assignment": assignment,
-            "conn": conn,
-            "todo": [s for s in students if s not in done],
-            "unchanged": [done[s] for s in students if s in done],
-            "pending": 0,
-        }
-
-    def _settle_batch(self, batch: dict, result) -> None:
-        from gradekit.service import control
-
-        self.recorders[batch["assignment"]].record(result)
-        control.send(batch["conn"], {"result": result.to_dict()})
-        self.say(f"regraded {result.student} {result.assignment}: {result.score:g}/{result.possible:g}")
-        if not batch["todo"] and not any(k == "batch" and w is batch for k, w, _b in self.inflight.values()):
-            self._end_batch(batch)
-
-    def _end_batch(self, batch: dict) -> None:
-        from gradekit.service import control
-
-        control.send(batch["conn"], {"done": True})
-        batch["conn"].close()
-        if batch in self.batches:
-            self.batches.remove(batch)
+        return assignment, students, bool(message.get("force"))
 
 
 def serve(course: Course, assignments: list[str], options: Options, poll: float = 0.0) -> int:

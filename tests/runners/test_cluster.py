@@ -20,7 +20,7 @@ import nbformat
 import pytest
 
 from gradekit.grading.options import Options
-from gradekit.runners.batch import grade_many
+from gradekit.service.session import GradingSession
 from gradekit.cli.demo import build_course, fill
 from gradekit.release.generate import generate
 from gradekit.release.generate import write_answer_key
@@ -85,6 +85,12 @@ def course(tmp_path, monkeypatch):
         nbformat.write(nb, str(folder / "self_attention.ipynb"))
         shutil.copy(tmp_path / f"key-{student}" / "quiz.ipynb", folder)
     return course
+
+
+def grade_many(course, assignment, students, options, on_result):
+    """A class graded in one session, nothing recorded: what autograde grades on."""
+    with GradingSession(course, [assignment], options, size=len(students)) as session:
+        session.grade_class(assignment, students, on_result, record=False)
 
 
 def _scores(results):

@@ -117,7 +117,7 @@ def load(course: Course, assignment: str) -> ClassData:
         rows.append(row)
     data = ClassData(course, assignment, list(notebooks), cells, rows, marks.duedate)
     data.integrity = _integrity(data.report_dir() / "integrity.json")
-    from gradekit.integrity.detect import handin_reports
+    from gradekit.intake.ledger import handin_reports
 
     data.handins = handin_reports(course, assignment)
     return data

@@ -88,6 +88,12 @@ def _settings_class():
             help="The Unix group of the instructors and TAs, who read the exchange's inbound folder (empty: the "
             "instructor's own group)",
         ).tag(config=True)
+        exchange = Unicode(
+            "filesystem",
+            help="How assignments go out and hand-ins come in: 'filesystem' (nbgrader's exchange folders, a Unix "
+            "account per student) or 'hub' (gradekit's hub exchange service: students known by their hub login; "
+            "c.GradekitHubExchange.url and token_file say where it is)",
+        ).tag(config=True)
         attempts = Int(0, help="gradekit serve: graded hand-ins per student and assignment (0: no limit)").tag(
             config=True
         )
@@ -211,7 +217,11 @@ class Course:
             db_url = f"sqlite:///{root / db_url[len('sqlite:///') :]}"
         try:
             settings = _settings_class()(config=config)
-            for name, allowed in (("counts", ("last", "best")), ("before_due", ("full", "score", "received"))):
+            for name, allowed in (
+                ("counts", ("last", "best")),
+                ("before_due", ("full", "score", "received")),
+                ("exchange", ("filesystem", "hub")),
+            ):
                 if getattr(settings, name) not in allowed:
                     raise ValueError(
                         f"c.Gradekit.{name} must be one of {', '.join(map(repr, allowed))}, "

@@ -2,7 +2,9 @@
 
 Students run nbgrader's own commands (and JupyterLab's Assignments tab, which
 runs them), with gradekit's exchange classes: this file tells them the course,
-where the exchange is, and which classes to use. It holds nothing secret and no
+where the exchange is, and which classes to use -- the filesystem exchange's, or,
+with ``c.Gradekit.exchange = "hub"``, the hub exchange's (gradekit.handout.hubclient)
+and the service's URL. It holds nothing secret and no
 path into the course directory. Put it where every student's nbgrader reads it:
 ``/etc/jupyter/nbgrader_config.py`` (every account of the machine), a folder on
 students' ``JUPYTER_CONFIG_PATH`` (a hub can set that for students only), or each
@@ -31,6 +33,12 @@ STUDENT_STEPS = {
     "submit": "gradekit.handout.exchange.GradekitSubmit",
     "list": "gradekit.handout.exchange.GradekitList",
     "fetch_feedback": "gradekit.handout.exchange.GradekitFetchFeedback",
+}
+HUB_STEPS = {  # c.Gradekit.exchange = "hub": the same commands, through the hub exchange service
+    "fetch_assignment": "gradekit.handout.hubclient.HubFetchAssignment",
+    "submit": "gradekit.handout.hubclient.HubSubmit",
+    "list": "gradekit.handout.hubclient.HubList",
+    "fetch_feedback": "gradekit.handout.hubclient.HubFetchFeedback",
 }
 
 
@@ -65,16 +73,39 @@ def add_parser(sub) -> None:
 
 def text(course) -> str:
     """The students' nbgrader_config.py for ``course``."""
-    from gradekit.handout.layout import exchange_root
-
-    exchange = exchange_root(course)
-    lines = [
+    head = [
         f"# nbgrader_config.py for the students of {course.course_id} (written by `gradekit student-config`).",
         "# Put it in /etc/jupyter/ (every account), a folder on JUPYTER_CONFIG_PATH, or ~/.jupyter/.",
         "c = get_config()  # noqa: F821",
         "",
         "# which course, so that fetch_assignment, submit and fetch_feedback need no --course",
         f"c.CourseDirectory.course_id = {course.course_id!r}",
+    ]
+    if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
+        from gradekit.errors import UsageError
+        from gradekit.handout.hub import settings_of
+
+        url = str(settings_of(course).get("url") or "")
+        if not url:
+            raise UsageError(
+                "c.Gradekit.exchange is 'hub' but c.GradekitHubExchange.url is not set: the URL students' "
+                "servers reach the hub exchange at (e.g. https://hub.example.edu/services/gradekit-exchange/)"
+            )
+        lines = [
+            *head,
+            "# the hub exchange: each student fetches, hands in and reads feedback as their hub login (their",
+            "# server's JUPYTERHUB_API_TOKEN); gradekit must be installed where the students' nbgrader runs",
+            "# (its student side: a package, never the course directory)",
+            f"c.GradekitHubExchange.url = {url!r}",
+            *(f"c.ExchangeFactory.{step} = {cls!r}" for step, cls in HUB_STEPS.items()),
+            "",
+        ]
+        return "\n".join(lines)
+    from gradekit.handout.layout import exchange_root
+
+    exchange = exchange_root(course)
+    lines = [
+        *head,
         "# where the course's exchange is",
         f"c.Exchange.root = {str(exchange)!r}",
         "# gradekit's exchange classes: each student fetches their own notebook and feedback, and hands in",

@@ -10,7 +10,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def exchange_of(course: Course) -> CourseExchange:
-    """The course's exchange: the filesystem exchange (nbgrader's folders, gradekit's modes)."""
+    """The course's exchange: ``c.Gradekit.exchange``, "filesystem" (nbgrader's folders, gradekit's
+    modes: the default) or "hub" (gradekit's hub exchange service)."""
+    if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
+        from gradekit.handout.hub import HubExchange
+
+        return HubExchange(course)
     from gradekit.handout.filesystem import FilesystemExchange
 
     return FilesystemExchange(course)

@@ -47,7 +47,8 @@ class Handin:
     claimed: dt.datetime | None = None  # naive UTC: its timestamp.txt (else the name's time)
     files: dict[str, bytes] = field(default_factory=dict, repr=False)
     problem: str | None = None  # why it is refused; None: accepted
-    kind: str = ""  # the problem's kind: "impersonation", "unreadable", "not a folder"
+    kind: str = ""  # the problem's kind: "impersonation", "unreadable", "not a folder", "too large", ...
+    digest: str | None = None  # its sha256 as the exchange vouches for it (the hub's); None: from its files
 
     @property
     def accepted(self) -> bool:
@@ -56,11 +57,8 @@ class Handin:
     @property
     def sha256(self) -> str:
         """Of what was handed in: every file's path and bytes (timestamp.txt is a claim: not in it)."""
-        digest = hashlib.sha256()
-        for path in sorted(self.files):
-            if path != "timestamp.txt":
-                digest.update(path.encode() + b"\0" + hashlib.sha256(self.files[path]).digest())
-        return digest.hexdigest()
+        return self.digest or files_sha256(self.files)
+
 
     def counted(self, tolerance: float) -> dt.datetime | None:
         """The time it counts at: its claim when that agrees with when it arrived, else the arrival."""
@@ -76,6 +74,16 @@ class Handin:
             and self.arrived is not None
             and abs((self.arrived - self.claimed).total_seconds()) > tolerance
         )
+
+
+def files_sha256(files) -> str:
+    """The digest of a hand-in's files ({relative path: bytes}): every path and its bytes' SHA-256,
+    timestamp.txt left out (it is a claim)."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        if path != "timestamp.txt":
+            digest.update(path.encode() + b"\0" + hashlib.sha256(files[path]).digest())
+    return digest.hexdigest()
 
 
 def parse_name(name: str) -> tuple[str, str, str] | None:

@@ -82,6 +82,7 @@ class Entry:
         import json
 
         meta = {
+            "handin": self.name,  # the exchange's name for it (the hub exchange files its feedback by it)
             "receipt": self.receipt,
             "attempt": self.attempt,
             "arrived": self.arrived,

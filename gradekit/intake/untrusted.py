@@ -359,6 +359,70 @@ def read_archive_entry(zf, info, limits: ArchiveLimits) -> bytes:
                 )
 
 
+@dataclass(frozen=True)
+class HandinLimits:
+    """What one hand-in through the hub exchange may hold: ``c.Gradekit.handin_max_mb`` and
+    ``handin_max_files`` (the archive's own limits, ratio and paths, are :class:`ArchiveLimits`')."""
+
+    max_bytes: int = 20 << 20  # all its files, uncompressed
+    max_files: int = 50
+
+
+def read_handin_zip(data: bytes, limits: HandinLimits) -> dict[str, bytes]:
+    """The files of a hand-in sent as a zip: {relative path: bytes}, or SubmissionError (one line,
+    for the student) -- too many files, too large once unpacked, a zip bomb, an absolute path or
+    '..', a name that is not allowed; nothing is written anywhere."""
+    import io
+    import zipfile
+
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+    except (zipfile.BadZipFile, ValueError, OSError):
+        raise SubmissionError("the hand-in is not a zip archive") from None
+    if len(infos) > limits.max_files:
+        raise SubmissionError(f"{len(infos)} files, over the limit of {limits.max_files} files a hand-in")
+    archive = ArchiveLimits(entry_bytes=limits.max_bytes, total_bytes=limits.max_bytes, entries=limits.max_files)
+    total = sum(max(0, i.file_size) for i in infos)
+    if total > limits.max_bytes:
+        raise SubmissionError(
+            f"the files come to {_size(total)}, over the limit of {_size(limits.max_bytes)} a hand-in"
+        )
+    files: dict[str, bytes] = {}
+    read = 0
+    for info in infos:
+        problem = require_archive_entry(info, archive)
+        if problem:
+            raise SubmissionError(problem)
+        parts = [require_file_name(part) for part in info.filename.replace("\\", "/").split("/") if part]
+        name = "/".join(parts)
+        if not name or name.casefold() in {n.casefold() for n in files}:
+            raise SubmissionError(f"the file name {shown(info.filename, 80)!r} is empty or given twice")
+        try:
+            content = read_archive_entry(zf, info, archive)
+        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError):
+            raise SubmissionError(f"{shown(info.filename, 80)}: cannot be unpacked") from None
+        read += len(content)
+        if read > limits.max_bytes:  # whatever the headers claimed
+            raise SubmissionError(f"the files unpack to more than {_size(limits.max_bytes)}, the limit a hand-in")
+        files[name] = content
+    return files
+
+
+def pack_zip(files: dict[str, bytes]) -> bytes:
+    """``files`` ({relative path: bytes}) as a zip: what the hub exchange's clients send and receive."""
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o600 << 16
+            zf.writestr(info, files[name], compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
 # -- text a student wrote, shown to the instructor -------------------------------------------
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")

@@ -1,0 +1,41 @@
+"""``gradekit hub-exchange``: the hub exchange, a JupyterHub service the hub starts (gradekit.hub.exchange)."""
+
+from __future__ import annotations
+
+DEFAULT_STORE = "/srv/gradekit-exchange"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "hub-exchange",
+        help="the exchange as a JupyterHub service: students fetch, hand in and read feedback as their hub login",
+    )
+    p.add_argument("--course-id", required=True, help="the course it serves (nbgrader's course id)")
+    p.add_argument(
+        "--store",
+        default=DEFAULT_STORE,
+        metavar="DIR",
+        help=f"its records and files, in a folder only this account reads (default: {DEFAULT_STORE})",
+    )
+    p.add_argument("--db", default="", metavar="URL", help="its records in this database (postgresql://...) "
+                   "instead of SQLite in --store")
+    p.add_argument("--max-mb", type=float, default=20.0, help="MiB of files a hand-in may hold, unpacked (20)")
+    p.add_argument("--max-files", type=int, default=50, help="files a hand-in may hold (50)")
+    p.add_argument("--per-minute", type=int, default=10, help="hand-ins a student may make a minute (10)")
+    p.add_argument("--bind", default="", metavar="URL",
+                   help="where it listens (default: $JUPYTERHUB_SERVICE_URL, which the hub sets)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from gradekit.errors import UsageError
+    from gradekit.intake.untrusted import require_id
+
+    require_id("course", args.course_id)
+    for name in ("max_mb", "max_files", "per_minute"):
+        if getattr(args, name) <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    from gradekit.hub.exchange import Limits, serve
+
+    return serve(args.course_id, args.store, args.db, Limits(args.max_mb, args.max_files, args.per_minute),
+                 args.bind)

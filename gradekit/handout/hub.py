@@ -1,0 +1,312 @@
+"""The hub exchange, as the course sees it: gradekit's JupyterHub exchange service, over its HTTP API.
+
+    releases out    each student's release/<student>/<a>/ PUT to the service under their hub login
+                    (the student's account: c.Gradekit.identities, else the student id)
+    hand-ins in     the service's hand-ins, each for the hub user whose token handed it in, received at
+                    the service's clock (gradekit.hub.exchange); a long poll tells of each the moment it
+                    is accepted, and a full look every RESCAN seconds catches anything it missed; a
+                    hand-in's files are fetched the first time anything reads them
+    feedback back   a graded hand-in's pages (the student's copy) PUT to the service for that hand-in
+                    alone: only its student fetches them
+    listing         what the service lets a student list
+
+The course's calls carry a token of the course's instructors (``c.GradekitHubExchange.token_file``,
+else ``$GRADEKIT_HUB_TOKEN``, else ``$JUPYTERHUB_API_TOKEN``: a ``gradekit serve`` the hub starts has
+its own) to the service at ``c.GradekitHubExchange.url``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gradekit.handout.base import CourseExchange, Events, Listed, Released
+from gradekit.handout.hubwire import HubClient, HubError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradekit.intake.inbound import Handin
+
+RESCAN = 30.0  # seconds between full looks at the service's hand-ins, whatever the long poll said
+WAIT = 20.0  # seconds one long poll waits for a hand-in
+
+
+def settings_of(course) -> dict:
+    return dict((course.config or {}).get("GradekitHubExchange", {}) or {})
+
+
+def course_token(course) -> str:
+    """The token the course calls the service with (see the module's docstring)."""
+    from gradekit.errors import UsageError
+
+    path = str(settings_of(course).get("token_file") or "")
+    if path:
+        file = Path(course.root, path)
+        try:
+            return file.read_text().strip()
+        except OSError as exc:
+            raise UsageError(f"c.GradekitHubExchange.token_file: {file} cannot be read ({exc.strerror})") from None
+    token = os.environ.get("GRADEKIT_HUB_TOKEN") or os.environ.get("JUPYTERHUB_API_TOKEN") or ""
+    if not token:
+        raise UsageError(
+            "no token for the hub exchange: set c.GradekitHubExchange.token_file (a file holding a token of the "
+            "course's instructors or its service), or $GRADEKIT_HUB_TOKEN"
+        )
+    return token
+
+
+def _utc(text: str | None) -> dt.datetime | None:
+    return dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f UTC") if text else None
+
+
+class _Files(Mapping):
+    """A hand-in's files, fetched from the service the first time they are read."""
+
+    def __init__(self, fetch: Callable[[], dict[str, bytes]]):
+        self._fetch = fetch
+        self._files: dict[str, bytes] | None = None
+
+    def _all(self) -> dict[str, bytes]:
+        if self._files is None:
+            self._files = self._fetch()
+        return self._files
+
+    def __getitem__(self, key: str) -> bytes:
+        return self._all()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+class _LongPoll:
+    """The service's hand-ins as they are accepted, on ``names`` (None: a full look)."""
+
+    def __init__(self, exchange: HubExchange):
+        self.exchange = exchange
+        self.names: queue.Queue[str | None] = queue.Queue()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="gradekit-serve-hub", daemon=True)
+
+    def start(self) -> None:
+        self.names.put(None)  # a first full look: what arrived while no service ran
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        import time
+
+        client = self.exchange.fresh_client()
+        last, rescan = None, time.monotonic()
+        while not self._stop.is_set():
+            try:
+                if last is None:
+                    found = client.json("GET", "handins")["handins"]
+                    last = max((m["id"] for m in found), default=0)
+                    self.exchange.learn(found)
+                    continue
+                found = client.json("GET", "handins", query={"after": last, "wait": WAIT}, timeout=WAIT + 30)[
+                    "handins"
+                ]
+            except (HubError, ValueError, KeyError):
+                self._stop.wait(1.0)  # the service restarting: try again
+                continue
+            self.exchange.learn(found)
+            for meta in found:
+                last = max(last, meta["id"])
+                self.names.put(meta["name"])
+            if time.monotonic() - rescan >= RESCAN:
+                self.names.put(None)
+                rescan = time.monotonic()
+
+
+class HubExchange(CourseExchange):
+    """gradekit's hub exchange service, as the course calls it (see the module's docstring)."""
+
+    kind = "hub"
+    label = "hub exchange"
+
+    def __init__(self, course):
+        super().__init__(course)
+        self.url = str(settings_of(course).get("url") or "")
+        self._client: HubClient | None = None
+        self.meta: dict[str, dict] = {}  # hand-in name -> what the service said of it
+        self._identities = None
+
+    @property
+    def client(self) -> HubClient:
+        if self._client is None:
+            self._client = self.fresh_client()
+        return self._client
+
+    def fresh_client(self) -> HubClient:
+        from gradekit.errors import UsageError
+
+        try:
+            return HubClient(self.url, self.course.course_id, course_token(self.course))
+        except HubError as exc:
+            raise UsageError(f"the hub exchange: {exc}") from None
+
+    @property
+    def identities(self):
+        if self._identities is None:
+            from gradekit.intake.identity import Identities
+
+            self._identities = Identities.of(self.course)
+        return self._identities
+
+    def _call(self, method: str, path: str, **kw):
+        from gradekit.errors import ExchangeFailure
+
+        try:
+            return self.client.json(method, path, **kw)
+        except HubError as exc:
+            raise ExchangeFailure(f"the hub exchange: {exc}") from None
+
+    # -- releases out ---------------------------------------------------------------------------
+    def publish(self, assignment: str, force: bool = False, student: str | None = None) -> Released:
+        from gradekit.errors import ExchangeFailure
+        from gradekit.intake.untrusted import pack_zip
+
+        base = self.course.root / "release"
+        students = [student] if student else sorted(
+            p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir() and p.parent.name != "."
+        )
+        if not students:
+            raise ExchangeFailure(
+                f"No per-student variants of {assignment!r} in release/<student>/{assignment}/: "
+                f"run `gradekit generate {assignment}` first"
+            )
+        out = Released()
+        if not force:
+            already = set(self._call("GET", "releases").get(assignment, []))
+            taken = [s for s in students if (self.identities.account_of(s) or s) in already]
+            if taken:
+                raise ExchangeFailure(
+                    f"{', '.join(taken[:5])} already ha{'s' if len(taken) == 1 else 've'} {assignment} in the hub "
+                    "exchange, add --force to overwrite"
+                )
+        for who in students:
+            folder = base / who / assignment
+            files = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+            account = self.identities.account_of(who) or who
+            self._call("PUT", f"release/{assignment}/{account}", body=pack_zip(files),
+                       query={"force": "1"} if force else None)
+            out.protection[who] = "hub"
+        return out
+
+    def released(self) -> list[str]:
+        return sorted(self._call("GET", "releases"))
+
+    # -- hand-ins in ----------------------------------------------------------------------------
+    def ready(self) -> str | None:
+        try:
+            answer = self.client.json("GET", "ping")
+        except HubError as exc:
+            return f"the hub exchange: {exc}"
+        if not answer.get("instructor"):
+            return (
+                f"the hub exchange at {self.url} takes the course's token for {answer.get('caller')!r}, who does not "
+                f"teach {self.course.course_id}: its token needs the scope {answer.get('instructor_scope')}"
+            )
+        return None
+
+    def where(self, poll: float = 0.0) -> str:
+        return f"taking hand-ins from the hub exchange at {self.url} as they are accepted"
+
+    def events(self, poll: float = 0.0) -> Events:
+        return _LongPoll(self)
+
+    def learn(self, found: list[dict]) -> None:
+        for meta in found:
+            self.meta[meta["name"]] = meta
+
+    def look(self, names: list[str] | None, assignments: list[str]) -> list[Handin]:
+        if names is None:
+            try:
+                self.learn(self.client.json("GET", "handins")["handins"])
+            except HubError:
+                return []
+            names = list(self.meta)
+        out = []
+        for name in names:
+            meta = self.meta.get(name)
+            if meta is not None and meta["assignment"] in assignments:
+                out.append(self._handin(meta))
+        return sorted(out, key=lambda h: h.ino)
+
+    def _handin(self, meta: dict) -> Handin:
+        from gradekit.intake.inbound import Handin
+
+        user = meta["user"]
+        student = self.identities.student_of(user)
+        arrived, claimed = _utc(meta["timestamp"]), _utc(meta.get("claimed"))
+        tolerance = float(getattr(self.course.settings, "timestamp_tolerance", 60.0) or 60.0)
+        if claimed is not None and arrived is not None and abs((arrived - claimed).total_seconds()) <= tolerance:
+            claimed = None  # the service's clock counts; a claim is kept only to report one that disagrees
+        files: Mapping[str, bytes] = {} if meta.get("problem") else _Files(functools.partial(self._files, meta["id"]))
+        handin = Handin(
+            name=meta["name"],
+            assignment=meta["assignment"],
+            named=meta["named"] if meta.get("kind") == "impersonation" else (student or user),
+            account=user,
+            student=student,
+            ino=int(meta["id"]),
+            arrived=arrived,
+            claimed=claimed,
+            files=files,  # type: ignore[arg-type]
+            problem=meta.get("problem"),
+            kind=meta.get("kind") or "",
+            digest=meta.get("sha256"),
+        )
+        if handin.accepted and student is None:
+            handin.problem, handin.kind = f"the hub user {user} is no student of {self.course.course_id}", "unknown"
+        return handin
+
+    def _files(self, number: int) -> dict[str, bytes]:
+        from gradekit.intake.untrusted import HandinLimits, read_handin_zip
+
+        data = self.client.request("GET", f"handins/{number}")
+        return read_handin_zip(data, HandinLimits(max_bytes=1 << 30, max_files=100_000))
+
+    # -- feedback back --------------------------------------------------------------------------
+    def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
+        from gradekit.intake.untrusted import RECEIPT_FILE
+        from gradekit.pages.feedback import student_copy
+
+        try:
+            name = json.loads((submission / RECEIPT_FILE).read_text()).get("handin") or ""
+        except (OSError, ValueError):
+            return False
+        number = name.rsplit("+", 1)[-1]
+        if not number.isdigit():
+            return False
+        self._call("PUT", f"feedback/{number}", body={"pages": {nb: student_copy(h) for nb, h in pages.items()}})
+        return True
+
+    # -- what a student may list ----------------------------------------------------------------
+    def listing(self, student: str) -> list[Listed]:
+        account = self.identities.account_of(student) or student
+        found = self._call("GET", f"listing/{account}")["assignments"]
+        return [
+            Listed(
+                a["assignment"],
+                bool(a["released"]),
+                tuple(h["name"] for h in a["handins"]),
+                tuple(h["name"] for h in a["handins"] if h.get("feedback")),
+            )
+            for a in found
+        ]
+
+    def close(self) -> None:
+        self._client = None

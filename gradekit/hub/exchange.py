@@ -1,0 +1,445 @@
+"""The hub exchange: a JupyterHub service that knows students by their hub login.
+
+For hubs where every student's server is the same account (``jovyan`` on Zero to JupyterHub and
+DockerSpawner) and shares no disk with the others: who handed in is the hub user whose token came
+with the request (the service asks the hub, gradekit.hub.auth), never a name a student writes; when
+is the service's own clock. Its records and files are in the store (gradekit.hub.store), a folder
+only the service's account reads. The API is gradekit.handout.hubwire's.
+
+Who may do what
+    A caller needs a token the hub knows that may use this service
+    (``access:services!service=<name>``). A student reads only their own release and feedback,
+    lists only their own hand-ins, and hands in only as themselves; a hand-in is never replaced
+    (a student hands in again). The course's instructors -- their token carries the course's
+    instructor scope (gradekit.hub.auth.instructor_scope), the course's own services' too -- release,
+    take the hand-ins in and give the feedback back. Every refusal is one line, to the caller (a JSON
+    ``error``) and in the service's log; a refused hand-in under a classmate's name is recorded, so
+    the course's ledger reports it as the filesystem exchange's does.
+
+Limits (:class:`Limits`, each a command-line option of ``gradekit hub-exchange``)
+    a hand-in holds at most ``max_mb`` MiB (20) in at most ``max_files`` files (50), unpacked; a
+    student hands in at most ``per_minute`` times a minute (10). Going over is refused with what the
+    limit is; what was handed in before stays, and the class is unharmed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from tornado import locks, web
+
+from gradekit.hub.auth import CallerAPI, instructor_scope
+from gradekit.hub.store import Store, now, stamp
+
+NAME = "gradekit-exchange"
+_KEY = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_mb: float = 20.0
+    max_files: int = 50
+    per_minute: int = 10
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self.max_mb * (1 << 20))
+
+    def to_dict(self) -> dict:
+        return {"max_mb": self.max_mb, "max_files": self.max_files, "per_minute": self.per_minute}
+
+
+def say(line: str) -> None:
+    print(f"{now():%H:%M:%S} {line}", file=sys.stdout, flush=True)
+
+
+def _names_of(data: bytes) -> list[str]:
+    """The notebooks of a release zip (stored by the service itself, so trusted)."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return sorted(n.rsplit("/", 1)[-1][: -len(".ipynb")] for n in zf.namelist() if n.endswith(".ipynb"))
+
+
+class _Handler(CallerAPI):
+    """Any caller the hub knows who may use the service; the course in the path must be ours."""
+
+    fresh = True  # ask the hub every time: a revoked token is refused at once
+
+    @property
+    def store(self) -> Store:
+        return self.settings["gradekit_store"]
+
+    @property
+    def limits(self) -> Limits:
+        return self.settings["gradekit_limits"]
+
+    async def admit(self) -> None:
+        await super().admit()
+        assert self.caller is not None
+        service = self.settings["gradekit_service"]
+        if not (self.caller.may(f"access:services!service={service}") or self.instructor):
+            self.refuse(403, f"{self.caller.name}'s token may not use the service {service}")
+
+    @property
+    def instructor(self) -> bool:
+        assert self.caller is not None
+        return self.caller.instructs(self.course_id)
+
+    after: dict[str, str] = {}  # headers for a refusal (tornado clears the others when it sends an error)
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        for name, value in self.after.items():
+            self.set_header(name, value)
+        super().write_error(status_code, **kwargs)
+
+    def refuse(self, status: int, line: str) -> NoReturn:
+        who = self.caller.name if self.caller is not None else "?"
+        say(f"refused {who}: {self.request.method} {self.request.path}: {line}")
+        raise web.HTTPError(status, line)
+
+    def check_course(self, course: str) -> None:
+        if course != self.course_id:
+            self.refuse(404, f"this hub exchange serves {self.course_id}, not {course}")
+
+    def require_instructor(self, what: str) -> None:
+        if not self.instructor:
+            assert self.caller is not None
+            self.refuse(
+                403,
+                f"{self.caller.name} may not {what}: only the instructors of {self.course_id} may "
+                f"(their token carries {instructor_scope(self.course_id)})",
+            )
+
+    def whose(self, what: str) -> str:
+        """The user a student's request is for: the caller; another user's (?user=) only for an instructor."""
+        assert self.caller is not None
+        user = self.get_argument("user", self.caller.name)
+        if user != self.caller.name and not self.instructor:
+            self.refuse(403, f"{self.caller.name} may not read {user}'s {what}: a student reads only their own")
+        return user
+
+    def send_json(self, value: Any, status: int = 200) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps(value, ensure_ascii=False))
+
+    def send_zip(self, data: bytes) -> None:
+        self.set_header("Content-Type", "application/zip")
+        self.finish(data)
+
+
+class PingHandler(_Handler):
+    def get(self, course: str) -> None:
+        self.check_course(course)
+        assert self.caller is not None
+        self.send_json(
+            {"course": self.course_id, "caller": self.caller.name, "instructor": self.instructor,
+             "instructor_scope": instructor_scope(self.course_id), "limits": self.limits.to_dict()}
+        )
+
+
+class AssignmentsHandler(_Handler):
+    """What the caller may list."""
+
+    def get(self, course: str) -> None:
+        self.check_course(course)
+        self.send_json({"assignments": listing(self.store, self.course_id, self.whose("hand-ins")),
+                        "limits": self.limits.to_dict()})
+
+
+def listing(store: Store, course: str, user: str) -> list[dict]:
+    """``user``'s own releases, hand-ins and feedback (what gradekit.handout.base.Listed holds, and the
+    notebooks and checksums nbgrader's list shows)."""
+    released = {a for a, users in store.releases(course, user).items() if user in users}
+    mine = store.handins(course, user=user)
+    feedback = store.feedback([h.id for h in mine], with_html=False)
+    out = []
+    for assignment in sorted(released | {h.assignment for h in mine}):
+        data = store.released_to(course, assignment, user) if assignment in released else None
+        out.append(
+            {
+                "assignment": assignment,
+                "released": assignment in released,
+                "notebooks": _names_of(data) if data else [],
+                "handins": [
+                    {**h.meta(sorted(feedback.get(h.id, {}))),
+                     "checksums": {nb: p["checksum"] for nb, p in feedback.get(h.id, {}).items()}}
+                    for h in mine
+                    if h.assignment == assignment
+                ],
+            }
+        )
+    return out
+
+
+class ReleaseHandler(_Handler):
+    """GET: the caller's own release; PUT (instructors): one student's release."""
+
+    def get(self, course: str, assignment: str, user: str | None = None) -> None:
+        self.check_course(course)
+        who = user or self.whose("release")
+        if user is not None and user != self.caller.name:  # type: ignore[union-attr]
+            self.require_instructor(f"read {user}'s release")
+        data = self.store.released_to(self.course_id, assignment, who)
+        if data is None:
+            self.refuse(
+                404, f"{assignment!r} has no notebook for {who!r} (not on the class list when it was released?): "
+                "ask your instructor"
+            )
+        self.send_zip(data)
+
+    def put(self, course: str, assignment: str, user: str | None = None) -> None:
+        from gradekit.errors import SubmissionError
+        from gradekit.intake.untrusted import HandinLimits, is_valid_id, read_handin_zip
+
+        self.check_course(course)
+        self.require_instructor("release an assignment")
+        if not user or not is_valid_id(user) or not is_valid_id(assignment):
+            self.refuse(400, "a release is PUT to release/<assignment>/<user>")
+        try:
+            read_handin_zip(self.request.body, HandinLimits(max_bytes=1 << 30, max_files=10_000))
+        except SubmissionError as exc:
+            self.refuse(400, f"the release is not a zip of files: {exc}")
+        force = self.get_argument("force", "") in ("1", "true")
+        if not self.store.release(self.course_id, assignment, user, self.request.body, force):
+            self.refuse(409, f"{user} already has {assignment} in the exchange, add --force to overwrite")
+        self.send_json({"released": user, "assignment": assignment})
+
+
+class ReleasesHandler(_Handler):
+    def get(self, course: str) -> None:
+        self.check_course(course)
+        self.require_instructor("list the releases")
+        self.send_json(self.store.releases(self.course_id))
+
+
+@web.stream_request_body
+class HandinsHandler(_Handler):
+    """POST: a hand-in as the caller; GET (instructors): the hand-ins after a number, waiting for one."""
+
+    async def prepare(self) -> None:
+        self._body: list[bytes] = []
+        self._size = 0
+        await super().prepare()
+
+    def data_received(self, chunk: bytes) -> None:
+        self._size += len(chunk)
+        if self._size <= self.limits.max_bytes + (1 << 20):  # kept up to the limit; the rest is dropped
+            self._body.append(chunk)
+
+    async def get(self, course: str) -> None:
+        self.check_course(course)
+        self.require_instructor("list the hand-ins")
+        after = int(self.get_argument("after", "0") or 0)
+        wait = min(float(self.get_argument("wait", "0") or 0), 60.0)
+        deadline = now() + dt.timedelta(seconds=wait)
+        arrived: locks.Condition = self.settings["gradekit_arrived"]
+        while True:
+            found = self.store.handins(self.course_id, after)
+            if found or now() >= deadline:
+                break
+            await arrived.wait(timeout=dt.timedelta(seconds=min(1.0, (deadline - now()).total_seconds())))
+        self.send_json({"handins": [h.meta() for h in found]})
+
+    def post(self, course: str, assignment: str) -> None:
+        from gradekit.errors import SubmissionError
+        from gradekit.intake.untrusted import HandinLimits, is_valid_id, read_handin_zip
+
+        self.check_course(course)
+        assert self.caller is not None
+        user = self.caller.name
+        if self.caller.kind != "user":
+            self.refuse(403, f"{user} is a service: only a hub user hands in")
+        if not is_valid_id(assignment):
+            self.refuse(400, f"invalid assignment id {assignment!r}")
+        key = self.request.headers.get("X-Gradekit-Key", "")
+        if not _KEY.match(key):
+            self.refuse(400, "a hand-in needs an X-Gradekit-Key header of 8 to 128 letters, digits, _ and -")
+        named = self.get_argument("user", user)
+        if named != user:
+            self.store.handin(
+                self.course_id, assignment, user, key, None, None, named=named, kind="impersonation",
+                problem=f"handed in under another student's name: named for {named}, handed in by the hub user {user}",
+            )
+            self.settings["gradekit_arrived"].notify_all()
+            self.refuse(403, f"{user} may not hand in as {named}: a hand-in counts for whoever's token sent it")
+        old = self.store.by_key(self.course_id, user, key)
+        if old is not None:  # the answer to this hand-in was lost: it is the same one
+            self.send_json({**old.meta(), "again": True})
+            return
+        if self._size > self.limits.max_bytes:
+            self.refuse(413, f"the hand-in is {self._size / (1 << 20):.1f} MiB, over the limit of "
+                        f"{self.limits.max_mb:g} MiB: leave out large data files and hand in again")
+        since = now() - dt.timedelta(seconds=60)
+        recent = self.store.recent(self.course_id, user, since)
+        if len(recent) >= self.limits.per_minute:
+            first = dt.datetime.strptime(recent[0], "%Y-%m-%d %H:%M:%S.%f UTC")
+            wait = max(1, int((first + dt.timedelta(seconds=60) - now()).total_seconds()) + 1)
+            self.after = {"Retry-After": str(wait)}
+            self.refuse(429, f"{len(recent)} hand-ins in the last minute, the limit is {self.limits.per_minute}: "
+                        f"hand in again in {wait} s (your earlier hand-ins are all kept)")
+        if not self.store.releases(self.course_id, user).get(assignment):
+            self.refuse(404, f"{assignment!r} was not released to {user}: fetch it first, or ask your instructor")
+        data = b"".join(self._body)
+        try:
+            files = read_handin_zip(data, HandinLimits(self.limits.max_bytes, self.limits.max_files))
+        except SubmissionError as exc:
+            self.refuse(413 if "limit" in str(exc) else 400, f"hand-in refused: {exc}")
+        claimed = _claimed(files.get("timestamp.txt"))
+        handin, _new = self.store.handin(self.course_id, assignment, user, key, data, files, claimed)
+        self.settings["gradekit_arrived"].notify_all()
+        say(f"received {user} {assignment} as hand-in {handin.id} ({handin.nfiles} file(s), "
+            f"{(handin.size or 0) / 1024:.0f} KiB, sha256 {(handin.sha256 or '')[:12]})")
+        self.send_json(handin.meta(), 201)
+
+
+def _claimed(raw: bytes | None) -> dt.datetime | None:
+    from gradekit.intake.untrusted import parse_utc
+
+    text = (raw or b"").decode("utf-8", "replace").strip()
+    if not text or len(text) > 256:
+        return None
+    try:
+        return parse_utc(text)
+    except (ValueError, OverflowError):
+        return None
+
+
+class HandinHandler(_Handler):
+    """GET (instructors): one hand-in's files. Nobody replaces or deletes a hand-in."""
+
+    def get(self, course: str, number: str) -> None:
+        self.check_course(course)
+        self.require_instructor("read a hand-in")
+        handin = self.store.get(self.course_id, int(number))
+        if handin is None or handin.blob is None:
+            self.refuse(404, f"no hand-in {number} with files in {self.course_id}")
+        self.send_zip(self.store.blob(handin.blob))
+
+    def _never(self, course: str, number: str) -> None:
+        self.check_course(course)
+        self.refuse(403, "a hand-in is never replaced or deleted: hand in again (the latest counts)")
+
+    put = post = delete = patch = _never
+
+
+class FeedbackHandler(_Handler):
+    """GET <assignment>: the caller's own feedback; PUT <hand-in number> (instructors): a hand-in's pages."""
+
+    def get(self, course: str, assignment: str) -> None:
+        self.check_course(course)
+        user = self.whose("feedback")
+        mine = [h for h in self.store.handins(self.course_id, user=user) if h.assignment == assignment]
+        pages = self.store.feedback([h.id for h in mine])
+        self.send_json(
+            {
+                "feedback": [
+                    {"handin": h.name, "id": h.id, "timestamp": h.received, "notebook": nb, **page}
+                    for h in mine
+                    for nb, page in sorted(pages.get(h.id, {}).items())
+                ]
+            }
+        )
+
+    def put(self, course: str, number: str) -> None:
+        self.check_course(course)
+        self.require_instructor("give feedback")
+        handin = self.store.get(self.course_id, int(number)) if number.isdigit() else None
+        if handin is None or handin.problem is not None:
+            self.refuse(404, f"no accepted hand-in {number} in {self.course_id}")
+        try:
+            pages = json.loads(self.request.body)["pages"]
+            assert isinstance(pages, dict) and all(isinstance(v, str) for v in pages.values())
+        except (ValueError, KeyError, TypeError, AssertionError):
+            self.refuse(400, 'feedback is PUT as {"pages": {notebook: html}}')
+        self.store.give_feedback(handin, pages)
+        self.send_json({"handin": number, "notebooks": sorted(pages)})
+
+
+class ListingHandler(_Handler):
+    def get(self, course: str, user: str) -> None:
+        self.check_course(course)
+        self.require_instructor(f"list {user}'s hand-ins")
+        self.send_json({"assignments": listing(self.store, self.course_id, user)})
+
+
+def routes(prefix: str) -> list[tuple[str, type]]:
+    api = prefix.rstrip("/") + "/api/([^/]+)"
+    part = "([^/]+)"
+    return [
+        (f"{api}/ping", PingHandler),
+        (f"{api}/assignments", AssignmentsHandler),
+        (f"{api}/releases", ReleasesHandler),
+        (f"{api}/release/{part}", ReleaseHandler),
+        (f"{api}/release/{part}/{part}", ReleaseHandler),
+        (f"{api}/handins", HandinsHandler),
+        (f"{api}/handins/([0-9]+)", HandinHandler),
+        (f"{api}/handins/{part}", HandinsHandler),
+        (f"{api}/feedback/{part}", FeedbackHandler),
+        (f"{api}/listing/{part}", ListingHandler),
+    ]
+
+
+def application(course_id: str, store: Store, limits: Limits, service: str = NAME, **settings) -> web.Application:
+    """The service's tornado Application; ``settings`` are gradekit.hub.auth.service_settings'."""
+    import os
+
+    prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX") or f"/services/{service}/"
+    return web.Application(
+        routes(prefix),
+        gradekit_store=store,
+        gradekit_limits=limits,
+        gradekit_service=service,
+        gradekit_arrived=locks.Condition(),
+        **settings,
+    )
+
+
+def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str = "") -> int:
+    """``gradekit hub-exchange``: run the service until SIGTERM or SIGINT (the hub starts it)."""
+    import asyncio
+    import os
+    import signal
+    import urllib.parse
+
+    from tornado.httpserver import HTTPServer
+
+    from gradekit.hub.auth import service_settings
+
+    service = os.environ.get("JUPYTERHUB_SERVICE_NAME") or NAME
+    store = Store(store_dir, db_url)
+    app = application(course_id, store, limits, service, **service_settings(course_id))
+    url = urllib.parse.urlparse(bind or os.environ.get("JUPYTERHUB_SERVICE_URL") or "http://127.0.0.1:10101")
+    server = None
+
+    async def main() -> None:
+        nonlocal server
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        # a body over twice the limit is cut off by the server; up to that, it is read and refused in one line
+        server = HTTPServer(app, max_body_size=max(2 * limits.max_bytes, 1 << 20), xheaders=True)
+        server.listen(url.port or 80, url.hostname or "127.0.0.1")
+        say(f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
+            f"{store.engine.url.render_as_string(hide_password=True)}, files in {store.folder}; limits "
+            f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} a minute")
+        await stop.wait()
+        server.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()
+    say("stopped")
+    return 0
+
+
+__all__ = ["Limits", "application", "serve", "routes", "listing", "stamp"]

@@ -413,6 +413,7 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
 
     from gradekit.hub.auth import service_settings
 
+    os.umask(0o077)  # whatever it writes (SQLite's journal too) is the service's account's alone
     service = os.environ.get("JUPYTERHUB_SERVICE_NAME") or NAME
     store = Store(store_dir, db_url)
     app = application(course_id, store, limits, service, **service_settings(course_id))

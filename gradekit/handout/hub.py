@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 RESCAN = 30.0  # seconds between full looks at the service's hand-ins, whatever the long poll said
 WAIT = 20.0  # seconds one long poll waits for a hand-in
+FEEDBACK_PATIENCE = 120.0  # seconds a graded hand-in's feedback waits for a service being started again
 
 
 def settings_of(course) -> dict:
@@ -165,13 +166,21 @@ class HubExchange(CourseExchange):
             self._identities = Identities.of(self.course)
         return self._identities
 
-    def _call(self, method: str, path: str, **kw):
+    def _call(self, method: str, path: str, patience: float = 0.0, **kw):
+        """The service's answer; a refusal is an ExchangeFailure with its line. A service that cannot
+        be reached (being started again) is asked again for up to ``patience`` seconds."""
+        import time
+
         from gradekit.errors import ExchangeFailure
 
-        try:
-            return self.client.json(method, path, **kw)
-        except HubError as exc:
-            raise ExchangeFailure(f"the hub exchange: {exc}") from None
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                return self.client.json(method, path, **kw)
+            except HubError as exc:
+                if exc.status or time.monotonic() >= deadline:
+                    raise ExchangeFailure(f"the hub exchange: {exc}") from None
+            time.sleep(0.25)
 
     # -- releases out ---------------------------------------------------------------------------
     def publish(self, assignment: str, force: bool = False, student: str | None = None) -> Released:
@@ -291,7 +300,8 @@ class HubExchange(CourseExchange):
         number = name.rsplit("+", 1)[-1]
         if not number.isdigit():
             return False
-        self._call("PUT", f"feedback/{number}", body={"pages": {nb: student_copy(h) for nb, h in pages.items()}})
+        body = {"pages": {nb: student_copy(h) for nb, h in pages.items()}}
+        self._call("PUT", f"feedback/{number}", body=body, patience=FEEDBACK_PATIENCE)
         return True
 
     # -- what a student may list ----------------------------------------------------------------

@@ -35,7 +35,7 @@ import urllib.request
 SERVICE = "gradekit-exchange"  # the service's name in the hub (its URL: /services/gradekit-exchange/)
 TOKEN_ENV = "JUPYTERHUB_API_TOKEN"
 KEY_HEADER = "X-Gradekit-Key"
-RETRIES = 3  # a hand-in whose answer was lost is sent again, with the same key
+RETRIES = 10  # a hand-in whose answer was lost is sent again (a second apart), with the same key
 
 
 class HubError(Exception):

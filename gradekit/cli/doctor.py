@@ -19,6 +19,12 @@ def add_parser(sub) -> None:
         metavar="PATH",
         help=f"the Python the students' nbgrader runs (default: {STUDENT_PYTHON} when it exists)",
     )
+    p.add_argument(
+        "--student-account",
+        metavar="NAME",
+        help="on the hub exchange: the Unix account every student's server runs as (jovyan); doctor checks, as "
+        "that account, that it reads neither the exchange's store nor the course",
+    )
     p.set_defaults(run=run)
 
 
@@ -27,10 +33,13 @@ def run(args) -> int:
 
     course = course_of(args)
     python = Path(args.student_python) if args.student_python else (STUDENT_PYTHON if STUDENT_PYTHON.exists() else None)
-    problems = diagnose(course, python)
+    problems = diagnose(course, python, args.student_account)
     for problem in problems:
         print(problem.line())
     if not problems:
-        checked = "the course, the exchange" + (f" and {python}" if python else "")
+        hub = str(getattr(course.settings, "exchange", "")) == "hub"
+        checked = ("the course, the hub exchange" if hub else "the course, the exchange") + (
+            f", the account {args.student_account}" if hub and args.student_account else ""
+        ) + (f" and {python}" if python else "")
         print(f"{course.course_id}: nothing to fix ({checked} checked)")
     return 1 if problems else 0

@@ -80,8 +80,9 @@ class CourseExchange(abc.ABC):
 
     # -- hand-ins in ----------------------------------------------------------------------------
     @abc.abstractmethod
-    def ready(self) -> str | None:
-        """Why hand-ins cannot be taken in yet (one line), or None."""
+    def ready(self, wait: float = 0.0) -> str | None:
+        """Why hand-ins cannot be taken in (one line), or None; a problem that may pass (a service
+        still starting) is looked at again for up to ``wait`` seconds."""
 
     @abc.abstractmethod
     def where(self, poll: float = 0.0) -> str:

@@ -9,6 +9,10 @@ the exchange    the modes of gradekit.handout.layout: a root nobody can rename a
                 submissions that are their student's and the staff's alone
 the students    the Python the students run can import gradekit's exchange classes (a package,
                 never the course directory), and the collect class judges by owner
+the hub         on the hub exchange (c.Gradekit.exchange = "hub") instead of the exchange's folders:
+                the service answers, the course's token carries the instructor scope, and the account
+                the students' servers run as (--student-account) reads neither the service's store nor
+                the course's private files
 """
 
 from __future__ import annotations
@@ -257,7 +261,60 @@ def copied_problems(course, python: Path | None) -> list[Problem]:
     return []
 
 
-def diagnose(course, python: Path | None = None) -> list[Problem]:
+def hub_problems(course, account: str | None) -> list[Problem]:
+    """A course on the hub exchange: the service answers the course's token as an instructor's, and the
+    students' ``account`` (the one every student's server runs as) reads neither the exchange's
+    store nor the course's private files."""
+    from gradekit.handout.hub import HubExchange, settings_of
+
+    exchange = HubExchange(course)
+    try:
+        problem = exchange.ready()
+    except Exception as exc:  # a UsageError: no token, no URL
+        problem = str(exc)
+    if problem:
+        return [
+            Problem(
+                problem,
+                "start the hub exchange as a service of the hub (gradekit hub-exchange) and check "
+                "c.GradekitHubExchange.url, token_file and the role that gives the course's token "
+                "the instructor scope (docs/admin/kubernetes-docker.md)",
+            )
+        ]
+    info = exchange.client.json("GET", "ping")
+    if account is None:
+        return []
+    private = [Path(info["store"])] if info.get("store") else []
+    private += [course.root / d for d in ("source", "autograder", "solutions", ".gradekit")]
+    if course.db_url.startswith("sqlite:///"):
+        private.append(Path(course.db_url.removeprefix("sqlite:///")))
+    token = str(settings_of(course).get("token_file") or "")
+    if token:
+        private.append(Path(course.root, token))
+    out = []
+    for path in private:
+        if path.exists() and _account_reads(account, path):
+            out.append(
+                Problem(
+                    f"the students' account {account} can read {path}",
+                    f"chmod 0700 {path if path.is_dir() else path.parent}   # the service's or the instructor's alone",
+                )
+            )
+    return out
+
+
+def _account_reads(account: str, path: Path) -> bool:
+    """Whether ``account`` can read ``path`` (list it, for a folder): asked as that account (root only)."""
+    test = ["test", "-r", str(path), "-a", "-x" if path.is_dir() else "-r", str(path)]
+    if os.geteuid() != 0:
+        return False
+    probe = subprocess.run(["runuser", "-u", account, "--", *test], capture_output=True)
+    return probe.returncode == 0
+
+
+def diagnose(course, python: Path | None = None, student_account: str | None = None) -> list[Problem]:
+    if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
+        return course_problems(course) + hub_problems(course, student_account) + copied_problems(course, python)
     return (
         course_problems(course)
         + exchange_problems(course)

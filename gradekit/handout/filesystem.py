@@ -71,7 +71,7 @@ class FilesystemExchange(CourseExchange):
         return sorted(p.name for p in outbound.iterdir() if p.is_dir()) if outbound.is_dir() else []
 
     # -- hand-ins in ----------------------------------------------------------------------------
-    def ready(self) -> str | None:
+    def ready(self, wait: float = 0.0) -> str | None:
         if not self.inbound.is_dir():
             return (
                 f"no exchange for {self.course.course_id} at {self.inbound.parent}: release an assignment "

@@ -218,11 +218,18 @@ class HubExchange(CourseExchange):
         return sorted(self._call("GET", "releases"))
 
     # -- hand-ins in ----------------------------------------------------------------------------
-    def ready(self) -> str | None:
-        try:
-            answer = self.client.json("GET", "ping")
-        except HubError as exc:
-            return f"the hub exchange: {exc}"
+    def ready(self, wait: float = 0.0) -> str | None:
+        import time
+
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                answer = self.client.json("GET", "ping")
+                break
+            except HubError as exc:
+                if exc.status or time.monotonic() >= deadline:
+                    return f"the hub exchange: {exc}"
+            time.sleep(0.5)
         if not answer.get("instructor"):
             return (
                 f"the hub exchange at {self.url} takes the course's token for {answer.get('caller')!r}, who does not "

@@ -139,10 +139,11 @@ class PingHandler(_Handler):
     def get(self, course: str) -> None:
         self.check_course(course)
         assert self.caller is not None
-        self.send_json(
-            {"course": self.course_id, "caller": self.caller.name, "instructor": self.instructor,
-             "instructor_scope": instructor_scope(self.course_id), "limits": self.limits.to_dict()}
-        )
+        answer = {"course": self.course_id, "caller": self.caller.name, "instructor": self.instructor,
+                  "instructor_scope": instructor_scope(self.course_id), "limits": self.limits.to_dict()}
+        if self.instructor:  # where its files are, for gradekit doctor to check who can read them
+            answer["store"] = str(self.store.folder)
+        self.send_json(answer)
 
 
 class AssignmentsHandler(_Handler):

@@ -46,6 +46,8 @@ from gradekit.service.policy import Policy
 from gradekit.service.queues import Queues, Waiting
 from gradekit.service.session import GradingSession
 
+READY_WAIT = 60.0  # seconds to wait at start for an exchange that is itself starting (a hub's service)
+
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
@@ -79,7 +81,7 @@ class Service:
         # a plain flag: a handler that took a lock (Event.set) could interrupt the main thread holding it
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
-        problem = self.exchange.ready()
+        problem = self.exchange.ready(wait=READY_WAIT)
         if problem:
             raise UsageError(problem)
         with self.course.lock("serve"), self.course.lock("autograde"):

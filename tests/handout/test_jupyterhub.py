@@ -227,7 +227,8 @@ class Student:
         self.page = self.context.new_page()
         self.shots = 0
         self.timings: dict[str, float] = {}
-        self.folder = Path("/home") / name / A
+        self.root = Path("/home") / name   # the server's root folder (its home)
+        self.folder = self.root / A
 
     def shot(self, page, step: str) -> None:
         self.shots += 1
@@ -399,7 +400,7 @@ class Student:
     def read_feedback(self, path: Path, attempt: int, named: str = "") -> str:
         """The feedback page as a page of its own (the server's /files/), and in the Lab's viewer; its text.
         A console error on it fails the test."""
-        rel = path.relative_to(Path("/home") / self.name)
+        rel = path.relative_to(self.root)
         page = self.context.new_page()
         errors: list[str] = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

@@ -21,7 +21,8 @@
     │   ├── GraderError            a hidden grader or the reference that does not load
     │   ├── SandboxUnavailable     no bubblewrap (and no --no-sandbox)
     │   ├── SandboxBroken          a sandbox that cannot start
-    │   └── GradebookError         a gradebook that cannot be written
+    │   ├── GradebookError         a gradebook that cannot be written
+    │   └── MissingExtra           an optional part not installed: names the extra to install
     └── SubmissionError            a submission that cannot be graded: zero + the reason
 
     StudentCodeError               the student's code raised, hung, crashed or broke the
@@ -104,6 +105,10 @@ class SandboxBroken(CourseFailure):
 
 class GradebookError(CourseFailure):
     """The gradebook cannot be read or written."""
+
+
+class MissingExtra(CourseFailure):
+    """An optional part of gradekit whose extra is not installed (see :mod:`gradekit.extras`)."""
 
 
 # -- one student's submission ----------------------------------------------------------------

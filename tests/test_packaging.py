@@ -206,3 +206,21 @@ def test_a_missing_extra_is_one_line_that_names_it(fresh, tmp_path):
     proc = _run(fresh, "generate", "week1", cwd=course)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 3 and len(lines) == 1 and 'pip install "gradekit[postgres]"' in lines[0], proc.stderr
+
+
+def test_the_students_deployment_carries_no_grading_extra():
+    """`make deploy`'s venv (GRADEKIT_DEPLOY, else /opt/gradekit): the student side and nothing heavier."""
+    from unix_users import DEPLOY
+
+    python = DEPLOY / "venv" / "bin" / "python"
+    if not python.exists():
+        pytest.skip(f"no student deployment in {DEPLOY} (make deploy DEPLOY={DEPLOY}, as root)")
+    probe = ("import importlib.util as u, importlib.metadata as m\n"
+             f"print([x for x in {(*NOT_FOR_STUDENTS, 'ruff', 'mypy', 'sphinx')!r} if u.find_spec(x)])\n"
+             "print(sorted({f.split('/')[0] for f in map(str, m.distribution('gradekit').files) if '/' in f and f[:3] != '../'}))")
+    found, tops = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True,
+                                 check=True, cwd="/").stdout.splitlines()
+    assert found == "[]", found
+    assert set(eval(tops)) == {"gradekit", "gradekit-0.1.0.dist-info"}, tops     # no course files
+    subprocess.run([str(python), "-I", "-c", "import " + ", ".join(STUDENT_SIDE) + ", jupyterhub, jupyterlab, notebook"],
+                   check=True, cwd="/")

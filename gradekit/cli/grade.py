@@ -27,7 +27,7 @@ def run(args) -> int:
     from gradekit.intake.untrusted import require_id
     from gradekit.manual.server import serve
 
-    require("groups", "gradekit grade (the grading page groups the answers)")
+    require("groups", "the grading page's answer groups (gradekit grade)")
     course = course_of(args)
     require_id("assignment", args.assignment)
     course.source_of(args.assignment)

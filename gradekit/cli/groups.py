@@ -24,7 +24,7 @@ def run(args) -> int:
     from gradekit.intake.untrusted import require_id, shown
     from gradekit.manual import answers, glossary, groups
 
-    require("groups", "gradekit groups (answers in groups)")
+    require("groups", "grouping answers (gradekit groups)")
     course = course_of(args)
     require_id("assignment", args.assignment)
     course.source_of(args.assignment)

@@ -68,7 +68,8 @@ $(WHEEL): pyproject.toml README.md $(shell find gradekit -type f -not -path '*/_
 # made anew, so nothing an older list installed stays. The tests' real Unix students run it; as another
 # user than root it is skipped (and so are those tests).
 DEPLOY  ?= /opt/gradekit
-DEPLOY_DEPS  := $(DEPLOY)/.deps-$(shell cat Makefile pyproject.toml constraints.txt | sha256sum | cut -c1-12)
+DEPLOY_EXTRAS := student,hub
+DEPLOY_DEPS  := $(DEPLOY)/.deps-$(shell (echo $(DEPLOY_EXTRAS); cat pyproject.toml constraints.txt) | sha256sum | cut -c1-12)
 DEPLOY_STAMP := $(DEPLOY)/.installed-$(shell find Makefile pyproject.toml constraints.txt gradekit -type f -not -path '*/__pycache__/*' -not -name '*.mo' 2>/dev/null | sort | xargs cat | sha256sum | cut -c1-12)
 NOT_FOR_STUDENTS := sklearn scipy dask distributed vl_convert psycopg playwright ruff mypy sphinx
 deploy: $(WHEEL)
@@ -77,7 +78,7 @@ deploy: $(WHEEL)
 	set -e; umask 022; mkdir -p $(DEPLOY); \
 	if [ ! -f $(DEPLOY_DEPS) ]; then \
 	  rm -rf $(DEPLOY)/venv $(DEPLOY)/.deps-* $(DEPLOY)/.installed-*; /usr/bin/python3 -m venv $(DEPLOY)/venv; \
-	  $(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check -c constraints.txt "$(CURDIR)/$(WHEEL)[student,hub]" \
+	  $(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check -c constraints.txt "$(CURDIR)/$(WHEEL)[$(DEPLOY_EXTRAS)]" \
 	    2>&1 | grep -v "^WARNING: Location" || true; \
 	else \
 	  $(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check --no-deps --force-reinstall "$(CURDIR)/$(WHEEL)" \
@@ -85,8 +86,8 @@ deploy: $(WHEEL)
 	fi; \
 	test -x $(DEPLOY)/node_modules/.bin/configurable-http-proxy || \
 	  npm install -s --prefix $(DEPLOY) --no-audit --no-fund configurable-http-proxy@5.3.0 >/dev/null; \
-	$(DEPLOY)/venv/bin/python -c "import gradekit.handout.exchange, gradekit.handout.lab, jupyterhub, jupyterlab, notebook, nbgrader"; \
-	$(DEPLOY)/venv/bin/python -c "import importlib.util as u, sys; found = [m for m in sys.argv[1:] if u.find_spec(m)]; \
+	$(DEPLOY)/venv/bin/python -I -c "import gradekit.handout.exchange, gradekit.handout.lab, jupyterhub, jupyterlab, notebook, nbgrader"; \
+	$(DEPLOY)/venv/bin/python -I -c "import importlib.util as u, sys; found = [m for m in sys.argv[1:] if u.find_spec(m)]; \
 	  sys.exit(f'deploy: not for students, yet in $(DEPLOY): {found}' if found else 0)" $(NOT_FOR_STUDENTS); \
 	rm -f $(DEPLOY)/.installed-*; touch $(DEPLOY_DEPS) $(DEPLOY_STAMP); echo "deploy: $(DEPLOY)/venv"
 

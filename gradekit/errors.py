@@ -22,7 +22,8 @@
     │   ├── SandboxUnavailable     no bubblewrap (and no --no-sandbox)
     │   ├── SandboxBroken          a sandbox that cannot start
     │   ├── GradebookError         a gradebook that cannot be written
-    │   └── MissingExtra           an optional part not installed: names the extra to install
+    │   ├── MissingExtra           an optional part not installed: names the extra to install
+    │   └── HubUnreachable         the JupyterHub a service asks who is calling does not answer
     └── SubmissionError            a submission that cannot be graded: zero + the reason
 
     StudentCodeError               the student's code raised, hung, crashed or broke the
@@ -109,6 +110,10 @@ class GradebookError(CourseFailure):
 
 class MissingExtra(CourseFailure):
     """An optional part of gradekit whose extra is not installed (see :mod:`gradekit.extras`)."""
+
+
+class HubUnreachable(CourseFailure):
+    """The JupyterHub whose API a gradekit service asks who is calling does not answer."""
 
 
 # -- one student's submission ----------------------------------------------------------------

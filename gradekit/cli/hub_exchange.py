@@ -28,9 +28,13 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from gradekit import extras
     from gradekit.errors import UsageError
     from gradekit.intake.untrusted import require_id
 
+    extras.require("hub", "the hub exchange")
+    if args.db.startswith(("postgresql", "postgres:")):
+        extras.require("postgres", "the hub exchange's records on PostgreSQL")
     require_id("course", args.course_id)
     for name in ("max_mb", "max_files", "per_minute"):
         if getattr(args, name) <= 0:

@@ -27,10 +27,13 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gradekit.errors import UsageError
+    from gradekit.extras import require
     from gradekit.grading.options import Options
     from gradekit.handout.exchanges import exchange_of
     from gradekit.service.serve import serve
 
+    if args.scheduler:
+        require("cluster")
     course = course_of(args)
     assignments = list(args.assignment) or exchange_of(course).released()
     if not assignments:

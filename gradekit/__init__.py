@@ -19,6 +19,11 @@ Glossary -- one word for one thing, and one thing for each word:
     release         what a student receives: a variant through nbgrader's release steps (release/)
     answer key      a variant with its solutions kept; write_answer_key writes one student's
     submission      what a student hands in: submitted/<student>/<assignment>/
+    exchange        how releases go out and hand-ins come in, with who and when, and feedback goes back
+                    (handout.base.CourseExchange): nbgrader's folders (handout.filesystem) or the hub
+                    exchange service (handout.hub, hub.exchange)
+    hand-in         one arrival in the exchange, read and judged (intake.inbound.Handin); the ledger
+                    records it, and the one that counts becomes the submission
     grader          a hidden pytest module, autograder/<a>/test_<cell>.py, that grades one test cell
     check           one test of a grader and its outcome (results.Check). gradekit.graders.check holds the
                     comparisons a check makes; ``gradekit check`` is the command that runs an assignment's QA.
@@ -43,6 +48,7 @@ Glossary -- one word for one thing, and one thing for each word:
     pipeline        what one grading process holds for one assignment (grading.pipeline.Pipeline)
     observer        what a watching stage installs to see inside a grading (grading.observe)
     runner          where submissions are graded: in-process, a local pool, Dask (runners/)
+    grading session the runners and recorders autograde and serve both grade on (service.session)
     job, outcome    one submission handed to a runner; its result and what was observed, handed back
     result          one graded submission, as plain typed data (results.SubmissionResult)
     digest          the hash of what a grading depends on; an equal one means nothing changed (intake.incremental)

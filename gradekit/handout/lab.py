@@ -8,12 +8,14 @@ dialog of tracebacks. With this extension loaded in the student's server
 student's language (the notebook's ``metadata.gradekit.language``): its
 exercise, and what is still to do -- "write your code in place of
 ``raise NotImplementedError()``", "write your answer" -- or the visible
-check's own message.
+check's own message. A fetch, submit or fetch feedback the exchange refuses says its one line
+(the limit a hand-in went over), not nbgrader's traceback.
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 from nbgrader.validator import Validator
 
@@ -80,14 +82,49 @@ def _jupyter_server_extension_points():
     return [{"module": "gradekit.handout.lab"}]
 
 
+_EXCHANGE_ERROR = re.compile(r"ExchangeError: (.+)$")
+
+
+def one_line(result: dict) -> dict:
+    """An Assignments tab answer whose failure is an exchange's refusal: its one line, not the traceback
+    nbgrader's handler sends (the limit a hand-in went over, a classmate's release asked for, ...)."""
+    value = result.get("value")
+    if result.get("success") is False and isinstance(value, str):
+        lines = [line for line in value.strip().splitlines() if line.strip()]
+        found = _EXCHANGE_ERROR.search(lines[-1]) if lines else None
+        if found:
+            return {**result, "value": found.group(1).strip()}
+    return result
+
+
+def _one_line_failures(manager: type) -> None:
+    for name in ("fetch_assignment", "fetch_feedback", "submit_assignment"):
+        original = getattr(manager, name, None)
+        if original is None or getattr(original, "_gradekit", False):
+            continue
+
+        def wrapped(self, *args, _original=original, **kwargs):
+            return one_line(_original(self, *args, **kwargs))
+
+        wrapped._gradekit = True  # type: ignore[attr-defined]
+        setattr(manager, name, wrapped)
+
+
 def _load_jupyter_server_extension(serverapp) -> None:
-    """Make the Validate button's handler use gradekit's validator."""
+    """Make the Validate button's handler use gradekit's validator, and the Assignments tab say an
+    exchange's refusal in its one line."""
     try:
         from nbgrader.server_extensions.validate_assignment import handlers
     except ImportError:  # nbgrader's validate extension is not installed here: nothing to change
+        pass
+    else:
+        handlers.Validator = GradekitValidator
+        serverapp.log.info("gradekit: Validate says one line per failed cell")
+    try:
+        from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
+    except ImportError:
         return
-    handlers.Validator = GradekitValidator
-    serverapp.log.info("gradekit: Validate says one line per failed cell")
+    _one_line_failures(AssignmentList)
 
 
 load_jupyter_server_extension = _load_jupyter_server_extension  # the name older servers look for

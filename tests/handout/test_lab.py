@@ -78,3 +78,24 @@ def test_a_failed_visible_check_says_its_own_message(releases, tmp_path):
 def test_a_right_notebook_passes(releases, tmp_path):
     results = _validate(tmp_path, releases.answer_key("alice"))
     assert not results.get("failed") and not results.get("changed"), results
+
+
+def test_an_exchange_s_refusal_reaches_the_assignments_tab_as_its_one_line():
+    from gradekit.handout.lab import _one_line_failures, one_line
+
+    traceback = ('Traceback (most recent call last):\n  File "x.py", line 1, in submit\n'
+                 "nbgrader.exchange.abc.exchange.ExchangeError: the hand-in is 24.1 MiB, over the limit of 20 MiB: "
+                 "leave out large data files and hand in again\n")
+    said = one_line({"success": False, "value": traceback})
+    assert said == {"success": False, "value": "the hand-in is 24.1 MiB, over the limit of 20 MiB: leave out large "
+                                               "data files and hand in again"}
+    other = {"success": False, "value": "Traceback ...\nKeyError: 'x'\n"}
+    assert one_line(other) == other and one_line({"success": True}) == {"success": True}
+
+    class Manager:   # nbgrader's AssignmentList, as the extension finds it
+        def submit_assignment(self, course_id, assignment_id):
+            return {"success": False, "value": traceback}
+
+    _one_line_failures(Manager)
+    _one_line_failures(Manager)   # loaded twice: wrapped once
+    assert Manager().submit_assignment("c", "a")["value"].startswith("the hand-in is 24.1 MiB")

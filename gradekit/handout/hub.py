@@ -4,8 +4,9 @@
                     (the student's account: c.Gradekit.identities, else the student id)
     hand-ins in     the service's hand-ins, each for the hub user whose token handed it in, received at
                     the service's clock (gradekit.hub.exchange); a long poll tells of each the moment it
-                    is accepted, and a full look every RESCAN seconds catches anything it missed; a
-                    hand-in's files are fetched the first time anything reads them
+                    is accepted (its files fetched in the poll's own thread), and a full look every
+                    RESCAN seconds catches anything it missed (a hand-in's files fetched the first time
+                    anything reads them: the ledger never needs those of one it has seen)
     feedback back   a graded hand-in's pages (the student's copy) PUT to the service for that hand-in
                     alone: only its student fetches them
     listing         what the service lets a student list
@@ -125,6 +126,13 @@ class _LongPoll:
             self.exchange.learn(found)
             for meta in found:
                 last = max(last, meta["id"])
+                if not meta.get("problem"):  # its files fetched here, so that the service's loop never waits
+                    try:
+                        self.exchange.prefetched[meta["name"]] = self.exchange.unpack(
+                            client.request("GET", f"handins/{meta['id']}")
+                        )
+                    except HubError:
+                        pass  # fetched when it is read, then
                 self.names.put(meta["name"])
             if time.monotonic() - rescan >= RESCAN:
                 self.names.put(None)
@@ -142,6 +150,7 @@ class HubExchange(CourseExchange):
         self.url = str(settings_of(course).get("url") or "")
         self._client: HubClient | None = None
         self.meta: dict[str, dict] = {}  # hand-in name -> what the service said of it
+        self.prefetched: dict[str, dict[str, bytes]] = {}  # hand-in name -> its files, fetched by the long poll
         self._identities = None
 
     @property
@@ -270,7 +279,10 @@ class HubExchange(CourseExchange):
         tolerance = float(getattr(self.course.settings, "timestamp_tolerance", 60.0) or 60.0)
         if claimed is not None and arrived is not None and abs((arrived - claimed).total_seconds()) <= tolerance:
             claimed = None  # the service's clock counts; a claim is kept only to report one that disagrees
-        files: Mapping[str, bytes] = {} if meta.get("problem") else _Files(functools.partial(self._files, meta["id"]))
+        fetched = self.prefetched.pop(meta["name"], None)
+        files: Mapping[str, bytes] = (
+            {} if meta.get("problem") else fetched or _Files(functools.partial(self._files, meta["id"]))
+        )
         handin = Handin(
             name=meta["name"],
             assignment=meta["assignment"],
@@ -290,9 +302,12 @@ class HubExchange(CourseExchange):
         return handin
 
     def _files(self, number: int) -> dict[str, bytes]:
+        return self.unpack(self.client.request("GET", f"handins/{number}"))
+
+    @staticmethod
+    def unpack(data: bytes) -> dict[str, bytes]:
         from gradekit.intake.untrusted import HandinLimits, read_handin_zip
 
-        data = self.client.request("GET", f"handins/{number}")
         return read_handin_zip(data, HandinLimits(max_bytes=1 << 30, max_files=100_000))
 
     # -- feedback back --------------------------------------------------------------------------

@@ -15,6 +15,18 @@ as it would have made the calls::
 
     for axis, got in zip(axes, student.softmax.map([call(x, axis=a) for a in axes])):
         check.array(got, ...)
+
+Functions and objects are arguments like any other, both ways::
+
+    student.is_equivariant(student.attention, X, perm)        # the student's function, to the student's
+    student.blockwise(Q, K, V, score=reference.scaled_dot)   # a function of the grader's, to the student's
+    student.is_equivariant(lambda X: X[::-1], X, perm)        # ... a deliberately wrong one
+
+The student's functions and objects run in the sandbox, as every call of theirs
+does; a function of the grader's runs in the grader's process, called back with
+plain data only (see :mod:`gradekit.sandbox.client`). What the grader gets wrong
+-- an argument that cannot cross, a function of its own that calls the student's
+code -- is a :class:`~gradekit.errors.BoundaryError`, a bug of the grader's.
 """
 
 from __future__ import annotations
@@ -23,10 +35,18 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from gradekit.errors import CodeFailure, SandboxCrashed, SandboxTimeout, StudentCodeError, StudentFailure
+from gradekit.errors import (
+    BoundaryError,
+    CallbackFailed,
+    CallbackFailure,
+    CodeFailure,
+    SandboxCrashed,
+    SandboxTimeout,
+    StudentCodeError,
+    StudentFailure,
+)
 from gradekit.i18n.text import Text, _
-from gradekit.sandbox.client import LEAVES, NotRun, RemoteObject, Sandbox, StaleMethod
-from gradekit.sandbox.protocol import ProtocolError
+from gradekit.sandbox.client import LEAVES, Callback, NotRun, RemoteObject, Sandbox, StaleMethod, StudentName
 
 __all__ = ["Student", "StudentFunction", "StudentObject", "Results", "Call", "call", "GiveUp"]
 
@@ -123,7 +143,7 @@ class Student:
                 continue
             try:
                 outcomes.append((True, self._sandbox.call(name, args, kwargs, reference=helpers)))
-            except (StudentCodeError, ProtocolError) as exc:
+            except (StudentCodeError, BoundaryError) as exc:
                 outcomes.append((False, exc))
                 if isinstance(exc, SandboxTimeout):
                     stop = (False, NotRun("timeout", exc))
@@ -148,7 +168,7 @@ class Student:
             reasons.setdefault(name, _timed_out(name, error))
             return StudentFailure(_("`{name}` did not finish: {reason}").format(name=name, reason=error.message))
         if isinstance(error, StudentCodeError):
-            return StudentFailure(describe(name, error))
+            return _student_failure(name, error)
         return error  # arguments that cannot cross: the grader's own mistake, raised as it is
 
     def _guard(self, action: Callable[[], Any], name: str) -> Any:
@@ -176,7 +196,14 @@ class Student:
             self._give_up.reasons[name] = _timed_out(name, exc)
             raise StudentFailure(_("`{name}` did not finish: {reason}").format(name=name, reason=exc.message)) from None
         except StudentCodeError as exc:
-            raise StudentFailure(describe(name, exc)) from None
+            raise _student_failure(name, exc) from None
+
+
+def _student_failure(name: str, exc: StudentCodeError) -> StudentFailure:
+    """The grader's exception for the student's code failing in a call of ``name``."""
+    if isinstance(exc, CallbackFailed):
+        return CallbackFailure(describe(name, exc))
+    return StudentFailure(describe(name, exc))
 
 
 def _timed_out(name: str, exc: SandboxTimeout) -> Text:
@@ -281,14 +308,28 @@ class Results(Sequence):
 
 
 def describe(name: str, exc: StudentCodeError) -> Text:
-    if exc.failure is CodeFailure.RAISED and exc.exc_type == "NameError" and f"'{name}'" in exc.message:
-        return _("`{name}` is not defined in your notebook").format(name=name)
+    """What a student reads when their code failed in a call of ``name``: the function that is
+    not defined or not implemented is named, be it ``name`` or a function of theirs it called (or
+    was given: ``student.check(student.attention, ...)``)."""
+    if exc.failure is CodeFailure.RAISED and exc.exc_type == "NameError":
+        missing = _undefined(exc.message)
+        if missing == name or (missing is not None and not exc.where):  # not exc.where: a function passed
+            return _("`{name}` is not defined in your notebook").format(name=missing)
     if exc.failure is CodeFailure.RAISED and exc.exc_type == "NotImplementedError":
-        return _("`{name}` is not implemented yet (NotImplementedError)").format(name=name)
+        return _("`{name}` is not implemented yet (NotImplementedError)").format(name=exc.function or name)
     where = f" ({exc.where[-1]})" if exc.where else ""
     return _("calling `{name}` raised {kind}: {message}{where}").format(
         name=name, kind=exc.kind, message=exc.message, where=where
     )
+
+
+def _undefined(message: str) -> str | None:
+    """The name of ``NameError: name 'x' is not defined``, if that is the message."""
+    prefix, suffix = "name '", "' is not defined"
+    if message.startswith(prefix) and suffix in message:
+        found = message[len(prefix) : message.index(suffix)]
+        return found if found.isidentifier() else None
+    return None
 
 
 class StudentObject:
@@ -331,6 +372,10 @@ class StudentObject:
         method.__name__ = name
         return method
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the object: a function of the student's that their code returned (a closure)."""
+        return self._student._call(self._remote._handle.type, self._remote, args, kwargs)
+
     def __len__(self) -> int:
         remote = self._remote
         return self._student._guarded(lambda: len(remote), f"len({remote._handle.type})")
@@ -350,7 +395,9 @@ def _holds_objects(value: Any) -> bool:
 
 
 def _unwrap(value: Any) -> Any:
-    """``value`` with the student's objects in it (in lists, tuples and dicts) as their remote handles."""
+    """``value`` with the student's objects and functions in it (in lists, tuples and dicts) as
+    what crosses for them -- their remote handles, their names -- and the grader's functions as
+    :class:`~gradekit.sandbox.client.Callback`: they stay here, called back."""
     kind = type(value)
     if kind in LEAVES:
         return value
@@ -364,4 +411,8 @@ def _unwrap(value: Any) -> Any:
         return {k: _unwrap(v) for k, v in value.items()}
     if isinstance(value, StudentObject):
         return value._remote
+    if isinstance(value, StudentFunction):
+        return StudentName(value.__name__)
+    if callable(value) and not isinstance(value, (RemoteObject, Callback, StudentName)):
+        return Callback(value)
     return value

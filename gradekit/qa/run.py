@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradekit.course import Course
-from gradekit.intake.untrusted import shown
+from gradekit.intake.untrusted import clip, shown
 from gradekit.qa import simulate
 from gradekit.qa.items import testwise_rows
 from gradekit.qa.rows import CheckReport, Row
@@ -366,7 +366,7 @@ def _result_rows(
                 if not c.manual and (c.score or 0) > 1e-9
             ]
             releases += [
-                f"{where}: {c.grade_id}: {k.message[:80]}"
+                f"{where}: {c.grade_id}: {clip(k.message, 160)}"
                 for c in cells.values()
                 for k in c.checks
                 if GRADER_ERROR in k.message
@@ -571,7 +571,7 @@ def _own_errors(qa_file, runs: dict, where: str) -> list[str]:
     mistake, usually a template expression or a name the notebook does not define: say so, with
     the error, rather than only that the feedback misses the phrase."""
     return [
-        f"{where}: its code for {gid} raises when the cell runs: {(runs[gid].error or '')[:120]} "
+        f"{where}: its code for {gid} raises when the cell runs: {clip(runs[gid].error or '', 160)} "
         f"(a QA file holds the cell as a student writes it: the notebook's own variables, no {{{{ }}}})"
         for gid in qa_file.sections
         if gid in runs and not runs[gid].ok
@@ -628,7 +628,7 @@ def _lost_elsewhere(qa_file, cells: dict, where: str) -> list[str]:
 
 def _first_failure(cell) -> str:
     failed = next((k for k in cell.checks if not k.passed), None)
-    return f" ({failed.name}: {failed.message[:80]})" if failed else ""
+    return f" ({failed.name}: {clip(failed.message, 160)})" if failed else ""
 
 
 def _comparable(result: SubmissionResult) -> str:

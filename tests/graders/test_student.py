@@ -536,3 +536,18 @@ def test_the_function_not_implemented_or_not_defined_is_the_one_named(higher):
     with pytest.raises(StudentFailure) as failed:
         student.todo(1)
     assert str(failed.value) == "`todo` is not implemented yet (NotImplementedError)"
+
+
+def test_a_wrong_value_of_a_call_with_a_function_among_its_inputs_is_related_as_any_other(higher):
+    """The relation search passes a function input through unchanged (the grader's stays a
+    callback) and changes the arrays: the student's blockwise scores that are twice the right
+    ones are found to be twice them."""
+    student = _student(higher)
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(4, 3))
+    score = lambda q, k: 2 * q @ k.T   # the student's blockwise is right: given a doubled score
+    right = lambda X, score: X @ X.T
+    with pytest.raises(Mismatch) as failed:
+        check.array(student.blockwise(X, score), right(X, score), what="blockwise(X, score)",
+                    call=check.Call(student.blockwise, right, dict(X=X, score=score)))
+    assert failed.value.relations is not None and any("factor" in key for key in failed.value.relations["holds"])

@@ -10,6 +10,7 @@ class Row:
     check: str
     ok: bool | None  # None: information, not a pass or a failure
     detail: str = ""
+    warn: bool = False  # information the author should act on (it fails nothing)
 
 
 @dataclass
@@ -85,6 +86,8 @@ def print_report(report: CheckReport) -> None:
             if row.ok
             else Text("FAIL", style="bold red")
             if row.ok is False
+            else Text("warn", style="bold yellow")
+            if row.warn
             else Text("info", style="dim")
         )
         table.add_row(Text(row.check), mark, Text(shown(row.detail, 600)))

@@ -44,7 +44,9 @@ from pathlib import Path
 
 from gradekit.course import Course
 from gradekit.intake.untrusted import clip, shown
+from gradekit.notebook.answers import exercise_tests, value_answers
 from gradekit.qa import simulate
+from gradekit.qa.disclosure import disclosure_rows
 from gradekit.qa.items import testwise_rows
 from gradekit.qa.rows import CheckReport, Row
 from gradekit.results import SubmissionResult
@@ -113,9 +115,10 @@ def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, s
                 None,
                 f"cells {limits.cell_timeout:g} s, a call {limits.call_timeout:g} s, "
                 f"a notebook {limits.notebook_budget:g} s, {limits.memory} MiB "
-                "(c.Gradekit in nbgrader_config.py)",
+                f"(c.Gradekit in nbgrader_config.py, [limits] in source/{assignment}/assignment.toml)",
             )
         )
+        disclosure_rows(course, assignment, report)
     report.seconds = time.monotonic() - started
     return report
 
@@ -241,30 +244,6 @@ def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: 
             folder = simulate.write_submission(base / f"{len(tasks):05d}", simulate.fill(notebooks, sections))
             tasks.append(Task(COPIED, student, folder, copied=other))
     return tasks
-
-
-def value_answers(key: dict) -> list[str]:
-    """The autograded answer cells that define no function or class: answers to questions (a
-    number, a word, a letter), which a classmate could hand in as theirs."""
-    import ast
-
-    from gradekit.notebook.cells import grade_id, is_solution
-
-    tests = simulate.exercise_tests(key)
-    out = []
-    for nb in key.values():
-        for cell in nb.cells:
-            gid = grade_id(cell)
-            if cell.cell_type != "code" or not is_solution(cell) or not gid or not tests.get(gid):
-                continue
-            try:
-                tree = ast.parse(cell.source)
-            except SyntaxError:
-                continue
-            defines = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-            if not any(isinstance(node, defines) for node in ast.walk(tree)):
-                out.append(gid)
-    return out
 
 
 def _source(notebooks: dict, gid: str) -> str:
@@ -507,9 +486,9 @@ def _diversity_rows(
     copies = [(i, t) for i, t in enumerate(tasks) if t.label == COPIED]
     if not copies:
         return
-    tests = simulate.exercise_tests(notebooks)
+    tests = exercise_tests(notebooks)
     owned = {t for gid in value_answers(notebooks) for t in tests.get(gid, [])}
-    choice = set(getattr(qa.settings, "choice_cells", None) or ())
+    choice = set(qa.settings_of(report.assignment).choice_cells)
     items = [item for v in list(variants.values())[:1] for item in items_of(v.params)]
     chance = sum(1 / len(item["options"]) for item in items) / len(items) if items else 0.0
     stats: dict[tuple[str, str], list[float]] = {}  # (test cell, check) -> [right, pairs, worth]

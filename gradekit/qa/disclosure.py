@@ -32,7 +32,7 @@ def disclosure_rows(course: Course, assignment: str, report: CheckReport) -> Non
     )
     report.rows.append(Row("before the due date (gradekit serve)", None, f"{seen.before()}; {policy}"))
     report.rows.append(Row("after the due date", None, seen.after()))
-    values = seen.values_hidden()
+    values = list(seen.hidden)
     if not values:
         return
     from gradekit.gradebook.read import duedate

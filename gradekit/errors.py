@@ -220,6 +220,12 @@ class Mismatch(AssertionError):
     (gradekit.graders.relations), ``differs`` the ``(what, wrong, size)`` of each
     part when the message says only that values differ (within ``tolerance``,
     ``(rtol, atol)``): a page may then show such checks as one line.
+
+    A grader raises one itself for a check of its own (``check.Mismatch``)::
+
+        if got is None:
+            raise check.Mismatch(_("{qid}: no answer given").format(qid=qid))
+        raise check.Mismatch(_("the cache kept the first token only"), mistake=_("append overwrites the cache"))
     """
 
     def __init__(

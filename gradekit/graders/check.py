@@ -83,6 +83,13 @@ class _Fails:
 
 
 FAILS = _Fails()
+"""The value of a known mistake that raises on this input (a shape it cannot take): a student who
+got a value here did not make it.
+
+Example::
+
+    mistakes={_("multiplied K by Q instead of Q by K"): FAILS if n != m else K @ Q.T}
+"""
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
@@ -124,7 +131,11 @@ def to_array(value: Any, what: str) -> np.ndarray:
     """Turn a returned value (array, nested lists, number) into a float array.
 
     Lists and tuples are accepted: a correct answer written with lists keeps
-    its marks. Anything non-numeric is a :class:`Mismatch`.
+    its marks. Anything non-numeric is a :class:`Mismatch`::
+
+        out, weights = student.self_attention(X, W_q, W_k, W_v)
+        weights = check.to_array(weights, "the weights")     # a Mismatch if it is not numbers
+        assert weights.shape == (n, n), _("the weights should be n × n")
     """
     if isinstance(value, np.ndarray):
         arr = value
@@ -157,9 +168,15 @@ def array(
     relations: bool = True,
     step: int | None = None,
 ) -> None:
-    """Check that ``got`` equals ``expected`` elementwise within tolerance.
+    """Check that ``got`` equals ``expected`` elementwise within tolerance::
 
-    ``mistakes`` maps the catalogue name of a classic mistake to the value
+        check.array(student.softmax(x, axis=0), reference.softmax(x, axis=0), what="softmax(x, axis=0)",
+                    mistakes=lambda: {_("normalised along the wrong axis"): reference.softmax(x, axis=1)},
+                    call=check.Call(student.softmax, reference.softmax, dict(x=x), keywords=dict(axis=0)))
+
+    ``what`` names the value in the feedback ("softmax(x, axis=0): 3 of 12 values differ from the
+    reference ..."); the expected values are never shown. ``mistakes`` maps the catalogue name of a
+    classic mistake to the value
     that mistake would produce here (``None``: undefined here). Pass a function
     returning that mapping (``mistakes=lambda: {...}``) when the wrong values
     cost something to compute: it is called only for a wrong answer. ``call``,
@@ -194,7 +211,12 @@ def arrays(
     relations: bool = True,
     step: int | None = None,
 ) -> None:
-    """Check several values returned together as one check.
+    """Check several values returned together as one check::
+
+        out, weights = student.self_attention(X, W_q, W_k, W_v)
+        right = reference.self_attention(X, W_q, W_k, W_v)
+        check.arrays([out, weights], right, what=[_("the output"), _("the weights")],
+                     mistakes={_("returned (weights, output)"): right[::-1]})
 
     ``got``, ``expected`` and ``what`` are parallel sequences; each mistake in
     ``mistakes`` gives a sequence of the same length (or ``None``). The
@@ -261,7 +283,14 @@ def scalar(
     atol: float = DEFAULT_ATOL,
     mistakes: Mistakes = None,
 ) -> None:
-    """Check one number; ``mistakes`` as in :func:`array`."""
+    """Check one number; ``mistakes`` as in :func:`array`::
+
+        check.scalar(student["q1_mean"], float(np.mean(values)), what="q1_mean", rtol=0, atol=0.005,
+                     mistakes={_("that is the sum of the numbers, not their mean"): float(np.sum(values))})
+
+    A numeric answer should be hidden until the due date under ``gradekit serve`` (it is, by
+    default: see the assignment's settings), or a student could hand in until it is right.
+    """
     if got is None:
         raise Mismatch(_none_message(what))
     if isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
@@ -285,7 +314,11 @@ def scalar(
 
 
 def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> bool:
-    """True when ``got`` is numerically ``expected`` (same shape); never raises."""
+    """True when ``got`` is numerically ``expected`` (same shape); never raises. For a law that
+    compares two of the student's own values, without a Mismatch's message::
+
+        assert check.close(student.softmax(x + 5.0), student.softmax(x)), _("softmax(x + c) should equal softmax(x)")
+    """
     try:
         arr = np.asarray(got, dtype=np.float64)
         exp = np.asarray(expected, dtype=np.float64)
@@ -386,7 +419,11 @@ def option(got: Any, item: Mapping[str, Any], *, what: str) -> None:
 
 def truth(value: Any) -> bool | None:
     """``value`` read as a yes/no answer -- True/False, 1/0, or a word such as yes/no, y/n,
-    true/false, 是/否, 对/错, 会/不会 -- or None when it is none of them."""
+    true/false, 是/否, 对/错, 会/不会 -- or None when it is none of them::
+
+        check.truth("Yes.")   # True
+        check.truth("perhaps")   # None
+    """
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)) and value in (0, 1):
@@ -422,7 +459,12 @@ def evidence(
     rtol: float = DEFAULT_RTOL,
     atol: float = DEFAULT_ATOL,
 ) -> tuple[list[str], list[str]]:
-    """What a wrong value says about the known mistakes: (candidates, ruled out).
+    """What a wrong value says about the known mistakes: (candidates, ruled out). The checks above
+    call it; a grader with a comparison of its own may too::
+
+        candidates, ruled_out = check.evidence([got], [expected], {_("forgot the √d_k"): [Q @ K.T]})
+        if candidates:
+            raise check.Mismatch(_("your scores: wrong values"), candidates=candidates, ruled_out=ruled_out)
 
     A mistake is a candidate when the value matches it, or matches a mistake that
     gives the same values here (coinciding mistakes are candidates together: this

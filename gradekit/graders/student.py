@@ -52,7 +52,8 @@ __all__ = ["Student", "StudentFunction", "StudentObject", "Results", "Call", "ca
 
 
 class GiveUp:
-    """After a function timed out once, further calls to it fail at once.
+    """After a function timed out once, further calls to it fail at once (a grader never makes one:
+    the ``student`` fixture holds the notebook's).
 
     This bounds the time a hanging submission costs (one timeout per function,
     not one per hidden test) without touching the other exercises. It also
@@ -60,6 +61,11 @@ class GiveUp:
     failed checks whose relation search called the functions again
     (``searched``: see gradekit.graders.relations), which bounds what a wrong
     submission costs.
+
+    What a grader sees of it::
+
+        student.slow(x)    # StudentFailure: `slow` did not finish: no answer within 10 s (endless loop?)
+        student.slow(y)    # StudentFailure at once: not run: `slow` timed out on an earlier check (...)
     """
 
     def __init__(self, budget: float | None = None) -> None:
@@ -71,6 +77,25 @@ class GiveUp:
 
 
 class Student:
+    """The ``student`` fixture: the student's notebook, run in their sandbox, as a grader sees it.
+
+    Its attributes are the student's functions and classes (:class:`StudentFunction`); indexing
+    reads a variable; ``in`` asks whether a name is defined::
+
+        def test_softmax_rows(student, reference, rng):
+            x = rng.normal(size=(3, 4))
+            check.array(student.softmax(x), reference.softmax(x), what="softmax(x) of a 3×4 table")
+
+        def test_answer(student):
+            check.scalar(student["tq2_factor"], 3.0, what="tq2_factor", rtol=0, atol=0.01)
+            assert "KVCache" in student, "define the class KVCache"
+
+    Every call runs in the sandbox, and returns plain data (arrays, numbers, strings, lists,
+    tuples, dicts) or the student's objects (:class:`StudentObject`). A failure of the student's
+    code (an exception, a timeout, a crash) raises :class:`~gradekit.errors.StudentFailure`,
+    whose message is the student's feedback: the check fails, the other checks go on.
+    """
+
     def __init__(self, sandbox: Sandbox, reference: Any, helpers: tuple[str, ...] = (), give_up: GiveUp | None = None):
         self._sandbox, self._reference, self._helpers = sandbox, reference, helpers
         self._give_up = give_up or GiveUp()
@@ -84,18 +109,31 @@ class Student:
         return self._helper_functions
 
     def with_reference(self, *names: str) -> Student:
+        """The student's namespace with their functions ``names`` replaced by the reference's, for
+        the calls made through it: an exercise built on another is then graded on its own, a
+        mistake in the helper charged once, where the helper is graded::
+
+            sa = student.with_reference("softmax", "scaled_scores")
+            out, weights = sa.self_attention(X, W_q, W_k, W_v)   # their self_attention, our softmax
+
+        The reference's functions run in the grader's process, called back from the student's
+        code with plain data (see :mod:`gradekit.sandbox.client`). A name the reference lacks
+        is a LookupError, the grader's own mistake.
+        """
         for name in names:
             if not callable(getattr(self._reference, name, None)):
                 raise LookupError(f"the reference has no {name!r}")
         return Student(self._sandbox, self._reference, tuple(names), self._give_up)
 
     def __getitem__(self, name: str) -> Any:
-        """A variable the student set, e.g. ``student["tq2_factor"]``; None when unset."""
+        """A variable the student set, e.g. ``student["tq2_factor"]``; None when unset (a check's
+        "no answer given")."""
         if self._guard(lambda: self._sandbox.has(name), name) == "missing":
             return None
         return self._guard(lambda: self._sandbox.get(name), name)
 
     def __contains__(self, name: str) -> bool:
+        """Whether the student's notebook defines ``name`` (``"KVCache" in student``)."""
         return self._guard(lambda: self._sandbox.has(name), name) != "missing"
 
     def __getattr__(self, name: str) -> StudentFunction:
@@ -211,7 +249,13 @@ def _timed_out(name: str, exc: SandboxTimeout) -> Text:
 
 
 class Call:
-    """The arguments of one call in :meth:`StudentFunction.map` (made with :func:`call`)."""
+    """The arguments of one call in :meth:`StudentFunction.map`, made with :func:`call` (not
+    :class:`gradekit.graders.check.Call`, which describes a checked call for the relation search).
+
+    Example::
+
+        item = call(x, axis=0)      # item.args == (x,), item.kwargs == {"axis": 0}
+    """
 
     __slots__ = ("args", "kwargs")
 
@@ -223,13 +267,32 @@ class Call:
 
 
 def call(*args: Any, **kwargs: Any) -> Call:
-    """``call(x, axis=0)``: the arguments of one call of ``student.f.map([...])``, written as the call."""
+    """``call(x, axis=0)``: the arguments of one call of ``student.f.map([...])``, written as the call.
+
+    Example::
+
+        from gradekit.graders.student import call
+
+        results = student.softmax.map([call(x, axis=0), call(x, axis=1)])
+    """
     return Call(args, kwargs)
 
 
 class StudentFunction:
-    """``student.softmax``: the student's function. Call it (``student.softmax(x, axis=0)``), or
-    make many calls of it at once with :meth:`map`."""
+    """``student.softmax``: the student's function. Call it (``student.softmax(x, axis=0)``), make
+    many calls of it at once with :meth:`map`, or pass it to another of the student's functions,
+    or to the reference's::
+
+        got = student.softmax(x, axis=0)
+        assert student.is_equivariant(student.attention, X, perm) is True   # runs in the sandbox
+        check.array(student.blockwise(Q, K, V, score=reference.scaled_dot), expected, what=...)
+
+    Passed as an argument it crosses by its name and runs in the sandbox; a function of the
+    grader's passed to it (``score=`` above: a reference function, or a deliberately wrong one)
+    runs in the grader's process, called back with plain data. Arguments that cannot cross (a
+    set, a file, a generator) raise :class:`~gradekit.errors.BoundaryError`: a grader bug, never
+    the student's failure.
+    """
 
     __slots__ = ("_student", "__name__")
 
@@ -241,7 +304,8 @@ class StudentFunction:
 
     @property
     def give_up(self) -> GiveUp:
-        """The notebook's give-ups and budget: the relation search counts its calls again in it."""
+        """The notebook's give-ups and budget (the relation search counts its calls in it; a grader
+        has no need of it)."""
         return self._student._give_up
 
     def map(self, calls: Iterable[Call]) -> Results:
@@ -254,7 +318,12 @@ class StudentFunction:
         raises its failure (the :class:`~gradekit.errors.StudentFailure` the call
         itself would have raised) when its result is read, not before; so a grader
         that reads the results in order and stops at the first wrong one gives the
-        feedback the loop of calls gives. The arguments are plain data.
+        feedback the loop of calls gives. Arguments that hold the student's objects are called one by
+        one (the objects live in one process); their functions and the grader's cross as in a call::
+
+            axes = [0, 1, -1]
+            for axis, got in zip(axes, student.softmax.map([call(x, axis=a) for a in axes])):
+                check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis})")
         """
         return self._student._map(self.__name__, list(calls))
 
@@ -264,7 +333,12 @@ class StudentFunction:
 
 class Results(Sequence):
     """The results of :meth:`StudentFunction.map`, in the order of its calls. Reading the result
-    of a call that failed raises what that call would have raised."""
+    of a call that failed raises what that call would have raised::
+
+        results = student.f.map([call(1), call(2)])
+        first = results[0]          # raises StudentFailure here if f(1) failed
+        rest = list(results[1:])
+    """
 
     def __init__(self, student: Student, name: str, calls: list[tuple[tuple, dict]], outcomes: list[tuple[bool, Any]]):
         self._student, self._name, self._calls, self._outcomes = student, name, calls, outcomes
@@ -333,11 +407,19 @@ def _undefined(message: str) -> str | None:
 
 
 class StudentObject:
-    """An object of the student's (e.g. their KVCache), with its calls guarded like functions.
+    """An object of the student's (e.g. their KVCache), with its calls guarded like functions::
 
-    Attribute reads, method calls and ``len()`` go through the same checks as
-    ``student.f(...)``: errors become feedback, and a method that timed out
-    once is not called again (keyed by class and method name).
+        cache = student.KVCache()
+        cache.append(k, v)
+        assert len(cache) == 1, _("one append: the cache holds one token")
+        check.array(cache.keys, k[None, :], what="cache.keys after one append")
+        scale = student.make_scaler(2)     # a function their code returns: call it, or pass it on
+        check.scalar(scale(3.0), 6.0, what="make_scaler(2)(3.0)")
+
+    Attribute reads, method calls, calls and ``len()`` go through the same checks as
+    ``student.f(...)``: errors become feedback, and a method that timed out once is not called
+    again (keyed by class and method name). The object lives in the sandbox; passed to the
+    student's code it is the same object there.
     """
 
     def __init__(self, student: Student, remote: RemoteObject):

@@ -35,7 +35,6 @@ that values differ: the author should add the mistake to the grader). One
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -49,6 +48,7 @@ from gradekit.qa import simulate
 from gradekit.qa.disclosure import disclosure_rows
 from gradekit.qa.items import testwise_rows
 from gradekit.qa.rows import CheckReport, Row
+from gradekit.qa.stats import binomial_tail, wilson_low
 from gradekit.results import SubmissionResult
 from gradekit.runners.base import Outcome
 
@@ -72,7 +72,16 @@ class Task:
     copied: str = ""  # whose answers a COPIED task holds
 
 
-def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, sandboxed: bool = True) -> CheckReport:
+def run_qa(
+    course: Course,
+    assignment: str,
+    students: int = 20,
+    jobs: int = 0,
+    sandboxed: bool = True,
+    keep: Path | None = None,
+) -> CheckReport:
+    """Grade a simulated class of ``students`` and judge the assignment's graders (see the module's
+    docstring); ``keep``: an empty folder to keep the simulated class in (:mod:`gradekit.qa.keep`)."""
     started = time.monotonic()
     report = CheckReport(assignment, students)
     with simulate.simulated_course(course, assignment) as qa:
@@ -89,6 +98,11 @@ def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, s
         tasks = _tasks(qa, assignment, ids, files, simulate.translations(qa, assignment))
         outcomes = grade_tasks(qa, assignment, tasks, jobs, sandboxed)
         report.gradings = len(tasks)
+        if keep is not None:
+            from gradekit.qa.keep import keep_class
+
+            keep_class(qa, tasks, outcomes, keep, skip=COPIED)
+            report.kept = str(keep)
         _result_rows(tasks, outcomes, files, problems, report)
         _feedback_rows(tasks, outcomes, files, report)
         _diversity_rows(qa, tasks, outcomes, notebooks, variants, report)
@@ -528,21 +542,6 @@ def _diversity_rows(
             report.rows.append(
                 Row(title, None, f"{share}: {what}, worth {worth:.2g} points (at most {SHARED_POINTS:g})")
             )
-
-
-def binomial_tail(successes: int, trials: int, p: float) -> float:
-    """P(X >= successes) for X ~ Binomial(trials, p): how likely chance alone gives this many."""
-    return sum(math.comb(trials, k) * p**k * (1 - p) ** (trials - k) for k in range(successes, trials + 1))
-
-
-def wilson_low(successes: int, trials: int, z: float = 1.96) -> float:
-    """The lower end of the Wilson score interval (95%) of a proportion."""
-    if trials == 0:
-        return 0.0
-    p = successes / trials
-    centre = p + z * z / (2 * trials)
-    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-    return (centre - spread) / (1 + z * z / trials)
 
 
 def _own_errors(qa_file, runs: dict, where: str) -> list[str]:

@@ -155,3 +155,11 @@ def test_an_assignments_key_set_for_the_course_is_one_line(course_factory, capsy
     assert course.cli("generate", ASSIGNMENT) == 3
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "nbgrader_config.py: " in err and says in err, err
+
+
+def test_writing_an_assignment_names_every_setting():
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs/guides/writing-an-assignment.md").read_text(encoding="utf-8")
+    assert [k.name for k in settings.KEYS if f"`{k.name}`" not in guide] == []
+    assert all(f"`[{section}]`" in guide for section in settings.SECTIONS)

@@ -67,7 +67,7 @@ def _from_skeleton(course: Course, name: str) -> list[Path]:
     target = course.root / "source" / name / settings.SETTINGS_FILE
     target.write_text(settings.template(course.settings_of(name).values), encoding="utf-8")
     written.append(target)
-    return sorted(written)
+    return written
 
 
 def _copy(course: Course, old: str, name: str) -> list[Path]:

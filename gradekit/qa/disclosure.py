@@ -47,9 +47,9 @@ def disclosure_rows(course: Course, assignment: str, report: CheckReport) -> Non
                 "a due date to hide the value answers until",
                 None,
                 f"{assignment} has no due date in the gradebook: under gradekit serve nothing waits for it, and "
-                f"{', '.join(values)} would show their correctness at once (an oracle: a student hands in until "
-                f'a number is right). Set one: nbgrader db assignment add {assignment} --duedate="YYYY-MM-DD '
-                'HH:MM:SS UTC"',
+                f"whether {', '.join(values)} {'is' if len(values) == 1 else 'are'} right would show at once (an "
+                f"oracle: a student hands in until a number is right). Set one: nbgrader db assignment add "
+                f'{assignment} --duedate="YYYY-MM-DD HH:MM:SS UTC"',
                 warn=True,
             )
         )

@@ -92,8 +92,9 @@ def _index(rows: list, directory: Path) -> str:
         named = "; ".join(f"{c.grade_id}: {c.diagnosis[0]}" for nb in result.notebooks for c in nb.cells if c.diagnosis)
         score = e(result.error) if result.error else f"{result.score:g} / {result.possible:g}"
         links = " ".join(f"<a href='{e(str(p.relative_to(directory)))}'>{e(p.stem)}</a>" for p in pages)
+        label, language = e(task.label.replace("+", " + ")), e(result.language or "en")
         lines.append(
-            f"<tr><td>{e(task.label.replace('+', ' + '))}</td><td>{e(folder.name)}</td><td>{e(result.language or 'en')}</td>"
+            f"<tr><td>{label}</td><td>{e(folder.name)}</td><td>{language}</td>"
             f"<td>{score}</td><td>{e(named)}</td><td>{links}</td></tr>"
         )
     lines.append("</table>")

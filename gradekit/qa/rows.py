@@ -120,6 +120,9 @@ def print_report(report: CheckReport) -> None:
     failed = [row for row in report.rows if row.ok is False]
     if report.kept:
         console.print(Text(f"the simulated class is kept in {report.kept} (open index.html there)"))
+    warned = [row.check for row in report.rows if row.warn and row.ok is None]
+    if warned:
+        console.print(Text(f"{len(warned)} warning(s): {'; '.join(warned)}", style="bold yellow"))
     console.print(
         Text(
             f"{len(failed)} check(s) failed" if failed else "every check passed",

@@ -483,7 +483,7 @@ def _feedback_rows(tasks: list[Task], outcomes: dict[int, Outcome], files: list,
                     f"{label}: bare feedback",
                     None,
                     "its feedback says only that values differ: add its values to the grader's mistakes= "
-                    "so that it is named (README: How a mistake gets named)",
+                    "so that it is named (the docs' guide: How a mistake gets named)",
                 )
             )
 

@@ -38,3 +38,15 @@ def test_every_public_name_has_a_docstring_with_an_example(module):
                 if not attribute.startswith("_") and inspect.isfunction(member) and not inspect.getdoc(member):
                     missing.append(f"{where}.{attribute}")
     assert not missing, f"no docstring with an example: {missing}"
+
+
+def test_writing_an_assignment_names_every_grader_function_and_the_api_page_shows_each():
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "guides"
+    guide = (docs / "writing-an-assignment.md").read_text(encoding="utf-8")
+    api = (docs / "grader-api.md").read_text(encoding="utf-8")
+    names = [f"check.{n}" for n in check.__all__] + [f"probes.{n}" for n in probes.__all__]
+    names += ["student.with_reference", ".map(", "call(", 'student["']
+    assert [n for n in names if n not in guide] == []
+    assert [n for n in names if n not in api] == []

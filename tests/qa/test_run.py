@@ -79,7 +79,7 @@ def test_json_and_the_kept_class_say_what_a_student_sees(new_course, tmp_path):
     before = rows["before the due date (gradekit serve)"]["detail"]
     assert before.startswith("full feedback on 1 test cell(s); hidden until the due date: test_q1 (value answers"), before
     warning = rows["a due date to hide the value answers until"]
-    assert warning["status"] == "warn" and "test_q1 would show their correctness at once" in warning["detail"]
+    assert warning["status"] == "warn" and "whether test_q1 is right would show at once" in warning["detail"]
     assert rows["settings"]["detail"] == f"source/{A}/assignment.toml sets nothing: the course's settings"
     for place in ("answer-key/qa001", "untouched-release/qa002", "mistakes/standardize_variance/qa001",
                   "correct/standardize_loops/qa001"):

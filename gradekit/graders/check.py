@@ -133,7 +133,7 @@ def to_array(value: Any, what: str) -> np.ndarray:
     Lists and tuples are accepted: a correct answer written with lists keeps
     its marks. Anything non-numeric is a :class:`Mismatch`::
 
-        out, weights = student.self_attention(X, W_q, W_k, W_v)
+        out, weights = student.attention_layer(X, W_q, W_k, W_v)
         weights = check.to_array(weights, "the weights")     # a Mismatch if it is not numbers
         assert weights.shape == (n, n), _("the weights should be n × n")
     """
@@ -213,8 +213,8 @@ def arrays(
 ) -> None:
     """Check several values returned together as one check::
 
-        out, weights = student.self_attention(X, W_q, W_k, W_v)
-        right = reference.self_attention(X, W_q, W_k, W_v)
+        out, weights = student.attention_layer(X, W_q, W_k, W_v)
+        right = reference.attention_layer(X, W_q, W_k, W_v)
         check.arrays([out, weights], right, what=[_("the output"), _("the weights")],
                      mistakes={_("returned (weights, output)"): right[::-1]})
 

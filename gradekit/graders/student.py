@@ -114,7 +114,7 @@ class Student:
         mistake in the helper charged once, where the helper is graded::
 
             sa = student.with_reference("softmax", "scaled_scores")
-            out, weights = sa.self_attention(X, W_q, W_k, W_v)   # their self_attention, our softmax
+            out, weights = sa.attention_layer(X, W_q, W_k, W_v)   # their attention_layer, our softmax
 
         The reference's functions run in the grader's process, called back from the student's
         code with plain data (see :mod:`gradekit.sandbox.client`). A name the reference lacks

@@ -467,7 +467,7 @@ class GradekitFetchFeedback(_SafeRoot, ExchangeFetchFeedback):
                         continue  # fetched before, unchanged
             except OSError:
                 pass
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".feedback-", suffix=".html")  # 0600, the student's
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".feedback-", suffix=".part")  # 0600, the student's; no .html while it is written
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)

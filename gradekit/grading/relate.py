@@ -109,11 +109,20 @@ def _best(subject: str, keys: list[str], cases: list[_Case], families: Sequence[
 def _said(subject: str, family: Family, candidates: list[tuple[str, list[int]]], cases: list[_Case]) -> Relation | None:
     """The relation of one level of a family said, with the rivals never told apart from it; None when
     the values fit too many of them to say one."""
-    key, support = max(candidates, key=lambda ks: len(ks[1]))  # the first of the best supported
+
+    def preferred(key: str, support: list[int]) -> float:
+        return family.prefer(_arg(key), [cases[i].holds[key] for i in support])
+
+    # the best supported, then the family's preferred (the first of those)
+    key, support = min(candidates, key=lambda ks: (-len(ks[1]), preferred(*ks)))
+    best = preferred(key, support)
     rivals = [
         k
-        for k, _s in candidates
-        if k != key and any(k in cases[i].holds for i in support) and not any(cases[i].ruled_out(k) for i in support)
+        for k, s in candidates
+        if k != key
+        and any(k in cases[i].holds for i in support)
+        and not any(cases[i].ruled_out(k) for i in support)
+        and abs(preferred(k, s) - best) <= 1e-9
     ]
     first = cases[support[0]]
     args, aliases = [_arg(key)], [family.alias(_arg(key), first.holds[key])]

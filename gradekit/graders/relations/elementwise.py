@@ -1,6 +1,7 @@
 """A function of each right value: S = t(R) for t one of abs, square, √, exp, log, ReLU ("the right
-ones where these are positive, and 0 elsewhere"), its mirror, sigmoid, tanh, sign, 1/r, a clipping
-(raised to a floor, lowered to a ceiling), rounding to k decimals, cutting the decimals off.
+ones where these are positive, and 0 elsewhere"), its mirror, sigmoid, tanh, sign, 1/r, GELU (exact
+and its tanh approximation), softplus, a clipping (raised to a floor, lowered to a ceiling), rounding
+to k decimals, cutting the decimals off after k.
 
 :data:`TRANSFORMS` is the list the families that transform an input use too
 (:mod:`.of_input`, :mod:`.transformed`): each with the formula that shows it on a name.
@@ -9,6 +10,7 @@ A clipping's bounds are the student's own values, said to two significant digits
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,6 +38,21 @@ def _any(x: np.ndarray) -> bool:
     return True
 
 
+_ERF = np.vectorize(math.erf, otypes=[float])
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + _ERF(x / math.sqrt(2.0)))
+
+
+def _gelu_tanh(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0.0, x)
+
+
 TRANSFORMS = (
     Transform("abs", np.abs, lambda x: bool(np.any(x < 0)), "|{}|"),
     Transform("square", np.square, _any, "{}²"),
@@ -48,7 +65,9 @@ TRANSFORMS = (
     Transform("tanh", np.tanh, _any, "tanh({})"),
     Transform("sign", np.sign, _any, "sign({})"),
     Transform("reciprocal", lambda x: 1.0 / x, lambda x: bool(np.all(x != 0)), "1/{}"),
-    Transform("trunc", np.trunc, _any, "trunc({})"),
+    Transform("gelu", _gelu, _any, "gelu({})"),
+    Transform("gelu_tanh", _gelu_tanh, _any, "gelu_tanh({})"),
+    Transform("softplus", _softplus, _any, "softplus({})"),
 )
 
 SAID = {
@@ -74,18 +93,33 @@ SAID = {
         "your values are the signs (-1, 0 or 1) of the right ones", zh="你的结果是正确结果的符号（-1、0 或 1）"
     ),
     "reciprocal": phrase("your values are 1 divided by the right ones", zh="你的结果是 1 除以正确结果"),
-    "trunc": phrase(
-        "your values are the right ones with their decimals cut off (rounded toward 0)",
-        zh="你的结果是正确结果去掉小数部分（向 0 取整）",
+    "gelu": phrase(
+        "your values are the GELU, r·Φ(r), of the right ones r", zh="你的结果是正确结果 r 的 GELU，即 r·Φ(r)"
+    ),
+    "gelu_tanh": phrase(
+        "your values are the GELU (its tanh approximation) of the right ones",
+        zh="你的结果是正确结果的 GELU（tanh 近似）",
+    ),
+    "softplus": phrase(
+        "your values are the softplus, log(1 + exp(r)), of the right ones r",
+        zh="你的结果是正确结果 r 的 softplus，即 log(1 + exp(r))",
     ),
 }
+CUT = phrase(
+    "your values are the right ones with their decimals cut off (rounded toward 0)",
+    zh="你的结果是正确结果去掉小数部分（向 0 取整）",
+)
+CUT_AFTER = phrase(
+    "your values are the right ones cut off after {k} decimals (rounded toward 0)",
+    zh="你的结果是正确结果在小数点后 {k} 位处截断（向 0 取整）",
+)
 CLIP_LOW = phrase(
-    "your values are the right ones, raised to {low} where these are below it",
-    zh="你的结果是正确结果，只是低于 {low} 的都被提到了 {low}",
+    "where the right values are below {low}, yours are {low}",
+    zh="正确结果低于 {low} 的位置，你的结果都是 {low}",
 )
 CLIP_HIGH = phrase(
-    "your values are the right ones, lowered to {high} where these are above it",
-    zh="你的结果是正确结果，只是高于 {high} 的都被压到了 {high}",
+    "where the right values are above {high}, yours are {high}",
+    zh="正确结果高于 {high} 的位置，你的结果都是 {high}",
 )
 CLIP_BOTH = phrase(
     "your values are the right ones clipped to the range [{low}, {high}]",
@@ -115,38 +149,32 @@ class Elementwise(Family):
             rounded = np.round(R, k)
             if not close(rounded, R, tol):
                 self.test(part, f"round:{k}", close(S, rounded, tol))
+            cut = np.trunc(R * 10.0**k) / 10.0**k
+            if not close(cut, R, tol):
+                self.test(part, f"trunc:{k}", close(S, cut, tol))
         self._clip(part)
 
     def _clip(self, part: Part) -> None:
+        """S = R clipped: below to a floor, above to a ceiling, or both. A side that does not bite on
+        an input is not tried there (any bound beyond that input's values would do)."""
         S, R, tol = part.S, part.R, part.tol
-        self.tried(part, "clip:")
-        if not np.all(np.isfinite(S)):
+        found = _clipped(S, R, tol)
+        if found is None:
+            self.tried(part, "clip:")
             return
-        d = differ(S, R, tol)
-        up, down = d & (S > R), d & (S < R)
-        low = _constant(S[up], tol) if up.any() else None
-        high = _constant(S[down], tol) if down.any() else None
-        if (up.any() and low is None) or (down.any() and high is None):
-            return
-        clipped = R
+        low, high = found
         if low is not None:
-            clipped = np.maximum(clipped, low)
-        if high is not None:
-            clipped = np.minimum(clipped, high)
-        if not close(S, clipped, tol) or (low is not None and high is not None and low >= high):
-            return
-        zero = tol[1] * 10
-        if (low is not None and high is None and abs(low) <= zero) or (
-            high is not None and low is None and abs(high) <= zero
-        ):
-            return  # max(r, 0), min(r, 0): said as such
-        if low is not None and high is not None:
-            self.holds(part, f"clip:both:{numbers.key(low)}:{numbers.key(high)}", {"low": low, "high": high})
-        elif low is not None:
+            self.tried(part, "clip:low:")
             self.holds(part, f"clip:low:{numbers.key(low)}", {"low": low})
-        else:
-            assert high is not None
+        if high is not None:
+            self.tried(part, "clip:high:")
             self.holds(part, f"clip:high:{numbers.key(high)}", {"high": high})
+        if low is not None and high is not None:
+            self.tried(part, "clip:both:")
+            self.holds(part, f"clip:both:{numbers.key(low)}:{numbers.key(high)}", {"low": low, "high": high})
+
+    def level(self, arg: str) -> int:
+        return 1 if arg.startswith(("clip:low:", "clip:high:")) else 0
 
     def sentence(self, arg, relation) -> Text | None:
         if arg in SAID:
@@ -154,6 +182,8 @@ class Elementwise(Family):
         kind, _sep, rest = arg.partition(":")
         if kind == "round":
             return ROUNDED_WHOLE if rest == "0" else ROUNDED.format(k=int(rest))
+        if kind == "trunc":
+            return CUT if rest in ("", "0") else CUT_AFTER.format(k=int(rest))
         if kind == "clip":
             side, _sep, bounds = rest.partition(":")
             values = [numbers.two_digits(float(b)) for b in bounds.split(":")]
@@ -161,6 +191,32 @@ class Elementwise(Family):
                 return CLIP_BOTH.format(low=values[0], high=values[1])
             return CLIP_LOW.format(low=values[0]) if side == "low" else CLIP_HIGH.format(high=values[0])
         return None
+
+
+def _clipped(S: np.ndarray, R: np.ndarray, tol) -> tuple[float | None, float | None] | None:
+    """(floor, ceiling) -- each None where that side does not bite -- when S is R clipped; else None.
+    A floor or ceiling of 0 alone is max(r, 0) or min(r, 0), said as such."""
+    if S.shape != R.shape or not np.all(np.isfinite(S)) or not np.all(np.isfinite(R)):
+        return None
+    d = differ(S, R, tol)
+    up, down = d & (S > R), d & (S < R)
+    low = _constant(S[up], tol) if up.any() else None
+    high = _constant(S[down], tol) if down.any() else None
+    if (up.any() and low is None) or (down.any() and high is None) or (low is None and high is None):
+        return None
+    clipped = R
+    if low is not None:
+        clipped = np.maximum(clipped, low)
+    if high is not None:
+        clipped = np.minimum(clipped, high)
+    if not close(S, clipped, tol) or (low is not None and high is not None and low >= high):
+        return None
+    zero = tol[1] * 10
+    if (low is not None and high is None and abs(low) <= zero) or (
+        high is not None and low is None and abs(high) <= zero
+    ):
+        return None
+    return low, high
 
 
 def _constant(values: np.ndarray, tol) -> float | None:

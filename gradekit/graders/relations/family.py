@@ -193,6 +193,11 @@ class Family:
         """Names of one relation share an alias (an axis named three ways): one is said."""
         return arg
 
+    def prefer(self, arg: str, details: list[dict]) -> float:
+        """Among relations of one level that hold on as many checks, which is said (lower first; the
+        others are said beside it only if they are as preferred): by default, all alike."""
+        return 0.0
+
     def specific(self, arg: str) -> bool:
         """Whether the relation explains a value: no search that calls a function follows it."""
         return self.level(arg) == 0

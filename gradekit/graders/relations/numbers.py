@@ -32,6 +32,7 @@ _SIZE_FORMS: list[tuple[str, Callable[[float], float]]] = [
     ("sqrt({0}/({0} - 1))", lambda n: math.sqrt(n / (n - 1))),
     ("({0} + 1)/{0}", lambda n: (n + 1) / n),
     ("sqrt(({0} + 1)/{0})", lambda n: math.sqrt((n + 1) / n)),
+    ("{}^(1/4)", lambda n: n**0.25),
 ]
 # how 1 / a form reads when it reads better than "divided by ..."
 _RECIPROCAL = {"sqrt({})/2": "2/sqrt({})", "{0}/({0} - 1)": "({0} - 1)/{0}", "({0} + 1)/{0}": "{0}/({0} + 1)"}

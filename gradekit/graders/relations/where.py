@@ -3,21 +3,29 @@ above or below it (at j ≥ i + k, j ≤ i - k), in the last row or column, the 
 slice along an axis; or but where the right values are negative, positive or 0 -- and whether the
 student's values are 0 there.
 
-Of the predicates that hold every differing entry, the tightest are kept (the fewest
-entries): "only in the last row" rather than "only on and below the diagonal". A
-predicate that holds everything (the last row of a one-row table) says nothing on that
-input and is not tried there. Position predicates read the last two axes as (i, j).
+Every predicate that holds all the differing entries holds on a check; of those that
+hold on every check, the tightest over the checks is said (:meth:`Where.prefer`: the
+smallest share of the entries), "only in the last row" rather than "only on and below
+the diagonal". A predicate that holds everything (the last row of a one-row table)
+says nothing on that input and is not tried there. Position predicates read the last
+two axes as (i, j). Where the values differ, they may be 0, or the right ones times one
+number (a leaky ReLU: where the right values are negative, times 0.01).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from gradekit.graders.relations import numbers
 from gradekit.graders.relations.family import Family, Part
 from gradekit.graders.relations.values import differ
 from gradekit.i18n.text import Text, phrase
 
 ONLY = phrase("your values differ from the right ones only {where}", zh="你的结果只在{where}与正确结果不同")
+ONLY_TIMES = phrase(
+    "your values differ from the right ones only {where}, and are the right ones multiplied by {c} there",
+    zh="你的结果只在{where}与正确结果不同，而且那里是正确结果乘以 {c}",
+)
 ONLY_ZERO = phrase(
     "your values differ from the right ones only {where}, and are 0 there",
     zh="你的结果只在{where}与正确结果不同，而且那里都是 0",
@@ -85,74 +93,98 @@ class Where(Family):
                 found += _slices(D, axis)
         for key, P in (("neg", R < 0), ("pos", R > 0), ("zero", R == 0)):
             if P.any() and not P.all():
-                holds = not np.any(D & ~P)
-                if holds:
+                if not np.any(D & ~P):
                     found.append((key, int(P.sum())))
                 else:
-                    self.test(part, key, False)
-                    self.test(part, key + ":zero", False)
-        if not found:
-            return
-        fewest = min(count for _key, count in found)
-        zero = bool(np.all(S[D] == 0))
+                    self.tried(part, key)
+        there = _there(S[D], R[D], tol)
         for key, count in found:
-            self.test(part, key, count == fewest, {"ndim": R.ndim})
-            self.test(part, key + ":zero", count == fewest and zero, {"ndim": R.ndim})
+            detail = {"ndim": R.ndim, "share": count / R.size}
+            self.test(part, key, True, detail)
+            self.tried(part, key + ":")
+            if there is not None:
+                self.holds(part, f"{key}:{there[0]}", {**detail, **there[1]})
 
     def level(self, arg: str) -> int:
-        return 0 if arg.endswith(":zero") else 1
+        return 0 if arg.count(":") > _colons(arg) else 1
+
+    def prefer(self, arg: str, details: list[dict]) -> float:
+        """The tightest predicate first: the smallest share of the entries, over the checks."""
+        shares = [d.get("share", 1.0) for d in details]
+        return sum(shares) / len(shares) if shares else 1.0
 
     def specific(self, arg: str) -> bool:
         return False  # where the values differ, not what they are: the searches that call go on
 
     def sentence(self, arg, relation) -> Text | None:
-        zero = arg.endswith(":zero")
-        predicate = arg.removesuffix(":zero")
+        head = ":".join(arg.split(":")[: _colons(arg) + 1])
+        qualifier = arg[len(head) + 1 :]
         ndim = (relation.details.get("ndim") or [0])[0]
-        where = _where(predicate, ndim)
+        where = _where(head, ndim)
         if where is None:
             return None
-        return (ONLY_ZERO if zero else ONLY).format(where=where)
+        if qualifier == "zero":
+            return ONLY_ZERO.format(where=where)
+        if qualifier.startswith("times:"):
+            return ONLY_TIMES.format(where=where, c=numbers.two_digits(float(qualifier[6:])))
+        return ONLY.format(where=where)
+
+
+def _colons(arg: str) -> int:
+    """How many colons the predicate itself has (``a0:from:3`` two, ``diag:1`` one, ``neg`` none)."""
+    kind = arg.split(":", 1)[0]
+    if kind in VALUE:
+        return 0
+    if kind in ("diag", "above", "below"):
+        return 1
+    which = arg.split(":")[1] if ":" in arg else ""
+    return 1 if which in ("last", "first") else 2
+
+
+def _there(S: np.ndarray, R: np.ndarray, tol) -> tuple[str, dict] | None:
+    """What the student's values are where they differ: 0, or the right ones times one number."""
+    if np.all(S == 0):
+        return "zero", {}
+    if not (np.all(np.isfinite(S)) and np.all(np.isfinite(R))) or np.any(np.abs(R) <= tol[1]):
+        return None
+    c = float(np.sum(S * R) / np.sum(R * R))
+    if np.all(np.abs(S - c * R) <= tol[1] + tol[0] * np.abs(S)):
+        return f"times:{numbers.key(c)}", {"c": c}
+    return None
 
 
 def _diagonals(D: np.ndarray) -> list[tuple[str, int]]:
     """The diagonal predicates that hold every differing entry of the last two axes: one diagonal
-    j - i = k, or the entries above or below one."""
+    j - i = k, or the entries above one, or below one."""
     rows, cols = D.shape[-2:]
     offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]  # j - i
     hit = np.any(D.reshape(-1, rows, cols), axis=0)
     ks = offset[hit]
     low, high = int(ks.min()), int(ks.max())
     lead = D.size // (rows * cols)
-    out = []
-    for key, P in ((f"diag:{low}", offset == low), (f"above:{low}", offset >= low), (f"below:{high}", offset <= high)):
-        if key.startswith("diag") and low != high:
-            continue
-        if P.all():
-            continue
-        out.append((key, int(P.sum()) * lead))
-    return out
+    candidates = [(f"diag:{low}", offset == low)] if low == high else []
+    candidates += [(f"above:{k}", offset >= k) for k in range(low, -rows, -1)]
+    candidates += [(f"below:{k}", offset <= k) for k in range(high, cols)]
+    return [(key, int(P.sum()) * lead) for key, P in candidates if not P.all()]
 
 
 def _slices(D: np.ndarray, axis: int) -> list[tuple[str, int]]:
-    """The predicates along ``axis`` that hold every differing entry: the indices where any differs."""
+    """The predicates along ``axis`` that hold every differing entry: one index, the first k, the
+    last k, from k on."""
     n = D.shape[axis]
     rest = D.size // n
     index = np.flatnonzero(np.any(np.moveaxis(D, axis, 0).reshape(n, -1), axis=1))
     if index.size == n:
         return []
-    first, last, count = int(index[0]), int(index[-1]), int(index.size)
-    contiguous = last - first + 1 == count
+    first, last = int(index[0]), int(index[-1])
     out = []
-    if count == 1:
+    if first == last:
         out.append(
             (f"a{axis}:last" if last == n - 1 else f"a{axis}:first" if first == 0 else f"a{axis}:index:{first}", rest)
         )
-    elif contiguous and last == n - 1:
-        out.append((f"a{axis}:from:{first}", count * rest))
-        out.append((f"a{axis}:lastk:{count}", count * rest))
-    elif contiguous and first == 0:
-        out.append((f"a{axis}:upto:{count}", count * rest))
+    out += [(f"a{axis}:upto:{k}", k * rest) for k in range(max(2, last + 1), n)]
+    out += [(f"a{axis}:from:{k}", (n - k) * rest) for k in range(max(1, first), 0, -1) if n - k >= 2]
+    out += [(f"a{axis}:lastk:{m}", m * rest) for m in range(max(2, n - first), n)]
     return out
 
 

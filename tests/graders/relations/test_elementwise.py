@@ -22,7 +22,10 @@ def right(x):
     (lambda r: np.round(r, 2), "the right ones rounded to 2 decimals"),
     (np.round, "the right ones rounded to whole numbers"),
     (lambda r: r.astype(int).astype(float), "with their decimals cut off (rounded toward 0)"),
-    (lambda r: np.maximum(r, 0.5), "the right ones, raised to 0.5 where these are below it"),
+    (lambda r: (100 * r).astype(int) / 100, "cut off after 2 decimals (rounded toward 0)"),
+    (lambda r: np.logaddexp(0, r), "the softplus, log(1 + exp(r)), of the right ones r"),
+    (lambda r: 0.5 * r * (1 + np.tanh(0.7978845608 * (r + 0.044715 * r**3))), "the GELU (its tanh approximation)"),
+    (lambda r: np.maximum(r, 0.5), "where the right values are below 0.5, yours are 0.5"),
     (lambda r: np.clip(r, -1.0, 2.5), "clipped to the range [-1, 2.5]"),
 ])
 def test_a_function_of_each_right_value(t, sentence):

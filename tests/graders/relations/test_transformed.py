@@ -14,3 +14,5 @@ def test_the_right_function_on_tanh_of_an_input():
     assert "what the right function gives for tanh(X)" in text, text
     text = said(cases(lambda X, W: np.abs(X) @ W, layer, inputs))
     assert "what the right function gives for |X|" in text, text
+    text = said(cases(lambda X, W: np.clip(X, -1, 1) @ W, layer, inputs))
+    assert "what the right function gives for clip(X, -1, 1)" in text, text

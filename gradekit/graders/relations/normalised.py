@@ -1,5 +1,6 @@
-"""The right values renormalised along an axis: divided by their sum there, put through a softmax
-there, or the logarithms plus a constant per slice (scores returned in place of the weights)."""
+"""The right values renormalised or accumulated along an axis: divided by their sum there, put
+through a softmax there, the logarithms plus a constant per slice (scores returned in place of the
+weights), or summed up as they go (a running sum)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ NORMALISED = phrase(
 )
 SOFTMAX = phrase(
     "your values are the softmax of the right ones along {axis}", zh="你的结果是正确结果沿{axis}再做一次 softmax"
+)
+RUNNING = phrase(
+    "your values are the running sums of the right ones along {axis} (entry i: the right entries 0 … i added up)",
+    zh="你的结果是正确结果沿{axis}的累加和（第 i 个是正确结果第 0 到第 i 个之和）",
 )
 LOG_SLICES = phrase(
     "your values are the logarithms of the right ones plus a constant for each slice along {axis}",
@@ -37,6 +42,7 @@ class Normalised(Family):
             total = np.sum(R, axis=axis, keepdims=True)
             if np.all(np.abs(total) > tol[1]) and not close(total, np.ones_like(total), tol):
                 self.per_axis(part, "normalised:{}", axis, close(S, R / total, tol))
+            self.per_axis(part, "cumsum:{}", axis, close(S, np.cumsum(R, axis=axis), tol))
             e = np.exp(R - np.max(R, axis=axis, keepdims=True))
             self.per_axis(part, "softmax:{}", axis, close(S, e / np.sum(e, axis=axis, keepdims=True), tol))
             if np.all(R >= 0):
@@ -49,7 +55,7 @@ class Normalised(Family):
 
     def sentence(self, arg, relation) -> Text | None:
         kind, axis = arg.split(":", 1)[0], words.axis(axis_of(arg))
-        said = {"normalised": NORMALISED, "softmax": SOFTMAX, "logsm": LOG_SLICES}.get(kind)
+        said = {"normalised": NORMALISED, "softmax": SOFTMAX, "logsm": LOG_SLICES, "cumsum": RUNNING}.get(kind)
         return said.format(axis=axis) if said is not None else None
 
 

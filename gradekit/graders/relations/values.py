@@ -23,17 +23,18 @@ def close(a: np.ndarray, b: np.ndarray, tol: Tol) -> bool:
     if a.shape != b.shape:
         return False
     with np.errstate(all="ignore"):
-        ok = np.abs(a - b) <= tol[1] + tol[0] * np.abs(b)
-        if ok.all():
+        ok = np.abs(a - b) <= tol[1] + tol[0] * np.abs(b)  # true for any a where b is infinite: checked below
+        if ok.all() and np.all(np.isfinite(b)):
             return True
-        rest = ~ok
+        rest = ~ok | ~np.isfinite(b)
         return bool(np.all((a[rest] == b[rest]) | (np.isnan(a[rest]) & np.isnan(b[rest]))))
 
 
 def differ(a: np.ndarray, b: np.ndarray, tol: Tol) -> np.ndarray:
     """Where ``a`` is not ``b`` within tolerance (NaN equal to NaN, inf to the same inf)."""
     with np.errstate(all="ignore"):
-        ok = (np.abs(a - b) <= tol[1] + tol[0] * np.abs(b)) | (a == b) | (np.isnan(a) & np.isnan(b))
+        near = (np.abs(a - b) <= tol[1] + tol[0] * np.abs(b)) & np.isfinite(b)
+        ok = near | (a == b) | (np.isnan(a) & np.isnan(b))
     return ~ok
 
 

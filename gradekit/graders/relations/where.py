@@ -1,9 +1,12 @@
 """Where the values differ, described by a simple predicate: right everywhere but on the diagonal,
-above or below it (at j ≥ i + k, j ≤ i - k), in the last row or column, the first k, from k on, one
+above or below it (at j ≥ i + k, j ≤ i - k), near it or far from it (|j - i| ≤ k, ≥ k), in the last
+row or column, the first k, from k on, one
 slice along an axis; or but where the right values are negative, positive or 0 -- and whether the
 student's values are 0 there.
 
-Every predicate that holds all the differing entries holds on a check; of those that
+Also: where the student's values are 0 and the right ones are not, when that is exactly
+one predicate's entries ("your values are 0 on the diagonal": a token kept from itself),
+whatever the values are elsewhere. Every predicate that holds all the differing entries holds on a check; of those that
 hold on every check, the tightest over the checks is said (:meth:`Where.prefer`: the
 smallest share of the entries), "only in the last row" rather than "only on and below
 the diagonal". A predicate that holds everything (the last row of a one-row table)
@@ -25,6 +28,10 @@ ONLY = phrase("your values differ from the right ones only {where}", zh="你的�
 ONLY_TIMES = phrase(
     "your values differ from the right ones only {where}, and are the right ones multiplied by {c} there",
     zh="你的结果只在{where}与正确结果不同，而且那里是正确结果乘以 {c}",
+)
+ZEROED = phrase(
+    "your values are 0 {where}, where the right ones are not (and they may differ elsewhere too)",
+    zh="你的结果在{where}是 0，而正确结果在那里不是 0（其他位置也可能不同）",
 )
 ONLY_ZERO = phrase(
     "your values differ from the right ones only {where}, and are 0 there",
@@ -104,8 +111,26 @@ class Where(Family):
             self.tried(part, key + ":")
             if there is not None:
                 self.holds(part, f"{key}:{there[0]}", {**detail, **there[1]})
+        self._zeroed(part, tol)
+
+    def _zeroed(self, part: Part, tol) -> None:
+        """Where the student's values are 0 and the right ones are not -- a mask applied where it should
+        not be: a predicate all of whose entries the student's values are 0 at, and that holds every
+        entry where only theirs are (the values may differ elsewhere too)."""
+        S, R = part.S, part.R
+        self.tried(part, "zeroed:")
+        zero = np.abs(S) <= tol[1]
+        Z = zero & ~(np.abs(R) <= tol[1])
+        if not Z.any() or Z.all() or R.ndim < 2:
+            return
+        for key, _count in _diagonals(Z) + [p for axis in range(Z.ndim) for p in _slices(Z, axis)]:
+            P = _entries(key, Z.shape)
+            if P is not None and np.all(zero[P]):
+                self.holds(part, f"zeroed:{key}", {"ndim": R.ndim, "share": float(P.mean())})
 
     def level(self, arg: str) -> int:
+        if arg.startswith("zeroed:"):
+            return 2
         return 0 if arg.count(":") > _colons(arg) else 1
 
     def prefer(self, arg: str, details: list[dict]) -> float:
@@ -117,6 +142,9 @@ class Where(Family):
         return False  # where the values differ, not what they are: the searches that call go on
 
     def sentence(self, arg, relation) -> Text | None:
+        if arg.startswith("zeroed:"):
+            where = _where(arg[7:], (relation.details.get("ndim") or [0])[0])
+            return ZEROED.format(where=where) if where is not None else None
         head = ":".join(arg.split(":")[: _colons(arg) + 1])
         qualifier = arg[len(head) + 1 :]
         ndim = (relation.details.get("ndim") or [0])[0]
@@ -135,7 +163,7 @@ def _colons(arg: str) -> int:
     kind = arg.split(":", 1)[0]
     if kind in VALUE:
         return 0
-    if kind in ("diag", "above", "below"):
+    if kind in ("diag", "above", "below", "near", "far"):
         return 1
     which = arg.split(":")[1] if ":" in arg else ""
     return 1 if which in ("last", "first") else 2
@@ -153,6 +181,38 @@ def _there(S: np.ndarray, R: np.ndarray, tol) -> tuple[str, dict] | None:
     return None
 
 
+def _entries(key: str, shape: tuple[int, ...]) -> np.ndarray | None:
+    """The entries a predicate of :func:`_diagonals` or :func:`_slices` holds, as a boolean array."""
+    kind, _sep, rest = key.partition(":")
+    if kind in ("diag", "above", "below", "near", "far"):
+        rows, cols = shape[-2:]
+        offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+        k = int(rest)
+        P = {
+            "diag": offset == k,
+            "above": offset >= k,
+            "below": offset <= k,
+            "near": np.abs(offset) <= k,
+            "far": np.abs(offset) >= k,
+        }[kind]
+        return np.broadcast_to(P, shape)
+    if kind.startswith("a") and kind[1:].isdigit():
+        axis, n = int(kind[1:]), shape[int(kind[1:])]
+        which, _sep, k = rest.partition(":")
+        index = {"last": [n - 1], "first": [0]}.get(which)
+        if index is None:
+            m = int(k)
+            index = {"index": [m], "upto": list(range(m)), "from": list(range(m, n)), "lastk": list(range(n - m, n))}[
+                which
+            ]
+        P = np.zeros(shape, dtype=bool)
+        where: list = [slice(None)] * len(shape)
+        where[axis] = index
+        P[tuple(where)] = True
+        return P
+    return None
+
+
 def _diagonals(D: np.ndarray) -> list[tuple[str, int]]:
     """The diagonal predicates that hold every differing entry of the last two axes: one diagonal
     j - i = k, or the entries above one, or below one."""
@@ -165,6 +225,12 @@ def _diagonals(D: np.ndarray) -> list[tuple[str, int]]:
     candidates = [(f"diag:{low}", offset == low)] if low == high else []
     candidates += [(f"above:{k}", offset >= k) for k in range(low, -rows, -1)]
     candidates += [(f"below:{k}", offset <= k) for k in range(high, cols)]
+    reach = np.abs(offset)
+    near = int(np.abs(ks).max())
+    candidates += [(f"near:{k}", reach <= k) for k in range(max(near, 1), max(rows, cols))]
+    far = int(np.abs(ks).min())
+    if far >= 1:
+        candidates += [(f"far:{k}", reach >= k) for k in range(far, 0, -1)]
     return [(key, int(P.sum()) * lead) for key, P in candidates if not P.all()]
 
 
@@ -192,6 +258,10 @@ def _where(predicate: str, ndim: int) -> Text | None:
     kind, _sep, rest = predicate.partition(":")
     if kind in VALUE:
         return VALUE[kind]
+    if kind == "near":
+        return AT.format(condition=f"|j - i| ≤ {int(rest)}")
+    if kind == "far":
+        return AT.format(condition=f"|j - i| ≥ {int(rest)}")
     if kind in ("diag", "above", "below"):
         k = int(rest)
         if kind == "diag":

@@ -27,6 +27,10 @@ DIVIDED = phrase("{clause}, divided by {c}", zh="{clause}，再除以 {c}")
 AFFINE = phrase(
     "your values are the right ones multiplied by {a}, plus {b}", zh="你的结果是正确结果乘以 {a}，再加上 {b}"
 )
+AFFINE_ANY = phrase(
+    "your values are the right ones multiplied by {a}, plus a constant that changes from check to check ({b})",
+    zh="你的结果是正确结果乘以 {a}，再加上一个每项检查都不一样的常数（{b}）",
+)
 AFFINE_MINUS = phrase(
     "your values are the right ones multiplied by {a}, minus {b}", zh="你的结果是正确结果乘以 {a}，再减去 {b}"
 )
@@ -70,6 +74,7 @@ class Composition(Family):
                 and not math.isclose(a, 0.0, abs_tol=1e-9)
             ):
                 self.holds(part, f"affine:{numbers.key(a)}:{numbers.key(b)}", {"a": a, "b": b})
+                self.holds(part, f"affine:{numbers.key(a)}:any", {"a": a, "b": b})
 
     def search_call(self, whole: Whole) -> None:
         for key, A in whole.inputs.arrays.items():
@@ -83,6 +88,8 @@ class Composition(Family):
     def level(self, arg: str) -> int:
         if arg.startswith("again"):
             return 0
+        if arg.endswith(":any"):
+            return 3
         if ":expr:" in arg:
             return 1 if "- 1" in arg or "+ 1" in arg else 0
         return 2
@@ -99,6 +106,9 @@ class Composition(Family):
         kind, _sep, rest = arg.partition(":")
         if kind == "again":
             return AGAIN.format(name=rest.split(":", 1)[0])
+        if kind == "affine" and rest.endswith(":any"):
+            shown = ", ".join(numbers.two_digits(b) for b in relation.details.get("b", [])[:3])
+            return AFFINE_ANY.format(a=numbers.two_digits(float(rest.split(":")[0])), b=shown)
         if kind == "affine":
             a, b = rest.split(":")
             shown = numbers.two_digits(float(a))

@@ -77,6 +77,9 @@ VALUE = {
 }
 
 
+BAND = 4  # how far a band's ends are tried beyond the differing diagonals
+
+
 class Where(Family):
     name = "where"
     rank = 150
@@ -158,11 +161,17 @@ class Where(Family):
         return ONLY.format(where=where)
 
 
+def _signed(k: int) -> str:
+    return f"+ {k}" if k >= 0 else f"- {-k}"
+
+
 def _colons(arg: str) -> int:
     """How many colons the predicate itself has (``a0:from:3`` two, ``diag:1`` one, ``neg`` none)."""
     kind = arg.split(":", 1)[0]
     if kind in VALUE:
         return 0
+    if kind == "band":
+        return 2
     if kind in ("diag", "above", "below", "near", "far"):
         return 1
     which = arg.split(":")[1] if ":" in arg else ""
@@ -184,6 +193,11 @@ def _there(S: np.ndarray, R: np.ndarray, tol) -> tuple[str, dict] | None:
 def _entries(key: str, shape: tuple[int, ...]) -> np.ndarray | None:
     """The entries a predicate of :func:`_diagonals` or :func:`_slices` holds, as a boolean array."""
     kind, _sep, rest = key.partition(":")
+    if kind == "band":
+        rows, cols = shape[-2:]
+        offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+        low, high = (int(v) for v in rest.split(":"))
+        return np.broadcast_to((offset >= low) & (offset <= high), shape)
     if kind in ("diag", "above", "below", "near", "far"):
         rows, cols = shape[-2:]
         offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
@@ -223,6 +237,14 @@ def _diagonals(D: np.ndarray) -> list[tuple[str, int]]:
     low, high = int(ks.min()), int(ks.max())
     lead = D.size // (rows * cols)
     candidates = [(f"diag:{low}", offset == low)] if low == high else []
+    # the diagonals from j = i + l to j = i + h around those that differ, a few more on either side (so that
+    # a band found on a small table is the same band on a larger one)
+    candidates += [
+        (f"band:{lo}:{hi}", (offset >= lo) & (offset <= hi))
+        for lo in range(low, low - BAND, -1)
+        for hi in range(high, high + BAND)
+        if lo != hi
+    ]
     candidates += [(f"above:{k}", offset >= k) for k in range(low, -rows, -1)]
     candidates += [(f"below:{k}", offset <= k) for k in range(high, cols)]
     reach = np.abs(offset)
@@ -258,6 +280,9 @@ def _where(predicate: str, ndim: int) -> Text | None:
     kind, _sep, rest = predicate.partition(":")
     if kind in VALUE:
         return VALUE[kind]
+    if kind == "band":
+        low, high = (int(v) for v in rest.split(":"))
+        return AT.format(condition=f"i {_signed(low)} ≤ j ≤ i {_signed(high)}")
     if kind == "near":
         return AT.format(condition=f"|j - i| ≤ {int(rest)}")
     if kind == "far":

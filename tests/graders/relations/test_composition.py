@@ -25,3 +25,9 @@ def test_times_a_number_plus_another():
     inputs = [dict(x=RNG.normal(size=(n, 2))) for n in (3, 4, 5)]
     text = said(cases(lambda x: 1.5 * right(x) - 0.25, right, inputs))
     assert "multiplied by 1.5, minus 0.25" in text, text
+
+
+def test_times_a_number_plus_a_constant_that_changes():
+    inputs = [dict(x=RNG.normal(size=(n, 2))) for n in (3, 4, 5)]
+    text = said(cases(lambda x: 0.9 * right(x) + 0.1 / len(x), right, inputs))
+    assert "multiplied by 0.9, plus a constant that changes from check to check" in text, text

@@ -16,3 +16,8 @@ def test_divided_by_their_sum_and_a_softmax_of_the_right_values():
 def test_logarithms_plus_a_constant_per_slice():
     text = said(cases(lambda x: x - x.max(axis=-1, keepdims=True), softmax, tables((3, 4), (5, 6))))
     assert "the logarithms of the right ones plus a constant for each slice along the last axis" in text, text
+
+
+def test_running_sums():
+    text = said(cases(lambda x: np.cumsum(2 * x, axis=0), lambda x: 2 * x, tables((4, 3), (5, 2))))
+    assert "the running sums of the right ones along axis 0" in text, text

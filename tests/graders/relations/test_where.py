@@ -49,3 +49,25 @@ def test_a_table_of_one_row_says_nothing_about_its_last_row():
     checks = cases(_with(lambda r: r.__setitem__(-1, 0)), right, tables((1, 4), (5, 4), (4, 6)))
     text = said(checks)
     assert "only in the last row" in text and "on the 2 of 3 failed checks where it was tried" in text, text
+
+
+def test_a_band_a_mask_applied_where_it_should_not_be():
+    def band(x):  # the two diagonals above the main one wrong (a causal mask off by two)
+        out = right(x).copy()
+        k = np.arange(x.shape[1])[None, :] - np.arange(x.shape[0])[:, None]
+        out[(k >= 1) & (k <= 2)] = 0
+        return out
+
+    assert "with i + 1 ≤ j ≤ i + 2, and are 0 there" in _said(band, ((2, 2), (5, 5), (7, 7)))
+
+    def softmax_rows(s):
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def kept_from_itself(x):
+        s = np.where(np.eye(len(x), dtype=bool), -np.inf, x)
+        return softmax_rows(s)
+
+    squares = [dict(x=RNG.normal(size=(n, n))) for n in (3, 5, 6)]
+    text = said(cases(kept_from_itself, softmax_rows, squares))
+    assert "your values are 0 on the diagonal, where the right ones are not" in text, text

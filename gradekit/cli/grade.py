@@ -21,11 +21,13 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gradekit.errors import UsageError
+    from gradekit.extras import require
     from gradekit.i18n.catalogs import languages
     from gradekit.i18n.languages_csv import default_language
     from gradekit.intake.untrusted import require_id
     from gradekit.manual.server import serve
 
+    require("groups", "the grading page's answer groups (gradekit grade)")
     course = course_of(args)
     require_id("assignment", args.assignment)
     course.source_of(args.assignment)

@@ -25,6 +25,7 @@ from gradekit.cli import (
     groups,
     integrity,
     new,
+    quickstart,
     receipt,
     release,
     report,
@@ -36,6 +37,7 @@ from gradekit.errors import GradekitError
 
 # in the order of the flow, as `gradekit --help` lists them
 VERBS = (
+    quickstart,
     new,
     check,
     translate,

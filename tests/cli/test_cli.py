@@ -332,3 +332,12 @@ def test_the_command_line_starts_light():
     code = "import sys, gradekit.cli.main; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
     loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+def test_the_demo_runs_on_a_course_and_says_so_elsewhere(tmp_path, capsys):
+    from gradekit.cli.main import main
+
+    assert main(["--course", str(tmp_path), "demo", "--students", "2"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no course directory" in err[0] and "gradekit quickstart DIR" in err[0]
+    assert list(tmp_path.iterdir()) == []

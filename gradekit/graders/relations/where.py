@@ -212,10 +212,10 @@ def _entries(key: str, shape: tuple[int, ...]) -> np.ndarray | None:
         return np.broadcast_to(P, shape)
     if kind.startswith("a") and kind[1:].isdigit():
         axis, n = int(kind[1:]), shape[int(kind[1:])]
-        which, _sep, k = rest.partition(":")
+        which, _sep, count = rest.partition(":")
         index = {"last": [n - 1], "first": [0]}.get(which)
         if index is None:
-            m = int(k)
+            m = int(count)
             index = {"index": [m], "upto": list(range(m)), "from": list(range(m, n)), "lastk": list(range(n - m, n))}[
                 which
             ]

@@ -48,13 +48,20 @@ class Composition(Family):
         for transform in TRANSFORMS:
             if not transform.defined(R):
                 continue
+            self.tried(part, f"times:{transform.name}:")
+            with np.errstate(all="ignore"):
+                few = transform.apply(part.R_few)
+            den_few = float(np.sum(few * few))
+            if np.all(np.isfinite(few)) and den_few > 0:
+                c_few = float(np.sum(part.S_few * few) / den_few)
+                if not close(part.S_few, c_few * few, tol):
+                    continue  # no one c makes c·t(R) on the few entries: nor anywhere
             with np.errstate(all="ignore"):
                 T = transform.apply(R)
             den = float(np.sum(T * T))
             if not np.all(np.isfinite(T)) or den == 0:
                 continue
             c = float(np.sum(S * T) / den)
-            self.tried(part, f"times:{transform.name}:")
             if math.isclose(c, 1.0, rel_tol=1e-3) or not close(S, c * T, tol) or close(S, np.zeros_like(S), tol):
                 continue
             for expression in numbers.named(c, part.inputs.sizes, max(10 * tol[0], 1e-6)):

@@ -2,9 +2,10 @@
 
 When a check's value S is wrong, :func:`search` hands each part of it, with the
 right value R, to every family's value search, in the families' order (their
-``rank``); then -- when the grader passed the :class:`~gradekit.graders.check.Call`
-that produced S, no known mistake matched it, no family explained it by its values
-alone, and this is one of the first :data:`DEEP_SEARCHES` failed checks of that
+``rank``) -- after a cell's first :data:`VALUE_SEARCHES` failed checks of that part, only
+to the families whose relations held on all of them; then -- when the grader passed
+the :class:`~gradekit.graders.check.Call` that produced S, no known mistake matched it,
+no family explained it by its values alone, and this is one of the first :data:`DEEP_SEARCHES` failed checks of that
 function in the cell -- to the families that call the reference or the student's
 function again, in order, until one explains the value. One input proves little (a
 table whose sizes are all 3 cannot tell ÷ n from ÷ d), so nothing is said here: the
@@ -41,11 +42,14 @@ from gradekit.graders.relations.values import close
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.graders.check import Call
 
-__all__ = ["search", "families", "family", "DEEP_SEARCHES"]
+__all__ = ["search", "families", "family", "DEEP_SEARCHES", "VALUE_SEARCHES"]
 
 # failed checks of one function, per cell of a submission, whose search calls the functions again: the
 # relations need two checks that agree, and a wrong submission stays cheap
 DEEP_SEARCHES = 3
+# failed checks of one part, per cell, that every value family searches; the later ones are searched only
+# by the families whose relations held on all of those (no other can be said any more)
+VALUE_SEARCHES = 3
 
 
 @cache
@@ -105,8 +109,12 @@ def search(
             if close(S, R, tol):
                 continue  # this part is right
             part = Part(subject, S, R, inputs, tol, evidence)
+            seen = _Seen(call, subject)
+            wanted = seen.families()
             for fam in every:
-                fam.search(part)
+                if wanted is None or fam.name in wanted:
+                    fam.search(part)
+            seen.remember(evidence, subject)
         if call is not None and call.reference is not None and not known and not _explained(evidence):
             deep = _Deep(call, whole)
             if deep.allowed:
@@ -141,6 +149,37 @@ def _name(call: Call | None) -> str:
     if call is None:
         return ""
     return str(getattr(call.student or call.reference, "__name__", "") or "")
+
+
+class _Seen:
+    """What the first VALUE_SEARCHES failed checks of a part showed in this cell (``give_up.found``):
+    the relations of the value families that held on every one of them."""
+
+    def __init__(self, call: Call | None, subject: str):
+        budget = getattr(call.student, "give_up", None) if call is not None else None
+        self.searched = getattr(budget, "searched", None)
+        self.found = getattr(budget, "found", None)
+        self.key = f"{getattr(budget, 'cell', '')}:{subject}:values"
+        self.done = 0
+        if self.searched is not None and self.found is not None:
+            self.done = self.searched.get(self.key, 0)
+            self.searched[self.key] = self.done + 1
+
+    def families(self) -> set[str] | None:
+        """The families to search with on this check; None: every one."""
+        if self.found is None or self.done < VALUE_SEARCHES:
+            return None
+        return {key.split("|", 1)[0] for key in self.found.get(self.key, set())}
+
+    def remember(self, evidence: Evidence, subject: str) -> None:
+        if self.found is None or self.done >= VALUE_SEARCHES:
+            return
+        held = set()
+        for key in evidence.holds:
+            where, name, arg = key.split("|", 2)
+            if where == subject:
+                held.add(f"{name}|{arg}")
+        self.found[self.key] = held if self.done == 0 else self.found.get(self.key, set()) & held
 
 
 class _Deep:

@@ -153,7 +153,7 @@ def _name(call: Call | None) -> str:
 
 class _Seen:
     """What the first VALUE_SEARCHES failed checks of a part showed in this cell (``give_up.found``):
-    the relations of the value families that held on every one of them."""
+    the value families' relations that held on one of them and were ruled out on none."""
 
     def __init__(self, call: Call | None, subject: str):
         budget = getattr(call.student, "give_up", None) if call is not None else None
@@ -169,17 +169,22 @@ class _Seen:
         """The families to search with on this check; None: every one."""
         if self.found is None or self.done < VALUE_SEARCHES:
             return None
-        return {key.split("|", 1)[0] for key in self.found.get(self.key, set())}
+        ruled = self.found.get(self.key + ":out", set())
+        return {key.split("|", 1)[0] for key in self.found.get(self.key, set()) - ruled}
 
     def remember(self, evidence: Evidence, subject: str) -> None:
         if self.found is None or self.done >= VALUE_SEARCHES:
             return
-        held = set()
-        for key in evidence.holds:
-            where, name, arg = key.split("|", 2)
-            if where == subject:
-                held.add(f"{name}|{arg}")
-        self.found[self.key] = held if self.done == 0 else self.found.get(self.key, set()) & held
+        prefix = subject + "|"
+        held = {key[len(prefix) :] for key in evidence.holds if key.startswith(prefix)}
+        tested = {t[len(prefix) :] for t in evidence.tested if t.startswith(prefix)}
+        wildcards = [t[:-1] for t in tested if t.endswith("*")]
+        seen = self.found.setdefault(self.key, set())
+        seen |= held
+        out = self.found.setdefault(self.key + ":out", set())
+        for key in seen - held:
+            if key in tested or any(key.startswith(w) for w in wildcards):
+                out.add(key)
 
 
 class _Deep:

@@ -50,6 +50,8 @@ class Transformed(Family):
                     continue
                 holds, broadcast = matches(whole.got, out, whole.tol)
                 self.test(whole, f"{transform.name}:{key}", holds, {"broadcast": broadcast} if broadcast else None)
+                if holds:
+                    return  # explained: the rest would cost calls and say no more
 
     def sentence(self, arg, relation) -> Text | None:
         name, _sep, key = arg.rpartition(":")

@@ -10,7 +10,10 @@
    sandbox as always), timing every relation search of a failed check -- with the
    calls into the student's code and the reference it makes -- and the weighing of a
    cell's evidence, summed per graded cell that lost points: the median, the 90th
-   percentile and the worst cell, and the worst by family. Timings are noisy on a
+   percentile and the worst cell (and how much of it was spent in the sandbox's round
+   trips), the same without the interpreter's garbage collections that fell inside the
+   timings (a full collection of this process, which holds the whole run, takes 0.1-0.3 s
+   wherever it falls), and the worst by test cell. Timings are noisy on a
    shared machine: run it alone, or compare runs made side by side.
 
 ``python bench/relations.py [--variants 10] [--cost] [--assignment A]``; the table is
@@ -20,6 +23,7 @@ printed and written to bench/out/relations.txt.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -82,8 +86,15 @@ class Costs:
 
     def __init__(self):
         self.pending = 0.0
+        self.pending_sandbox = 0.0
         self.cells: dict[str, float] = defaultdict(float)  # test cell -> seconds, this submission
+        self.sandbox: dict[str, float] = defaultdict(float)  # of which in calls of the student's code
         self.done: list[tuple[str, float]] = []  # (test cell, seconds) of each failed cell graded
+        self.done_sandbox: list[float] = []
+        self.collecting = 0.0  # seconds of the interpreter's garbage collections so far (gc.callbacks)
+        self.pending_gc = 0.0
+        self.gc: dict[str, float] = defaultdict(float)
+        self.done_gc: list[float] = []
 
     def install(self) -> None:
         from gradekit.grading import diagnosis, stages
@@ -96,35 +107,67 @@ class Costs:
         search, relate, record, diagnose = where.search, diagnosis.relate, plugin.GraderPlugin._record, \
             stages.diagnose
         costs = self
+        began = {}
+
+        def collected(phase, info):
+            if phase == "start":
+                began["t"] = time.perf_counter()
+            elif "t" in began:
+                costs.collecting += time.perf_counter() - began.pop("t")
+
+        gc.callbacks.append(collected)
+        try:  # the calls of the student's code a search makes (one request each)
+            from gradekit.graders.relations.family import Whole
+
+            student = Whole.student
+
+            def timed_student(self, *args, **kwargs):
+                started = time.perf_counter()
+                try:
+                    return student(self, *args, **kwargs)
+                finally:
+                    costs.pending_sandbox += time.perf_counter() - started
+
+            Whole.student = timed_student
+        except ImportError:  # the engine before the families: not told apart
+            pass
 
         def timed_search(*args, **kwargs):
-            started = time.perf_counter()
+            started, collecting = time.perf_counter(), costs.collecting
             try:
                 return search(*args, **kwargs)
             finally:
                 costs.pending += time.perf_counter() - started
+                costs.pending_gc += costs.collecting - collecting
 
         def timed_record(self, item, *args, **kwargs):
             cell = plugin._label(item)[0]
             costs.cells[cell] += costs.pending
-            costs.pending = 0.0
+            costs.sandbox[cell] += costs.pending_sandbox
+            costs.gc[cell] += costs.pending_gc
+            costs.pending = costs.pending_sandbox = costs.pending_gc = 0.0
             return record(self, item, *args, **kwargs)
 
         def timed_relate(checks):
-            started = time.perf_counter()
+            started, collecting = time.perf_counter(), costs.collecting
             try:
                 return relate(checks)
             finally:
                 costs.pending += time.perf_counter() - started
+                costs.pending_gc += costs.collecting - collecting
 
         def timed_diagnose(cell):
             costs.pending = 0.0
             diagnose(cell)
             seconds = costs.cells.pop(cell.grade_id, 0.0) + costs.pending
-            costs.pending = 0.0
+            sandbox = costs.sandbox.pop(cell.grade_id, 0.0)
+            collecting = costs.gc.pop(cell.grade_id, 0.0) + costs.pending_gc
+            costs.pending = costs.pending_sandbox = costs.pending_gc = 0.0
             if cell.score is not None and cell.score < cell.points - 1e-9 and any(
                     not c.passed for c in cell.checks):
                 costs.done.append((cell.grade_id, seconds))
+                costs.done_sandbox.append(sandbox)
+                costs.done_gc.append(collecting)
 
         where.search = timed_search
         diagnosis.relate = timed_relate
@@ -135,13 +178,21 @@ class Costs:
         if not self.done:
             return ["cost: no failed cell graded"]
         ms = sorted(1000 * s for _cell, s in self.done)
+        net = [1000 * (s - g) for (_cell, s), g in zip(self.done, self.done_gc, strict=True)]
         p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]
-        worst = max(self.done, key=lambda cs: cs[1])
+        at = max(range(len(self.done)), key=lambda i: self.done[i][1])
+        worst = self.done[at]
         by_cell: dict[str, list[float]] = defaultdict(list)
         for cell, s in self.done:
             by_cell[cell].append(1000 * s)
         out = [f"cost per failed cell ({len(ms)} cells): median {statistics.median(ms):.1f} ms, "
-               f"90th percentile {p90:.1f} ms, worst {1000 * worst[1]:.1f} ms ({worst[0]})"]
+               f"90th percentile {p90:.1f} ms, worst {1000 * worst[1]:.1f} ms ({worst[0]}; "
+               f"{1000 * self.done_sandbox[at]:.1f} ms of it in calls of the student's code)",
+               f"  in calls of the student's code: median {1000 * statistics.median(self.done_sandbox):.1f} ms, "
+               f"worst {1000 * max(self.done_sandbox):.1f} ms",
+               f"  without the interpreter's garbage collections (of the whole process, {1000 * self.collecting:.0f} ms "
+               f"in all; {1000 * self.done_gc[at]:.1f} ms in the worst cell): median "
+               f"{statistics.median(net):.1f} ms, worst {max(net):.1f} ms"]
         for cell, values in sorted(by_cell.items(), key=lambda kv: -max(kv[1]))[:8]:
             out.append(f"  {cell}: median {statistics.median(values):.1f} ms, worst {max(values):.1f} ms "
                        f"({len(values)} cells)")

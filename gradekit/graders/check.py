@@ -30,9 +30,9 @@ stayed the same when the grader changed the weights.", see
 :mod:`gradekit.graders.probes`); their sentences are added to the message.
 
 Every failed array check also looks for a relation between the wrong value and
-the right one -- a factor, an offset by an input, a function of the right
-value, the right function on changed inputs, ... (:mod:`gradekit.graders.relations`,
-imported only then). Pass the ``call`` that produced the value
+the right one -- a factor, a function of each right value, where the values
+differ, the right function on changed or fitted inputs, ... (the families of
+:mod:`gradekit.graders.relations`, imported only then). Pass the ``call`` that produced the value
 (:class:`Call`: the student's function, the reference one, the inputs) for the
 relations that need the inputs, ``step`` for an output built step by step, and
 ``relations=False`` for a check whose expected value is not the right answer
@@ -264,12 +264,12 @@ def arrays(
 
 
 def _relations(got, expected, what, call, rtol, atol, step, known) -> dict | None:
-    """The evidence of how a wrong value relates to the right one (gradekit.graders.relations,
+    """The evidence of how a wrong value relates to the right one (gradekit.graders.relations.engine,
     imported here: only a failed check pays for it); None when the search cannot run."""
-    from gradekit.graders import relations
+    from gradekit.graders.relations import engine
 
     try:
-        return relations.search(got, expected, what=what, call=call, rtol=rtol, atol=atol, step=step, known=known)
+        return engine.search(got, expected, what=what, call=call, rtol=rtol, atol=atol, step=step, known=known)
     except Exception:  # noqa: BLE001 - a search that cannot look says nothing; the check's verdict stands
         return None
 

@@ -59,8 +59,9 @@ class GiveUp:
     not one per hidden test) without touching the other exercises. It also
     counts, per graded cell (``cell``, the one being graded) and function, the
     failed checks whose relation search called the functions again
-    (``searched``: see gradekit.graders.relations), which bounds what a wrong
-    submission costs.
+    (``searched``: see gradekit.graders.relations.engine), and what those
+    searches found (``found``: the last is asked only about it), which bounds
+    what a wrong submission costs.
 
     What a grader sees of it::
 
@@ -71,6 +72,7 @@ class GiveUp:
     def __init__(self, budget: float | None = None) -> None:
         self.reasons: dict[str, str] = {}
         self.searched: dict[str, int] = {}
+        self.found: dict[str, set[str]] = {}  # per cell and function: the relations its deep searches found
         self.cell = ""
         self.deadline = time.monotonic() + budget if budget else None
         self.budget = budget

@@ -9,6 +9,7 @@ scores, not O(n²)).
 """
 
 import numpy as np
+import pytest
 
 from gradekit.graders import check
 from gradekit.i18n import _
@@ -50,6 +51,7 @@ def test_constant_score(student, reference, rng):
            extra=_ignored(reference, Q, K, V))
 
 
+@pytest.mark.weight(2)  # the point of the exercise: half of the cell
 def test_one_block_at_a_time(student, reference, rng, params):
     """the score function never receives more than one block of keys"""
     n_k, block = 3 * params["block"] + 1, params["block"]

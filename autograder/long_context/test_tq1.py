@@ -11,14 +11,13 @@ from gradekit.i18n import _
 RTOL = 0.01
 MB, GB = 2 ** 20, 2 ** 30
 BITS = _("gave bits, not bytes: FP16 takes 2 bytes a number")
-DECIMAL_MB = _("counted 1 MB as 10⁶ bytes; the lecture's table counts 2²⁰")
-DECIMAL_GB = _("counted 1 GB as 10⁹ bytes; the lecture's table counts 2³⁰")
+DECIMAL = _("counted 1 MB as 10⁶ bytes (1 GB as 10⁹); the lecture's table counts 2²⁰ (and 2³⁰)")
 FP32 = _("counted 4 bytes a number (FP32); FP16 takes 2")
 ONE_BYTE = _("counted 1 byte a number; FP16 takes 2")
-LINEAR = _("counted n numbers instead of n²: the table has n × n entries")
+LINEAR = _("counted n numbers instead of n²: the table has n × n entries, so n grows as the square root of "
+           "the memory")
 BYTES = _("gave bytes, not MB")
 GIB = _("gave GB, not MB")
-NO_ROOT = _("forgot the square root: the memory grows as n², so n grows as its square root")
 BLOCK_SQUARED = _("counted a block × block table: every query meets the block's keys, n × block scores")
 
 
@@ -39,7 +38,7 @@ def test_table(student, params):
     check.scalar(student["tq1_mb"], right, what="tq1_mb", rtol=RTOL, atol=0, mistakes=distinct(right, {
         LINEAR: 2 * n / MB,
         BITS: right * 8,
-        DECIMAL_MB: 2 * n * n / 1e6,
+        DECIMAL: 2 * n * n / 1e6,
         FP32: right * 2,
         BYTES: right * MB,
         GIB: right / 1024,
@@ -51,8 +50,8 @@ def test_longest_context(student, params):
     memory = params["tq1_gb"] * GB
     right = float(np.sqrt(memory / 2))
     check.scalar(student["tq1_max_n"], right, what="tq1_max_n", rtol=RTOL, atol=0, mistakes=distinct(right, {
-        NO_ROOT: memory / 2,
-        DECIMAL_GB: float(np.sqrt(params["tq1_gb"] * 1e9 / 2)),
+        LINEAR: memory / 2,
+        DECIMAL: float(np.sqrt(params["tq1_gb"] * 1e9 / 2)),
         FP32: float(np.sqrt(memory / 4)),
         ONE_BYTE: float(np.sqrt(memory)),
         BITS: float(np.sqrt(memory / 16)),
@@ -67,7 +66,7 @@ def test_one_block(student, params):
         BLOCK_SQUARED: 2 * block * block / MB,
         _("that is the whole n × n table: a block holds n × block scores"): 2 * n * n / MB,
         BITS: right * 8,
-        DECIMAL_MB: 2 * n * block / 1e6,
+        DECIMAL: 2 * n * block / 1e6,
         FP32: right * 2,
         BYTES: right * MB,
     }))

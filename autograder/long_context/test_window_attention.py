@@ -17,6 +17,7 @@ IGNORED = _("the mask was not applied: every token sees every token")
 WIDER = _("the window holds w + 1 tokens: the token itself is one of its last w")
 NARROWER = _("the window holds w - 1 tokens: count the token itself among its last w")
 LOOKS_AHEAD = _("the window also looks ahead: a token may not see the tokens after it")
+PREVIOUS_W = _("took the w tokens before the token, not the last w: the token itself is one of them")
 NO_SCALING = _("no scaling: divide the scores by sqrt(d_k)")
 
 # (n, d_k, d_v, w), the same for every student
@@ -35,6 +36,8 @@ def _mistakes(reference, Q, K, V, w):
     }
     if w is not None:
         out[WIDER] = variant(Q, K, V, w + 1)
+        out[PREVIOUS_W] = variant(Q, K, V, mask=reference.window_mask(n, w + 1) & ~np.eye(n, dtype=bool)) \
+            if n > 1 else None   # token 0 would see nothing
         out[NARROWER] = variant(Q, K, V, w - 1) if w > 1 else None   # no key at all: NaN rows
     return out
 

@@ -10,6 +10,7 @@ WIDER = _("the window holds w + 1 tokens: the token itself is one of its last w"
 NARROWER = _("the window holds w - 1 tokens: count the token itself among its last w")
 LOOKS_AHEAD = _("the window also looks ahead: a token may not see the tokens after it")
 NO_DIAGONAL = _("a token must also see itself: keep the diagonal")
+PREVIOUS_W = _("took the w tokens before the token, not the last w: the token itself is one of them")
 UPPER = _("the wrong triangle: a token sees the keys before it (j <= i), not the keys after it")
 
 # sizes and windows, the same for every student: w = 1 (the token alone), w >= n (the causal mask)
@@ -26,6 +27,7 @@ def _mistakes(reference, n, w):
     }
     if w is not None:
         out[WIDER] = reference.window_mask(n, w + 1)
+        out[PREVIOUS_W] = reference.window_mask(n, w + 1) & ~np.eye(n, dtype=bool)
         out[NARROWER] = reference.window_mask(n, w - 1) if w > 1 else np.zeros((n, n), dtype=bool)
     return out
 

@@ -107,7 +107,7 @@ def _matrix(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
 
 
 def _sequence(rng: np.random.Generator, n: int, block: int):
-    """Q, K, V whose row maxima change from one key block to the next in some rows and not in
+    """Q, K, V whose row maxima grow after the first key block in some rows and stay in
     others: then forgetting to rescale, or rescaling only one of the running sums, changes the
     result, and the visible checks on the student's own numbers show it."""
     while True:
@@ -115,8 +115,8 @@ def _sequence(rng: np.random.Generator, n: int, block: int):
         s = Q @ K.T / np.sqrt(D_K)
         first = s[:, :block].max(axis=1)
         later = s[:, block:].max(axis=1)
-        grows = later > first + 0.2
-        if 2 <= grows.sum() <= n - 2 and s.std() > 0.5:
+        grows, stays = later > first + 0.2, later < first
+        if grows.sum() >= 2 and stays.sum() >= 2 and s.std() > 0.5:
             return Q, K, V
 
 

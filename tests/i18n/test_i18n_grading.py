@@ -23,7 +23,7 @@ from conftest import REPO, VENV_BIN
 pytestmark = pytest.mark.e2e
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-ASSIGNMENTS = ["self_attention", "multi_head_attention"]
+ASSIGNMENTS = ["self_attention", "multi_head_attention", "long_context"]
 
 
 def _comparable(result) -> dict:

@@ -103,7 +103,7 @@ def _answer_positions(rng: np.random.Generator, count: int) -> list[int]:
 
 
 def _matrix(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
-    return np.round(rng.uniform(-1.5, 1.5, size=(rows, cols)), 1)
+    return np.round(rng.uniform(-1.5, 1.5, size=(rows, cols)), 1) + 0.0   # + 0.0: no -0.0 printed
 
 
 def _sequence(rng: np.random.Generator, n: int, block: int):

@@ -3,8 +3,10 @@
 The reference's online_step stands in for the student's, so that a mistake in
 the running softmax is charged once, in `test_online_step`; what is graded here
 is the loop: the blocks, the last shorter one, the final division. The score
-function passed is the lecture's (the reference's scaled_dot, run in the
-grader's process and called back from the student's code).
+function passed is the lecture's: the reference's scaled_dot (run in the
+grader's process and called back from the student's code), and once the
+scaled_dot of the student's own notebook (a student function passed to a
+student function: both run in the sandbox).
 """
 
 import numpy as np
@@ -33,6 +35,16 @@ def test_your_blocks(student, reference, params):
     Q, K, V = (np.array(params[k]) for k in ("Q", "K", "V"))
     _check(student, reference, Q, K, V, params["block"], reference.scaled_dot,
              _("blockwise_attention(Q, K, V, {block}, scaled_dot) on your numbers").format(block=params["block"]))
+
+
+def test_your_score_function(student, reference, rng):
+    """your notebook's own scaled_dot, passed to your blockwise_attention"""
+    Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(11, 3)), rng.normal(size=(11, 2))
+    sb = student.with_reference("online_step")
+    got = sb.blockwise_attention(Q, K, V, 4, student.scaled_dot)      # both run in the sandbox
+    check.array(got, reference.full_attention(Q, K, V), what=_("blockwise_attention(Q, K, V, 4, scaled_dot) "
+                                                                "with the scaled_dot of your notebook"), **TOL,
+                mistakes=lambda: reference.blockwise_routes(Q, K, V, 4, reference.scaled_dot))
 
 
 def test_shapes(student, reference, rng):

@@ -149,7 +149,7 @@ def test_an_unknown_course_language_is_refused(course_factory, capsys):
 # -- the catalogs ----------------------------------------------------------------------------------
 
 def test_the_shipped_assignments_have_chinese():
-    assert ASSIGNMENTS == ["multi_head_attention", "self_attention"]
+    assert ASSIGNMENTS == ["long_context", "multi_head_attention", "self_attention"]
     assert "zh" in languages()
 
 

@@ -6,7 +6,7 @@ several when it is consistent with more than one. A student is counted under
 every name of their diagnosis; ``uncertain`` counts those whose diagnosis had
 more than one name.
 
-In a multiple-choice cell (``c.Gradekit.choice_cells``) every check is one
+In a multiple-choice cell (``choice_cells`` in the assignment's assignment.toml) every check is one
 item and every wrong option is a named mistake -- the misconception that
 option stands for -- so the options chosen are counted from the checks: the
 right answer (passed), each named distractor, and anything else (no answer,

@@ -41,8 +41,8 @@ system-deps:
 
 $(STAMP): pyproject.toml constraints.txt | system-deps
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]" 2>&1 | grep -v "^WARNING: Location" || true
-	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, dask.distributed, vl_convert, playwright"
+	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ".[test,hub]" 2>&1 | grep -v "^WARNING: Location" || true
+	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, dask.distributed, vl_convert, playwright, jupyterhub"
 	$(VENV)/bin/ruff --version >/dev/null && $(VENV)/bin/mypy --version >/dev/null
 	touch $@
 

@@ -21,7 +21,8 @@
     │   ├── GraderError            a hidden grader or the reference that does not load
     │   ├── SandboxUnavailable     no bubblewrap (and no --no-sandbox)
     │   ├── SandboxBroken          a sandbox that cannot start
-    │   └── GradebookError         a gradebook that cannot be written
+    │   ├── GradebookError         a gradebook that cannot be written
+    │   └── HubUnreachable         the JupyterHub a service asks who is calling does not answer
     └── SubmissionError            a submission that cannot be graded: zero + the reason
 
     StudentCodeError               the student's code raised, hung, crashed or broke the
@@ -104,6 +105,10 @@ class SandboxBroken(CourseFailure):
 
 class GradebookError(CourseFailure):
     """The gradebook cannot be read or written."""
+
+
+class HubUnreachable(CourseFailure):
+    """The JupyterHub whose API a gradekit service asks who is calling does not answer."""
 
 
 # -- one student's submission ----------------------------------------------------------------

@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("runners", ["gradekit.runners"]),
     ("what people read and hand in", ["gradekit.pages", "gradekit.handout", "gradekit.integrity", "gradekit.qa",
                                       "gradekit.service", "gradekit.manual"]),
+    ("the hub's web services", ["gradekit.hub"]),
     ("command line", ["gradekit.cli", "gradekit.__main__"]),
 ]
 

@@ -23,6 +23,7 @@ from gradekit.cli import (
     generate,
     grade,
     groups,
+    hub_config,
     integrity,
     new,
     receipt,
@@ -53,6 +54,7 @@ VERBS = (
     export,
     receipt,
     student_config,
+    hub_config,
     doctor,
     demo,
 )

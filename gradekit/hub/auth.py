@@ -244,8 +244,9 @@ class _Base(_HubAuthenticated, web.RequestHandler):
         )
 
     def set_default_headers(self) -> None:
-        self.set_header("Cache-Control", "no-store")
-        self.set_header("X-Content-Type-Options", "nosniff")
+        from gradekit.hub.web import security_headers
+
+        security_headers(self)
 
 
 class InstructorPage(_Base):

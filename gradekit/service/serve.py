@@ -90,11 +90,18 @@ class Service:
                 f"no exchange for {self.course.course_id} at {self.inbound.parent}: release an assignment "
                 "first (gradekit release ASSIGNMENT)"
             )
-        with self.course.lock("serve"), self.course.lock("autograde"):
+        from gradekit.service.lifetime import TAKEOVER, Hub
+
+        hub = Hub()  # started by a hub: stop when it dies; wait for the lock of a dead hub's service
+        wait = TAKEOVER if hub.started_by_hub else 0.0
+        with self.course.lock("serve", wait), self.course.lock("autograde", wait):
             self._start()
             try:
                 while not self._stopping:
                     self._step()
+                    if hub.gone():
+                        self.say("stopping: the hub that started this service has died")
+                        break
             finally:
                 self.stop.set()
                 self._close()

@@ -19,6 +19,11 @@ def add_parser(sub) -> None:
         metavar="PATH",
         help=f"the Python the students' nbgrader runs (default: {STUDENT_PYTHON} when it exists)",
     )
+    p.add_argument(
+        "--hub-config",
+        metavar="PATH",
+        help="the hub's jupyterhub_config.py: its database and cookie secret, its servers' umask, TLS",
+    )
     p.set_defaults(run=run)
 
 
@@ -27,10 +32,16 @@ def run(args) -> int:
 
     course = course_of(args)
     python = Path(args.student_python) if args.student_python else (STUDENT_PYTHON if STUDENT_PYTHON.exists() else None)
-    problems = diagnose(course, python)
+    hub = Path(args.hub_config).resolve() if args.hub_config else None
+    if hub is not None and not hub.is_file():
+        from gradekit.errors import UsageError
+
+        raise UsageError(f"--hub-config {args.hub_config}: no such file")
+    problems = diagnose(course, python, hub)
     for problem in problems:
         print(problem.line())
     if not problems:
-        checked = "the course, the exchange" + (f" and {python}" if python else "")
+        checked = "the course, the exchange, the homes" + (f", {python}" if python else "")
+        checked += f" and the hub in {hub.parent}" if hub else ""
         print(f"{course.course_id}: nothing to fix ({checked} checked)")
     return 1 if problems else 0

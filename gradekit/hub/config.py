@@ -178,6 +178,9 @@ def text(plan: Plan) -> str:
         '    settings = f"{HUB}/instructors" if name in INSTRUCTORS else f"{HUB}/students"',
         '    spawner.environment = {**spawner.environment, "JUPYTER_CONFIG_PATH": settings}',
         '    spawner.default_url = "/tree" if interface_of(name) == "notebook" else "/lab"',
+        "    if name in INSTRUCTORS:  # Formgrader opens a course only below the server's root: /, opened at home",
+        '        spawner.notebook_dir = "/"',
+        '        spawner.args = [*spawner.args, f"--ContentsManager.preferred_dir={account.pw_dir}"]',
         "",
         "",
         "c.Spawner.pre_spawn_hook = pre_spawn_hook",
@@ -219,14 +222,17 @@ def text(plan: Plan) -> str:
 def instructors_config(course, exchange: str) -> str:
     """The nbgrader_config.py of the instructors' servers: Formgrader opens the course."""
     cid = course.course_id
+    factory = dict((course.config or {}).get("ExchangeFactory", {}))  # the course's exchange classes
     return "\n".join(
         [
             f"# nbgrader_config.py for the instructors of {cid} (written by `gradekit hub-config`): Formgrader",
-            "# and the instructor's nbgrader open the course (the course's own nbgrader_config.py is read too)",
+            "# and the instructor's nbgrader open the course from any folder",
             "c = get_config()  # noqa: F821",
             f"c.CourseDirectory.root = {_lit(str(course.root))}",
             f"c.CourseDirectory.course_id = {_lit(cid)}",
+            f"c.CourseDirectory.db_url = {_lit(course.db_url)}",
             f"c.Exchange.root = {_lit(exchange)}",
+            *(f"c.ExchangeFactory.{step} = {_lit(str(cls))}" for step, cls in factory.items()),
             "",
         ]
     )

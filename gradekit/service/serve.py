@@ -324,18 +324,27 @@ class Service:
         if record is not None:
             self.recorders[assignment].record(record)
         number = len(graded)
-        released = self._release(entry, base, result, number, counting, graded)
+        disclosure = self._disclosure(entry.assignment, number, counting, graded)
+        released = self._release(entry, base, result, disclosure)
         self.ledger.settle(entry, "graded", result.score)
         self.graded += 1
         arrived = dt.datetime.fromisoformat(entry.arrived) if entry.arrived else None
         latency = f", {(_now() - arrived).total_seconds():.2f} s after it arrived" if arrived else ""
         counts = f"attempt {counting} counts" if counting != entry.attempt else "it counts"
+        from gradekit.pages.feedback import ShownNow
+
+        shown = ShownNow.of(result, disclosure)
+        held = (
+            f"; the page shows {shown.shown:g}/{shown.possible:g} until the due date, {shown.held_text()} hidden"
+            if shown.held
+            else ""
+        )
         self.say(
-            f"graded {student} {assignment} attempt {number}: {result.score:g}/{result.possible:g} "
-            f"({counts}){'' if released else ', feedback not released (no submission secret)'}{latency}"
+            f"graded {student} {assignment} attempt {number}: {shown.score:g}/{shown.possible:g} "
+            f"({counts}){'' if released else ', feedback not released (no submission secret)'}{latency}{held}"
         )
 
-    def _release(self, entry, base: Path, result, number: int, counting: int, graded: list) -> bool:
+    def _release(self, entry, base: Path, result, disclosure) -> bool:
         """This attempt's feedback pages, as the policy shows them, under nbgrader's names for them."""
         from gradekit.atomic import atomic_write
         from gradekit.handout import layout
@@ -346,7 +355,7 @@ class Service:
             result,
             out_dir=base / "feedback",
             graded_dir=base / "autograded",
-            disclosure=self._disclosure(entry.assignment, number, counting, graded),
+            disclosure=disclosure,
         )
         secret_file = base / "submitted" / "submission_secret.txt"
         if not secret_file.is_file():

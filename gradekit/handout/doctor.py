@@ -391,7 +391,7 @@ def _readable_files(home: Path) -> list[Path]:
                 found.append(path)
         if seen > HOME_FILES:
             break
-    return found
+    return sorted(found, key=lambda p: (any(part.startswith(".") for part in p.relative_to(home).parts), str(p)))
 
 
 def hub_problems(config: Path) -> list[Problem]:

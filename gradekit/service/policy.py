@@ -45,7 +45,7 @@ class Policy:
 
     def held_parts(self, course, assignment: str) -> list[tuple[str, float]]:
         """What this policy hides of ``assignment`` before its due date, each part with its points: a
-        notebook whole ("quiz"), or a cell of one ("self_attention/test_concepts")."""
+        notebook whole ("quiz"), or a cell of one ("lab/test_concepts")."""
         import json
 
         parts: list[tuple[str, float]] = []

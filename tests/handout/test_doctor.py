@@ -190,10 +190,8 @@ def test_homes_their_files_and_the_hub_s_database_that_a_classmate_reads_are_nam
             os.chmod(account.home, 0o755)
         copy = a.home / ASSIGNMENT / "self_attention-Copy1.ipynb"
         workspace = a.home / ".jupyter" / "lab" / "workspaces" / "default-37a8.jupyterlab-workspace"
-        for path in (copy, workspace):
-            a.run("mkdir", "-p", str(path.parent))
-            a.run("chmod", "755", str(path.parent), str(a.home / ".jupyter"), str(a.home / ".jupyter" / "lab"))
-            a.run("sh", "-c", f"umask 022 && echo solved > '{path}'")
+        for path in (copy, workspace):      # as a server with umask 022 writes them
+            a.run("sh", "-c", f"umask 022 && mkdir -p '{path.parent}' && echo solved > '{path}'")
         hub = base / "jupyterhub"
         hub.mkdir(mode=0o755)
         (hub / "jupyterhub_config.py").write_text(HUB_CONFIG.format(hub=hub))
@@ -203,6 +201,7 @@ def test_homes_their_files_and_the_hub_s_database_that_a_classmate_reads_are_nam
         assert b.may("cat", f"'{copy}'") and b.may("cat", f"'{workspace}'") and b.may("cat", f"'{hub}/jupyterhub.sqlite'")
 
         code, lines = _doctor(course, "--hub-config", str(hub / "jupyterhub_config.py"))
+        print("\n".join(lines))
         assert code == 1, lines
         wanted = [f"the home {a.home} of gkhoa", f"the home {b.home} of gkhob", f"file(s) in {a.home}",
                   f"file(s) in {b.home}",   # the copy and the workspace; and Debian's 0644 .bashrc, .profile

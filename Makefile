@@ -5,7 +5,7 @@ VENV    := .venv
 PYTHON  ?= python3
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test lint bench clean system-deps translations deploy
+.PHONY: setup demo test lint bench clean system-deps translations deploy private-homes
 
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations
@@ -77,6 +77,16 @@ deploy: $(STAMP)
 	if $(DEPLOY)/venv/bin/python -c "import gradekit_course" 2>/dev/null; then \
 	  echo "deploy: the course's files (gradekit_course) are in $(DEPLOY)"; exit 1; fi; \
 	rm -f $(DEPLOY)/.installed-*; touch $(DEPLOY_STAMP); echo "deploy: $(DEPLOY)/venv"
+	@$(MAKE) -s private-homes
+
+# every home useradd makes from now on is its account's alone (Debian's useradd -m makes them 0755, and a
+# classmate could read a notebook duplicated in it); the hub config gradekit hub-config writes makes a home
+# 0700 again at each login and gives each server umask 077. Homes made before: chmod 0700 /home/*
+private-homes:
+	@if [ "$$(id -u)" = 0 ] && [ -f /etc/login.defs ] && ! grep -Eq '^HOME_MODE[[:space:]]+0?700$$' /etc/login.defs; then \
+	  if grep -Eq '^#?HOME_MODE[[:space:]]' /etc/login.defs; then sed -Ei 's/^#?HOME_MODE[[:space:]].*/HOME_MODE 0700/' /etc/login.defs; \
+	  else echo "HOME_MODE 0700" >> /etc/login.defs; fi; \
+	  echo "deploy: HOME_MODE 0700 in /etc/login.defs (new homes are their account's alone)"; fi
 
 # the linter and the type checker on gradekit/, the test suite, then every shipped assignment's own QA
 test: setup lint deploy

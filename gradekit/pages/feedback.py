@@ -110,7 +110,7 @@ class ShownNow:
 
     def held_text(self) -> str:
         """'quiz (19 points)', for the instructor's lines (English, as the log is)."""
-        return ", ".join(f"{name} ({points:g} point{'s' if points != 1 else ''})" for name, points in self.held)
+        return ", ".join(f"{name} ({page.points_phrase(worth)})" for name, worth in self.held)
 
 
 def write_feedback(

@@ -332,15 +332,17 @@ class Service:
         latency = f", {(_now() - arrived).total_seconds():.2f} s after it arrived" if arrived else ""
         counts = f"attempt {counting} counts" if counting != entry.attempt else "it counts"
         from gradekit.pages.feedback import ShownNow
+        from gradekit.pages.look import points
 
-        shown = ShownNow.of(result, disclosure)
+        shown = ShownNow.of(result, disclosure)  # the numbers as the page writes them
         held = (
-            f"; the page shows {shown.shown:g}/{shown.possible:g} until the due date, {shown.held_text()} hidden"
+            f"; the page shows {points(shown.shown)}/{points(shown.possible)} until the due date, "
+            f"{shown.held_text()} hidden"
             if shown.held
             else ""
         )
         self.say(
-            f"graded {student} {assignment} attempt {number}: {shown.score:g}/{shown.possible:g} "
+            f"graded {student} {assignment} attempt {number}: {points(shown.score)}/{points(shown.possible)} "
             f"({counts}){'' if released else ', feedback not released (no submission secret)'}{latency}{held}"
         )
 

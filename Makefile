@@ -5,7 +5,7 @@ VENV    := .venv
 PYTHON  ?= python3
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test lint bench clean system-deps translations deploy private-homes
+.PHONY: setup demo test lint bench clean system-deps translations deploy docs wheel private-homes
 
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations
@@ -41,42 +41,55 @@ system-deps:
 
 $(STAMP): pyproject.toml constraints.txt | system-deps
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ".[test,hub]" 2>&1 | grep -v "^WARNING: Location" || true
-	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, dask.distributed, vl_convert, playwright, jupyterhub"
+	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]" 2>&1 | grep -v "^WARNING: Location" || true
+	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, dask.distributed, sklearn, psycopg, jupyterhub, playwright, sphinx, furo, myst_parser, sphinxarg"
 	$(VENV)/bin/ruff --version >/dev/null && $(VENV)/bin/mypy --version >/dev/null
 	touch $@
 
 demo: setup
 	$(VENV)/bin/gradekit demo
 
-# The deployment students run, apart from the course: gradekit installed as a package (never the course
-# directory, which students must not read, nor this repository's course, `gradekit_course`: its solutions
-# and graders would be readable by every account) on Debian's Python, in a folder every account may enter, with
-# JupyterHub, JupyterLab, Notebook and nbgrader, and JupyterHub's proxy from npm. The tests' real Unix
-# students run it; as another user than root it is skipped (and so are those tests).
+# gradekit's wheel alone (no course: pyproject.toml packages gradekit/ and nothing else), built from a clean
+# copy of the sources so that no build/ or egg-info lands in the checkout
+WHEEL := dist/gradekit-0.1.0-py3-none-any.whl
+wheel: $(WHEEL)
+$(WHEEL): pyproject.toml README.md $(shell find gradekit -type f -not -path '*/__pycache__/*' -not -name '*.mo')
+	@set -e; tmp=$$(mktemp -d); cp -r pyproject.toml README.md gradekit $$tmp/; \
+	find $$tmp -name __pycache__ -prune -exec rm -rf {} +; \
+	$(PYTHON) -m pip wheel -q --disable-pip-version-check --no-deps -w $$tmp/dist $$tmp 2>&1 | grep -v "^WARNING: Location" || true; \
+	mkdir -p dist; mv $$tmp/dist/gradekit-*.whl $(WHEEL); rm -rf $$tmp; echo "wheel: $(WHEEL)"
+
+# The deployment students run, apart from the course: gradekit's wheel with its student side only (the
+# exchange's client classes and the Lab extension, JupyterHub's single-user server, JupyterLab and
+# Notebook 7: `gradekit[student,hub]`) on Debian's Python, in a folder every account may enter, and
+# JupyterHub's proxy from npm. None of the grading extras (Dask, psycopg, scikit-learn, scipy), no test
+# tools (playwright, ruff, mypy), no course files; it needs no `make setup`. When only gradekit/ changed,
+# the wheel alone is reinstalled (seconds); when pyproject.toml or constraints.txt changed, the venv is
+# made anew, so nothing an older list installed stays. The tests' real Unix students run it; as another
+# user than root it is skipped (and so are those tests).
 DEPLOY  ?= /opt/gradekit
+DEPLOY_EXTRAS := student,hub
+DEPLOY_DEPS  := $(DEPLOY)/.deps-$(shell (echo $(DEPLOY_EXTRAS); cat pyproject.toml constraints.txt) | sha256sum | cut -c1-12)
 DEPLOY_STAMP := $(DEPLOY)/.installed-$(shell find Makefile pyproject.toml constraints.txt gradekit -type f -not -path '*/__pycache__/*' -not -name '*.mo' 2>/dev/null | sort | xargs cat | sha256sum | cut -c1-12)
-deploy: $(STAMP)
+NOT_FOR_STUDENTS := sklearn scipy dask distributed vl_convert psycopg playwright ruff mypy sphinx
+deploy: $(WHEEL)
 	@if [ "$$(id -u)" != 0 ]; then echo "deploy: skipped (the student deployment in $(DEPLOY) is built as root)"; exit 0; fi; \
 	if [ -f $(DEPLOY_STAMP) ]; then exit 0; fi; \
 	set -e; umask 022; mkdir -p $(DEPLOY); \
-	test -x $(DEPLOY)/venv/bin/python || /usr/bin/python3 -m venv $(DEPLOY)/venv; \
-	tmp=$$(mktemp -d); cp -r pyproject.toml README.md gradekit $$tmp/; \
-	find $$tmp -name __pycache__ -prune -exec rm -rf {} +; \
-	/usr/bin/python3 -c "import re, sys; p = sys.argv[1]; t = open(p).read(); \
-	  t = re.sub(r',\s*\"gradekit_course\"', '', t); t = re.sub(r'\npackage-dir = .*', '', t); \
-	  t = re.sub(r'\ngradekit_course = \[.*?\]', '', t, flags=re.S); open(p, 'w').write(t)" $$tmp/pyproject.toml; \
-	if grep -q '^[^#]*gradekit_course' $$tmp/pyproject.toml; then echo "deploy: gradekit_course still in the package list"; exit 1; fi; \
-	$(DEPLOY)/venv/bin/pip uninstall -q -y gradekit >/dev/null 2>&1 || true; \
-	$(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check -c constraints.txt "$$tmp" "jupyterhub>=6,<7" \
-	  "jupyterlab>=4.6,<5" "notebook>=7.6,<8" 2>&1 | grep -v "^WARNING: Location" || true; \
-	rm -rf $$tmp; \
+	if [ ! -f $(DEPLOY_DEPS) ]; then \
+	  rm -rf $(DEPLOY)/venv $(DEPLOY)/.deps-* $(DEPLOY)/.installed-*; /usr/bin/python3 -m venv $(DEPLOY)/venv; \
+	  $(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check -c constraints.txt "$(CURDIR)/$(WHEEL)[$(DEPLOY_EXTRAS)]" \
+	    2>&1 | grep -v "^WARNING: Location" || true; \
+	else \
+	  $(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check --no-deps --force-reinstall "$(CURDIR)/$(WHEEL)" \
+	    2>&1 | grep -v "^WARNING: Location" || true; \
+	fi; \
 	test -x $(DEPLOY)/node_modules/.bin/configurable-http-proxy || \
 	  npm install -s --prefix $(DEPLOY) --no-audit --no-fund configurable-http-proxy@5.3.0 >/dev/null; \
-	$(DEPLOY)/venv/bin/python -c "import gradekit.handout.exchange, jupyterhub, jupyterlab, nbgrader"; \
-	if $(DEPLOY)/venv/bin/python -c "import gradekit_course" 2>/dev/null; then \
-	  echo "deploy: the course's files (gradekit_course) are in $(DEPLOY)"; exit 1; fi; \
-	rm -f $(DEPLOY)/.installed-*; touch $(DEPLOY_STAMP); echo "deploy: $(DEPLOY)/venv"
+	$(DEPLOY)/venv/bin/python -I -c "import gradekit.handout.exchange, gradekit.handout.lab, jupyterhub, jupyterlab, notebook, nbgrader"; \
+	$(DEPLOY)/venv/bin/python -I -c "import importlib.util as u, sys; found = [m for m in sys.argv[1:] if u.find_spec(m)]; \
+	  sys.exit(f'deploy: not for students, yet in $(DEPLOY): {found}' if found else 0)" $(NOT_FOR_STUDENTS); \
+	rm -f $(DEPLOY)/.installed-*; touch $(DEPLOY_DEPS) $(DEPLOY_STAMP); echo "deploy: $(DEPLOY)/venv"
 	@$(MAKE) -s private-homes
 
 # every home useradd makes from now on is its account's alone (Debian's useradd -m makes them 0755, and a
@@ -88,8 +101,13 @@ private-homes:
 	  else echo "HOME_MODE 0700" >> /etc/login.defs; fi; \
 	  echo "deploy: HOME_MODE 0700 in /etc/login.defs (new homes are their account's alone)"; fi
 
+# the docs site (docs/ -> docs/_build/html), warnings as errors: a broken reference, a page in no
+# toctree, a stale generated reference all fail the build
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -q -W --keep-going -b html -d docs/_build/doctrees docs docs/_build/html
+
 # the linter and the type checker on gradekit/, the test suite, then every shipped assignment's own QA
-test: setup lint deploy
+test: setup lint docs wheel deploy
 	$(VENV)/bin/python -m pytest -q tests
 	for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done
 
@@ -109,4 +127,4 @@ bench: setup
 	$(VENV)/bin/python bench/grade.py
 
 clean:
-	rm -rf $(VENV) submitted autograded feedback reports gradebook.db
+	rm -rf $(VENV) submitted autograded feedback reports gradebook.db dist docs/_build

@@ -18,6 +18,13 @@ What is measured (wall-clock, on this machine, in one run):
   three runs; then, in this process, the stages of ``write_report`` once
   (read, numbers, plots, page and files).
 
+Then the page itself: its size, and its first contentful paint and load event opened from
+file:// in Debian's chromium through Playwright (median of five fresh pages).
+
+`--baseline REV` times the same class with gradekit at REV too (a git worktree of it, on
+PYTHONPATH, the runs alternating with this checkout's), so that both are measured side by side
+in one run: on a shared machine only such ratios mean much.
+
 `--sizes 100,1000` (default). Results are printed and written to
 bench/out/report.txt.
 """
@@ -57,6 +64,7 @@ def build(root: Path, n: int, seed: int = 7) -> None:
     from gradekit.gradebook.write import record
     from gradekit.course import Course
     from gradekit.pages.report.data import layout as layout_of
+    from gradekit.grading.diagnosis import diagnose
     from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
 
     root.mkdir(parents=True)
@@ -108,7 +116,7 @@ def build(root: Path, n: int, seed: int = 7) -> None:
                         result.seconds += 10.0
                     score = cell.points * sum(c.passed for c in checks) / len(checks)
                     cr = CellResult(cell.grade_id, cell.points, round(score, 6), checks)
-                    cr.diagnose()
+                    diagnose(cr)
                     nb.cells.append(cr)
                 result.notebooks.append(nb)
             folder = course.autograded_dir(student, ASSIGNMENT)
@@ -130,7 +138,7 @@ def build(root: Path, n: int, seed: int = 7) -> None:
                 gb.db.commit()
 
 
-def time_command(root: Path, runs: int = 3) -> tuple[list[float], list[float]]:
+def time_command(root: Path, runs: int = 3, code: Path | None = None) -> tuple[list[float], list[float]]:
     """Wall-clock and CPU seconds (user + system, of the command and its threads) of each run.
 
     On a shared machine the wall clock also counts the time other processes
@@ -142,8 +150,9 @@ def time_command(root: Path, runs: int = 3) -> tuple[list[float], list[float]]:
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        subprocess.run([str(BIN / "gradekit"), "--course", str(root), "report", ASSIGNMENT], check=True,
-                       capture_output=True)
+        env = dict(os.environ, PYTHONPATH=str(code)) if code else None
+        subprocess.run([str(BIN / "python"), "-m", "gradekit", "--course", str(root), "report", ASSIGNMENT],
+                       check=True, capture_output=True, env=env, cwd=root)
         walls.append(time.perf_counter() - started)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -174,14 +183,51 @@ def stages(root: Path) -> dict[str, float]:
     return out
 
 
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions"]
+
+
+def paint(page: Path, runs: int = 5) -> dict[str, float]:
+    """The page's size, and the median first contentful paint and load event (ms) in chromium."""
+    from playwright.sync_api import sync_playwright
+
+    args = FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
+    fcp, load = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        for _ in range(runs):
+            context = browser.new_context()
+            tab = context.new_page()
+            tab.goto(page.as_uri(), wait_until="load")
+            fcp.append(tab.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime"))
+            load.append(tab.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd"))
+            context.close()
+        browser.close()
+    return {"KiB": page.stat().st_size / 1024, "first paint ms": statistics.median(fcp),
+            "load ms": statistics.median(load)}
+
+
+def baseline_code(rev: str, where: Path) -> Path:
+    """gradekit at ``rev``, checked out (a detached git worktree) under ``where``."""
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(where), rev], check=True,
+                   capture_output=True)
+    return where
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1000")
     parser.add_argument("--keep", metavar="DIR", help="build the classes in DIR and keep them (reused when there)")
+    parser.add_argument("--baseline", metavar="REV", help="time gradekit at this git revision too, side by side")
+    parser.add_argument("--no-paint", action="store_true", help="skip the browser's first paint")
     args = parser.parse_args()
     lines = [f"gradekit report, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, "
              "load average %.2f %.2f %.2f" % os.getloadavg()]
     with tempfile.TemporaryDirectory(prefix="gradekit-bench-report-") as tmp:
+        sides: dict[str, Path | None] = {"this checkout": None}
+        if args.baseline:
+            sides[f"at {args.baseline}"] = baseline_code(args.baseline, Path(tmp) / "baseline")
         for n in (int(s) for s in args.sizes.split(",")):
             root = Path(args.keep or tmp) / f"class{n}"
             if not (root / "autograded").is_dir():
@@ -189,16 +235,33 @@ def main() -> int:
                 started = time.perf_counter()
                 build(root, n)
                 say(f"built in {time.perf_counter() - started:.0f} s")
-            say("timing `gradekit report`")
-            times, cpus = time_command(root)
+            say("timing `gradekit report`" + (" side by side" if len(sides) > 1 else ""))
+            timings: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in sides}
+            pages: dict[str, Path] = {}
+            for _ in range(3):      # alternating, so that both sides see the same load
+                for name, code in sides.items():
+                    walls, cpus = time_command(root, runs=1, code=code)
+                    timings[name][0].extend(walls)
+                    timings[name][1].extend(cpus)
+                    pages[name] = Path(tmp) / f"page-{n}-{list(sides).index(name)}.html"
+                    shutil.copy(root / "reports" / ASSIGNMENT / "index.html", pages[name])
             parts = stages(root)
-            verdict = "under" if min(times) < TARGET_SECONDS else "OVER"
-            lines.append(f"{n:>5} students: whole command best {min(times):.2f} s, median {statistics.median(times):.2f} s "
-                         f"({verdict} the {TARGET_SECONDS:g} s target), CPU {min(cpus):.2f} s; "
-                         f"load average {os.getloadavg()[0]:.1f}; in-process: "
+            for name, (times, cpus) in timings.items():
+                verdict = "under" if min(times) < TARGET_SECONDS else "OVER"
+                shown = {} if args.no_paint else paint(pages[name])
+                lines.append(f"{n:>5} students, {name}: whole command best {min(times):.2f} s, median "
+                             f"{statistics.median(times):.2f} s ({verdict} the {TARGET_SECONDS:g} s target), CPU "
+                             f"{min(cpus):.2f} s; load average {os.getloadavg()[0]:.1f}; "
+                             + ", ".join(f"page {v:.0f} KiB" if k == "KiB" else f"{k} {v:.0f}"
+                                         for k, v in shown.items()))
+                say(lines[-1])
+            lines.append(f"{n:>5} students, this checkout, in-process: "
                          + ", ".join(f"{k} {v:.2f} s" if not k.endswith("KiB") else f"page {v:.0f} KiB"
                                      for k, v in parts.items()))
             say(lines[-1])
+        if args.baseline:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(Path(tmp) / "baseline")],
+                           capture_output=True)
     out = HERE / "out"
     out.mkdir(exist_ok=True)
     (out / "report.txt").write_text("\n".join(lines) + "\n")

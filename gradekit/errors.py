@@ -22,6 +22,7 @@
     │   ├── SandboxUnavailable     no bubblewrap (and no --no-sandbox)
     │   ├── SandboxBroken          a sandbox that cannot start
     │   ├── GradebookError         a gradebook that cannot be written
+    │   ├── MissingExtra           an optional part not installed: names the extra to install
     │   └── HubUnreachable         the JupyterHub a service asks who is calling does not answer
     └── SubmissionError            a submission that cannot be graded: zero + the reason
 
@@ -105,6 +106,10 @@ class SandboxBroken(CourseFailure):
 
 class GradebookError(CourseFailure):
     """The gradebook cannot be read or written."""
+
+
+class MissingExtra(CourseFailure):
+    """An optional part of gradekit whose extra is not installed (see :mod:`gradekit.extras`)."""
 
 
 class HubUnreachable(CourseFailure):

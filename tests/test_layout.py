@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gradekit"
 
 # lowest first; a module's home is the longest prefix listed (gradekit.sandbox.limits before gradekit.sandbox)
 LAYERS: list[tuple[str, list[str]]] = [
-    ("foundations", ["gradekit", "gradekit.errors", "gradekit.timeline", "gradekit.atomic", "gradekit.imports",
+    ("foundations", ["gradekit", "gradekit.errors", "gradekit.extras", "gradekit.timeline", "gradekit.atomic", "gradekit.imports",
                      "gradekit.i18n.text", "gradekit.grading.observe", "gradekit.sandbox.limits", "gradekit.runners.pool"]),
     ("formats", ["gradekit.i18n", "gradekit.i18n.catalogs", "gradekit.notebook", "gradekit.intake.untrusted",
                  "gradekit.sandbox"]),
@@ -188,8 +188,8 @@ def test_subpackage_inits_run_no_code():
 
 def test_top_level_is_a_handful():
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert top == ["__init__.py", "__main__.py", "atomic.py", "course.py", "errors.py", "imports.py", "results.py",
-                   "timeline.py"], top
+    assert top == ["__init__.py", "__main__.py", "atomic.py", "course.py", "errors.py", "extras.py", "imports.py",
+                   "results.py", "timeline.py"], top
 
 
 def test_every_module_says_what_it_owns():

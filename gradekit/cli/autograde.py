@@ -149,7 +149,10 @@ def run(args) -> int:
     import sys
 
     from gradekit.cli.common import course_of
+    from gradekit.extras import require
 
+    if args.scheduler:
+        require("cluster")
     course = course_of(args)
     course.source_dir(args.assignment)  # a valid id
     if args.no_sandbox:

@@ -1,10 +1,11 @@
 """``gradekit demo``: a simulated class run through the whole pipeline, on every assignment.
 
-The course is the one shipped with gradekit (the ``gradekit_course`` package
-data: in a checkout, the repository itself). A temporary course directory gets
-its config, sources, hidden graders and references, a roster in nbgrader's
-gradebook, and one submission per student and assignment, built from what
-each assignment offers -- nothing here knows a course:
+The course is the one the command runs in (``--course``, the current directory by default:
+``make demo`` runs it in this repository, whose course is the self-attention one; ``gradekit
+quickstart DIR`` makes another). It is never touched: a temporary course directory gets a copy
+of its config, sources, hidden graders and references, a roster in nbgrader's gradebook, and one
+submission per student and assignment, built from what each assignment offers -- nothing here
+knows a course:
 
 * right answers: the student's own answer key, or a right answer written
   differently (the assignment's QA set, ``autograder/<a>/correct/``);
@@ -35,7 +36,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from gradekit.errors import CourseError, GradekitError
+from gradekit.errors import CourseError, GradekitError, UsageError
 from gradekit.notebook.cells import grade_id, is_solution, is_test
 
 if TYPE_CHECKING:  # pragma: no cover - the command line imports every verb: nbformat only when it runs
@@ -63,21 +64,21 @@ HOSTILE = {
 }
 
 
-def course_files() -> Path:
-    """The demo's course: the ``gradekit_course`` data shipped with the package (in a checkout,
-    the repository itself, which is a course directory)."""
-    import importlib.util
+def course_files(root: Path) -> Path:
+    """The demo's course: the course directory at ``root``, which must have a config and sources."""
+    if not (root / "nbgrader_config.py").is_file() or not (root / "source").is_dir():
+        raise CourseError(
+            f"gradekit demo simulates a class on a course's own assignments, and {root} is no course directory "
+            "(no nbgrader_config.py and source/): run it in one, or give --course DIR "
+            "(`gradekit quickstart DIR` makes one)"
+        )
+    return root
 
-    spec = importlib.util.find_spec("gradekit_course")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        if Path(location, "nbgrader_config.py").is_file():
-            return Path(location)
-    raise CourseError("the demo's course (the gradekit_course package data) is not installed")
 
-
-def build_course(target: Path, students: list[str]) -> Course:
-    """A course directory at ``target`` with the shipped course and these students in its gradebook."""
-    root = course_files()
+def build_course(target: Path, students: list[str], origin: Path) -> Course:
+    """A course directory at ``target`` with a copy of the course at ``origin`` and these students in
+    its gradebook."""
+    root = course_files(origin)
     target.mkdir(parents=True, exist_ok=True)
     for part in COURSE_PARTS:
         src = root / part
@@ -241,11 +242,14 @@ def renamed(source: str) -> str:
 # -- the run -----------------------------------------------------------------------------------------
 
 
-def run_demo(keep: str | None = None, students: int = 30, sandboxed: bool = True) -> int:
+def run_demo(origin: Path, keep: str | None = None, students: int = 30, sandboxed: bool = True) -> int:
+    course_files(origin)
     target = Path(keep).resolve() if keep else Path(tempfile.mkdtemp(prefix="gradekit-demo-"))
+    if target == origin.resolve():
+        raise UsageError("--keep: the demo's copy cannot be the course itself")
     ids = [f"s{i:03d}" for i in range(1, students + 1)]
-    print(f"demo course: {target}")
-    course = build_course(target, ids)
+    print(f"demo course: {target} (a copy of {origin.resolve()})")
+    course = build_course(target, ids, origin)
     for assignment in course.assignments():
         _grade_assignment(course, assignment, ids, sandboxed)
     _export(target)
@@ -363,7 +367,9 @@ def _export(target: Path) -> None:
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("demo", help="run a simulated class through the whole pipeline")
+    p = sub.add_parser(
+        "demo", help="run a simulated class through the whole pipeline, on a copy of the course's assignments"
+    )
     p.add_argument("--keep", metavar="DIR", help="build the demo course here and keep it")
     p.add_argument("--students", type=int, default=30)
     p.add_argument("--no-sandbox", action="store_true")
@@ -371,4 +377,4 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    return run_demo(keep=args.keep, students=args.students, sandboxed=not args.no_sandbox)
+    return run_demo(Path(args.course), keep=args.keep, students=args.students, sandboxed=not args.no_sandbox)

@@ -6,7 +6,7 @@ from gradekit.cli.common import course_of
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("feedback", help="write feedback/<student>/<assignment>/*.html")
+    p = sub.add_parser("feedback", help="write feedback/<student>/<assignment>/<notebook>.html")
     p.add_argument("assignment")
     p.add_argument("--student", action="append", default=[])
     p.set_defaults(run=run)

@@ -32,11 +32,13 @@ def run(args) -> int:
 
 def _run(args) -> int:
     from gradekit.errors import UsageError
+    from gradekit.extras import require
     from gradekit.hub.grading import serve
     from gradekit.i18n.catalogs import languages
     from gradekit.i18n.languages_csv import default_language
     from gradekit.intake.untrusted import require_id
 
+    require("groups", "the grading page's answer groups (gradekit grade)")
     course = course_of(args)
     for assignment in args.assignment:
         require_id("assignment", assignment)

@@ -20,9 +20,11 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import json
 
+    from gradekit.extras import require
     from gradekit.intake.untrusted import require_id, shown
     from gradekit.manual import answers, glossary, groups
 
+    require("groups", "grouping answers (gradekit groups)")
     course = course_of(args)
     require_id("assignment", args.assignment)
     course.source_of(args.assignment)

@@ -26,6 +26,7 @@ from gradekit.cli import (
     hub_config,
     integrity,
     new,
+    quickstart,
     receipt,
     release,
     report,
@@ -37,6 +38,7 @@ from gradekit.errors import GradekitError
 
 # in the order of the flow, as `gradekit --help` lists them
 VERBS = (
+    quickstart,
     new,
     check,
     translate,

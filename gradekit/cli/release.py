@@ -13,7 +13,7 @@ def add_parser(sub) -> None:
     p.add_argument("--student", action="append", default=[], help="only these students (repeatable)")
     p.add_argument("--force", action="store_true", help="replace what is already in the exchange")
     p.add_argument(
-        "--zip", metavar="DIR", help="write DIR/<student>/*.ipynb and DIR/<assignment>_<student>.zip instead"
+        "--zip", metavar="DIR", help="write DIR/<student>/<notebook>.ipynb and DIR/<assignment>_<student>.zip instead"
     )
     p.set_defaults(run=run)
 

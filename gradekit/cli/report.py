@@ -37,8 +37,6 @@ def run(args) -> int:
     )
     print(f"  {written.html}")
     print(f"  {written.json.name} and {written.csv.name} beside it")
-    if written.plots_left_out:
-        print(f"  {written.plots_left_out}")
     if written.missing_feedback:
         print(
             f"  {written.missing_feedback} student(s) have no feedback page yet for the report to link to: "

@@ -27,9 +27,12 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gradekit.errors import UsageError
+    from gradekit.extras import require
     from gradekit.grading.options import Options
     from gradekit.service.serve import released, serve
 
+    if args.scheduler:
+        require("cluster")
     course = course_of(args)
     assignments = list(args.assignment) or released(course)
     if not assignments:

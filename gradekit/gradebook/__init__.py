@@ -1,6 +1,7 @@
 """nbgrader's gradebook: who is in the class, the assignment's structure, the grades.
 
 connect.py       opening nbgrader's Gradebook (its API, imported only when needed)
+roster.py        a roster CSV's students into the gradebook, as `nbgrader db student import` does
 read.py          the class and what is registered (plain SQL first, nbgrader's API otherwise)
 sql_read.py      the fast path: what an SQLite gradebook holds, with sqlite3
 registration.py  the assignment's notebooks and cells, as nbgrader's SaveCells records them

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from gradekit.course import Course
 from gradekit.errors import GradebookError
+from gradekit.extras import require
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbgrader.api import Gradebook
@@ -34,6 +35,8 @@ def open_gradebook(course: Course) -> Gradebook:
     Python's scripts first on PATH so that it is found when gradekit was
     started without the virtualenv activated.
     """
+    if course.db_url.split(":", 1)[0].split("+", 1)[0] == "postgresql":
+        require("postgres")
     scripts = str(Path(sys.executable).parent)
     if scripts not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")

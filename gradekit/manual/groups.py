@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gradekit.extras import require
 from gradekit.manual.glossary import Glossary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -190,6 +191,7 @@ def group_texts(texts: Sequence[str], glossary: Glossary | None = None, threshol
         labels = np.zeros(1, int)
         S = np.ones((1, 1), np.float32)
     else:
+        require("groups")
         from scipy.cluster.hierarchy import fcluster, linkage
 
         try:

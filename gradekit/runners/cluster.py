@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, UsageError
+from gradekit.extras import require
 from gradekit.runners.base import Job, Outcome, Runner, failure_outcome, grade_job, outcome_of, zero
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,10 +79,9 @@ class DaskCluster(Runner):
     def start(self) -> None:
         if self._client is not None:
             return
-        try:
-            from distributed import Client
-        except ImportError:  # pragma: no cover - dask is a dependency
-            raise UsageError("dask.distributed is not installed") from None
+        require("cluster")
+        from distributed import Client
+
         address = self.options.scheduler
         try:
             self._client = Client(address, timeout="10s")

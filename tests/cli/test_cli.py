@@ -354,3 +354,12 @@ def test_the_export_says_which_totals_count_what_students_do_not_see_yet(course_
     course.run(NBGRADER, "db", "assignment", "add", ASSIGNMENT, f"--duedate={past:%Y-%m-%d %H:%M:%S} UTC")
     out = course.run(GRADEKIT, "export", "--format", "canvas", "--out", str(tmp_path / "c.csv")).stdout
     assert "do not see" not in out, out
+
+
+def test_the_demo_runs_on_a_course_and_says_so_elsewhere(tmp_path, capsys):
+    from gradekit.cli.main import main
+
+    assert main(["--course", str(tmp_path), "demo", "--students", "2"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no course directory" in err[0] and "gradekit quickstart DIR" in err[0]
+    assert list(tmp_path.iterdir()) == []

@@ -303,26 +303,23 @@ def test_an_integrity_report_gains_a_section(reported):
         (folder / "integrity.json").unlink()
 
 
-def test_under_an_address_space_limit_the_report_keeps_its_tables_and_says_why(reported):
-    """``ulimit -v`` (shared login nodes): vl-convert's engine dies of a native trap in-process even at
-    40 GB; the report is written all the same, every data table open, with one line that says why."""
+def test_under_an_address_space_limit_the_report_draws_every_plot(reported):
+    """``ulimit -v`` (shared login nodes): the plots are drawn in Python, so a limit that kept
+    vl-convert's V8 engine from starting (it drew none there, even at 40 GB) changes nothing."""
     from conftest import VENV_BIN
 
-    limit_kib = 40 * 1024 * 1024
+    limit_kib = 2 * 1024 * 1024
     proc = reported.run("sh", "-c", f"ulimit -v {limit_kib} && exec {VENV_BIN / 'gradekit'} report {ASSIGNMENT}",
                         check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "Fatal" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
-    lines = [line for line in proc.stdout.splitlines() if "plots left out" in line]
-    assert len(lines) == 1 and f"ulimit -v {limit_kib} KiB" in lines[0], proc.stdout
+    assert "Traceback" not in proc.stderr and "left out" not in proc.stdout, proc.stdout + proc.stderr
     html = (reported.root / "reports" / ASSIGNMENT / "index.html").read_text()
-    assert 'id="plots-left-out"' in html and "<svg" not in html
-    assert html.count("<details open><summary>Data behind the plot") >= 5
-    assert json.loads((reported.root / "reports" / ASSIGNMENT / "report.json").read_text())["class"]["graded"] == 3
-    # without the limit, the same command draws the plots again
-    assert reported.cli("report", ASSIGNMENT) == 0
-    html = (reported.root / "reports" / ASSIGNMENT / "index.html").read_text()
-    assert "<svg" in html and 'id="plots-left-out"' not in html and "<details open>" not in html
+    figures = html.split('<figure id="')[1:]
+    assert len(figures) >= 6
+    for figure in figures:
+        rows = figure.split("<tbody>", 1)[1].split("</tbody>", 1)[0].count("<tr>") if "<tbody>" in figure else 0
+        assert figure.count('role="graphics-symbol"') == rows, figure[:40]
+        assert ("<svg" in figure) == (rows > 0) and "<details open>" not in figure
 
 
 def test_report_before_grading_is_one_line(course, capsys):

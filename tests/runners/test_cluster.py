@@ -70,7 +70,7 @@ def cluster():
 @pytest.fixture
 def course(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADEKIT_SECRET", "cluster-test")
-    course = build_course(tmp_path / "course", STUDENTS)
+    course = build_course(tmp_path / "course", STUDENTS, Path(__file__).resolve().parents[2])
     generate(course, "self_attention", STUDENTS)
     for i, student in enumerate(STUDENTS):
         write_answer_key(course, "self_attention", student, tmp_path / f"key-{student}")

@@ -14,7 +14,8 @@ and nbgrader's gradebook (manual grades, late penalties, lateness).
     data.py            read everything once          -> ClassData
     stats.py           the numbers                   -> the report dict (report.json)
     misconceptions.py  named mistakes and concept-check options
-    plots.py           Vega-Lite specs -> SVG with vl-convert (why that stack: see there)
+    plots.py           the plots as Vega-Lite specs, each with its title, text and data table
+    svg.py             the specs drawn as inline SVG in Python (no JavaScript engine)
     export.py          report.json, report.csv
     build.py           write_report(): reads, computes, plots and writes the three files
     html.py            the page (gradekit/pages/templates/report.html, the look of gradekit/pages/look.py)

@@ -15,7 +15,6 @@ class Written:
     csv: Path
     report: dict
     missing_feedback: int  # graded students whose feedback pages are not written yet
-    plots_left_out: str | None = None  # why the page has no plots (an address-space limit), or None
 
 
 def write_report(course: Course, assignment: str) -> Written:
@@ -24,12 +23,10 @@ def write_report(course: Course, assignment: str) -> Written:
     from gradekit.pages.report import data as data_mod
     from gradekit.pages.report import export, html, plots, stats
 
-    warming = plots.warm_up()
     data = data_mod.load(course, assignment)
     if not any(r.result is not None for r in data.students):
         raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde {assignment}` first")
     report = stats.build(data)
-    warming.join()
     figures = plots.all_plots(report)
     columns = {key: title for key, (title, _) in stats.exercise_columns(data).items()}
     out = data.report_dir()
@@ -39,7 +36,6 @@ def write_report(course: Course, assignment: str) -> Written:
     atomic_write(paths.json, export.to_json(report))
     atomic_write(paths.csv, export.to_csv(report, columns))
     atomic_write(paths.html, html.page(report, figures, columns))
-    paths.plots_left_out = figures.left_out
     return paths
 
 

@@ -1,52 +1,27 @@
-"""The report's plots: Vega-Lite specifications rendered to inline SVG by vl-convert.
+"""The report's plots: Vega-Lite specifications, drawn as inline SVG in Python (:mod:`.svg`).
 
-The choice, measured on this project's machine (2 cores, 2026-11-30):
+The specs are plain dicts in Vega-Lite's grammar (altair would build the same, but importing it
+takes 2-4.6 s here, most of the report's budget), so a plot says what it shows in a standard form,
+and :mod:`gradekit.pages.report.svg` draws the part of the grammar they use. Before, vl-convert
+drew them with its bundled V8 engine: 84 MB on every server, ~1 s to start, and none at all under
+an address-space limit (``ulimit -v``, common on shared login nodes), where the report kept its
+tables but drew no plot. Drawn in Python, a plot costs a millisecond or two and needs nothing but
+the standard library.
 
-* **Vega-Lite through vl-convert-python**, the specs written as plain dicts.
-  vl-convert bundles Vega/Vega-Lite and a JavaScript engine in one wheel: no
-  browser, no Node, no network at render time. ``import vl_convert`` takes
-  10 ms; the first chart ~0.7-1 s (the engine starts), each further one
-  30-100 ms. Its SVG keeps text as ``<text>`` (so the page's fonts draw
-  Chinese) and gives every mark ``role="graphics-symbol"`` and an
-  ``aria-label`` with its data ("from: 18; count: 7"): screen readers can
-  read the bars, and the browser test counts them.
-* altair would build the same specs, but importing it takes 2-4.6 s here
-  (jsonschema, narwhals): most of the 5 s budget for a 1,000-student report.
-  The specs are small enough to write by hand; altair is not needed.
-* matplotlib's SVG: 0.6 s to import, ~120 ms a figure, text drawn as paths by
-  default (no Chinese without a CJK font configured in matplotlib) and marks
-  that are anonymous ``<path>`` elements.
-
-Under an address-space limit (``ulimit -v``, common on shared login nodes)
-vl-convert's engine cannot reserve its heap and the process dies of a native
-trap -- even with a 40 GB limit. So when ``RLIMIT_AS`` is finite the plots are
-drawn in a child process; if that child dies, the report keeps every plot's
-title, text alternative and data table (open), without the SVG, and says why
-in one line (:data:`Drawn.left_out`).
-
-Every plot is a :class:`Plot`: a title, a text alternative (one sentence of
-what it shows), the data table behind it, and the SVG. The counts in the table
-are exactly the marks drawn: one bar (or point) per row.
+Every plot is a :class:`Plot`: a title, a text alternative (one sentence of what it shows), the
+data table behind it, and the SVG. The counts in the table are exactly the marks drawn: one bar
+(or point) per row, each with ``role="graphics-symbol"`` and an ``aria-label`` of its data.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
-import re
-import subprocess
-import sys
-import threading
 from dataclasses import dataclass, field
 
 from gradekit.pages.look import percent, points
 
-# vl-convert measures text with the font it is given: a generic family is found at once, a list of
-# named ones is searched for every label (0.25 s against 0.55 s a chart here). The browser draws
-# the same generic family (with its own fallback for Chinese), so labels measure as they render.
+# a generic family: the browser draws it with its own fallback for Chinese (the page's fonts)
 _SVG_FONT = "sans-serif"
-LABEL = 70  # characters of a category label; longer ones are cut with "…" here, not by Vega
-_IDS = itertools.count(1)
+LABEL = 70  # characters of a category label; longer ones are cut with "…" here
 WIDTH, HEIGHT = 560, 170
 COLORS = {"right": "#1a7f37", "other": "#8c959f"}
 DISTRACTOR_COLORS = ["#cf222e", "#e16f24", "#bf8700", "#8250df", "#0969da", "#bc4c00"]
@@ -68,96 +43,14 @@ class Plot:
         return len(self.rows)
 
 
-def address_space_limit() -> int | None:
-    """The process's address-space limit in bytes (``ulimit -v``), or None when there is none."""
-    import resource
+def render(plots: list[Plot]) -> list[Plot]:
+    """Fill in each plot's SVG (a plot with no rows keeps none: its table says there is nothing)."""
+    from gradekit.pages.report.svg import draw
 
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    return None if soft == resource.RLIM_INFINITY else soft
-
-
-def warm_up() -> threading.Thread:
-    """Start vl-convert's engine in a thread: its first chart costs ~0.7 s (more under load), which
-    overlaps with reading the class's results this way (the engine runs outside the GIL). Under an
-    address-space limit the engine is never started in this process (see the module's docstring)."""
-
-    def start() -> None:
-        if address_space_limit() is not None:
-            return
-        import vl_convert
-
-        vl_convert.vegalite_to_svg(_spec([{"x": 1}], {"type": "point"}, {"x": {"field": "x", "type": "quantitative"}}))
-
-    thread = threading.Thread(target=start, name="gradekit-vl-convert-warm-up", daemon=True)
-    thread.start()
-    return thread
-
-
-class Drawn(list):
-    """The plots, their SVGs filled in; ``left_out`` says why they have none, when they have none."""
-
-    left_out: str | None = None
-
-
-def render(plots: list[Plot]) -> Drawn:
-    """Fill in each plot's SVG (ids made unique, so that several SVGs can share one page); in a child
-    process under an address-space limit, and none at all if that child cannot draw them."""
-    drawn = Drawn(plots)
-    wanted = [plot for plot in plots if plot.rows]
-    limit = address_space_limit()
-    if limit is None:
-        import vl_convert
-
-        svgs = [vl_convert.vegalite_to_svg(plot.spec) for plot in wanted]
-    else:
-        svgs, drawn.left_out = _render_in_child([plot.spec for plot in wanted], limit)
-    for plot, svg in zip(wanted, svgs, strict=False):  # no SVGs at all when they are left out
-        plot.svg = _unique_ids(svg, f"p{next(_IDS)}-").replace(
-            "<svg ", f'<svg aria-labelledby="{plot.key}-title {plot.key}-alt" ', 1
-        )
-    return drawn
-
-
-CHILD = "from gradekit.pages.report.plots import _child; _child()"
-
-
-def _render_in_child(specs: list[dict], limit: int) -> tuple[list[str], str | None]:
-    """The SVGs of ``specs`` drawn by a child process, or none and why."""
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", CHILD], input=json.dumps(specs), capture_output=True, text=True, timeout=300
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        proc = None
-        failure = f"the child that draws them failed ({exc})"
-    if proc is not None and proc.returncode == 0:
-        try:
-            svgs = json.loads(proc.stdout)
-            if isinstance(svgs, list) and len(svgs) == len(specs):
-                return svgs, None
-        except ValueError:
-            pass
-        failure = "the child that draws them answered nothing readable"
-    elif proc is not None:
-        code = proc.returncode
-        failure = f"vl-convert's JavaScript engine died ({f'signal {-code}' if code < 0 else f'exit {code}'})"
-    return [], (
-        f"plots left out: {failure} under this address-space limit (ulimit -v {limit // 1024} KiB); "
-        "every plot's data table is shown instead"
-    )
-
-
-def _child() -> None:
-    """Draw the specs read from stdin, write their SVGs to stdout (both JSON lists)."""
-    import vl_convert
-
-    specs = json.load(sys.stdin)
-    json.dump([vl_convert.vegalite_to_svg(spec) for spec in specs], sys.stdout)
-
-
-def _unique_ids(svg: str, prefix: str) -> str:
-    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
-    return re.sub(r'(url\(#|href="#)([^")]+)', lambda m: f"{m.group(1)}{prefix}{m.group(2)}", svg)
+    for plot in plots:
+        if plot.rows:
+            plot.svg = draw(plot.spec).replace("<svg ", f'<svg aria-labelledby="{plot.key}-title {plot.key}-alt" ', 1)
+    return plots
 
 
 def _spec(values: list[dict], mark: dict, encoding: dict, height: int = HEIGHT, width: int = WIDTH) -> dict:
@@ -398,7 +291,7 @@ def _clip(text: str, size: int) -> str:
     return text if len(text) <= size else text[: size - 1] + "…"
 
 
-def all_plots(report: dict) -> Drawn:
+def all_plots(report: dict) -> list[Plot]:
     scores = report["scores"]
     plots = [score_histogram("total", "Total scores", scores["total"]["histogram"], scores["possible"])]
     for nb in scores["notebooks"]:

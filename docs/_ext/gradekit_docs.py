@@ -1,0 +1,136 @@
+"""Sphinx directives that write gradekit's references from the code itself, so they cannot drift.
+
+``gradekit-settings``: one row per setting of ``c.Gradekit`` in nbgrader_config.py (the traits
+of gradekit.course's settings class): its name, type, default and help text.
+
+``gradekit-glossary``: the glossary of ``gradekit/__init__.py``'s docstring, one term a row.
+
+``gradekit-layers``: the layer table that ``tests/test_layout.py`` holds the package to, lowest
+first (read from that file's ``LAYERS``, not imported).
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+
+
+def _cell(text: str) -> nodes.entry:
+    entry = nodes.entry()
+    entry += nodes.paragraph(text=text)
+    return entry
+
+
+def _literal_cell(text: str) -> nodes.entry:
+    entry = nodes.entry()
+    para = nodes.paragraph()
+    para += nodes.literal(text=text)
+    entry += para
+    return entry
+
+
+class GradekitSettings(Directive):
+    """A table of every ``c.Gradekit`` setting, read from its trait."""
+
+    has_content = False
+
+    def run(self):
+        from gradekit.course import _settings_class
+
+        settings = _settings_class()
+        traits = settings.class_traits(config=True)
+        table = nodes.table(classes=["gradekit-settings"])
+        group = nodes.tgroup(cols=4)
+        table += group
+        for width in (22, 12, 16, 50):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        row = nodes.row()
+        for title in ("setting", "type", "default", "what it does"):
+            row += _cell(title)
+        head += row
+        group += head
+        body = nodes.tbody()
+        for name in sorted(traits):
+            trait = traits[name]
+            row = nodes.row(ids=[f"setting-{name}"])
+            row += _literal_cell(f"c.Gradekit.{name}")
+            row += _cell(type(trait).__name__)
+            row += _literal_cell(repr(trait.default()))
+            row += _cell(trait.help or "")
+            body += row
+        group += body
+        return [table]
+
+
+def _table(headers: tuple[str, ...], rows: list[tuple[nodes.entry, ...]], widths: tuple[int, ...]) -> nodes.table:
+    table = nodes.table()
+    group = nodes.tgroup(cols=len(headers))
+    table += group
+    for width in widths:
+        group += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    row = nodes.row()
+    for title in headers:
+        row += _cell(title)
+    head += row
+    group += head
+    body = nodes.tbody()
+    for cells in rows:
+        row = nodes.row()
+        for cell in cells:
+            row += cell
+        body += row
+    group += body
+    return table
+
+
+class GradekitGlossary(Directive):
+    """The glossary in gradekit's package docstring: ``term   what it means`` lines, continued by
+    lines indented to the meaning."""
+
+    def run(self):
+        import gradekit
+
+        text = gradekit.__doc__ or ""
+        block = text.split("Glossary", 1)[1].split("::", 1)[-1] if "Glossary" in text else ""
+        lines = block.split("\n")
+        start = next(i for i, line in enumerate(lines) if line.strip() and not line.strip().endswith(":"))
+        terms: list[list[str]] = []
+        for line in lines[start:]:
+            if not line.strip():
+                if terms:
+                    break
+                continue
+            if line.startswith("    ") and not line.startswith("     "):
+                term, _, meaning = line.strip().partition("  ")
+                terms.append([term.strip(), meaning.strip()])
+            elif terms:
+                terms[-1][1] += " " + line.strip()
+        rows = [(_literal_cell(term), _cell(meaning)) for term, meaning in terms]
+        return [_table(("term", "what it means"), rows, (20, 80))]
+
+
+class GradekitLayers(Directive):
+    """The package's layers, lowest first, as tests/test_layout.py declares them."""
+
+    def run(self):
+        import ast
+        from pathlib import Path
+
+        source = Path(__file__).resolve().parents[2] / "tests" / "test_layout.py"
+        tree = ast.parse(source.read_text())
+        layers = next(
+            ast.literal_eval(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "LAYERS"
+        )
+        rows = [(_cell(f"{i + 1}. {name}"), _literal_cell(", ".join(homes))) for i, (name, homes) in enumerate(layers)]
+        return [_table(("layer", "what sits in it"), rows, (25, 75))]
+
+
+def setup(app):
+    app.add_directive("gradekit-settings", GradekitSettings)
+    app.add_directive("gradekit-glossary", GradekitGlossary)
+    app.add_directive("gradekit-layers", GradekitLayers)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

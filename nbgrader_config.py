@@ -29,7 +29,7 @@ c.ExchangeFactory.fetch_feedback = "gradekit.handout.exchange.GradekitFetchFeedb
 # your own LateSubmissionPlugin subclass via c.AssignLatePenalties.plugin_class.
 # c.LateSubmissionPlugin.penalty_method = "zero"
 
-# gradekit's own settings (the values below are the defaults). Limits for student code:
+# gradekit's own settings for the whole course (the values below are the defaults). Limits for student code:
 # c.Gradekit.cell_timeout = 20.0      # seconds to run all of a notebook's cells
 # c.Gradekit.call_timeout = 10.0      # seconds for one call of a grader into the student's code
 # c.Gradekit.notebook_budget = 120.0  # seconds for all the graders' calls on one notebook
@@ -37,21 +37,16 @@ c.ExchangeFactory.fetch_feedback = "gradekit.handout.exchange.GradekitFetchFeedb
 # c.Gradekit.cpu_seconds = 60         # CPU seconds per notebook
 # c.Gradekit.processes = 64           # processes at once
 # c.Gradekit.tmpfs = 64               # MiB of the sandbox's private /tmp
-# c.Gradekit.assignments = {"multi_head_attention": {"call_timeout": 20}}   # per assignment
+# Live grading (gradekit serve):
+# c.Gradekit.attempts = 0            # graded hand-ins per student and assignment (0: no limit)
+# c.Gradekit.min_interval = 0        # seconds between a student's graded hand-ins
+# c.Gradekit.counts = "last"         # the attempt that counts: "last" or "best"
+# c.Gradekit.before_due = "full"     # before the due date: "full" feedback, "score" only, "received" only
+# Each assignment overrides these in its own source/<assignment>/assignment.toml, where it also names its
+# multiple-choice cells and what stays hidden until the due date (every answer that is a value is, by default).
+#
 # A free-text answer left as "YOUR ANSWER HERE" gets 0 automatically instead of waiting:
 # c.Gradekit.unanswered_free_text_zero = False
 # Extra grading stages (import paths; see gradekit/grading/stages.py):
 # from gradekit.grading import DEFAULT_STAGES
 # c.Gradekit.stages = DEFAULT_STAGES[:4] + ["mycourse.stages.Penalty"] + DEFAULT_STAGES[4:]
-# Multiple-choice cells: the class report counts how often each option was chosen
-# (each wrong option is the misconception its grader names).
-c.Gradekit.choice_cells = ["test_concepts"]
-
-# Live grading (gradekit serve; the values below are gradekit's defaults but the last one):
-# c.Gradekit.attempts = 0            # graded hand-ins per student and assignment (0: no limit)
-# c.Gradekit.min_interval = 0        # seconds between a student's graded hand-ins
-# c.Gradekit.counts = "last"         # the attempt that counts: "last" or "best"
-# c.Gradekit.before_due = "full"     # before the due date: "full" feedback, "score" only, "received" only
-# The thought questions' correctness stays hidden until the due date (the concept checks, choice_cells,
-# are hidden anyway): instant feedback on a numeric answer would be an oracle.
-c.Gradekit.hidden_until_due = ["quiz"]

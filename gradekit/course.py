@@ -9,7 +9,6 @@ generated ``release/``, ``submitted/``, ``autograded/`` and ``feedback/``.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import logging
 import os
@@ -46,82 +45,70 @@ def _settings_class():
     global _Settings
     if _Settings is not None:
         return _Settings
-    from traitlets import Bool, Dict, Float, Int, List, Unicode
+    from traitlets import Bool, Float, List, Unicode
 
     Configurable: Any = _traitlets_config("configurable").Configurable
 
-    class Gradekit(Configurable):
-        """gradekit's settings for a course, read from ``c.Gradekit`` in nbgrader_config.py."""
-
-        language = Unicode("en", help="The language students read when languages.csv names none").tag(config=True)
-        cell_timeout = Float(20.0, help="Seconds for running all of a notebook's cells").tag(config=True)
-        call_timeout = Float(10.0, help="Seconds for one call of a grader into the student's code").tag(config=True)
-        notebook_budget = Float(120.0, help="Seconds for all the graders' calls on one notebook").tag(config=True)
-        memory = Int(1536, help="MiB of address space for the student's code").tag(config=True)
-        cpu_seconds = Int(60, help="CPU seconds for the student's code, per notebook").tag(config=True)
-        processes = Int(64, help="Processes the student's code may run at once").tag(config=True)
-        tmpfs = Int(64, help="MiB of the sandbox's private /tmp").tag(config=True)
-        stages = List(
+    namespace: dict[str, Any] = dict(
+        __doc__="gradekit's settings for a course, read from ``c.Gradekit`` in nbgrader_config.py.",
+        language=Unicode("en", help="The language students read when languages.csv names none").tag(config=True),
+        stages=List(
             Unicode(), default_value=[], help="The grading stages, as import paths (empty: gradekit's default list)"
-        ).tag(config=True)
-        assignments = Dict(
-            per_key_traits=None,
-            default_value={},
-            help="Per-assignment overrides of the limits above, e.g. {'project': {'call_timeout': 30}}",
-        ).tag(config=True)
-        unanswered_free_text_zero = Bool(
+        ).tag(config=True),
+        unanswered_free_text_zero=Bool(
             False,
             help="Give a free-text answer left untouched 0 points automatically instead of waiting for a manual grade",
-        ).tag(config=True)
-        identities = Unicode(
+        ).tag(config=True),
+        identities=Unicode(
             "",
             help="Who is who in the exchange: a CSV of account,student_id (relative to the course); empty: the "
             "Unix account's name is the student id, as in nbgrader",
-        ).tag(config=True)
-        timestamp_tolerance = Float(
+        ).tag(config=True),
+        timestamp_tolerance=Float(
             60.0,
             help="Seconds a submission's timestamp.txt may differ from when it really arrived before it is "
             "reported (the time it arrived counts)",
-        ).tag(config=True)
-        staff_group = Unicode(
+        ).tag(config=True),
+        staff_group=Unicode(
             "",
             help="The Unix group of the instructors and TAs, who read the exchange's inbound folder (empty: the "
             "instructor's own group)",
-        ).tag(config=True)
-        attempts = Int(0, help="gradekit serve: graded hand-ins per student and assignment (0: no limit)").tag(
-            config=True
-        )
-        min_interval = Float(
-            0.0,
-            help="gradekit serve: seconds between a student's graded hand-ins (a newer one waiting replaces "
-            "an older one)",
-        ).tag(config=True)
-        counts = Unicode(
-            "last", help="gradekit serve: the attempt that counts, 'last' (nbgrader's rule) or 'best'"
-        ).tag(config=True)
-        before_due = Unicode(
-            "full",
-            help="gradekit serve: what a student sees before the due date: 'full' feedback, the "
-            "'score' only, or 'received' only",
-        ).tag(config=True)
-        hidden_until_due = List(
-            Unicode(),
-            default_value=[],
-            help="gradekit serve: notebooks or grade ids whose correctness stays hidden until the due date "
-            "(the choice_cells are hidden too): instant feedback on an answer that is a value is an oracle",
-        ).tag(config=True)
-        choice_cells = List(
-            Unicode(),
-            default_value=[],
-            help="Grade ids of multiple-choice cells (one check per item, each wrong option a "
-            "named mistake): the class report counts the options chosen",
-        ).tag(config=True)
-
+        ).tag(config=True),
+    )
+    namespace.update(_assignment_traits())  # the settings an assignment may override (gradekit.settings.KEYS)
+    Gradekit = type("Gradekit", (Configurable,), namespace)
     _Settings = Gradekit
     return Gradekit
 
 
 _Settings: type | None = None
+
+
+def _assignment_traits() -> dict[str, Any]:
+    """c.Gradekit's traits for the keys of gradekit.settings that a course sets a default for."""
+    from traitlets import Float, Int, List, Unicode
+
+    from gradekit.settings import KEYS
+
+    make = {"choice": Unicode, "count": Int, "int": Int, "seconds": Float, "positive": Float}
+    traits = {}
+    for key in KEYS:
+        if key.course:
+            text = key.help + (f"; an assignment sets its own in [{key.section}] of its assignment.toml")
+            if key.kind == "names":
+                trait = List(Unicode(), default_value=list(key.default), help=text)
+            else:
+                trait = make[key.kind](key.default, help=text)
+            traits[key.name] = trait.tag(config=True)
+    return traits
+
+
+# c.Gradekit keys that are no longer the course's: each names where it went
+MOVED = {
+    "choice_cells": "choice_cells in [grading]",
+    "hidden_until_due": "hidden_until_due in [serve]",
+    "assignments": "the limits in [limits]",
+}
 
 
 def _traitlets_config(module: str):
@@ -154,7 +141,21 @@ def load_config(root: str | os.PathLike, **overrides):
     return config
 
 
-_LIMITS = ("cell_timeout", "call_timeout", "notebook_budget", "memory", "cpu_seconds", "processes", "tmpfs")
+def _require_known_settings(config) -> None:
+    """Every ``c.Gradekit.<key>`` of nbgrader_config.py is one of its settings: a CourseError of one
+    line for one that moved to the assignments' files, or that is not a setting at all."""
+    given = list((config.get("Gradekit") or {}).keys())
+    known = sorted(_settings_class().class_traits(config=True))
+    for name in given:
+        if name in MOVED:
+            raise CourseError(
+                f"nbgrader_config.py: c.Gradekit.{name} is an assignment's setting now: put {MOVED[name]} of "
+                f"source/<assignment>/assignment.toml (cell and notebook names are each assignment's own)"
+            )
+        if name not in known:
+            raise CourseError(
+                f"nbgrader_config.py: c.Gradekit.{name} is not a setting (c.Gradekit's settings: {', '.join(known)})"
+            )
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,7 @@ class Course:
     db_url: str
     settings: Any = field(default=None, compare=False, repr=False)  # c.Gradekit (see _settings_class)
     config: Any = field(default=None, compare=False, repr=False)  # all of nbgrader_config.py (load_config)
+    _assignment_settings: dict = field(default_factory=dict, compare=False, repr=False)  # settings_of's
 
     @property
     def limits(self):
@@ -173,15 +175,29 @@ class Course:
         return self.limits_for(None)
 
     def limits_for(self, assignment: str | None):
-        """The limits for ``assignment``: the course's, with ``c.Gradekit.assignments[assignment]`` on top."""
-        from gradekit.sandbox.limits import Limits
+        """The limits for ``assignment``: the course's, with its assignment.toml's [limits] on top."""
+        if assignment is None:
+            from gradekit.settings import AssignmentSettings
 
-        s = self.settings or _settings_class()()
-        values = {name: getattr(s, name) for name in _LIMITS}
-        values.update((s.assignments or {}).get(assignment, {}) if assignment else {})
-        kinds = {f.name: f.type for f in dataclasses.fields(Limits)}
-        converted: dict[str, Any] = {name: (float if kinds[name] == "float" else int)(values[name]) for name in _LIMITS}
-        return Limits(**converted)
+            return AssignmentSettings("", self._defaults()).limits
+        return self.settings_of(assignment).limits
+
+    def settings_of(self, assignment: str):
+        """``assignment``'s settings (:class:`gradekit.settings.AssignmentSettings`): its
+        source/<assignment>/assignment.toml over the course's defaults; read once."""
+        from gradekit import settings
+
+        found = self._assignment_settings.get(assignment)
+        if found is None:
+            own = [name for name in _settings_class().class_traits(config=True) if name not in settings.BY_NAME]
+            found = settings.load(self.root, require_id("assignment", assignment), self._defaults(), own)
+            self._assignment_settings[assignment] = found
+        return found
+
+    def _defaults(self) -> dict[str, Any]:
+        from gradekit import settings
+
+        return settings.course_defaults(self.settings or _settings_class()())
 
     @classmethod
     def load(cls, root: str | os.PathLike = ".") -> Course:
@@ -209,32 +225,14 @@ class Course:
         if db_url.startswith("sqlite:///") and not db_url.startswith("sqlite:////"):
             # nbgrader resolves relative sqlite paths against the course root
             db_url = f"sqlite:///{root / db_url[len('sqlite:///') :]}"
+        _require_known_settings(config)
         try:
             settings = _settings_class()(config=config)
-            for name, allowed in (("counts", ("last", "best")), ("before_due", ("full", "score", "received"))):
-                if getattr(settings, name) not in allowed:
-                    raise ValueError(
-                        f"c.Gradekit.{name} must be one of {', '.join(map(repr, allowed))}, "
-                        f"not {getattr(settings, name)!r}"
-                    )
-            for name in _LIMITS:
-                if getattr(settings, name) <= 0:
-                    raise ValueError(f"c.Gradekit.{name} must be positive, not {getattr(settings, name)!r}")
-            for assignment, overrides in (settings.assignments or {}).items():
-                if not isinstance(overrides, dict):
-                    raise ValueError(f"c.Gradekit.assignments[{assignment!r}] must be a dict of limits")
-                for name, value in overrides.items():
-                    if name not in _LIMITS:
-                        raise ValueError(
-                            f"c.Gradekit.assignments[{assignment!r}]: {name!r} is not a limit "
-                            f"(one of {', '.join(_LIMITS)})"
-                        )
-                    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                        raise ValueError(
-                            f"c.Gradekit.assignments[{assignment!r}][{name!r}] must be a positive number, not {value!r}"
-                        )
         except Exception as exc:  # a TraitError: a setting of the wrong type
             raise CourseError(f"nbgrader_config.py: {str(exc).splitlines()[0]}") from None
+        from gradekit.settings import course_defaults
+
+        course_defaults(settings)  # a CourseError naming the setting whose value is out of range
         return cls(root=root, course_id=course_id, db_url=db_url, settings=settings, config=config)
 
     # -- directories -------------------------------------------------------
@@ -268,6 +266,7 @@ class Course:
         directory = self.source_dir(assignment)
         if not directory.is_dir():
             raise UsageError(f"unknown assignment {assignment!r} (known: {', '.join(self.assignments()) or 'none'})")
+        self.settings_of(assignment)  # its settings file, checked before anything of it is used
         return directory
 
     # -- one grading run at a time ----------------------------------------------

@@ -28,10 +28,21 @@
 
     StudentCodeError               the student's code raised, hung, crashed or broke the
     ├── SandboxTimeout             protocol (raised on the trusted side by the sandbox client;
-    └── SandboxCrashed             ``failure`` says which, as a CodeFailure)
+    ├── SandboxCrashed             ``failure`` says which, as a CodeFailure)
+    └── CallbackFailed             ... raised after a function of the grader's it was given
+                                   raised (the grader may be at fault: see below)
 
     Mismatch (AssertionError)      a grader's comparison failed: the message is feedback
     StudentFailure (AssertionError) the student's code failed during a grader's call
+    └── CallbackFailure            ... after a function of the grader's it was given raised
+    BoundaryError                  the grader's own mistake with the sandbox: an argument that
+                                   cannot cross, a function of its own that calls the student's
+                                   code, a result of its own that cannot go back
+
+A grader's exception that is none of the failures above is its own (a NameError, a
+BoundaryError): the pipeline grades the answer key, and one the key provokes too is a
+GraderError, which stops the run; a CallbackFailure is treated so too (the grader's function
+may be what is broken), and stays the student's failure when the key passes.
 
 ``CodeFailure`` is an enum, so that a student's own exception named ``Timeout``
 or ``Lost`` cannot pass for one of gradekit's.
@@ -140,9 +151,17 @@ class CodeFailure(enum.Enum):
 class StudentCodeError(Exception):
     """The student's code raised, hung, crashed or answered outside the protocol."""
 
-    def __init__(self, failure: CodeFailure, message: str, where: list[str] | None = None, exc_type: str | None = None):
+    def __init__(
+        self,
+        failure: CodeFailure,
+        message: str,
+        where: list[str] | None = None,
+        exc_type: str | None = None,
+        function: str | None = None,
+    ):
         self.failure, self.message, self.where = failure, message, where or []
         self.exc_type = exc_type if failure is CodeFailure.RAISED else None
+        self.function = function  # the function of the student's code it was raised in, where known
         super().__init__(f"{self.kind}: {message}" if message else self.kind)
 
     @property
@@ -175,6 +194,24 @@ class SandboxCrashed(StudentCodeError):
 # -- graders ------------------------------------------------------------------------------
 
 
+class CallbackFailed(StudentCodeError):
+    """The student's code raised after a function of the grader's it was given (a reference
+    function passed as an argument, or a ``with_reference`` helper) raised: ``callback`` names
+    that function, ``inner`` is what it raised (``"Kind: message"``)."""
+
+    def __init__(self, raised: StudentCodeError, callback: str, inner: str):
+        super().__init__(CodeFailure.RAISED, raised.message, raised.where, exc_type=raised.exc_type)
+        self.function = raised.function
+        self.callback, self.inner = callback, inner
+
+
+class BoundaryError(Exception):
+    """A grader asked the sandbox for what it cannot do: an argument that cannot cross into the
+    student's code (a set, a file, a generator ...), a function of the grader's that calls the
+    student's code itself, or that returns what cannot go back. A bug in the grader, never the
+    student's: graded on the answer key too, it stops the run as a GraderError."""
+
+
 class Mismatch(AssertionError):
     """A student's value differs from the reference; the message is the feedback.
 
@@ -188,6 +225,12 @@ class Mismatch(AssertionError):
     (gradekit.graders.relations), ``differs`` the ``(what, wrong, size)`` of each
     part when the message says only that values differ (within ``tolerance``,
     ``(rtol, atol)``): a page may then show such checks as one line.
+
+    A grader raises one itself for a check of its own (``check.Mismatch``)::
+
+        if got is None:
+            raise check.Mismatch(_("{qid}: no answer given").format(qid=qid))
+        raise check.Mismatch(_("the cache kept the first token only"), mistake=_("append overwrites the cache"))
     """
 
     def __init__(
@@ -214,3 +257,11 @@ class Mismatch(AssertionError):
 
 class StudentFailure(AssertionError):
     """The student's code raised, hung or crashed during a grader's call."""
+
+
+class CallbackFailure(StudentFailure):
+    """The student's code failed after a function of the grader's it was given raised. The
+    student's failure (its message is their feedback), but suspect: the pipeline grades the answer
+    key, and one that fails the same way is a bug in the grader (``grader_suspected``)."""
+
+    grader_suspected = True

@@ -77,7 +77,7 @@ class Relation:
     said when no known mistake is named."""
 
     subject: str  # what was compared ("the weights"); "" for a cell's one value
-    family: str  # factor, shift, offset, function, zeros, changed, scaled, independent, step
+    family: str  # the family's name (a module of gradekit.graders.relations: factor, elementwise, where, ...)
     args: list[str]  # one: the relation; several: the values fit any of them
     details: dict[str, Any] = field(default_factory=dict)  # what the sentence shows (sizes, factors, steps)
     checks: int = 0  # the failed checks it holds on

@@ -127,8 +127,14 @@ class CourseDir:
         # a new gradebook costs seconds (nbgrader runs `alembic` to stamp it): copy an empty one
         shutil.copy2(_empty_gradebook(), root / "gradebook.db")
         course = cls(root)
+        if not quiz:  # its settings name the quiz's cells: the exercise notebook's own (none)
+            course.write_settings(ASSIGNMENT, "")
         course.add_students(*students)
         return course
+
+    def write_settings(self, assignment: str, text: str) -> None:
+        """Replace ``source/<assignment>/assignment.toml`` (gradekit.settings) with ``text``."""
+        (self.root / "source" / assignment / "assignment.toml").write_text(text, encoding="utf-8")
 
     @property
     def course(self):

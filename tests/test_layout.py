@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, list[str]]] = [
                      "gradekit.i18n.text", "gradekit.grading.observe", "gradekit.sandbox.limits", "gradekit.runners.pool"]),
     ("formats", ["gradekit.i18n", "gradekit.i18n.catalogs", "gradekit.notebook", "gradekit.intake.untrusted",
                  "gradekit.sandbox"]),
-    ("course", ["gradekit.course", "gradekit.results", "gradekit.i18n.languages_csv"]),
+    ("course", ["gradekit.course", "gradekit.settings", "gradekit.results", "gradekit.i18n.languages_csv"]),
     ("authoring", ["gradekit.authoring", "gradekit.i18n.extract", "gradekit.i18n.cli", "gradekit.i18n.__main__"]),
     ("release and intake", ["gradekit.release", "gradekit.intake", "gradekit.gradebook"]),
     ("graders", ["gradekit.graders"]),
@@ -189,7 +189,7 @@ def test_subpackage_inits_run_no_code():
 def test_top_level_is_a_handful():
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "atomic.py", "course.py", "errors.py", "extras.py", "imports.py",
-                   "results.py", "timeline.py"], top
+                   "results.py", "settings.py", "timeline.py"], top
 
 
 def test_every_module_says_what_it_owns():
@@ -201,5 +201,5 @@ def test_every_module_says_what_it_owns():
 def test_the_framework_names_no_course():
     """Promise 6: nothing in gradekit/ knows the course it ships with."""
     named = [str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")
-             if "self_attention" in p.read_text() or "multi_head_attention" in p.read_text()]
+             if any(a in p.read_text() for a in ("self_attention", "multi_head_attention", "long_context"))]
     assert not named, f"gradekit/ names a course assignment in {named}"

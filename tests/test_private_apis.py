@@ -57,7 +57,8 @@ def test_the_pins_are_what_is_installed():
     from importlib.metadata import version
     from pathlib import Path
 
-    pins = dict(line.split("==") for line in (Path(__file__).parents[1] / "constraints.txt").read_text().splitlines()
-                if "==" in line and not line.startswith("#"))
+    lines = [line.split("#", 1)[0].strip()  # pip reads a comment after a pin, and so do we
+             for line in (Path(__file__).parents[1] / "constraints.txt").read_text().splitlines()]
+    pins = dict(line.split("==") for line in lines if "==" in line)
     for package, pinned in pins.items():
         assert version(package) == pinned, f"{package} {version(package)} is installed, constraints.txt pins {pinned}"

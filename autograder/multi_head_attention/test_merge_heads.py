@@ -64,4 +64,5 @@ def test_merge_undoes_split(student, reference, rng):
     cases = [(n, h, d, rng.normal(size=(n, h * d))) for n, h, d in ((5, 3, 2), (4, 2, 6))]
     heads = [reference.split_heads(X, h) for n, h, d, X in cases]
     for (n, h, d, X), H, got in zip(cases, heads, student.merge_heads.map([call(H) for H in heads])):
-        check.array(got, X, what=_("merge_heads(split_heads(X, {h})) on X of shape ({n}, {number}) (it should give X back)").format(h=h, n=n, number=h * d), mistakes=lambda: _routes(H))
+        check.array(got, X, what=_("merge_heads(split_heads(X, {h})) on X of shape ({n}, {number}) (it should give X back)").format(h=h, n=n, number=h * d),
+                    call=check.Call(student.merge_heads, reference.merge_heads, dict(H=H)), mistakes=lambda: _routes(H))

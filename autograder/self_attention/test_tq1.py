@@ -55,15 +55,6 @@ def test_output(student, params):
 @pytest.mark.weight(0.25)  # the same answer for every student: a copied key must not earn much with it
 def test_weights_do_not_depend_on_v(student):
     """whether W_v changes the weights"""
-    check.choice(_yes_no(student["tq1_weights_change"]), "no", what="tq1_weights_change",
-                 mistakes={_("W_v only enters the output: the weights come from Q and K alone"): "yes"})
-
-
-def _yes_no(value):
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, str) and value.strip().lower() in ("y", "yes", "true", "是", "会", "对"):
-        return "yes"
-    if isinstance(value, str) and value.strip().lower() in ("n", "no", "false", "否", "不会", "不"):
-        return "no"
-    return value
+    check.choice(student["tq1_weights_change"], False, what="tq1_weights_change",
+                 asked=_("would the weights change with W_v = 2·I?"),
+                 mistakes={_("W_v only enters the output: the weights come from Q and K alone"): True})

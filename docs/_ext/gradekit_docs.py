@@ -3,6 +3,10 @@
 ``gradekit-settings``: one row per setting of ``c.Gradekit`` in nbgrader_config.py (the traits
 of gradekit.course's settings class): its name, type, default and help text.
 
+``gradekit-assignment-settings``: one row per key of an assignment's settings file,
+``source/<assignment>/assignment.toml`` (gradekit.settings.KEYS): its section, kind, default,
+the c.Gradekit setting that gives the course's default (if any) and its help text.
+
 ``gradekit-glossary``: the glossary of ``gradekit/__init__.py``'s docstring, one term a row.
 
 ``gradekit-layers``: the layer table that ``tests/test_layout.py`` holds the package to, lowest
@@ -129,7 +133,38 @@ class GradekitLayers(Directive):
         return [_table(("layer", "what sits in it"), rows, (25, 75))]
 
 
+KINDS = {
+    "names": "list of grade ids / notebooks",
+    "choice": "one of",
+    "count": "whole number ≥ 0",
+    "int": "whole number > 0",
+    "seconds": "seconds ≥ 0",
+    "positive": "number > 0",
+}
+
+
+class GradekitAssignmentSettings(Directive):
+    """A table of every key of an assignment's settings file, read from gradekit.settings.KEYS."""
+
+    has_content = False
+
+    def run(self):
+        from gradekit.settings import KEYS, _toml
+
+        rows = []
+        for key in KEYS:
+            kind = KINDS[key.kind] + (" " + ", ".join(map(repr, key.choices)) if key.choices else "")
+            course = f"c.Gradekit.{key.name}" if key.course else "— (this assignment's names)"
+            row = (_literal_cell(f"[{key.section}] {key.name}"), _cell(kind), _literal_cell(_toml(key.default)),
+                   _literal_cell(course) if key.course else _cell(course), _cell(key.help))
+            rows.append(row)
+        table = _table(("key", "kind", "default", "course-wide default", "what it does"), rows, (20, 14, 8, 18, 40))
+        table["ids"] = ["assignment-settings"]
+        return [table]
+
+
 def setup(app):
+    app.add_directive("gradekit-assignment-settings", GradekitAssignmentSettings)
     app.add_directive("gradekit-settings", GradekitSettings)
     app.add_directive("gradekit-glossary", GradekitGlossary)
     app.add_directive("gradekit-layers", GradekitLayers)

@@ -4,8 +4,9 @@ The skeleton (package data in ``gradekit/authoring/skeleton/``) mirrors the cour
 layout; ``__ASSIGNMENT__`` in its paths and texts becomes the new name and
 ``__TITLE__`` a readable title, and the ``.tmpl`` suffix is dropped. It gives an
 assignment that grades at once: a notebook template with one exercise and one
-question, ``params.py``, a hidden grader per test cell, the reference, and a
-QA set of one mistake and one right answer.
+question, ``params.py``, its settings (``assignment.toml``: every key, commented
+out with the course's value; :mod:`gradekit.settings`), a hidden grader per test
+cell, the reference, and a QA set of one mistake and one right answer.
 
 ``--from EXISTING`` copies ``source/``, ``autograder/`` and ``solutions/`` of
 an existing assignment instead, renaming the files and folders named after it
@@ -61,6 +62,11 @@ def _from_skeleton(course: Course, name: str) -> list[Path]:
         text = path.read_text(encoding="utf-8").replace(NAME, name).replace(TITLE, title)
         target.write_text(text, encoding="utf-8")
         written.append(target)
+    from gradekit import settings
+
+    target = course.root / "source" / name / settings.SETTINGS_FILE
+    target.write_text(settings.template(course.settings_of(name).values), encoding="utf-8")
+    written.append(target)
     return written
 
 

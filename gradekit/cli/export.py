@@ -47,13 +47,13 @@ def _held(course, assignments: list[str]) -> list[str]:
     from gradekit.gradebook.sql_read import duedate
     from gradekit.service.policy import Policy
 
-    policy = Policy.of(course)
-    if not policy.hidden:
-        return []
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     out = []
     for assignment in assignments or registered_assignments(course):
+        if assignment not in course.assignments():  # in the gradebook, no longer in source/
+            continue
         due = (duedate(course, assignment) or (None,))[0]
+        policy = Policy.of(course, assignment)  # the assignment's own settings say what it hides
         parts = policy.held_parts(course, assignment) if due is not None and due > now else []
         if parts:
             held = ", ".join(f"{name} ({points:g} points)" for name, points in parts)

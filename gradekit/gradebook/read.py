@@ -50,3 +50,18 @@ def require_registered(course: Course, assignment: str) -> None:
         raise UsageError(
             f"assignment {assignment!r} is not in the gradebook yet: run `gradekit generate {assignment}` first"
         )
+
+
+def duedate(course: Course, assignment: str):
+    """The assignment's due date (a UTC datetime), or None: none set, not registered, or no
+    gradebook yet (nothing is created to find out)."""
+    fast = sql_read.duedate(course, assignment)
+    if fast is not None:
+        return fast[0]
+    if course.db_url.startswith("sqlite:///"):  # no such file: no gradebook yet
+        return None
+    with open_gradebook(course) as gb:
+        try:
+            return gb.find_assignment(assignment).duedate
+        except api().MissingEntry:
+            return None

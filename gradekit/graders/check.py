@@ -30,9 +30,9 @@ stayed the same when the grader changed the weights.", see
 :mod:`gradekit.graders.probes`); their sentences are added to the message.
 
 Every failed array check also looks for a relation between the wrong value and
-the right one -- a factor, an offset by an input, a function of the right
-value, the right function on changed inputs, ... (:mod:`gradekit.graders.relations`,
-imported only then). Pass the ``call`` that produced the value
+the right one -- a factor, a function of each right value, where the values
+differ, the right function on changed or fitted inputs, ... (the families of
+:mod:`gradekit.graders.relations`, imported only then). Pass the ``call`` that produced the value
 (:class:`Call`: the student's function, the reference one, the inputs) for the
 relations that need the inputs, ``step`` for an output built step by step, and
 ``relations=False`` for a check whose expected value is not the right answer
@@ -52,7 +52,20 @@ from gradekit.errors import Mismatch
 from gradekit.grading import observe
 from gradekit.i18n.text import Text, _, join
 
-__all__ = ["Mismatch", "FAILS", "Call", "array", "arrays", "scalar", "close", "choice", "to_array", "evidence"]
+__all__ = [
+    "Mismatch",
+    "FAILS",
+    "Call",
+    "array",
+    "arrays",
+    "scalar",
+    "close",
+    "choice",
+    "option",
+    "truth",
+    "to_array",
+    "evidence",
+]
 
 # the known mistakes: a mapping, or a function returning one -- called only when the
 # value is wrong, for mistakes that cost something to compute (most students are right)
@@ -70,6 +83,13 @@ class _Fails:
 
 
 FAILS = _Fails()
+"""The value of a known mistake that raises on this input (a shape it cannot take): a student who
+got a value here did not make it.
+
+Example::
+
+    mistakes={_("multiplied K by Q instead of Q by K"): FAILS if n != m else K @ Q.T}
+"""
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-8
@@ -111,7 +131,11 @@ def to_array(value: Any, what: str) -> np.ndarray:
     """Turn a returned value (array, nested lists, number) into a float array.
 
     Lists and tuples are accepted: a correct answer written with lists keeps
-    its marks. Anything non-numeric is a :class:`Mismatch`.
+    its marks. Anything non-numeric is a :class:`Mismatch`::
+
+        out, weights = student.attention_layer(X, W_q, W_k, W_v)
+        weights = check.to_array(weights, "the weights")     # a Mismatch if it is not numbers
+        assert weights.shape == (n, n), _("the weights should be n × n")
     """
     if isinstance(value, np.ndarray):
         arr = value
@@ -144,9 +168,15 @@ def array(
     relations: bool = True,
     step: int | None = None,
 ) -> None:
-    """Check that ``got`` equals ``expected`` elementwise within tolerance.
+    """Check that ``got`` equals ``expected`` elementwise within tolerance::
 
-    ``mistakes`` maps the catalogue name of a classic mistake to the value
+        check.array(student.softmax(x, axis=0), reference.softmax(x, axis=0), what="softmax(x, axis=0)",
+                    mistakes=lambda: {_("normalised along the wrong axis"): reference.softmax(x, axis=1)},
+                    call=check.Call(student.softmax, reference.softmax, dict(x=x), keywords=dict(axis=0)))
+
+    ``what`` names the value in the feedback ("softmax(x, axis=0): 3 of 12 values differ from the
+    reference ..."); the expected values are never shown. ``mistakes`` maps the catalogue name of a
+    classic mistake to the value
     that mistake would produce here (``None``: undefined here). Pass a function
     returning that mapping (``mistakes=lambda: {...}``) when the wrong values
     cost something to compute: it is called only for a wrong answer. ``call``,
@@ -181,7 +211,12 @@ def arrays(
     relations: bool = True,
     step: int | None = None,
 ) -> None:
-    """Check several values returned together as one check.
+    """Check several values returned together as one check::
+
+        out, weights = student.attention_layer(X, W_q, W_k, W_v)
+        right = reference.attention_layer(X, W_q, W_k, W_v)
+        check.arrays([out, weights], right, what=[_("the output"), _("the weights")],
+                     mistakes={_("returned (weights, output)"): right[::-1]})
 
     ``got``, ``expected`` and ``what`` are parallel sequences; each mistake in
     ``mistakes`` gives a sequence of the same length (or ``None``). The
@@ -229,12 +264,12 @@ def arrays(
 
 
 def _relations(got, expected, what, call, rtol, atol, step, known) -> dict | None:
-    """The evidence of how a wrong value relates to the right one (gradekit.graders.relations,
+    """The evidence of how a wrong value relates to the right one (gradekit.graders.relations.engine,
     imported here: only a failed check pays for it); None when the search cannot run."""
-    from gradekit.graders import relations
+    from gradekit.graders.relations import engine
 
     try:
-        return relations.search(got, expected, what=what, call=call, rtol=rtol, atol=atol, step=step, known=known)
+        return engine.search(got, expected, what=what, call=call, rtol=rtol, atol=atol, step=step, known=known)
     except Exception:  # noqa: BLE001 - a search that cannot look says nothing; the check's verdict stands
         return None
 
@@ -248,7 +283,14 @@ def scalar(
     atol: float = DEFAULT_ATOL,
     mistakes: Mistakes = None,
 ) -> None:
-    """Check one number; ``mistakes`` as in :func:`array`."""
+    """Check one number; ``mistakes`` as in :func:`array`::
+
+        check.scalar(student["q1_mean"], float(np.mean(values)), what="q1_mean", rtol=0, atol=0.005,
+                     mistakes={_("that is the sum of the numbers, not their mean"): float(np.sum(values))})
+
+    A numeric answer should be hidden until the due date under ``gradekit serve`` (it is, by
+    default: see the assignment's settings), or a student could hand in until it is right.
+    """
     if got is None:
         raise Mismatch(_none_message(what))
     if isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
@@ -272,7 +314,11 @@ def scalar(
 
 
 def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> bool:
-    """True when ``got`` is numerically ``expected`` (same shape); never raises."""
+    """True when ``got`` is numerically ``expected`` (same shape); never raises. For a law that
+    compares two of the student's own values, without a Mismatch's message::
+
+        assert check.close(student.softmax(x + 5.0), student.softmax(x)), _("softmax(x + c) should equal softmax(x)")
+    """
     try:
         arr = np.asarray(got, dtype=np.float64)
         exp = np.asarray(expected, dtype=np.float64)
@@ -281,21 +327,129 @@ def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = 
     return arr.shape == exp.shape and bool(np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True))
 
 
-def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None) -> None:
-    """Check a non-numeric answer (a yes/no, a chosen option's text)."""
+def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None, asked: str | None = None) -> None:
+    """Check an answer that is not a number: True or False (a yes/no question), a word, an
+    option's text. Strings compare without case and extra spaces::
+
+        check.choice(student["tq1_changes"], False, what="tq1_changes",
+                     asked=_("Does W_v change the attention weights?"),
+                     mistakes={_("W_v only enters the output: the weights come from Q and K"): True})
+
+    With a bool ``expected``, the student may answer True/False, yes/no (y/n, 是/否, 对/错 ...)
+    or 1/0. A wrong answer's message says what the student answered, and to what (``asked``,
+    the question in a few words), never the right answer; ``mistakes`` maps the name of a
+    known wrong answer to that answer, as in :func:`array`.
+    """
     if got is None:
         raise Mismatch(_none_message(what))
-    if _norm(got) == _norm(expected):
+    said = _shown(got)  # the student's own answer, as they wrote it
+    if isinstance(expected, (bool, np.bool_)):
+        answer = truth(got)
+        if answer is None:
+            raise Mismatch(
+                _("{what}: you answered {answer}, which is neither True nor False (yes or no)").format(
+                    what=what, answer=said
+                )
+            )
+        got, expected = answer, bool(expected)
+        norm: Callable[[Any], Any] = truth
+    else:
+        norm = _norm
+    if norm(got) == norm(expected):
         if mistakes and observe.auditing():
-            _audit(mistakes, expected, what, lambda v, e: _norm(v) == _norm(e))
+            _audit(mistakes, expected, what, lambda v, e: norm(v) == norm(e))
         return
     known = {name: value for name, value in _known(mistakes).items() if value is not None}
-    candidates = [name for name, value in known.items() if _norm(got) == _norm(value)]
-    raise Mismatch(
-        _("{what}: wrong answer").format(what=what),
-        candidates=candidates,
-        ruled_out=[name for name in known if name not in candidates],
+    candidates = [name for name, value in known.items() if norm(got) == norm(value)]
+    message = (
+        _("{what}: you answered {answer} to “{asked}”: that is not right").format(what=what, answer=said, asked=asked)
+        if asked
+        else _("{what}: you answered {answer}: that is not right").format(what=what, answer=said)
     )
+    raise Mismatch(message, candidates=candidates, ruled_out=[name for name in known if name not in candidates])
+
+
+LETTERS = "ABCDEFGHIJ"
+
+
+def option(got: Any, item: Mapping[str, Any], *, what: str) -> None:
+    """Check a multiple-choice answer against one item of the params::
+
+        # params.py: {"id": "mc_scaling", "question": ..., "options": [...], "answer": "C",
+        #             "why": {wrong option's text: the misconception it stands for, ...}}
+        check.option(student["mc_scaling"], item, what="mc_scaling")
+
+    ``item["answer"]`` is the right option's letter (or its index); the student answers with a
+    letter (any case) or the option's text typed out. A wrong option is the mistake its ``why``
+    names (the message says the letter chosen and that misconception, never the right option);
+    ``gradekit check`` finds items of this shape in the params to judge guessing and how often
+    classmates' answers agree. List the item's cell in ``choice_cells`` (the assignment's
+    settings) for the class report to count the options chosen.
+    """
+    options = [str(o) for o in item["options"]]
+    answer = item["answer"]
+    right = answer if isinstance(answer, int) and not isinstance(answer, bool) else LETTERS.index(str(answer).upper())
+    if got is None:
+        raise Mismatch(_none_message(what))
+    text = str(got).strip()
+    letters = LETTERS[: len(options)]
+    if len(text) == 1 and text.upper() in letters:
+        chosen = letters.index(text.upper())
+    else:
+        typed = [k for k, o in enumerate(options) if _norm(o) == _norm(text)]
+        if not typed:
+            raise Mismatch(
+                _("{what}: you answered {answer}, which is none of the options {letters}").format(
+                    what=what, answer=_shown(got), letters=", ".join(letters)
+                )
+            )
+        chosen = typed[0]
+    if chosen == right:
+        return
+    why = (item.get("why") or {}).get(options[chosen])
+    wrong = [(item.get("why") or {}).get(o) for k, o in enumerate(options) if k != right]
+    if why is None:
+        raise Mismatch(_("{what}: you chose {letter}, which is not right").format(what=what, letter=letters[chosen]))
+    raise Mismatch(
+        _("{what}: you chose {letter} -- {reason}").format(what=what, letter=letters[chosen], reason=_(why)),
+        mistake=why,
+        ruled_out=[w for w in wrong if w and w != why],
+    )
+
+
+def truth(value: Any) -> bool | None:
+    """``value`` read as a yes/no answer -- True/False, 1/0, or a word such as yes/no, y/n,
+    true/false, 是/否, 对/错, 会/不会 -- or None when it is none of them::
+
+        check.truth("Yes.")   # True
+        check.truth("perhaps")   # None
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        word = value.strip().lower().rstrip(".!。！")
+        if word in _YES:
+            return True
+        if word in _NO:
+            return False
+    return None
+
+
+_YES = frozenset({"true", "yes", "y", "t", "1", "是", "对", "会", "正确", "是的", "对的"})
+_NO = frozenset({"false", "no", "n", "f", "0", "否", "不", "错", "不会", "不是", "不对", "错误"})
+
+
+def _shown(value: Any) -> str:
+    """A student's own answer as their feedback quotes it (short, on one line)."""
+    from gradekit.intake.untrusted import shown
+
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, str):
+        return "“" + shown(" ".join(value.split()), 60) + "”"
+    return shown(repr(value), 60)
 
 
 def evidence(
@@ -305,7 +459,12 @@ def evidence(
     rtol: float = DEFAULT_RTOL,
     atol: float = DEFAULT_ATOL,
 ) -> tuple[list[str], list[str]]:
-    """What a wrong value says about the known mistakes: (candidates, ruled out).
+    """What a wrong value says about the known mistakes: (candidates, ruled out). The checks above
+    call it; a grader with a comparison of its own may too::
+
+        candidates, ruled_out = check.evidence([got], [expected], {_("forgot the √d_k"): [Q @ K.T]})
+        if candidates:
+            raise check.Mismatch(_("your scores: wrong values"), candidates=candidates, ruled_out=ruled_out)
 
     A mistake is a candidate when the value matches it, or matches a mistake that
     gives the same values here (coinciding mistakes are candidates together: this

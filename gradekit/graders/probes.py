@@ -54,7 +54,10 @@ def _safe(probe: Callable[..., str | None]) -> Callable[..., str | None]:
 @_safe
 def unchanged_when(call_again: Callable[[], Any], got: Any, *, subject: str, changed: str):
     """``call_again()`` runs the student's function with ``changed`` altered (so that the right
-    answer changes); the same result means the function does not depend on it."""
+    answer changes); the same result means the function does not depend on it::
+
+        probes.unchanged_when(lambda: student.mix(2.0 * w, v), got, subject=_("Your output"), changed=_("the weights"))
+    """
     again = _quietly(call_again)
     if again is None or not _same(again, got):
         return None
@@ -63,7 +66,12 @@ def unchanged_when(call_again: Callable[[], Any], got: Any, *, subject: str, cha
 
 @_safe
 def slices_not_summing_to_one(value: Any, *, subject: str, axis: int = -1, atol: float = 1e-6) -> str | None:
-    """Slices along ``axis`` that should each sum to 1 (a distribution) and do not."""
+    """Slices along ``axis`` that should each sum to 1 (a distribution) and do not.
+
+    Example::
+
+        probes.slices_not_summing_to_one(weights, subject=_("the rows of your weights"))
+    """
     arr = _array(value)
     if arr is None or arr.ndim == 0 or not np.all(np.isfinite(arr)):
         return None
@@ -74,7 +82,12 @@ def slices_not_summing_to_one(value: Any, *, subject: str, axis: int = -1, atol:
 
 @_safe
 def equals(value: Any, other: Any, *, subject: str, other_name: str) -> str | None:
-    """The value is ``other`` unchanged (e.g. the output equals the input rows)."""
+    """The value is ``other`` unchanged (e.g. the output equals the input rows).
+
+    Example::
+
+        probes.equals(out, X, subject=_("Your output"), other_name=_("the input rows X"))
+    """
     if not _same(value, other):
         return None
     return _("{subject} equals {other_name}, unchanged.").format(subject=subject, other_name=other_name)
@@ -82,7 +95,12 @@ def equals(value: Any, other: Any, *, subject: str, other_name: str) -> str | No
 
 @_safe
 def identical_rows(value: Any, *, subject: str) -> str | None:
-    """Every row of a table with several rows is the same row."""
+    """Every row of a table with several rows is the same row.
+
+    Example::
+
+        probes.identical_rows(weights, subject=_("your weights"))
+    """
     arr = _array(value)
     if arr is None or arr.ndim != 2 or arr.shape[0] < 2:
         return None
@@ -97,7 +115,12 @@ def not_equivariant(
 ) -> str | None:
     """``call_permuted()`` runs the function on the inputs reordered by ``order``; an equivariant
     function returns ``got`` with its rows reordered the same way (and its columns too, for a
-    ``table`` of item against item)."""
+    ``table`` of item against item)::
+
+        order = rng.permutation(n)
+        probes.not_equivariant(lambda: student.attention(X[order]), got, order,
+                               subject=_("your output"), items=_("the tokens"))
+    """
     again, arr = _array(_quietly(call_permuted)), _array(got)
     if again is None or arr is None or arr.ndim == 0 or arr.shape[0] != len(order):
         return None
@@ -112,6 +135,12 @@ def not_equivariant(
 
 @_safe
 def negative_entries(value: Any, *, subject: str) -> str | None:
+    """Some entries are negative where none should be (weights, probabilities, variances).
+
+    Example::
+
+        probes.negative_entries(weights, subject=_("your weights"))
+    """
     arr = _array(value)
     if arr is None or not np.any(arr < -ATOL):
         return None

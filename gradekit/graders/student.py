@@ -15,6 +15,18 @@ as it would have made the calls::
 
     for axis, got in zip(axes, student.softmax.map([call(x, axis=a) for a in axes])):
         check.array(got, ...)
+
+Functions and objects are arguments like any other, both ways::
+
+    student.is_equivariant(student.attention, X, perm)        # the student's function, to the student's
+    student.blockwise(Q, K, V, score=reference.scaled_dot)   # a function of the grader's, to the student's
+    student.is_equivariant(lambda X: X[::-1], X, perm)        # ... a deliberately wrong one
+
+The student's functions and objects run in the sandbox, as every call of theirs
+does; a function of the grader's runs in the grader's process, called back with
+plain data only (see :mod:`gradekit.sandbox.client`). What the grader gets wrong
+-- an argument that cannot cross, a function of its own that calls the student's
+code -- is a :class:`~gradekit.errors.BoundaryError`, a bug of the grader's.
 """
 
 from __future__ import annotations
@@ -23,34 +35,69 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from gradekit.errors import CodeFailure, SandboxCrashed, SandboxTimeout, StudentCodeError, StudentFailure
+from gradekit.errors import (
+    BoundaryError,
+    CallbackFailed,
+    CallbackFailure,
+    CodeFailure,
+    SandboxCrashed,
+    SandboxTimeout,
+    StudentCodeError,
+    StudentFailure,
+)
 from gradekit.i18n.text import Text, _
-from gradekit.sandbox.client import LEAVES, NotRun, RemoteObject, Sandbox, StaleMethod
-from gradekit.sandbox.protocol import ProtocolError
+from gradekit.sandbox.client import LEAVES, Callback, NotRun, RemoteObject, Sandbox, StaleMethod, StudentName
 
 __all__ = ["Student", "StudentFunction", "StudentObject", "Results", "Call", "call", "GiveUp"]
 
 
 class GiveUp:
-    """After a function timed out once, further calls to it fail at once.
+    """After a function timed out once, further calls to it fail at once (a grader never makes one:
+    the ``student`` fixture holds the notebook's).
 
     This bounds the time a hanging submission costs (one timeout per function,
     not one per hidden test) without touching the other exercises. It also
     counts, per graded cell (``cell``, the one being graded) and function, the
     failed checks whose relation search called the functions again
-    (``searched``: see gradekit.graders.relations), which bounds what a wrong
-    submission costs.
+    (``searched``: see gradekit.graders.relations.engine), and what those
+    searches found (``found``: the last is asked only about it), which bounds
+    what a wrong submission costs.
+
+    What a grader sees of it::
+
+        student.slow(x)    # StudentFailure: `slow` did not finish: no answer within 10 s (endless loop?)
+        student.slow(y)    # StudentFailure at once: not run: `slow` timed out on an earlier check (...)
     """
 
     def __init__(self, budget: float | None = None) -> None:
         self.reasons: dict[str, str] = {}
         self.searched: dict[str, int] = {}
+        self.found: dict[str, set[str]] = {}  # per cell and function: the relations its deep searches found
         self.cell = ""
         self.deadline = time.monotonic() + budget if budget else None
         self.budget = budget
 
 
 class Student:
+    """The ``student`` fixture: the student's notebook, run in their sandbox, as a grader sees it.
+
+    Its attributes are the student's functions and classes (:class:`StudentFunction`); indexing
+    reads a variable; ``in`` asks whether a name is defined::
+
+        def test_softmax_rows(student, reference, rng):
+            x = rng.normal(size=(3, 4))
+            check.array(student.softmax(x), reference.softmax(x), what="softmax(x) of a 3×4 table")
+
+        def test_answer(student):
+            check.scalar(student["tq2_factor"], 3.0, what="tq2_factor", rtol=0, atol=0.01)
+            assert "KVCache" in student, "define the class KVCache"
+
+    Every call runs in the sandbox, and returns plain data (arrays, numbers, strings, lists,
+    tuples, dicts) or the student's objects (:class:`StudentObject`). A failure of the student's
+    code (an exception, a timeout, a crash) raises :class:`~gradekit.errors.StudentFailure`,
+    whose message is the student's feedback: the check fails, the other checks go on.
+    """
+
     def __init__(self, sandbox: Sandbox, reference: Any, helpers: tuple[str, ...] = (), give_up: GiveUp | None = None):
         self._sandbox, self._reference, self._helpers = sandbox, reference, helpers
         self._give_up = give_up or GiveUp()
@@ -64,18 +111,31 @@ class Student:
         return self._helper_functions
 
     def with_reference(self, *names: str) -> Student:
+        """The student's namespace with their functions ``names`` replaced by the reference's, for
+        the calls made through it: an exercise built on another is then graded on its own, a
+        mistake in the helper charged once, where the helper is graded::
+
+            sa = student.with_reference("softmax", "scaled_scores")
+            out, weights = sa.attention_layer(X, W_q, W_k, W_v)   # their attention_layer, our softmax
+
+        The reference's functions run in the grader's process, called back from the student's
+        code with plain data (see :mod:`gradekit.sandbox.client`). A name the reference lacks
+        is a LookupError, the grader's own mistake.
+        """
         for name in names:
             if not callable(getattr(self._reference, name, None)):
                 raise LookupError(f"the reference has no {name!r}")
         return Student(self._sandbox, self._reference, tuple(names), self._give_up)
 
     def __getitem__(self, name: str) -> Any:
-        """A variable the student set, e.g. ``student["tq2_factor"]``; None when unset."""
+        """A variable the student set, e.g. ``student["tq2_factor"]``; None when unset (a check's
+        "no answer given")."""
         if self._guard(lambda: self._sandbox.has(name), name) == "missing":
             return None
         return self._guard(lambda: self._sandbox.get(name), name)
 
     def __contains__(self, name: str) -> bool:
+        """Whether the student's notebook defines ``name`` (``"KVCache" in student``)."""
         return self._guard(lambda: self._sandbox.has(name), name) != "missing"
 
     def __getattr__(self, name: str) -> StudentFunction:
@@ -123,7 +183,7 @@ class Student:
                 continue
             try:
                 outcomes.append((True, self._sandbox.call(name, args, kwargs, reference=helpers)))
-            except (StudentCodeError, ProtocolError) as exc:
+            except (StudentCodeError, BoundaryError) as exc:
                 outcomes.append((False, exc))
                 if isinstance(exc, SandboxTimeout):
                     stop = (False, NotRun("timeout", exc))
@@ -148,7 +208,7 @@ class Student:
             reasons.setdefault(name, _timed_out(name, error))
             return StudentFailure(_("`{name}` did not finish: {reason}").format(name=name, reason=error.message))
         if isinstance(error, StudentCodeError):
-            return StudentFailure(describe(name, error))
+            return _student_failure(name, error)
         return error  # arguments that cannot cross: the grader's own mistake, raised as it is
 
     def _guard(self, action: Callable[[], Any], name: str) -> Any:
@@ -176,7 +236,14 @@ class Student:
             self._give_up.reasons[name] = _timed_out(name, exc)
             raise StudentFailure(_("`{name}` did not finish: {reason}").format(name=name, reason=exc.message)) from None
         except StudentCodeError as exc:
-            raise StudentFailure(describe(name, exc)) from None
+            raise _student_failure(name, exc) from None
+
+
+def _student_failure(name: str, exc: StudentCodeError) -> StudentFailure:
+    """The grader's exception for the student's code failing in a call of ``name``."""
+    if isinstance(exc, CallbackFailed):
+        return CallbackFailure(describe(name, exc))
+    return StudentFailure(describe(name, exc))
 
 
 def _timed_out(name: str, exc: SandboxTimeout) -> Text:
@@ -184,7 +251,13 @@ def _timed_out(name: str, exc: SandboxTimeout) -> Text:
 
 
 class Call:
-    """The arguments of one call in :meth:`StudentFunction.map` (made with :func:`call`)."""
+    """The arguments of one call in :meth:`StudentFunction.map`, made with :func:`call` (not
+    :class:`gradekit.graders.check.Call`, which describes a checked call for the relation search).
+
+    Example::
+
+        item = call(x, axis=0)      # item.args == (x,), item.kwargs == {"axis": 0}
+    """
 
     __slots__ = ("args", "kwargs")
 
@@ -196,13 +269,32 @@ class Call:
 
 
 def call(*args: Any, **kwargs: Any) -> Call:
-    """``call(x, axis=0)``: the arguments of one call of ``student.f.map([...])``, written as the call."""
+    """``call(x, axis=0)``: the arguments of one call of ``student.f.map([...])``, written as the call.
+
+    Example::
+
+        from gradekit.graders.student import call
+
+        results = student.softmax.map([call(x, axis=0), call(x, axis=1)])
+    """
     return Call(args, kwargs)
 
 
 class StudentFunction:
-    """``student.softmax``: the student's function. Call it (``student.softmax(x, axis=0)``), or
-    make many calls of it at once with :meth:`map`."""
+    """``student.softmax``: the student's function. Call it (``student.softmax(x, axis=0)``), make
+    many calls of it at once with :meth:`map`, or pass it to another of the student's functions,
+    or to the reference's::
+
+        got = student.softmax(x, axis=0)
+        assert student.is_equivariant(student.attention, X, perm) is True   # runs in the sandbox
+        check.array(student.blockwise(Q, K, V, score=reference.scaled_dot), expected, what=...)
+
+    Passed as an argument it crosses by its name and runs in the sandbox; a function of the
+    grader's passed to it (``score=`` above: a reference function, or a deliberately wrong one)
+    runs in the grader's process, called back with plain data. Arguments that cannot cross (a
+    set, a file, a generator) raise :class:`~gradekit.errors.BoundaryError`: a grader bug, never
+    the student's failure.
+    """
 
     __slots__ = ("_student", "__name__")
 
@@ -214,7 +306,8 @@ class StudentFunction:
 
     @property
     def give_up(self) -> GiveUp:
-        """The notebook's give-ups and budget: the relation search counts its calls again in it."""
+        """The notebook's give-ups and budget (the relation search counts its calls in it; a grader
+        has no need of it)."""
         return self._student._give_up
 
     def map(self, calls: Iterable[Call]) -> Results:
@@ -227,7 +320,12 @@ class StudentFunction:
         raises its failure (the :class:`~gradekit.errors.StudentFailure` the call
         itself would have raised) when its result is read, not before; so a grader
         that reads the results in order and stops at the first wrong one gives the
-        feedback the loop of calls gives. The arguments are plain data.
+        feedback the loop of calls gives. Arguments that hold the student's objects are called one by
+        one (the objects live in one process); their functions and the grader's cross as in a call::
+
+            axes = [0, 1, -1]
+            for axis, got in zip(axes, student.softmax.map([call(x, axis=a) for a in axes])):
+                check.array(got, reference.softmax(x, axis=axis), what=f"softmax(x, axis={axis})")
         """
         return self._student._map(self.__name__, list(calls))
 
@@ -237,7 +335,12 @@ class StudentFunction:
 
 class Results(Sequence):
     """The results of :meth:`StudentFunction.map`, in the order of its calls. Reading the result
-    of a call that failed raises what that call would have raised."""
+    of a call that failed raises what that call would have raised::
+
+        results = student.f.map([call(1), call(2)])
+        first = results[0]          # raises StudentFailure here if f(1) failed
+        rest = list(results[1:])
+    """
 
     def __init__(self, student: Student, name: str, calls: list[tuple[tuple, dict]], outcomes: list[tuple[bool, Any]]):
         self._student, self._name, self._calls, self._outcomes = student, name, calls, outcomes
@@ -281,22 +384,44 @@ class Results(Sequence):
 
 
 def describe(name: str, exc: StudentCodeError) -> Text:
-    if exc.failure is CodeFailure.RAISED and exc.exc_type == "NameError" and f"'{name}'" in exc.message:
-        return _("`{name}` is not defined in your notebook").format(name=name)
+    """What a student reads when their code failed in a call of ``name``: the function that is
+    not defined or not implemented is named, be it ``name`` or a function of theirs it called (or
+    was given: ``student.check(student.attention, ...)``)."""
+    if exc.failure is CodeFailure.RAISED and exc.exc_type == "NameError":
+        missing = _undefined(exc.message)
+        if missing == name or (missing is not None and not exc.where):  # not exc.where: a function passed
+            return _("`{name}` is not defined in your notebook").format(name=missing)
     if exc.failure is CodeFailure.RAISED and exc.exc_type == "NotImplementedError":
-        return _("`{name}` is not implemented yet (NotImplementedError)").format(name=name)
+        return _("`{name}` is not implemented yet (NotImplementedError)").format(name=exc.function or name)
     where = f" ({exc.where[-1]})" if exc.where else ""
     return _("calling `{name}` raised {kind}: {message}{where}").format(
         name=name, kind=exc.kind, message=exc.message, where=where
     )
 
 
-class StudentObject:
-    """An object of the student's (e.g. their KVCache), with its calls guarded like functions.
+def _undefined(message: str) -> str | None:
+    """The name of ``NameError: name 'x' is not defined``, if that is the message."""
+    prefix, suffix = "name '", "' is not defined"
+    if message.startswith(prefix) and suffix in message:
+        found = message[len(prefix) : message.index(suffix)]
+        return found if found.isidentifier() else None
+    return None
 
-    Attribute reads, method calls and ``len()`` go through the same checks as
-    ``student.f(...)``: errors become feedback, and a method that timed out
-    once is not called again (keyed by class and method name).
+
+class StudentObject:
+    """An object of the student's (e.g. their KVCache), with its calls guarded like functions::
+
+        cache = student.KVCache()
+        cache.append(k, v)
+        assert len(cache) == 1, _("one append: the cache holds one token")
+        check.array(cache.keys, k[None, :], what="cache.keys after one append")
+        scale = student.make_scaler(2)     # a function their code returns: call it, or pass it on
+        check.scalar(scale(3.0), 6.0, what="make_scaler(2)(3.0)")
+
+    Attribute reads, method calls, calls and ``len()`` go through the same checks as
+    ``student.f(...)``: errors become feedback, and a method that timed out once is not called
+    again (keyed by class and method name). The object lives in the sandbox; passed to the
+    student's code it is the same object there.
     """
 
     def __init__(self, student: Student, remote: RemoteObject):
@@ -331,6 +456,10 @@ class StudentObject:
         method.__name__ = name
         return method
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the object: a function of the student's that their code returned (a closure)."""
+        return self._student._call(self._remote._handle.type, self._remote, args, kwargs)
+
     def __len__(self) -> int:
         remote = self._remote
         return self._student._guarded(lambda: len(remote), f"len({remote._handle.type})")
@@ -350,7 +479,9 @@ def _holds_objects(value: Any) -> bool:
 
 
 def _unwrap(value: Any) -> Any:
-    """``value`` with the student's objects in it (in lists, tuples and dicts) as their remote handles."""
+    """``value`` with the student's objects and functions in it (in lists, tuples and dicts) as
+    what crosses for them -- their remote handles, their names -- and the grader's functions as
+    :class:`~gradekit.sandbox.client.Callback`: they stay here, called back."""
     kind = type(value)
     if kind in LEAVES:
         return value
@@ -364,4 +495,8 @@ def _unwrap(value: Any) -> Any:
         return {k: _unwrap(v) for k, v in value.items()}
     if isinstance(value, StudentObject):
         return value._remote
+    if isinstance(value, StudentFunction):
+        return StudentName(value.__name__)
+    if callable(value) and not isinstance(value, (RemoteObject, Callback, StudentName)):
+        return Callback(value)
     return value

@@ -46,6 +46,7 @@ from gradekit.i18n.languages_csv import language_of
 from gradekit.i18n.text import Say
 from gradekit.intake.incremental import assignment_version, submission_digest
 from gradekit.intake.untrusted import (
+    clip,
     find_notebook,
     folder_listing,
     is_plain_folder,
@@ -143,7 +144,7 @@ class Pipeline:
             self.sandbox.end_child()
             return self._zero(
                 student,
-                _("grading failed: {kind}: {message}").format(kind=type(exc).__name__, message=str(exc)[:200]),
+                _("grading failed: {kind}: {message}").format(kind=type(exc).__name__, message=clip(str(exc), 200)),
                 language,
             )
 

@@ -467,7 +467,8 @@ class GradekitFetchFeedback(_SafeRoot, ExchangeFetchFeedback):
                         continue  # fetched before, unchanged
             except OSError:
                 pass
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".feedback-", suffix=".html")  # 0600, the student's
+            # 0600, the student's; not named .html while it is being written
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".feedback-", suffix=".part")
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)

@@ -50,25 +50,31 @@ def catalogs(course_root: Path | None, assignment: str | None) -> list[Path]:
     return found
 
 
-def translator(course_root: Path | None, assignment: str | None, language: str) -> Translate:
-    """The gettext function of ``language``: the assignment's catalog, then gradekit's, then English."""
-    if language == ENGLISH:
-        return _same
-    chain = (
-        [locale_dir(course_root, assignment) / f"{language}.po"] if course_root is not None and assignment else []
-    ) + [PACKAGE_LOCALE / f"{language}.po"]
-    found = [catalog for catalog in map(load, chain) if catalog is not None]
-    if not found:
-        return _same
+class Translator:
+    """A gettext function that knows its language (a :class:`gradekit.i18n.text.Phrase` carries
+    translations of its own): the catalogs in order, then the English text."""
 
-    def translate(msgid: str) -> str:
-        for catalog in found:
+    __slots__ = ("language", "_catalogs")
+
+    def __init__(self, language: str, catalogs: list[gettext.GNUTranslations]):
+        self.language, self._catalogs = language, catalogs
+
+    def __call__(self, msgid: str) -> str:
+        for catalog in self._catalogs:
             text = catalog.gettext(msgid)
             if text != msgid:
                 return text
         return msgid
 
-    return translate
+
+def translator(course_root: Path | None, assignment: str | None, language: str) -> Translate:
+    """The gettext function of ``language``: the assignment's catalog, then gradekit's, then English."""
+    if language == ENGLISH:
+        return Translator(ENGLISH, [])
+    chain = (
+        [locale_dir(course_root, assignment) / f"{language}.po"] if course_root is not None and assignment else []
+    ) + [PACKAGE_LOCALE / f"{language}.po"]
+    return Translator(language, [catalog for catalog in map(load, chain) if catalog is not None])
 
 
 def load(po: Path) -> gettext.GNUTranslations | None:
@@ -117,7 +123,3 @@ def compile_all(course_root: Path | None = None) -> list[Path]:
         atomic_write_bytes(mo, compile_po(po))
         written.append(mo)
     return written
-
-
-def _same(msgid: str) -> str:
-    return msgid

@@ -16,17 +16,24 @@ mistyped) falls back to the English text, never to an error.
 ``N_("...")`` only marks a string for extraction (a quiz option in the
 params, a misconception kept in a table) and returns it unchanged; it is
 translated where it is shown, by looking the English text up.
+
+``phrase("...", zh="...")`` is a Text that carries its own translations, for
+code that keeps its sentences beside it (a relation family, one module with its
+search and its sentence in every language): rendered through a translate
+function that knows its language (:func:`gradekit.i18n.catalogs.translator`'s
+do), it uses its own translation, and else the catalogs', as a Text does.
+``gradekit translate`` does not extract it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 Translate = Callable[[str], str]
 
-__all__ = ["Text", "_", "N_", "join", "render", "Say", "View"]
+__all__ = ["Text", "Phrase", "_", "N_", "phrase", "join", "render", "Say", "View"]
 
 
 class Text(str):
@@ -52,7 +59,7 @@ class Text(str):
     def render(self, translate: Translate) -> str:
         """The text in the language of ``translate`` (a gettext function); arguments that are
         Texts are rendered in the same language."""
-        template = translate(self.msgid)
+        template = self._template(translate)
         if not self.args and not self.kwargs:
             return template
         args = [render(a, translate) for a in self.args]
@@ -61,6 +68,30 @@ class Text(str):
             return template.format(*args, **kwargs)
         except (KeyError, IndexError, ValueError, AttributeError, TypeError):
             return self.msgid.format(*args, **kwargs)  # a broken translation: say it in English
+
+    def _template(self, translate: Translate) -> str:
+        return translate(self.msgid)
+
+
+class Phrase(Text):
+    """A Text with its translations beside it (see :func:`phrase`): ``{language: template}``."""
+
+    __slots__ = ("translations",)
+    translations: dict[str, str]
+
+    def __new__(
+        cls, msgid: str, args: tuple = (), kwargs: dict | None = None, translations: dict | None = None
+    ) -> Phrase:
+        text = cast(Phrase, super().__new__(cls, msgid, args, kwargs))
+        text.translations = dict(translations or {})
+        return text
+
+    def format(self, *args: Any, **kwargs: Any) -> Phrase:
+        return Phrase(self.msgid, args, kwargs, self.translations)
+
+    def _template(self, translate: Translate) -> str:
+        own = self.translations.get(getattr(translate, "language", ""))
+        return own if own is not None else translate(self.msgid)
 
 
 class Joined(Text):
@@ -95,6 +126,11 @@ _CJK_SEPARATORS = {"; ": "；", ", ": "，", " ": ""}
 def _(msgid: str) -> Text:
     """Mark ``msgid`` for translation; the result is translated when it is shown."""
     return Text(msgid)
+
+
+def phrase(msgid: str, **translations: str) -> Phrase:
+    """A text with its translations, by language: ``phrase("your values are 0", zh="你的结果是 0")``."""
+    return Phrase(msgid, translations=translations)
 
 
 def N_(msgid: str) -> str:

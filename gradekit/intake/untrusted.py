@@ -366,9 +366,25 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u
 
 def shown(text, limit: int = 300) -> str:
     """Student text made safe to print: control characters (terminal escapes, bidi overrides)
-    replaced, cut to ``limit`` characters. HTML escaping is the templates' (autoescape)."""
-    text = _CONTROL.sub("\ufffd", str(text))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    replaced, cut to ``limit`` characters (see :func:`clip`). HTML escaping is the templates'
+    (autoescape)."""
+    return clip(_CONTROL.sub("\ufffd", str(text)), limit)
+
+
+def clip(text, limit: int) -> str:
+    """``text`` in at most ``limit`` characters: cut, where it must be, after the last whole word
+    that fits (never within one, unless a single word is longer than a third of the room), and
+    "…" put in its place."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    room = max(limit - 1, 1)
+    head = text[:room]
+    if not text[room].isspace():  # the cut falls inside a word: keep the words before it
+        space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
+        if space >= room * 2 // 3:
+            head = head[:space]
+    return head.rstrip(" ,;:-(\n\t") + "…"
 
 
 def for_rich(text, limit: int = 300) -> str:

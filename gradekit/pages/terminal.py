@@ -77,7 +77,8 @@ class Summary:
         self.per_student, self.wide = per_student, wide
         self.cells: list[str] = []
         self.notebooks: list[str] = []
-        self.rows: list[tuple[str, tuple, float, float, str, tuple, str]] = []
+        # (student, cell scores, final, possible, note, per notebook, most common problem, named mistakes)
+        self.rows: list[tuple[str, tuple, float, float, str, tuple, str, str]] = []
         self.skipped: list[str] = []  # folders of submitted/ left out ("skipped submitted/x: why")
 
     def add(self, result: SubmissionResult) -> None:
@@ -99,6 +100,7 @@ class Summary:
                 note_of(result),
                 per_notebook,
                 problem_of(result),
+                named_mistakes(result),
             )
         )
 
@@ -113,7 +115,7 @@ class Summary:
         else:
             console.print(self._compact(title) if few else self._per_notebook(title))
         if not few:
-            failed = [(s, n) for s, _, _, _, n, _, _ in sorted(self.rows) if n]
+            failed = [(s, n) for s, _, _, _, n, *_ in sorted(self.rows) if n]
             for student, note in failed[:50]:
                 console.print(f"  {student}: {for_rich(note)}", overflow="ellipsis", no_wrap=True)
             if len(failed) > 50:
@@ -143,7 +145,7 @@ class Summary:
             name: max((p for r in self.rows for n, _, p, _ in r[5] if n == name), default=0) for name in self.notebooks
         }
         rows = []
-        for student, _, score, possible, _, per_notebook, problem in sorted(self.rows):
+        for student, _, score, possible, _, per_notebook, problem, _ in sorted(self.rows):
             possible = possible or most
             by_name = {n: f for n, f, _, _ in per_notebook}
             cells = [f"{pts(by_name[n])}/{pts(possible_of[n])}" if n in by_name else "-" for n in self.notebooks]
@@ -187,16 +189,17 @@ class Summary:
         for gid in self.cells:
             table.add_column(gid.removeprefix("test_"), justify="right")
         table.add_column("total", justify="right")
-        table.add_column("note", no_wrap=True, overflow="ellipsis", max_width=48)
+        table.add_column("note", max_width=60)  # wrapped between words: named mistakes are read whole
         most = max((r[3] for r in self.rows), default=0)
-        for student, scores, score, possible, note, _, _ in sorted(self.rows):
+        for student, scores, score, possible, note, _, _, named in sorted(self.rows):
             possible = possible or most  # not graded at all: out of what the others were graded on
             by_gid = {gid: value for gid, value, _ in scores}
             cells = [
                 "-" if gid not in by_gid else ("manual" if by_gid[gid] is None else pts(by_gid[gid]))
                 for gid in self.cells
             ]
-            table.add_row(student, *cells, f"{pts(score)}/{pts(possible)}", Text(shown(note)))
+            said = "; ".join(part for part in (note, named) if part)
+            table.add_row(student, *cells, f"{pts(score)}/{pts(possible)}", Text(shown(said)))
         return table
 
     def _per_cell(self, title: str):
@@ -255,6 +258,17 @@ def problem_of(result: SubmissionResult) -> str:
     if note:
         return note
     return _most_common_problem(c for nb in result.notebooks for c in nb.cells)
+
+
+def named_mistakes(result: SubmissionResult) -> str:
+    """The mistakes a submission's feedback names, cell by cell: ``"softmax: normalised along the
+    wrong axis; tq1: forgot the √d_k"`` ("" when none is named)."""
+    return "; ".join(
+        f"{cell.grade_id.removeprefix('test_')}: {cell.diagnosis[0]}"
+        for nb in result.notebooks
+        for cell in nb.cells
+        if cell.diagnosis
+    )
 
 
 def _notebook_problem(nb) -> str:

@@ -6,7 +6,7 @@ every check that passes also works out its ``mistakes=`` and reports each one
 whose value there is the right answer (the moving-average window of 1, on
 which "window sums" is right too; a symmetric matrix, on which its transpose
 is). A student who made that mistake keeps that check's points on that input.
-The params generator should draw again (see README, "Writing an assignment");
+The params generator should draw again (see the docs' guide "Writing an assignment");
 ``gradekit check`` lists what it found, for the answer key of every simulated
 student. Only answer keys are audited: a ``mistakes=`` function may call into
 the student's code, which would cost other submissions' budgets.

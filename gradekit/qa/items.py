@@ -15,7 +15,8 @@ from typing import Any
 from gradekit.qa.rows import Row
 
 LETTERS = "ABCDEFGHIJ"
-MARGIN = 0.10  # above chance that a strategy may score: 35% with four options
+MARGIN = 0.10  # above chance that a strategy may score: 35% with four options ...
+SIGNIFICANCE = 0.01  # ... unless chance alone does as well more often than this (over all strategies)
 
 
 def items_of(params: dict) -> list[dict]:
@@ -63,6 +64,13 @@ def strategy_scores(items: Iterable[dict]) -> tuple[dict[str, float], float, int
     items = list(items)
     if not items:
         return {}, 0.0, 0
+    scores = {name: hits / len(items) for name, hits in strategy_hits(items).items()}
+    chance = sum(1 / len(i["options"]) for i in items) / len(items)
+    return scores, chance, len(items)
+
+
+def strategy_hits(items: list[dict]) -> dict[str, int]:
+    """How many of ``items`` each test-wise strategy gets right."""
     width = max(len(i["options"]) for i in items)
     picks: dict[str, Callable[..., int]] = {
         "always the longest option": lambda o: max(range(len(o)), key=lambda k: len(o[k])),
@@ -70,33 +78,40 @@ def strategy_scores(items: Iterable[dict]) -> tuple[dict[str, float], float, int
     }
     for k in range(width):
         picks[f"always {LETTERS[k]}"] = lambda o, k=k: k
-    scores = {
-        name: sum(pick(i["options"]) == _answer_index(i) for i in items) / len(items) for name, pick in picks.items()
-    }
-    chance = sum(1 / len(i["options"]) for i in items) / len(items)
-    return scores, chance, len(items)
+    return {name: sum(pick(i["options"]) == _answer_index(i) for i in items) for name, pick in picks.items()}
 
 
 def testwise_rows(variants: dict, language: str = "en", translate=None) -> list:
     """The row for the items of these variants, with their options as a student of ``language``
     reads them (``translate``: that language's gettext function): an option's length is what a
-    test-wise student sees."""
+    test-wise student sees. A strategy fails the row when it scores more than MARGIN above chance
+    and chance alone would score as well less than SIGNIFICANCE of the time (the binomial tail,
+    shared among the strategies): on ten items, 40% for "always D" happens one run in five."""
+    from gradekit.qa.stats import chance_tail
+
     items = [item for v in variants.values() for item in items_of(v.params)]
     title = "multiple-choice items vs test-wise guessing" + ("" if language == "en" else f" ({language})")
     if not items:
         return [Row(title, None, "no items in the params")]
     if translate is not None:
         items = [{**item, "options": [translate(o) for o in item["options"]]} for item in items]
-    scores, chance, n = strategy_scores(items)
-    worst = max(scores, key=scores.__getitem__)
-    bad = [f"{name}: {score:.0%}" for name, score in scores.items() if score > chance + MARGIN]
+    hits = strategy_hits(items)
+    chances = [1 / len(i["options"]) for i in items]
+    chance, n = sum(chances) / len(items), len(items)
+    tails = {name: chance_tail(k, chances) for name, k in hits.items()}
+    bad = [
+        f"{name}: {k / n:.0%} (chance alone does as well {tails[name]:.1%} of the time)"
+        for name, k in hits.items()
+        if k / n > chance + MARGIN and tails[name] < SIGNIFICANCE / len(hits)
+    ]
+    worst = max(hits, key=hits.__getitem__)
     return [
         Row(
             title,
             not bad,
             "; ".join(bad) + f" (chance {chance:.0%}, {n} items)"
             if bad
-            else f"best strategy {worst} {scores[worst]:.0%}, chance {chance:.0%}, {n} items over "
-            f"{len(variants)} variants",
+            else f"best strategy {worst} {hits[worst] / n:.0%}, chance {chance:.0%}, {n} items over "
+            f"{len(variants)} variants (chance alone does as well {tails[worst]:.0%} of the time)",
         )
     ]

@@ -21,6 +21,7 @@ import numpy as np
 
 from gradekit.grading.diagnosis import notes
 from gradekit.grading.stages import NotebookJob, Stage
+from gradekit.intake.untrusted import clip
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 MAX_VALUES = 200_000  # reference values kept per notebook; a grader calling it millions of times is sampled
@@ -90,7 +91,7 @@ def leaks(texts: Iterable[str], hidden: np.ndarray, visible: np.ndarray) -> list
             if hidden.size and np.any(np.abs(hidden - value) <= tolerance):
                 if visible.size and np.any(np.abs(visible - value) <= tolerance):
                     continue
-                found.append(f"{value:.{places}f} in {text[:120]!r}")
+                found.append(f"{value:.{places}f} in {clip(text, 160)!r}")
     return found
 
 

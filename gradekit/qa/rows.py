@@ -10,6 +10,7 @@ class Row:
     check: str
     ok: bool | None  # None: information, not a pass or a failure
     detail: str = ""
+    warn: bool = False  # information the author should act on (it fails nothing)
 
 
 @dataclass
@@ -21,9 +22,25 @@ class CheckReport:
     gradings: int = 0
     ids: frozenset[str] = frozenset()  # the simulated students: a failure "qa001: ..." is grouped by them
 
+    kept: str = ""  # where --keep put the simulated class ("": not kept)
+
     @property
     def ok(self) -> bool:
         return all(row.ok is not False for row in self.rows)
+
+    def to_dict(self) -> dict:
+        """The report as plain JSON (``gradekit check --json``): each row's check, its status --
+        "ok", "fail", "info" or "warn" -- and its detail."""
+        return {
+            "assignment": self.assignment,
+            "students": self.students,
+            "gradings": self.gradings,
+            "seconds": round(self.seconds, 3),
+            "ok": self.ok,
+            "failed": sum(1 for row in self.rows if row.ok is False),
+            "kept": self.kept or None,
+            "rows": [{"check": row.check, "status": status(row), "detail": row.detail} for row in self.rows],
+        }
 
     def add(self, check: str, failures: list[str], passed: str = "", limit: int = 3) -> None:
         shown = _grouped(failures, self.ids)
@@ -33,6 +50,14 @@ class CheckReport:
             else "; ".join(shown[:limit]) + (f"; and {len(shown) - limit} more" if len(shown) > limit else "")
         )
         self.rows.append(Row(check, not failures, detail))
+
+
+def status(row: Row) -> str:
+    if row.ok:
+        return "ok"
+    if row.ok is False:
+        return "fail"
+    return "warn" if row.warn else "info"
 
 
 def _grouped(failures: list[str], ids: frozenset[str]) -> list[str]:
@@ -85,12 +110,19 @@ def print_report(report: CheckReport) -> None:
             if row.ok
             else Text("FAIL", style="bold red")
             if row.ok is False
+            else Text("warn", style="bold yellow")
+            if row.warn
             else Text("info", style="dim")
         )
         table.add_row(Text(row.check), mark, Text(shown(row.detail, 600)))
     console = Console(width=140)
     console.print(table)
     failed = [row for row in report.rows if row.ok is False]
+    if report.kept:
+        console.print(Text(f"the simulated class is kept in {report.kept} (open index.html there)"))
+    warned = [row.check for row in report.rows if row.warn and row.ok is None]
+    if warned:
+        console.print(Text(f"{len(warned)} warning(s): {'; '.join(warned)}", style="bold yellow"))
     console.print(
         Text(
             f"{len(failed)} check(s) failed" if failed else "every check passed",

@@ -35,7 +35,6 @@ that values differ: the author should add the mistake to the grader). One
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -43,10 +42,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradekit.course import Course
-from gradekit.intake.untrusted import shown
+from gradekit.intake.untrusted import clip, shown
+from gradekit.notebook.answers import exercise_tests, value_answers
 from gradekit.qa import simulate
+from gradekit.qa.disclosure import disclosure_rows
 from gradekit.qa.items import testwise_rows
 from gradekit.qa.rows import CheckReport, Row
+from gradekit.qa.stats import binomial_tail, wilson_low
 from gradekit.results import SubmissionResult
 from gradekit.runners.base import Outcome
 
@@ -70,7 +72,16 @@ class Task:
     copied: str = ""  # whose answers a COPIED task holds
 
 
-def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, sandboxed: bool = True) -> CheckReport:
+def run_qa(
+    course: Course,
+    assignment: str,
+    students: int = 20,
+    jobs: int = 0,
+    sandboxed: bool = True,
+    keep: Path | None = None,
+) -> CheckReport:
+    """Grade a simulated class of ``students`` and judge the assignment's graders (see the module's
+    docstring); ``keep``: an empty folder to keep the simulated class in (:mod:`gradekit.qa.keep`)."""
     started = time.monotonic()
     report = CheckReport(assignment, students)
     with simulate.simulated_course(course, assignment) as qa:
@@ -87,6 +98,11 @@ def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, s
         tasks = _tasks(qa, assignment, ids, files, simulate.translations(qa, assignment))
         outcomes = grade_tasks(qa, assignment, tasks, jobs, sandboxed)
         report.gradings = len(tasks)
+        if keep is not None:
+            from gradekit.qa.keep import keep_class
+
+            keep_class(qa, tasks, outcomes, keep, skip=COPIED)
+            report.kept = str(keep)
         _result_rows(tasks, outcomes, files, problems, report)
         _feedback_rows(tasks, outcomes, files, report)
         _diversity_rows(qa, tasks, outcomes, notebooks, variants, report)
@@ -113,9 +129,10 @@ def run_qa(course: Course, assignment: str, students: int = 20, jobs: int = 0, s
                 None,
                 f"cells {limits.cell_timeout:g} s, a call {limits.call_timeout:g} s, "
                 f"a notebook {limits.notebook_budget:g} s, {limits.memory} MiB "
-                "(c.Gradekit in nbgrader_config.py)",
+                f"(c.Gradekit in nbgrader_config.py, [limits] in source/{assignment}/assignment.toml)",
             )
         )
+        disclosure_rows(course, assignment, report)
     report.seconds = time.monotonic() - started
     return report
 
@@ -243,30 +260,6 @@ def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: 
     return tasks
 
 
-def value_answers(key: dict) -> list[str]:
-    """The autograded answer cells that define no function or class: answers to questions (a
-    number, a word, a letter), which a classmate could hand in as theirs."""
-    import ast
-
-    from gradekit.notebook.cells import grade_id, is_solution
-
-    tests = simulate.exercise_tests(key)
-    out = []
-    for nb in key.values():
-        for cell in nb.cells:
-            gid = grade_id(cell)
-            if cell.cell_type != "code" or not is_solution(cell) or not gid or not tests.get(gid):
-                continue
-            try:
-                tree = ast.parse(cell.source)
-            except SyntaxError:
-                continue
-            defines = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-            if not any(isinstance(node, defines) for node in ast.walk(tree)):
-                out.append(gid)
-    return out
-
-
 def _source(notebooks: dict, gid: str) -> str:
     from gradekit.notebook.cells import grade_id
 
@@ -366,7 +359,7 @@ def _result_rows(
                 if not c.manual and (c.score or 0) > 1e-9
             ]
             releases += [
-                f"{where}: {c.grade_id}: {k.message[:80]}"
+                f"{where}: {c.grade_id}: {clip(k.message, 160)}"
                 for c in cells.values()
                 for k in c.checks
                 if GRADER_ERROR in k.message
@@ -490,7 +483,7 @@ def _feedback_rows(tasks: list[Task], outcomes: dict[int, Outcome], files: list,
                     f"{label}: bare feedback",
                     None,
                     "its feedback says only that values differ: add its values to the grader's mistakes= "
-                    "so that it is named (README: How a mistake gets named)",
+                    "so that it is named (the docs' guide: How a mistake gets named)",
                 )
             )
 
@@ -507,9 +500,9 @@ def _diversity_rows(
     copies = [(i, t) for i, t in enumerate(tasks) if t.label == COPIED]
     if not copies:
         return
-    tests = simulate.exercise_tests(notebooks)
+    tests = exercise_tests(notebooks)
     owned = {t for gid in value_answers(notebooks) for t in tests.get(gid, [])}
-    choice = set(getattr(qa.settings, "choice_cells", None) or ())
+    choice = set(qa.settings_of(report.assignment).choice_cells)
     items = [item for v in list(variants.values())[:1] for item in items_of(v.params)]
     chance = sum(1 / len(item["options"]) for item in items) / len(items) if items else 0.0
     stats: dict[tuple[str, str], list[float]] = {}  # (test cell, check) -> [right, pairs, worth]
@@ -551,27 +544,12 @@ def _diversity_rows(
             )
 
 
-def binomial_tail(successes: int, trials: int, p: float) -> float:
-    """P(X >= successes) for X ~ Binomial(trials, p): how likely chance alone gives this many."""
-    return sum(math.comb(trials, k) * p**k * (1 - p) ** (trials - k) for k in range(successes, trials + 1))
-
-
-def wilson_low(successes: int, trials: int, z: float = 1.96) -> float:
-    """The lower end of the Wilson score interval (95%) of a proportion."""
-    if trials == 0:
-        return 0.0
-    p = successes / trials
-    centre = p + z * z / (2 * trials)
-    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-    return (centre - spread) / (1 + z * z / trials)
-
-
 def _own_errors(qa_file, runs: dict, where: str) -> list[str]:
     """A QA file's cell that raises as it runs (not when a grader calls it) is the file's own
     mistake, usually a template expression or a name the notebook does not define: say so, with
     the error, rather than only that the feedback misses the phrase."""
     return [
-        f"{where}: its code for {gid} raises when the cell runs: {(runs[gid].error or '')[:120]} "
+        f"{where}: its code for {gid} raises when the cell runs: {clip(runs[gid].error or '', 160)} "
         f"(a QA file holds the cell as a student writes it: the notebook's own variables, no {{{{ }}}})"
         for gid in qa_file.sections
         if gid in runs and not runs[gid].ok
@@ -628,7 +606,7 @@ def _lost_elsewhere(qa_file, cells: dict, where: str) -> list[str]:
 
 def _first_failure(cell) -> str:
     failed = next((k for k in cell.checks if not k.passed), None)
-    return f" ({failed.name}: {failed.message[:80]})" if failed else ""
+    return f" ({failed.name}: {clip(failed.message, 160)})" if failed else ""
 
 
 def _comparable(result: SubmissionResult) -> str:

@@ -24,7 +24,8 @@ import nbformat
 
 from gradekit.atomic import write_notebooks
 from gradekit.course import Course
-from gradekit.notebook.cells import grade_id, is_solution, is_test
+from gradekit.notebook.answers import exercise_tests
+from gradekit.notebook.cells import grade_id, is_solution
 from gradekit.qa.qaset import KINDS
 from gradekit.qa.qaset import files as qa_files
 from gradekit.qa.qaset import parse as parse_qa
@@ -93,20 +94,6 @@ def assign_languages(course: Course, assignment: str, ids: list[str]) -> dict[st
     rows = "".join(f"{student},{language}\n" for student, language in chosen.items())
     (course.root / "languages.csv").write_text("student_id,language\n" + rows, encoding="utf-8")
     return chosen
-
-
-def exercise_tests(notebooks: dict[str, nbformat.NotebookNode]) -> dict[str, list[str]]:
-    """Each solution cell's grade_id -> the test cells that grade it (those after it, before the next)."""
-    out: dict[str, list[str]] = {}
-    for nb in notebooks.values():
-        current = None
-        for cell in nb.cells:
-            if is_solution(cell):  # the instructor's cells: nbgrader gives each a grade_id
-                current = cast(str, grade_id(cell))
-                out.setdefault(current, [])
-            elif is_test(cell) and current is not None:
-                out[current].append(cast(str, grade_id(cell)))
-    return out
 
 
 def load_qa_set(graders_dir: Path, notebooks: dict[str, nbformat.NotebookNode]) -> tuple[list[QAFile], list[str]]:

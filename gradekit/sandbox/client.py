@@ -8,6 +8,19 @@ cells, so a hang or crash inside one function costs only the call that caused it
 
 Everything the worker sends is decoded by :mod:`protocol` (arrays with
 ``allow_pickle=False``, numeric dtypes only) and is otherwise untrusted.
+
+Functions cross as arguments both ways, and each runs where it belongs. The
+student's function (:class:`StudentName`) crosses as its name and runs in the
+sandbox, called there by the student's other code. A function of the grader's
+(:class:`Callback`: a reference function, a deliberately wrong one) stays here:
+the student's code gets a stub whose calls come back as callbacks, and this side
+runs the grader's function on the plain data they carry (never an object or a
+function of the student's: those are refused as a TypeError in the student's
+code), within the call's deadline. Nothing the worker sends can name anything
+else for this process to run. The grader's own mistakes -- an argument that
+cannot cross, a function of its own that calls the student's code, a result
+that cannot go back -- raise :class:`~gradekit.errors.BoundaryError`, never a
+failure of the student's.
 """
 
 from __future__ import annotations
@@ -23,13 +36,31 @@ from typing import Any, cast
 
 import numpy as np
 
-from gradekit.errors import CodeFailure, SandboxBroken, SandboxCrashed, SandboxTimeout, StudentCodeError
+from gradekit.errors import (
+    BoundaryError,
+    CallbackFailed,
+    CodeFailure,
+    SandboxBroken,
+    SandboxCrashed,
+    SandboxTimeout,
+    StudentCodeError,
+)
 from gradekit.i18n.text import _
 from gradekit.sandbox import protocol as P
 from gradekit.sandbox.bwrap import end_sandbox, start_zygote
 from gradekit.sandbox.limits import Limits
 
-__all__ = ["Sandbox", "RemoteObject", "NotRun", "StaleMethod", "StudentCodeError", "SandboxTimeout", "SandboxCrashed"]
+__all__ = [
+    "Sandbox",
+    "RemoteObject",
+    "StudentName",
+    "Callback",
+    "NotRun",
+    "StaleMethod",
+    "StudentCodeError",
+    "SandboxTimeout",
+    "SandboxCrashed",
+]
 
 MAX_BAD_CELLS = 3  # cells that hang or crash and are skipped before a notebook is given up
 # values that hold nothing to unwrap (no object of the student's): most arguments are these
@@ -73,6 +104,43 @@ class RemoteObject:
 
     def __repr__(self) -> str:
         return f"<student {self._handle.type} object>"
+
+
+class StudentName:
+    """The student's own function ``name``, as an argument: it crosses as its name and runs in
+    the sandbox when the student's code calls it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+class Callback:
+    """A function of the grader's, as an argument of the student's code: it stays in the grader's
+    process; the student's code gets a stub that calls back (see the module's docstring)."""
+
+    __slots__ = ("function", "name")
+
+    def __init__(self, function: Callable[..., Any], name: str | None = None):
+        self.function = function
+        self.name = name or str(getattr(function, "__name__", "") or type(function).__name__)[:100]
+
+
+class _Fault:
+    """A function of the grader's that raised while the student's code called it: in the ``call``-th
+    call of a map (as the worker says: None for a single call), ``name`` raised ``error``;
+    ``grader``: the grader's own mistake (a BoundaryError), not the student's arguments."""
+
+    __slots__ = ("call", "name", "error", "grader")
+
+    def __init__(self, call: int | None, name: str, error: Exception, grader: bool):
+        self.call, self.name, self.error, self.grader = call, name, error, grader
+
+    @property
+    def inner(self) -> str:
+        text = str(self.error)
+        return f"{type(self.error).__name__}: {text}"[:500] if text else type(self.error).__name__
 
 
 class RemoteMethod:
@@ -119,6 +187,8 @@ class Sandbox:
         self.startup_seconds = 0.0  # waiting for a sandbox to finish starting (numpy, IPython imported in it)
         self.timeouts = 0  # requests the student's code did not answer in time
         self.kills = 0  # children that died or broke the protocol and were killed
+        self.faults: list[_Fault] = []  # the grader's functions that raised during the current request
+        self._answering = False  # a function of the grader's is running for the student's code
 
     # -- the zygote ---------------------------------------------------------------
     def prestart(self) -> None:
@@ -255,13 +325,16 @@ class Sandbox:
         callbacks: Mapping[str, Callable] | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> tuple[dict, Any]:
+        self._not_answering()
+        callbacks = dict(callbacks or {})
+        frame = self._frame(header, values, callbacks)
         if self.child is None:
             self._ensure_cells()
         channel = self.channel
         assert channel is not None  # _ensure_cells spawned a child
         channel.deadline = time.monotonic() + timeout
         try:
-            P.send(channel, header, values)
+            channel.write(frame)
             while True:
                 reply, blobs = P.read_frame(channel)
                 if reply.get("op") == "callback":
@@ -289,23 +362,88 @@ class Sandbox:
             self._end_child(kill=True)
             raise SandboxCrashed(CodeFailure.PROTOCOL, str(exc)) from None
 
-    def _answer_callback(self, channel, request: dict, blobs: list[bytes], callbacks: Mapping[str, Callable]) -> None:
-        name = request.get("name")
+    def _not_answering(self) -> None:
+        if self._answering:
+            raise BoundaryError(
+                "a function the grader gave the student's code calls the student's code itself (while the "
+                "student's code is running); pass the student's function instead (student.f), or call it "
+                "before and pass what it returned"
+            )
+
+    @staticmethod
+    def _frame(header: dict, values: dict, callbacks: dict[str, Callable]) -> bytes:
+        """A request's frame, its values encoded -- the grader's functions among them entered in
+        ``callbacks`` -- or the BoundaryError of a value that cannot cross."""
+        blobs: list[bytes] = []
+        header = dict(header)
+        special = _special(callbacks)
         try:
-            if name not in callbacks:
-                raise LookupError(f"no reference helper {name!r}")
-            args = P.decode(request.get("args", {"$list": []}), blobs)
-            kwargs = P.decode(request.get("kwargs", {"$dict": {}}), blobs)
-            if not isinstance(args, list) or not isinstance(kwargs, dict):
-                raise P.ProtocolError("bad callback arguments")
-            if any(isinstance(a, P.Handle) for a in list(args) + list(kwargs.values())):
-                raise P.ProtocolError("objects cannot be passed to reference helpers")
-            value = callbacks[cast(str, name)](*args, **kwargs)
-            P.send(channel, {"ok": True}, {"value": value})
-        except P.ProtocolError:
-            raise
-        except Exception as exc:
-            P.send(channel, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+            for key, value in values.items():
+                header[key] = P.encode(value, blobs, special=special)
+        except P.ProtocolError as exc:
+            raise BoundaryError(_cannot_cross(exc)) from None
+        header["blobs"] = [len(b) for b in blobs]
+        data = P._json(header).encode()
+        return b"".join((P._SIZE.pack(len(data)), data, *blobs))
+
+    def _answer_callback(self, channel, request: dict, blobs: list[bytes], callbacks: Mapping[str, Callable]) -> None:
+        """Run the grader's function the student's code called, on the plain data it was given, and
+        answer with its result, or with what it raised (noted in :attr:`faults`). Only a function
+        the grader put in ``callbacks`` runs; the student's objects are refused as arguments."""
+        name = request.get("name")
+        call = request.get("call") if type(request.get("call")) is int else None
+        function = callbacks.get(name) if type(name) is str else None
+        if function is None:  # only a forged request names what the grader did not give
+            P.send(channel, {"ok": False, "error": {"type": "LookupError", "message": "no such function"}})
+            return
+        args = P.decode(request.get("args", {"$list": []}), blobs)
+        kwargs = P.decode(request.get("kwargs", {"$dict": {}}), blobs)
+        if type(args) is not list or type(kwargs) is not dict:
+            raise P.ProtocolError("bad callback arguments")
+        shown = getattr(function, "__name__", None) or str(name)
+        if _holds_handle(args) or _holds_handle(kwargs):
+            message = "it takes arrays, numbers, strings, None and lists, tuples or dicts of them, not your objects"
+            P.send(channel, {"ok": False, "error": {"type": "TypeError", "message": message}})
+            return
+        self._answering = True
+        try:
+            value = function(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - what the grader's function raised: the student's code sees it
+            grader = isinstance(exc, BoundaryError)
+            self.faults.append(_Fault(call, str(shown), exc, grader))
+            raised = {"type": "RuntimeError" if grader else type(exc).__name__[:100], "message": str(exc)[:1000]}
+            P.send(channel, {"ok": False, "error": raised})
+            return
+        finally:
+            self._answering = False
+        try:
+            frame = self._frame({"ok": True}, {"value": value}, {})
+        except BoundaryError:
+            error = BoundaryError(
+                f"the grader's function {shown}, called by the student's code, returned a "
+                f"{type(value).__name__}, which cannot cross into the sandbox"
+            )
+            self.faults.append(_Fault(call, str(shown), error, True))
+            P.send(channel, {"ok": False, "error": {"type": "RuntimeError", "message": "the grader's function failed"}})
+            return
+        channel.write(frame)
+
+    def _judged(self, error: StudentCodeError, call: int | None) -> Exception:
+        """What a failed call (of a map: its ``call``-th) raises, given the grader's functions that
+        raised during it: the grader's own mistake first, then the student's failure after one."""
+        faults = [f for f in self.faults if f.call == call]
+        for fault in faults:
+            if fault.grader:
+                return fault.error
+        if faults and error.failure is CodeFailure.RAISED:
+            return CallbackFailed(error, faults[0].name, faults[0].inner)
+        return error
+
+    def _grader_fault(self, call: int | None = None) -> None:
+        """Raise the grader's own mistake during a call that returned, if there was one."""
+        for fault in self.faults:
+            if fault.grader and fault.call == call:
+                raise fault.error
 
     def _wrap(self, handle: P.Handle) -> RemoteObject:
         return RemoteObject(self, handle, self.generation)
@@ -422,6 +560,7 @@ class Sandbox:
         """``target(*args, **kwargs)`` in the sandbox (``target.attr(...)`` with ``attr``). With
         ``method``, ``attr`` is a method :meth:`getattr` found plain (``obj._methods``): it is
         called without looking it up first, or StaleMethod is raised when it no longer is one."""
+        self._not_answering()
         self._ensure_cells()
         spec = target if isinstance(target, str) else self._unwrap(target)
         header = {
@@ -433,10 +572,17 @@ class Sandbox:
         if method:
             header["method"] = True
         values = {"args": list(self._unwrap(tuple(args))), "kwargs": self._unwrap(dict(kwargs or {}))}
-        reply, value = self._exchange(header, values, self.limits.call_timeout, reference)
+        self.faults = []
+        try:
+            reply, value = self._exchange(header, values, self.limits.call_timeout, reference)
+        except StudentCodeError:
+            self._grader_fault()
+            raise
+        self._grader_fault()
         if method and reply.get("stale") is True:
             raise StaleMethod(attr)
-        self._check(reply)
+        if not reply.get("ok"):
+            raise self._judged(_raised(reply), None)
         return value
 
     def map(
@@ -462,14 +608,19 @@ class Sandbox:
         failure; the calls after it are not made (``NotRun``). The arguments are plain data:
         no objects of the student's.
         """
+        self._not_answering()
         results: list[tuple[bool, Any] | None] = [None] * len(calls)
         encoded: list[tuple[int, Any, Any, list[bytes]]] = []
+        callbacks: dict[str, Callable] = dict(reference or {})
+        special = _special(callbacks)
         for index, (args, kwargs) in enumerate(calls):
             blobs: list[bytes] = []
             try:
-                encoded.append((index, P.encode(list(args), blobs), P.encode(dict(kwargs), blobs), blobs))
+                args, kwargs = self._unwrap(list(args)), self._unwrap(dict(kwargs))
+                tree = P.encode(args, blobs, special=special), P.encode(kwargs, blobs, special=special)
+                encoded.append((index, *tree, blobs))
             except P.ProtocolError as exc:
-                results[index] = (False, exc)
+                results[index] = (False, BoundaryError(_cannot_cross(exc)))
         todo = [item for item in encoded]
         limit = time.monotonic() + 2 * len(calls) * self.limits.call_timeout  # n calls' worth of deadlines, twice
         while todo:
@@ -479,7 +630,7 @@ class Sandbox:
                     results[index] = (False, NotRun("budget"))
                 break
             chunk = _chunk(todo)
-            done, failure = self._map_round(target, chunk, reference or {}, stop_at, limit)
+            done, failure = self._map_round(target, chunk, callbacks, stop_at, limit)
             for offset, result in done.items():
                 results[chunk[offset][0]] = result
             if failure is None:
@@ -526,7 +677,7 @@ class Sandbox:
         header = {
             "op": "map",
             "target": target,
-            "reference": sorted(reference),
+            "reference": sorted(name for name in reference if not name.startswith("#")),
             "batch": batch,
             "stop_at": None if stop_at is None else float(stop_at),
             "calls": calls,
@@ -545,6 +696,7 @@ class Sandbox:
 
         cap = limit if stop_at is None else min(limit, stop_at + timeout)
         channel.deadline, channel.renew = min(sent + timeout, cap), renew
+        self.faults = []
         try:
             P.write_frame(channel, header, blobs)
             while True:
@@ -556,7 +708,7 @@ class Sandbox:
                 if type(entries) is not list or first != len(done) or len(done) + len(entries) > len(chunk):
                     raise P.ProtocolError("bad reply to map")
                 for entry in entries:
-                    done[len(done)] = self._map_result(entry, rblobs, timeout)
+                    done[len(done)] = self._map_result(entry, rblobs, timeout, len(done))
                 if reply.get("done") is True:
                     stopped = reply.get("stopped")
                     if stopped is None and len(done) == len(chunk):
@@ -583,11 +735,14 @@ class Sandbox:
             channel.renew = None
         return done, (None if failed >= len(chunk) else (failed, error))  # all had answered: none failed
 
-    def _map_result(self, entry: Any, blobs: list[bytes], timeout: float) -> tuple[bool, Any]:
+    def _map_result(self, entry: Any, blobs: list[bytes], timeout: float, offset: int) -> tuple[bool, Any]:
         if type(entry) is not dict or type(entry.get("ok")) is not bool:
             raise P.ProtocolError("bad result in a reply to map")
         if not entry["ok"]:
-            return False, _raised(entry)
+            return False, self._judged(_raised(entry), offset)
+        for fault in self.faults:
+            if fault.grader and fault.call == offset:
+                return False, fault.error
         value = P.decode(entry.get("value"), blobs, self._wrap)
         seconds = entry.get("seconds")
         if isinstance(seconds, (int, float)) and 0 <= seconds <= timeout:
@@ -679,12 +834,53 @@ def _raised(reply: dict) -> StudentCodeError:
     if not isinstance(err, dict):
         err = {"type": "Error", "message": str(err)}
     where = cast(list, err.get("where")) if isinstance(err.get("where"), list) else []
+    function = err.get("function")
     return StudentCodeError(
         CodeFailure.RAISED,
         str(err.get("message", ""))[:2000],
         [str(w)[:200] for w in where[:5]],
         exc_type=str(err.get("type", "Error"))[:100],
+        function=function if isinstance(function, str) and function.isidentifier() else None,
     )
+
+
+def _cannot_cross(exc: P.ProtocolError) -> str:
+    return (
+        f"an argument the grader passes to the student's code: {exc} (what crosses: numeric arrays, numbers, "
+        "strings, None, lists, tuples and dicts of them, the student's functions and objects, and the grader's "
+        "functions)"
+    )
+
+
+def _special(callbacks: dict[str, Callable]) -> Callable[[Any], dict | None]:
+    """How the grader's side encodes what is not plain data: the student's function by its name,
+    an object of the student's by its handle (see :meth:`Sandbox._unwrap`), a function of the
+    grader's as a callback key entered in ``callbacks`` (one key per function a request passes)."""
+    keys: dict[int, str] = {}
+
+    def special(value: Any) -> dict | None:
+        if isinstance(value, StudentName):
+            return {"$fn": value.name}
+        if isinstance(value, Callback):
+            key = keys.get(id(value.function))
+            if key is None:
+                key = keys[id(value.function)] = f"#{len(keys)}"
+                callbacks[key] = value.function
+            return {"$cb": key, "name": value.name}
+        return None
+
+    return special
+
+
+def _holds_handle(value: Any, depth: int = 0) -> bool:
+    """Whether a decoded value holds an object of the student's (a handle), at any depth."""
+    if isinstance(value, P.Handle):
+        return True
+    if depth < P.MAX_DEPTH and type(value) in (list, tuple):
+        return any(_holds_handle(v, depth + 1) for v in value)
+    if depth < P.MAX_DEPTH and type(value) is dict:
+        return any(_holds_handle(v, depth + 1) for v in value.values())
+    return False
 
 
 def _progress_file() -> int:

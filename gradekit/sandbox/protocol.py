@@ -15,6 +15,15 @@ header are JSON trees in which these objects are special:
     {"$obj": id, "type": t}    a handle to an object that stays in the sandbox
     {"$float": "nan"|"inf"|"-inf"}
 
+Two more go one way only, from the grader to the sandbox, as arguments of a call
+(the grader's decoder refuses them: nothing the sandbox sends can name a function
+for the grader to run):
+
+    {"$fn": name}              the student's own function ``name`` (their namespace's)
+    {"$cb": key, "name": n}    a function of the grader's: calling it in the sandbox sends
+                               ``{"op": "callback", "name": key}`` and waits for the grader's
+                               answer (the grader runs its own function on plain data)
+
 This module is imported on both sides, and inside the sandbox it is loaded
 from a read-only bind mount without the rest of gradekit: it may only import
 the standard library and numpy.
@@ -225,8 +234,11 @@ def read_frame(fh) -> tuple[dict, list[bytes]]:
 # -- values -----------------------------------------------------------------
 
 
-def encode(value, blobs: list[bytes], keep=None, _depth: int = 0):
-    """Turn a value into a JSON tree plus blobs. ``keep(obj) -> id`` stores anything else."""
+def encode(value, blobs: list[bytes], keep=None, _depth: int = 0, special=None):
+    """Turn a value into a JSON tree plus blobs. ``keep(obj) -> id`` stores anything else (the
+    sandbox's side); ``special(obj) -> tree | None`` encodes what the grader's side may send besides
+    plain data (the student's functions and objects, the grader's functions: ``$fn``, ``$obj``,
+    ``$cb``), None for anything that cannot cross."""
     if _depth > MAX_DEPTH:
         raise ProtocolError("value nested too deeply")
     kind = type(value)
@@ -244,9 +256,9 @@ def encode(value, blobs: list[bytes], keep=None, _depth: int = 0):
     if kind is tuple or kind is list:
         if len(value) > MAX_ITEMS:
             raise ProtocolError("sequence too long")
-        return {"$tuple" if kind is tuple else "$list": [encode(v, blobs, keep, _depth + 1) for v in value]}
+        return {"$tuple" if kind is tuple else "$list": [encode(v, blobs, keep, _depth + 1, special) for v in value]}
     if kind is dict and all(type(k) is str for k in value):
-        return {"$dict": {k: encode(v, blobs, keep, _depth + 1) for k, v in value.items()}}
+        return {"$dict": {k: encode(v, blobs, keep, _depth + 1, special) for k, v in value.items()}}
     # then subclasses, numpy scalars and handles
     if isinstance(value, str):
         if len(value) > MAX_STR:
@@ -259,9 +271,13 @@ def encode(value, blobs: list[bytes], keep=None, _depth: int = 0):
             return encode(value.item(), blobs, keep, _depth + 1)
     if isinstance(value, np.ndarray):
         return _encode_array(np.array(value, copy=True, subok=False), blobs)  # a plain ndarray, whatever came in
+    if special is not None:
+        tree = special(value)
+        if tree is not None:
+            return tree
     if keep is not None:
         return {"$obj": keep(value), "type": type(value).__name__[:100]}
-    raise ProtocolError(f"a {type(value).__name__} cannot cross the sandbox boundary")
+    raise ProtocolError(f"a value of type {type(value).__name__} cannot cross the sandbox boundary")
 
 
 def _encode_array(arr: np.ndarray, blobs: list[bytes]) -> dict:
@@ -273,8 +289,10 @@ def _encode_array(arr: np.ndarray, blobs: list[bytes]) -> dict:
     return {"$nd": len(blobs) - 1}
 
 
-def decode(tree, blobs: list[bytes], resolve=None, _depth: int = 0):
-    """Inverse of :func:`encode`; arrays are loaded with ``allow_pickle=False``."""
+def decode(tree, blobs: list[bytes], resolve=None, _depth: int = 0, functions=None):
+    """Inverse of :func:`encode`; arrays are loaded with ``allow_pickle=False``. ``functions(tree)``
+    turns a ``$fn`` or ``$cb`` into a callable (the sandbox's side only: without it, as on the
+    grader's side, either is a ProtocolError)."""
     if _depth > MAX_DEPTH:
         raise ProtocolError("value nested too deeply")
     kind = type(tree)
@@ -298,7 +316,7 @@ def decode(tree, blobs: list[bytes], resolve=None, _depth: int = 0):
     if items is not None or "$tuple" in tree or "$list" in tree:
         if type(items) is not list or len(items) > MAX_ITEMS:
             raise ProtocolError("bad sequence")
-        out = [decode(v, blobs, resolve, _depth + 1) for v in items]
+        out = [decode(v, blobs, resolve, _depth + 1, functions) for v in items]
         return tuple(out) if "$tuple" in tree else out
     if "$float" in tree:
         if tree["$float"] not in ("nan", "inf", "-inf"):
@@ -308,12 +326,17 @@ def decode(tree, blobs: list[bytes], resolve=None, _depth: int = 0):
         items = tree["$dict"]
         if type(items) is not dict:
             raise ProtocolError("bad dict")
-        return {str(k): decode(v, blobs, resolve, _depth + 1) for k, v in items.items()}
+        return {str(k): decode(v, blobs, resolve, _depth + 1, functions) for k, v in items.items()}
     if "$obj" in tree:
         if type(tree["$obj"]) is not int:
             raise ProtocolError("bad handle")
         handle = Handle(tree["$obj"], str(tree.get("type", "object"))[:100])
         return resolve(handle) if resolve is not None else handle
+    if functions is not None and (
+        (type(tree.get("$fn")) is str and len(tree) == 1)
+        or (type(tree.get("$cb")) is str and type(tree.get("name")) is str and len(tree) == 2)
+    ):
+        return functions(tree)
     raise ProtocolError("unknown value tag")
 
 

@@ -21,9 +21,14 @@ Requests to a child (``op``):
     getattr  {"target", "attr"}                -> {"value", "method"}: whether it is a plain method
     len      {"target"}
     exit     {}                               -> the child exits
-While a ``call`` runs, the worker may send ``{"op": "callback", "name", "args",
-"kwargs"}`` for a name listed in ``reference``; the grader answers with the
-reference implementation's result. While a ``map`` runs, the child notes the call
+While a ``call`` or a ``map`` runs, the worker may send ``{"op": "callback", "name",
+"args", "kwargs", "call"?}`` -- for a name listed in ``reference`` (the student's own
+function of that name replaced by the reference's), or the key of a ``$cb`` argument (a
+function of the grader's, passed to the student's code) -- and waits for the grader's
+answer ``{"ok", "value"}`` or ``{"ok": false, "error": {"type", "message"}}``, which the
+student's code sees as the function's result or as the exception it raised. The grader
+runs only its own functions there, on plain data. A ``$fn`` argument is the student's own
+function of that name, looked up here. While a ``map`` runs, the child notes the call
 it has started in the progress file the grader passed with its socket (see
 ``protocol.write_progress``): the grader holds each call to its own deadline
 without being woken once a call.
@@ -241,6 +246,41 @@ def _plain_method(obj, name):
         return False
 
 
+def _students_frame(filename):
+    """Whether a traceback frame is of a notebook cell's code (the student's, or a locked cell's)."""
+    return filename.startswith("<ipython-input") or filename.startswith("/tmp/ipykernel") or "ipython-input" in filename
+
+
+# the exceptions a function of the grader's raises as themselves in the student's code (any other as RuntimeError)
+_PASSED_ON = (
+    "ArithmeticError",
+    "AssertionError",
+    "FloatingPointError",
+    "IndexError",
+    "KeyError",
+    "LookupError",
+    "OverflowError",
+    "RuntimeError",
+    "TypeError",
+    "ValueError",
+    "ZeroDivisionError",
+)
+
+
+def _callback_error(error, name):
+    """The exception a function of the grader's raised, as the student's code sees it: the same
+    built-in type (a few plain ones; RuntimeError for any other), saying whose function it was."""
+    import builtins
+
+    if not isinstance(error, dict):
+        error = {"type": "RuntimeError", "message": str(error)[:500]}
+    kind = str(error.get("type", "RuntimeError"))
+    message = str(error.get("message", ""))[:1000]
+    cls = getattr(builtins, kind) if kind in _PASSED_ON else RuntimeError
+    text = f"in the grader's {name}: {kind}: {message}" if message else f"in the grader's {name}: {kind}"
+    return cls(text)
+
+
 def _one_line(exc):
     """``Type: message``, or just ``Type`` when the message is empty (``raise NotImplementedError()``)."""
     text = str(exc)[:500]
@@ -317,25 +357,39 @@ def serve(channel, shell, P, progress=None):
 
     def error_of(exc):
         tb = traceback.extract_tb(exc.__traceback__)
-        where = [
-            f"line {f.lineno} in {f.name}"
-            for f in tb
-            if f.filename.startswith("<ipython-input")
-            or f.filename.startswith("/tmp/ipykernel")
-            or "ipython-input" in f.filename
-        ][-3:]
-        return {"type": type(exc).__name__[:100], "message": str(exc)[:2000], "where": where}
+        where = [f"line {f.lineno} in {f.name}" for f in tb if _students_frame(f.filename)]
+        mine = [f.name for f in tb if _students_frame(f.filename)]
+        error = {"type": type(exc).__name__[:100], "message": str(exc)[:2000], "where": where[-3:]}
+        if mine:
+            error["function"] = str(mine[-1])[:100]  # the student's function it was raised in
+        return error
 
-    def stub(name):
-        def reference_helper(*args, **kwargs):
-            P.send(proto_out, {"op": "callback", "name": name}, {"args": list(args), "kwargs": kwargs}, keep=keep)
-            header, blobs = P.read_frame(proto_in)
-            if header.get("ok"):
-                return P.decode(header.get("value"), blobs, resolve)
-            raise RuntimeError(str(header.get("error", "reference helper failed")))
+    current: list = [None]  # the index of the map's call being made (None in a single call)
 
-        reference_helper.__name__ = name
-        return reference_helper
+    def stub(name, shown=None):
+        """A function of the grader's, as the student's code calls it: each call a callback."""
+
+        def grader_function(*args, **kwargs):
+            header = {"op": "callback", "name": name}
+            if current[0] is not None:
+                header["call"] = current[0]
+            P.send(proto_out, header, {"args": list(args), "kwargs": kwargs}, keep=keep)
+            answer, blobs = P.read_frame(proto_in)
+            if answer.get("ok"):
+                return P.decode(answer.get("value"), blobs, resolve)
+            raise _callback_error(answer.get("error"), shown or name)
+
+        grader_function.__name__ = grader_function.__qualname__ = str(shown or name)[:100]
+        return grader_function
+
+    def functions(tree):
+        """A ``$fn`` argument: the student's function of that name; a ``$cb``: the grader's, as a stub."""
+        if "$fn" in tree:
+            name = tree["$fn"]
+            if name not in ns:
+                raise NameError(f"name '{name}' is not defined")
+            return ns[name]
+        return stub(tree["$cb"], tree["name"])
 
     def target_of(spec):
         value = P.decode(spec, [], resolve)
@@ -376,8 +430,9 @@ def serve(channel, shell, P, progress=None):
                     target = target_of(spec)
                     if attr is not None:
                         target = getattr(target, str(attr))
-                    args = P.decode(call.get("args", {"$list": []}), blobs, resolve)
-                    kwargs = P.decode(call.get("kwargs", {"$dict": {}}), blobs, resolve)
+                    current[0] = index
+                    args = P.decode(call.get("args", {"$list": []}), blobs, resolve, functions=functions)
+                    kwargs = P.decode(call.get("kwargs", {"$dict": {}}), blobs, resolve, functions=functions)
                     ns.update(stubs)
                     value = target(*args, **kwargs)
                     writer.take()
@@ -399,6 +454,7 @@ def serve(channel, shell, P, progress=None):
                     first += len(results)
                     results, out, size = [], [], 0
         finally:
+            current[0] = None
             for n in names:
                 if n in saved:
                     ns[n] = saved[n]
@@ -435,8 +491,8 @@ def serve(channel, shell, P, progress=None):
                 elif op == "getattr":
                     reply({"ok": True, "method": False}, {"value": target})
                     continue
-                args = P.decode(header.get("args", {"$list": []}), blobs, resolve)
-                kwargs = P.decode(header.get("kwargs", {"$dict": {}}), blobs, resolve)
+                args = P.decode(header.get("args", {"$list": []}), blobs, resolve, functions=functions)
+                kwargs = P.decode(header.get("kwargs", {"$dict": {}}), blobs, resolve, functions=functions)
                 names = header.get("reference")
                 if not names:
                     value = target(*args, **kwargs)

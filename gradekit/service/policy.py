@@ -1,4 +1,5 @@
-"""The course's rules for live grading, from ``c.Gradekit`` in nbgrader_config.py.
+"""An assignment's rules for live grading: its settings (``source/<assignment>/assignment.toml``
+over ``c.Gradekit`` in nbgrader_config.py; see :mod:`gradekit.settings`).
 
     attempts        graded hand-ins per student and assignment (0: no limit); later ones are received,
                     recorded and not graded
@@ -7,10 +8,11 @@
     counts          the attempt that counts: "last" (nbgrader's rule) or "best"
     before_due      what a student sees of an attempt before the due date: "full" feedback, the
                     "score" only, or "received" only
-    hidden          notebooks and grade ids whose correctness stays hidden until the due date (the
-                    course's ``hidden_until_due`` and its multiple-choice ``choice_cells``): instant
-                    feedback on an answer that is a value is an oracle -- a student could hand in until
-                    a number is right
+    hidden          notebooks and grade ids whose correctness stays hidden until the due date: the
+                    assignment's ``hidden_until_due``, its multiple-choice ``choice_cells`` and, by
+                    default, every test cell whose answer is a value (but its ``shown_before_due``):
+                    instant feedback on an answer that is a value is an oracle -- a student could
+                    hand in until a number is right
 
 After the due date everything shows, and nbgrader's late penalty applies as in
 ``autograde``.
@@ -31,16 +33,15 @@ class Policy:
     hidden: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, course) -> Policy:
-        s = course.settings
+    def of(cls, course, assignment: str) -> Policy:
+        """``assignment``'s policy, from its settings (a CourseError of one line for a bad one)."""
+        s = course.settings_of(assignment)
         return cls(
-            attempts=int(getattr(s, "attempts", 0) or 0),
-            min_interval=float(getattr(s, "min_interval", 0.0) or 0.0),
-            counts=str(getattr(s, "counts", "last") or "last"),
-            before_due=str(getattr(s, "before_due", "full") or "full"),
-            hidden=frozenset(
-                [*(getattr(s, "hidden_until_due", None) or []), *(getattr(s, "choice_cells", None) or [])]
-            ),
+            attempts=s.attempts,
+            min_interval=s.min_interval,
+            counts=s.counts,
+            before_due=s.before_due,
+            hidden=s.visibility().names,
         )
 
     def held_parts(self, course, assignment: str) -> list[tuple[str, float]]:

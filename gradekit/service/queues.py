@@ -26,15 +26,19 @@ class Waiting:
 
 @dataclass
 class Queues:
-    newest_only: bool = False  # the policy throttles: keep a student's newest waiting hand-in alone
+    newest_only: bool | frozenset[str] = False  # the policy throttles (all, or these assignments): keep a
+    # student's newest waiting hand-in alone
     waiting: OrderedDict[tuple[str, str], deque[Waiting]] = field(default_factory=OrderedDict)
     busy: set[tuple[str, str]] = field(default_factory=set)
 
     def put(self, item: Waiting) -> list[Entry]:
         """Queue ``item``; the entries it supersedes (the student's older waiting ones, when throttled)."""
         queue = self.waiting.setdefault(item.key, deque())
-        superseded = [w.entry for w in queue] if self.newest_only else []
-        if self.newest_only:
+        throttled = self.newest_only is True or (
+            not isinstance(self.newest_only, bool) and item.key[0] in self.newest_only
+        )
+        superseded = [w.entry for w in queue] if throttled else []
+        if throttled:
             queue.clear()
         queue.append(item)
         return superseded

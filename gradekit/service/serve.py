@@ -67,18 +67,22 @@ class Service:
         self.course, self.assignments, self.options, self.poll = course, assignments, options, poll
         self.out = out or sys.stdout
         self.stop = threading.Event()
-        self.policy = Policy.of(course)
+        self._policies = {assignment: Policy.of(course, assignment) for assignment in assignments}
         self.inbound = course_exchange(course) / "inbound"
         self.feedback_dir = course_exchange(course) / "feedback"
         trust = (course.config or {}).get("GradekitCollect", {}).get("trust_names", False)
         self.trust_names = bool(trust)
-        self.queues = Queues(newest_only=self.policy.min_interval > 0)
+        self.queues = Queues(newest_only=frozenset(a for a, p in self._policies.items() if p.min_interval > 0))
         self.inflight: dict[tuple[str, str], tuple] = {}
         self.incomplete: dict[str, float] = {}  # name -> when it was first seen incomplete
         self.requests: queue.Queue = queue.Queue()
         self.batches: list[dict] = []
         self.graded = 0
         self._dues: dict[str, tuple[dt.datetime | None, float]] = {}
+
+    def policy(self, assignment: str) -> Policy:
+        """``assignment``'s live-grading policy: its settings, read at the start (gradekit.settings)."""
+        return self._policies[assignment]
 
     # -- the command --------------------------------------------------------------------------
     def run(self) -> int:
@@ -254,16 +258,16 @@ class Service:
 
     def _queue(self, entry, resumed: bool = False) -> None:
         graded = self.ledger.graded_attempts(entry.assignment, entry.student)
-        if not self.policy.may_grade(len(graded)):
+        if not self.policy(entry.assignment).may_grade(len(graded)):
             self.ledger.settle(entry, "over the limit")
             self.say(
                 f"not graded: {entry.student} {entry.assignment} hand-in {entry.attempt}: all "
-                f"{self.policy.attempts} attempts used"
+                f"{self.policy(entry.assignment).attempts} attempts used"
             )
             return
         last = dt.datetime.fromisoformat(graded[-1].graded) if graded and graded[-1].graded else None
         now = _now()
-        wait = self.policy.wait(last, now)
+        wait = self.policy(entry.assignment).wait(last, now)
         superseded = self.queues.put(
             Waiting((entry.assignment, entry.student), entry, now + dt.timedelta(seconds=wait))
         )
@@ -271,7 +275,7 @@ class Service:
             self.ledger.settle(older, "superseded")
             self.say(
                 f"superseded: {older.student} {older.assignment} hand-in {older.attempt}, by hand-in "
-                f"{entry.attempt} (one graded at most every {self.policy.min_interval:g} s)"
+                f"{entry.attempt} (one graded at most every {self.policy(entry.assignment).min_interval:g} s)"
             )
         if resumed:
             self.say(f"resumed {entry.student} {entry.assignment} hand-in {entry.attempt}")
@@ -314,7 +318,7 @@ class Service:
         assignment, student = entry.assignment, entry.student
         graded = [(e.attempt or 0, e.score or 0.0) for e in self.ledger.graded_attempts(assignment, student)]
         graded.append((entry.attempt or 0, result.score))
-        counting = self.policy.counting(graded)
+        counting = self.policy(assignment).counting(graded)
         attempts.install(self.course, assignment, student, counting)
         record = (
             result
@@ -381,9 +385,10 @@ class Service:
         from gradekit.pages.feedback import Disclosure
 
         due = self._due(assignment)
-        limit = self.policy.attempts
+        policy = self.policy(assignment)
+        limit = policy.attempts
         attempt = _("attempt {k} of {n}").format(k=number, n=limit) if limit else _("attempt {k}").format(k=number)
-        if self.policy.counts == "best":
+        if policy.counts == "best":
             best = next(score for a, score in graded if a == counting)
             counting_text = _("your best attempt counts: attempt {k} ({score:g} points)").format(
                 k=[a for a, _s in graded].index(counting) + 1, score=best
@@ -393,7 +398,7 @@ class Service:
         if due is None or _now() > due:
             return Disclosure("full", frozenset(), "", attempt, counting_text)
         until = f"{due:%Y-%m-%d %H:%M} UTC"
-        return Disclosure(self.policy.before_due, self.policy.hidden, until, attempt, counting_text)
+        return Disclosure(policy.before_due, policy.hidden, until, attempt, counting_text)
 
     def _due(self, assignment: str) -> dt.datetime | None:
         """The assignment's due date, read again at most every few seconds (an instructor may set it)."""

@@ -79,7 +79,12 @@ def _cells(result) -> dict:
 @pytest.mark.e2e
 def test_new_writes_the_layout(graded):
     course, _, _ = graded
-    assert _tree(course.root / "source" / NEW) == [f"{NEW}.ipynb", "params.py"]
+    assert _tree(course.root / "source" / NEW) == ["assignment.toml", f"{NEW}.ipynb", "params.py"]
+    # its settings: every key there, commented out with the course's value; read, they set nothing
+    settings = course.course.settings_of(NEW)
+    assert settings.file is not None and not settings.set_here
+    assert "# hidden_until_due = []" in settings.file.read_text()
+    assert settings.visibility().hidden == {"test_q1": "value answers, hidden by default"}
     assert _tree(course.root / "autograder" / NEW) == ["correct/standardize_loops.py",
                                                        "mistakes/standardize_variance.py",
                                                        "test_q1.py", "test_standardize.py"]

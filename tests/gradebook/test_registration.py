@@ -23,7 +23,7 @@ from gradekit.gradebook.registration import save_cells
 from gradekit.authoring.template import AssignmentSource
 from gradekit.authoring.variant import build_variant
 
-ASSIGNMENTS = ("self_attention", "multi_head_attention")
+ASSIGNMENTS = ("self_attention", "multi_head_attention", "long_context")
 TABLES = ("assignment", "notebook", "base_cell", "grade_cells", "solution_cells", "task_cells", "source_cell")
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from gradekit.errors import Mismatch, StudentFailure
 from gradekit.graders import check
-from gradekit.graders.relations import DEEP_SEARCHES
+from gradekit.graders.relations.engine import DEEP_SEARCHES
 from gradekit.graders.student import GiveUp, Results, Student, StudentFunction, call
 from gradekit.sandbox.bwrap import bwrap_path
 from gradekit.sandbox.client import Sandbox
@@ -290,7 +290,8 @@ def test_a_method_of_an_object_lost_in_a_restart_is_lost(sandbox, first):
 def test_the_relation_search_calls_a_mapped_function_again_within_the_notebooks_budget(sandbox):
     """A value read from a map is checked as a single call's: the independence probe calls the
     student's function again (one call each, q or k changed) and finds the output does not depend on
-    k; the notebook's count of such searches (GiveUp.searched) bounds them to DEEP_SEARCHES a cell."""
+    k; the notebook's count of such searches (GiveUp.searched) bounds them to DEEP_SEARCHES a cell, the last
+    asked only about what the others found (GiveUp.found)."""
     student = _student(sandbox)
     student._give_up.cell = "test_cell"
     rng = np.random.default_rng(7)
@@ -307,7 +308,249 @@ def test_the_relation_search_calls_a_mapped_function_again_within_the_notebooks_
         assert evidence is not None
         found.append((evidence["holds"].get("ignores_k#0|independent|k"), "ignores_k#0|independent|q" in evidence["holds"],
                       len(sandbox.call("calls")) - before))
-    deep = [({}, False, 2)] * DEEP_SEARCHES  # holds (no detail), not for q; two calls made again (q, k changed)
+    # holds (no detail), not for q; two calls made again (q, k changed, in one request); the last deep search
+    # is asked only about what the earlier ones found (k): one call
+    deep = [({}, False, 2)] * (DEEP_SEARCHES - 1) + [({}, False, 1)]
     assert found[:DEEP_SEARCHES] == deep, found
     assert found[DEEP_SEARCHES] == (None, False, 0)  # over the budget: not called again
-    assert student._give_up.searched == {"test_cell:ignores_k#0": DEEP_SEARCHES + 1}
+    assert student._give_up.searched["test_cell:ignores_k#0"] == DEEP_SEARCHES + 1
+
+
+# -- functions and objects as arguments -------------------------------------------------------------
+
+HIGHER_ORDER = textwrap.dedent('''
+    import os, time
+    import numpy as np
+
+    def double(x):
+        return 2 * x
+
+    def apply(fn, x):
+        return fn(x)
+
+    def apply_twice(fn, x):
+        return fn(fn(x))
+
+    def is_equivariant(attention, X, perm):
+        """A property tester: permuting the rows of X permutes attention's output the same way."""
+        return bool(np.allclose(attention(X)[perm], attention(X[perm])))
+
+    def attention(X):
+        S = X @ X.T / np.sqrt(X.shape[1])
+        W = np.exp(S - S.max(axis=1, keepdims=True))
+        return (W / W.sum(axis=1, keepdims=True)) @ X
+
+    def blockwise(X, score, block=2):
+        return np.concatenate([score(X[i:i + block], X) for i in range(0, len(X), block)])
+
+    def make_scaler(c):
+        def scale(x):
+            return c * x
+        return scale
+
+    def todo(x):
+        raise NotImplementedError
+
+    def hostile(x):
+        if x == "hang":
+            while True:
+                pass
+        if x == "die":
+            os._exit(7)
+        if x == "read":
+            return open("/etc/shadow").read()
+        return x
+
+    def hands_over_an_object(fn):
+        return fn(object())
+
+    def hands_over_a_function(fn):
+        return fn(lambda: 1)
+
+    def hands_over_nested(fn):
+        return fn([1, {"a": (2, double)}])
+
+    def swallows(fn):
+        try:
+            return fn(1)
+        except Exception as exc:
+            return type(exc).__name__ + ": " + str(exc)
+''')
+
+
+@pytest.fixture
+def higher():
+    sb = Counting(Limits(call_timeout=1.0, cell_timeout=10.0))
+    results = sb.run_cells([{"id": "code", "source": HIGHER_ORDER}])
+    assert all(r["ok"] for r in results), results
+    yield sb
+    sb.shutdown()
+
+
+class Ran:
+    """A function of the grader's that notes, in the grader's process, every call it gets."""
+
+    def __init__(self, function):
+        self.function, self.calls = function, []
+        self.__name__ = getattr(function, "__name__", "ran")
+
+    def __call__(self, *args, **kwargs):
+        self.calls.append((args, kwargs))
+        return self.function(*args, **kwargs)
+
+
+def _reference_attention(X):
+    S = X @ X.T / np.sqrt(X.shape[1])
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return (W / W.sum(axis=1, keepdims=True)) @ X
+
+
+def test_a_students_function_passed_to_a_students_function_runs_in_the_sandbox(higher):
+    student = _student(higher)
+    rng = np.random.default_rng(1)
+    X, perm = rng.normal(size=(5, 3)), rng.permutation(5)
+    assert student.apply(student.double, 3) == 6
+    assert np.allclose(student.apply_twice(student.double, np.arange(3.0)), 4 * np.arange(3.0))
+    assert student.is_equivariant(student.attention, X, perm) is True
+    assert student.is_equivariant(student.double, X, perm) is True      # rows scaled: equivariant too
+    assert student.is_equivariant(student.make_scaler(2), X, perm) is True   # a closure the student's code returned
+
+
+def test_a_reference_function_passed_to_a_students_function_runs_in_the_grader(higher):
+    student = _student(higher)
+    rng = np.random.default_rng(2)
+    X, perm = rng.normal(size=(6, 4)), rng.permutation(6)
+    reference = Ran(_reference_attention)
+    assert student.is_equivariant(reference, X, perm) is True
+    assert len(reference.calls) == 2 and np.array_equal(reference.calls[0][0][0], X)  # called here, on plain data
+    wrong = Ran(lambda X: X[::-1] @ X.T @ X)  # a deliberately wrong attention: not equivariant
+    assert student.is_equivariant(wrong, X, perm) is False
+    score = Ran(lambda q, k: q @ k.T)
+    assert np.allclose(student.blockwise(X, score), X @ X.T)
+    assert [a[0].shape for a, _ in score.calls] == [(2, 4)] * 3
+
+
+def test_functions_as_arguments_in_a_map(higher):
+    student = _student(higher)
+    before = higher.requests
+    plus_one = Ran(lambda v: v + 1)
+    got = list(student.apply.map([call(student.double, 1), call(plus_one, 2), call(student.double, 3),
+                                  call(plus_one, 4)]))
+    assert got == [2, 3, 6, 5] and len(plus_one.calls) == 2
+    assert higher.requests - before == 1  # the student's functions by name, the grader's by callback: one request
+    scale = student.make_scaler(5)          # an object of the student's (a closure): one call at a time
+    assert list(student.apply.map([call(scale, 1), call(scale, 2)])) == [5, 10]
+
+
+def test_a_hostile_students_function_as_an_argument_is_contained(higher):
+    student = _student(higher)
+    with pytest.raises(StudentFailure, match="did not finish"):
+        student.apply(student.hostile, "hang")
+    assert student.apply_twice(student.double, 2) == 8       # a fresh child; only the hanging call lost
+    with pytest.raises(StudentFailure, match="killed|exited with status 7"):
+        student.apply_twice(student.hostile, "die")
+    with pytest.raises(StudentFailure, match="No such file|Permission denied"):
+        student.apply_twice(student.hostile, "read")
+    assert student.is_equivariant(student.attention, np.eye(3), np.array([2, 0, 1])) is True
+
+
+def test_the_students_code_cannot_hand_the_grader_its_own_objects_or_functions(higher):
+    student = _student(higher)
+    noted = Ran(lambda *a: "ran")
+    for name in ("hands_over_an_object", "hands_over_a_function", "hands_over_nested"):
+        with pytest.raises(StudentFailure, match="TypeError: .*not your objects"):
+            getattr(student, name)(noted)
+    assert noted.calls == []  # the grader's function never ran on anything of theirs
+    # ... and what the student's code may catch, it catches: the call goes on
+    assert student.swallows(Ran(lambda v: 1 / 0)) == "ZeroDivisionError: in the grader's <lambda>: ZeroDivisionError: division by zero"
+
+
+def test_a_forged_callback_runs_nothing_of_the_graders_it_did_not_give():
+    """A request naming a function the grader did not give (a forged frame) is refused; and
+    nothing the sandbox sends decodes to a function on the grader's side."""
+    from gradekit.sandbox import protocol as P
+
+    class Wire:
+        def __init__(self):
+            self.sent = []
+
+        def write(self, data):
+            self.sent.append(data)
+
+        def flush(self):
+            pass
+
+    noted = Ran(lambda *a: "ran")
+    wire = Wire()
+    sandbox = Sandbox(Limits())
+    for name in ("#1", "os.system", "__import__", 3):
+        sandbox._answer_callback(wire, {"op": "callback", "name": name}, [], {"#0": noted})
+    assert noted.calls == [] and len(wire.sent) == 4
+    assert all(b'"LookupError"' in frame for frame in wire.sent)
+    for tree in ({"$fn": "double"}, {"$cb": "#0", "name": "x"}):
+        with pytest.raises(P.ProtocolError):
+            P.decode(tree, [])
+
+
+def test_the_graders_own_mistakes_are_its_own_never_the_students(higher):
+    from gradekit.errors import BoundaryError
+    from gradekit.grading.harness.plugin import is_grader_error
+
+    student = _student(higher)
+    with pytest.raises(BoundaryError, match="a value of type set cannot cross"):
+        student.apply(double_set := {1, 2}, 1)
+    assert double_set == {1, 2}
+    with pytest.raises(BoundaryError, match="calls the student's code itself"):
+        student.apply(lambda v: student.double(v), 2)
+    with pytest.raises(BoundaryError, match="returned a set, which cannot cross"):
+        student.apply(lambda v: {v}, 2)
+    with pytest.raises(BoundaryError):
+        list(student.apply.map([call(lambda v: {v}, 2)]))
+    assert is_grader_error(BoundaryError("x"))
+    assert student.apply(student.double, 21) == 42  # the sandbox is unharmed
+
+
+def test_a_graders_function_that_raises_is_suspected_not_simply_charged(higher):
+    """The student's code failed after the grader's function raised: the student's failure, said
+    as such, and suspect -- the pipeline grades the answer key to tell a broken grader from a
+    student's wrong arguments."""
+    from gradekit.errors import CallbackFailure
+    from gradekit.grading.harness.plugin import feedback_message, is_grader_error
+
+    student = _student(higher)
+    with pytest.raises(CallbackFailure) as failed:
+        student.blockwise(np.eye(4), lambda q, k: q @ k[:3])   # the student's code is right; the grader's function is not
+    message = str(feedback_message(failed.value))
+    assert message.startswith("calling `blockwise` raised ValueError: in the grader's <lambda>: ValueError: matmul"), message
+    assert is_grader_error(failed.value)
+    with pytest.raises(CallbackFailure):
+        list(student.apply.map([call(lambda v: 1 / 0, 2)]))
+    assert student.apply(lambda v: v, 3) == 3
+
+
+def test_the_function_not_implemented_or_not_defined_is_the_one_named(higher):
+    student = _student(higher)
+    with pytest.raises(StudentFailure) as failed:
+        student.apply(student.todo, 1)
+    assert str(failed.value) == "`todo` is not implemented yet (NotImplementedError)"
+    with pytest.raises(StudentFailure) as failed:
+        student.is_equivariant(student.not_written, np.eye(2), np.array([1, 0]))
+    assert str(failed.value) == "`not_written` is not defined in your notebook"
+    with pytest.raises(StudentFailure) as failed:
+        student.todo(1)
+    assert str(failed.value) == "`todo` is not implemented yet (NotImplementedError)"
+
+
+def test_a_wrong_value_of_a_call_with_a_function_among_its_inputs_is_related_as_any_other(higher):
+    """The relation search passes a function input through unchanged (the grader's stays a
+    callback) and changes the arrays: the student's blockwise scores that are twice the right
+    ones are found to be twice them."""
+    student = _student(higher)
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(4, 3))
+    score = lambda q, k: 2 * q @ k.T   # the student's blockwise is right: given a doubled score
+    right = lambda X, score: X @ X.T
+    with pytest.raises(Mismatch) as failed:
+        check.array(student.blockwise(X, score), right(X, score), what="blockwise(X, score)",
+                    call=check.Call(student.blockwise, right, dict(X=X, score=score)))
+    assert failed.value.relations is not None and any("factor" in key for key in failed.value.relations["holds"])

@@ -15,10 +15,10 @@ F = "f#0|"
 
 
 def test_two_agreeing_checks_and_none_against():
-    both = [_check({F + "function|log": {}}, [F + "function|log"]) for _ in range(2)]
+    both = [_check({F + "elementwise|log": {}}, [F + "elementwise|log"]) for _ in range(2)]
     (relation,) = relate(both)
-    assert (relation.family, relation.args, relation.failed, relation.tried) == ("function", ["log"], 2, 2)
-    against = both + [_check({}, [F + "function|log"])]
+    assert (relation.family, relation.args, relation.failed, relation.tried) == ("elementwise", ["log"], 2, 2)
+    against = both + [_check({}, [F + "elementwise|log"])]
     assert relate(against) == []                           # tried on a third and false there
     untried = both + [_check({}, [F + "factor|c:*"])]
     (relation,) = relate(untried)                          # not tried on the third: neither for nor against
@@ -27,7 +27,7 @@ def test_two_agreeing_checks_and_none_against():
 
 
 def test_a_known_mistakes_values_are_no_evidence_but_a_step_is():
-    known = [_check({F + "function|log": {}}, [F + "function|log"], known=True) for _ in range(2)]
+    known = [_check({F + "elementwise|log": {}}, [F + "elementwise|log"], known=True) for _ in range(2)]
     assert relate(known) == []
     steps = [_check({F + "step|first:2": {"t": 2}, F + "step|some": {"t": 2}}, [F + "step|first:*", F + "step|some"],
                     known=True) for _ in range(2)]
@@ -40,7 +40,7 @@ def test_the_most_specific_of_a_kind_and_names_of_one_relation_as_one():
              F + "factor|expr:1/2": {"form": "1/2"}}
     (relation,) = relate([_check(holds, [F + "factor|c:*", F + "factor|any", F + "factor|expr:1/2"])] * 2)
     assert relation.args == ["expr:1/2"]
-    axes = {F + "function|flip:=axis": {}, F + "function|flip:last": {}, F + "function|flip:1": {}}
+    axes = {F + "order|flip:=axis": {}, F + "order|flip:last": {}, F + "order|flip:1": {}}
     (relation,) = relate([_check(axes, list(axes))] * 2)
     assert relation.args == ["flip:=axis"]                 # one axis, named as the argument named it
     sizes = {F + "factor|expr:1/n_k": {"form": "1/{}", "sizes": {"n_k": 4}},
@@ -50,12 +50,12 @@ def test_the_most_specific_of_a_kind_and_names_of_one_relation_as_one():
 
 
 def test_relations_never_told_apart_are_said_together_or_not_at_all():
-    two = {F + "function|flip:0": {}, F + "function|roll:0:+1": {}}
+    two = {F + "order|flip:0": {}, F + "order|roll:0:+1": {}}
     (relation,) = relate([_check(two, list(two))] * 2)
     assert relation.args == ["flip:0", "roll:0:+1"]
     assert ", or your values" in str(sentences([relation])[0])
-    told_apart = [_check(two, list(two)), _check({F + "function|flip:0": {}}, list(two)),
-                  _check({F + "function|flip:0": {}}, list(two))]
+    told_apart = [_check(two, list(two)), _check({F + "order|flip:0": {}}, list(two)),
+                  _check({F + "order|flip:0": {}}, list(two))]
     (relation,) = relate(told_apart)
     assert relation.args == ["flip:0"]
 

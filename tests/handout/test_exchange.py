@@ -77,6 +77,7 @@ def test_exchange_round_trip(exchange_course):
     outbound = root / "transformers101" / "outbound" / ASSIGNMENT
 
     # -- the instructor releases: one folder per student, nobody can list them
+    course.write_settings(ASSIGNMENT, "# the course's own: gk-settings-marker\n[serve]\nattempts = 5\n")
     assert course.cli("release", ASSIGNMENT) == 0
     assert sorted(p.name for p in outbound.iterdir()) == ["alice", "bob", "carol", "dave"]
     assert stat.S_IMODE(outbound.stat().st_mode) == 0o711
@@ -110,6 +111,10 @@ def test_exchange_round_trip(exchange_course):
         assert stat.S_IMODE(path.stat().st_mode) & 0o600 == 0o600  # theirs to edit
     assert len(set(fetched.values())) == 3
     assert "already downloaded" in students["alice"].nbgrader("list").stderr
+    # the assignment's settings file (source/<a>/assignment.toml) reached no student: not in any release
+    handed = [*root.rglob("*"), *course.release_path("alice").parents[2].rglob("*"),
+              *(p for s in students.values() for p in s.folder.rglob("*"))]
+    assert not [p for p in handed if p.is_file() and (p.name == "assignment.toml" or b"gk-settings-marker" in p.read_bytes())]
 
 
     # -- the student's own check: nbgrader validate fails on the untouched notebook, passes on the key

@@ -34,6 +34,23 @@ def test_a_text_is_its_english_and_renders_again_in_another_language():
     assert N_("marked only") == "marked only" and type(N_("x")) is str
 
 
+def test_a_phrase_carries_its_translations_and_a_say_stores_them():
+    """phrase(): a text whose translations are beside it; a language's translator knows its language."""
+    from gradekit.i18n.catalogs import translator
+    from gradekit.i18n.text import Phrase, Say, phrase
+
+    said = phrase("your values are {n} too big", zh="你的结果大了 {n}").format(n=_("a lot"))
+    assert isinstance(said, Phrase) and said == "your values are a lot too big"
+    zh = translator(None, None, "zh")
+    assert zh.language == "zh" and said.render(zh).startswith("你的结果大了 ")
+    assert said.render(translator(None, None, "en")) == "your values are a lot too big"
+    assert said.render(lambda m: m) == "your values are a lot too big"  # a translate function of no language
+    say = Say("zh", zh)
+    assert say(said) == "your values are a lot too big" and say.table[str(said)].startswith("你的结果大了")
+    untranslated = phrase("only English")
+    assert untranslated.render(zh) == "only English"
+
+
 def test_a_broken_translation_falls_back_to_english():
     text = _("{count} values differ").format(count=3)
     assert text.render(lambda m: "{cuont} 个值不同") == "3 values differ"
@@ -132,7 +149,7 @@ def test_an_unknown_course_language_is_refused(course_factory, capsys):
 # -- the catalogs ----------------------------------------------------------------------------------
 
 def test_the_shipped_assignments_have_chinese():
-    assert ASSIGNMENTS == ["multi_head_attention", "self_attention"]
+    assert ASSIGNMENTS == ["long_context", "multi_head_attention", "self_attention"]
     assert "zh" in languages()
 
 

@@ -23,7 +23,7 @@ from conftest import REPO, VENV_BIN
 pytestmark = pytest.mark.e2e
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-ASSIGNMENTS = ["self_attention", "multi_head_attention"]
+ASSIGNMENTS = ["self_attention", "multi_head_attention", "long_context"]
 
 
 def _comparable(result) -> dict:
@@ -94,6 +94,10 @@ def test_a_zh_student_reads_the_named_mistake_in_chinese(both_languages):
                     continue
                 notes = " ".join(notes_of(cell, view))
                 english_notes = " ".join(notes_of(cell))
+                failed = [k.message for k in cell.checks if not k.passed]
+                if not notes:   # a multiple-choice item (check.option): its check's message names the misconception
+                    assert failed and all(any(r in m for r in cell.diagnosis) for m in failed), (cell.grade_id, failed)
+                    notes, english_notes = " ".join(view(m) for m in failed), " ".join(failed)
                 assert CJK.search(notes) and "Likely mistake" not in notes, notes
                 for route in cell.diagnosis:      # the catalogue name stays English; the student reads Chinese
                     assert CJK.search(view(route)), f"{route!r} has no Chinese"

@@ -206,6 +206,54 @@ def test_a_grader_error_only_a_students_answer_provokes_costs_that_student_only(
     assert [(k.passed, k.message) for k in checks] == [(False, "the grader could not check this: AttributeError")]
 
 
+UNCROSSABLE = '''
+
+def test_an_uncrossable_argument(student):
+    """an argument that cannot cross"""
+    student.softmax({1.0, 2.0})
+'''
+
+
+def test_an_argument_the_sandbox_cannot_take_is_a_course_failure_not_a_students_zero(course, capsys):
+    """A grader passing the student's code what cannot cross the boundary (a set) is the grader's
+    mistake: confirmed on the answer key, the run stops with the grader-bug line, exit 3, and the
+    gradebook is as it was -- never a zero for the class."""
+    course.generate("alice", "bob")
+    for student in ("alice", "bob"):
+        _submit_key(course, student)
+    assert course.autograde("alice") == 0
+    before = _scores(course)
+    capsys.readouterr()
+    path = course.root / GRADER
+    path.write_text(path.read_text() + UNCROSSABLE)
+    code = course.cli("autograde", ASSIGNMENT, "--jobs", "1")
+    err = capsys.readouterr().err.strip()
+    assert code == 3 and len(err.splitlines()) == 1, err
+    assert f"{GRADER}::test_an_uncrossable_argument: BoundaryError:" in err and "on the answer key too" in err, err
+    assert "a value of type set cannot cross" in err, err
+    assert _scores(course) == before and not (course.root / "autograded" / "bob").exists()
+
+
+def test_a_reference_helper_the_students_code_calls_wrongly_costs_that_student_only(course, capsys):
+    """The reference softmax (``with_reference``) raising on what one student's code gives it is
+    suspected first -- the answer key is graded -- then that student's failure, said as such; the
+    answer key passes, so the run goes on."""
+    from conftest import with_solutions
+
+    course.generate("alice", "carol")
+    _submit_key(course, "alice")
+    wrong = ("def self_attention(X, W_q, W_k, W_v):\n    Q, K, V = project_qkv(X, W_q, W_k, W_v)\n"
+             "    weights = softmax(scaled_scores(Q, K), axis=2)\n    return weighted_sum(weights, V), weights\n")
+    course.submit("carol", with_solutions(course.answer_key("carol"), {"self_attention": wrong}))
+    assert course.cli("autograde", ASSIGNMENT, "--jobs", "1") == 0, capsys.readouterr().err
+    results = course.results(["alice", "carol"])
+    assert results["alice"].score == results["alice"].possible
+    messages = [k.message for nb in results["carol"].notebooks for c in nb.cells if c.grade_id == "test_self_attention"
+                for k in c.checks if not k.passed]
+    assert messages and all("in the grader's softmax: AxisError" in m for m in messages), messages
+    assert all(m.startswith("calling `self_attention` raised") for m in messages), messages
+
+
 def _grade_with_extra_grader(course, capsys, grader: str, students: list[str]) -> dict:
     """Append ``grader`` to the softmax graders, grade with one process, return the results."""
     path = course.root / GRADER

@@ -87,3 +87,26 @@ def test_wide_gives_one_column_per_cell(capsys):
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if "student" in line and "┃" in line)
     assert header.count("cell_number") == 14 or header.count("cell_nu") == 14
+
+
+def test_wide_names_each_students_named_mistakes_in_the_note_column(capsys):
+    """The note column of `autograde --wide` says which mistake each cell's feedback named, whole."""
+    from gradekit.results import Check
+
+    def one(student, mistake):
+        cell = CellResult("test_softmax", 2.0, 0.0 if mistake else 2.0,
+                          [Check("check", not mistake, "wrong" if mistake else "", mistake=mistake,
+                                 candidates=[mistake] if mistake else [])])
+        diagnose(cell)
+        return SubmissionResult(student, "self_attention", [NotebookResult("self_attention", [cell])])
+
+    summary = Summary(wide=True)
+    summary.add(one("alice", "normalised along axis 0 whatever the axis argument says"))
+    summary.add(one("bob", None))
+    summary.print("self_attention")
+    out = capsys.readouterr().out
+    alice = " ".join(line.split("│")[-2].strip() for line in out.splitlines() if line.count("│") > 3 and
+                     ("alice" in line or line.split("│")[1].strip() == ""))
+    assert "softmax: normalised along axis 0 whatever the axis argument says" in " ".join(alice.split()), out
+    bob = next(line for line in out.splitlines() if "bob" in line)
+    assert bob.split("│")[-2].strip() == ""

@@ -42,7 +42,7 @@ def _check(root: Path, students: int = 3) -> tuple[int, dict[str, str]]:
         if not line.startswith(("│", "┃")):
             continue
         cells = [c.strip() for c in line[1:-1].replace("┃", "│").split("│")]
-        if len(cells) == 3 and cells[1] in ("ok", "FAIL", "info"):
+        if len(cells) == 3 and cells[1] in ("ok", "FAIL", "info", "warn"):
             current = cells[0]
             rows[current] = cells[1] + " " + cells[2]
         elif len(cells) == 3 and not cells[0] and not cells[1] and rows:   # the row's detail goes on
@@ -63,6 +63,38 @@ def test_a_fresh_assignment_passes(new_course):
     assert rows["correct/standardize_loops.py"].startswith("ok")
     assert rows["no hidden value in the feedback"].startswith("ok")
     assert "known mistakes that give the right answer" not in rows     # its params avoid them
+
+
+def test_json_and_the_kept_class_say_what_a_student_sees(new_course, tmp_path):
+    """--json gives the rows as data; --keep keeps each simulated submission, its graded notebooks and
+    its feedback pages; the settings' rows say what shows before the due date, and warn that with no
+    due date the value answer (test_q1) has nothing to wait for."""
+    kept = tmp_path / "kept"
+    proc = _run(new_course, "check", A, "--students", "2", "--json", "--keep", str(kept))
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    report = json.loads(proc.stdout)
+    rows = {row["check"]: row for row in report["rows"]}
+    assert report["ok"] and report["failed"] == 0 and report["kept"] == str(kept.resolve())
+    assert rows["answer key: full marks"]["status"] == "ok"
+    before = rows["before the due date (gradekit serve)"]["detail"]
+    assert before.startswith("full feedback on 1 test cell(s); hidden until the due date: test_q1 (value answers"), before
+    warning = rows["a due date to hide the value answers until"]
+    assert warning["status"] == "warn" and "whether test_q1 is right would show at once" in warning["detail"]
+    assert rows["settings"]["detail"] == f"source/{A}/assignment.toml sets nothing: the course's settings"
+    for place in ("answer-key/qa001", "untouched-release/qa002", "mistakes/standardize_variance/qa001",
+                  "correct/standardize_loops/qa001"):
+        assert (kept / place / "submitted" / f"{A}.ipynb").is_file(), place
+        assert (kept / place / "graded" / f"{A}.ipynb").is_file() and (kept / place / "graded" / "results.json").is_file()
+        assert (kept / place / "feedback" / f"{A}.html").is_file(), place
+    page = (kept / "mistakes/standardize_variance/qa001/feedback" / f"{A}.html").read_text()
+    names = (REPO / "gradekit/authoring/skeleton/autograder/__ASSIGNMENT__/mistakes/standardize_variance.py.tmpl"
+             ).read_text().splitlines()[0].removeprefix("# names:").strip()
+    assert names in page
+    index = (kept / "index.html").read_text()
+    assert "mistakes/standardize_variance.py" in index and f"mistakes/standardize_variance/qa001/feedback/{A}.html" in index
+    again = _run(new_course, "check", A, "--students", "1", "--keep", str(kept))
+    assert again.returncode == 2 and again.stderr.strip().endswith("not an empty folder; give a new one (nothing is "
+                                                                   "overwritten)"), again.stderr
 
 
 def test_a_grader_that_passes_everything_fails_the_check(new_course):

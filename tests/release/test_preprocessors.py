@@ -22,7 +22,7 @@ from gradekit.atomic import notebook_json
 from gradekit.release.stripper import NbgraderStripper, Stripper
 
 VERSIONS = ("student_version", "registration_version", "answer_key")
-ASSIGNMENTS = ("self_attention", "multi_head_attention")
+ASSIGNMENTS = ("self_attention", "multi_head_attention", "long_context")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def variants(tmp_path_factory):
         for i in range(40):
             variant = build_variant(course, source, f"s{i:03d}", b"oracle-secret")
             out += [(assignment, name, nb) for name, nb in variant.notebooks.items()]
-    assert {name for _, name, _ in out} >= {"self_attention", "quiz", "multi_head_attention"}
+    assert {name for _, name, _ in out} >= {"self_attention", "quiz", "multi_head_attention", "long_context"}
     return out
 
 

@@ -15,7 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from gradekit.errors import CodeFailure
+from gradekit.errors import BoundaryError, CodeFailure
 from gradekit.sandbox import protocol as P
 from gradekit.sandbox.bwrap import bwrap_path
 from gradekit.sandbox.client import NotRun, Sandbox, SandboxCrashed, SandboxTimeout, StudentCodeError
@@ -123,7 +123,7 @@ def test_a_call_that_raises_costs_only_its_result(sb):
 def test_what_cannot_cross_costs_only_its_result(sb):
     outcomes = sb.map("f", [(("long",), {}), ((object(),), {}), ((4,), {}), (("object",), {})])
     assert not outcomes[0][0] and outcomes[0][1].exc_type == "UnsendableValue"
-    assert not outcomes[1][0] and isinstance(outcomes[1][1], P.ProtocolError)  # never sent
+    assert not outcomes[1][0] and isinstance(outcomes[1][1], BoundaryError)  # never sent: the grader's mistake
     assert outcomes[2] == (True, 8)
     assert outcomes[3][0] and repr(outcomes[3][1]) == "<student object object>"  # stays behind, a handle
     assert sb.call("made") == ["long", 4, "object"]

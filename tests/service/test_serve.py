@@ -100,8 +100,8 @@ def klass(tmp_path_factory):
     shutil.rmtree(root, ignore_errors=True)
     course = CourseDir.create(tmp_path_factory.mktemp("serve") / "course", STUDENTS)
     with open(course.root / "nbgrader_config.py", "a") as fh:
-        fh.write(f'\nc.Exchange.root = "{root}"\nc.Gradekit.attempts = 4\n'
-                 'c.Gradekit.hidden_until_due = ["test_kv_cache", "test_kv_cache_decode"]\n')
+        fh.write(f'\nc.Exchange.root = "{root}"\nc.Gradekit.attempts = 4\n')
+    course.write_settings(A, '[serve]\nhidden_until_due = ["test_kv_cache", "test_kv_cache_decode"]\n')
     try:
         course.generate()
         course.run(GRADEKIT, "release", A)

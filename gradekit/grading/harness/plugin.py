@@ -22,6 +22,7 @@ from gradekit.graders.student import GiveUp, Student
 from gradekit.grading import observe
 from gradekit.i18n import Text, _
 from gradekit.i18n.text import Say
+from gradekit.intake.untrusted import clip
 from gradekit.results import Check
 
 FIXTURES = ("student", "reference", "params", "rng")
@@ -159,7 +160,7 @@ class GraderPlugin(GraderFixtures):
             what = f"{type(exc).__name__}: {exc}"
             if type(exc).__name__ == "FixtureLookupError" and getattr(exc, "argname", None):
                 what = f"no fixture {cast(Any, exc).argname!r} (the graders' fixtures: {', '.join(FIXTURES)})"
-            self.grader_errors.append((item.nodeid, what[:300]))
+            self.grader_errors.append((item.nodeid, clip(what, 300)))
         mistake = getattr(exc, "mistake", None)
         self.checks.setdefault(cell, []).append(
             Check(
@@ -269,7 +270,7 @@ def feedback_message(exc: BaseException):
             return _("your object was lost when your code had to be restarted after an earlier failure")
         return _("your code raised {kind}: {message}{where}").format(kind=exc.kind, message=exc.message, where=where)
     if isinstance(exc, pytest.fail.Exception):  # pytest.fail(msg), pytest.raises' "DID NOT RAISE ..."
-        return str(exc.msg or "").strip()[:1000] or _("a hidden check failed")
+        return clip(str(exc.msg or "").strip(), 1000) or _("a hidden check failed")
     if isinstance(exc, AssertionError):
         if exc.args and isinstance(exc.args[0], Text):
             return exc.args[0]
@@ -278,7 +279,7 @@ def feedback_message(exc: BaseException):
         head = text.split("\nassert ", 1)[0]
         if head.startswith("assert "):
             return _("a hidden check failed")
-        return head.strip()[:1000] or _("a hidden check failed")
+        return clip(head.strip(), 1000) or _("a hidden check failed")
     if "hypothesis" in type(exc).__module__:
         return _("a hidden property check failed")
     return _("the grader could not check this: {kind}").format(kind=type(exc).__name__)
@@ -291,6 +292,8 @@ def is_grader_error(exc: BaseException) -> bool:
     (see :meth:`gradekit.grading.pipeline.Pipeline.grade`)."""
     if isinstance(exc, BaseExceptionGroup):  # several failures at once (hypothesis): a grader's own if any is
         return any(is_grader_error(inner) for inner in exc.exceptions)
+    if getattr(exc, "grader_suspected", False) is True:  # a CallbackFailure: the grader's function raised
+        return True
     return (
         not isinstance(exc, (StudentFailure, Mismatch, StudentCodeError, AssertionError, pytest.fail.Exception))
         and "hypothesis" not in type(exc).__module__

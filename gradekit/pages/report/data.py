@@ -46,7 +46,7 @@ class Cell:
     points: float
     manual: bool
     exercise: sections.Heading
-    choice: bool = False  # a multiple-choice cell (c.Gradekit.choice_cells)
+    choice: bool = False  # a multiple-choice cell (choice_cells in the assignment's assignment.toml)
 
     @property
     def exercise_key(self) -> str:
@@ -103,7 +103,7 @@ def load(course: Course, assignment: str) -> ClassData:
     from gradekit.gradebook.marks import read_class_marks
 
     notebooks = source_notebooks(course, assignment)
-    cells = _layout(notebooks, choice_cells(course))
+    cells = _layout(notebooks, choice_cells(course, assignment))
     marks = read_class_marks(course, assignment)
     rows = []
     for student in marks.students:
@@ -146,14 +146,14 @@ def source_notebooks(course: Course, assignment: str) -> dict[str, dict]:
     return notebooks
 
 
-def choice_cells(course: Course) -> set[str]:
-    """``c.Gradekit.choice_cells``: the grade ids of the course's multiple-choice cells."""
-    return set(getattr(course.settings, "choice_cells", None) or ())
+def choice_cells(course: Course, assignment: str) -> set[str]:
+    """The grade ids of the assignment's multiple-choice cells (``choice_cells`` in its assignment.toml)."""
+    return set(course.settings_of(assignment).choice_cells)
 
 
 def layout(course: Course, assignment: str) -> list[Cell]:
     """Every graded cell of the assignment, in notebook order."""
-    return _layout(source_notebooks(course, assignment), choice_cells(course))
+    return _layout(source_notebooks(course, assignment), choice_cells(course, assignment))
 
 
 def _layout(notebooks: dict, choice: set[str]) -> list[Cell]:

@@ -10,7 +10,7 @@ mistake counts when it was made on any attempt (``attempts``: on how many),
 under live grading, what a class got wrong on the way is what an instructor
 wants to see, not only what is left.
 
-In a multiple-choice cell (``c.Gradekit.choice_cells``) every check is one
+In a multiple-choice cell (``choice_cells`` in the assignment's assignment.toml) every check is one
 item and every wrong option is a named mistake -- the misconception that
 option stands for -- so the options chosen are counted from the checks: the
 right answer (passed), each named distractor, and anything else (no answer,

@@ -1,4 +1,4 @@
-# relation: per-row and per-column scaling of the scores: s_ij = R_ij / (|q_i| |k_j|) (queries and keys normalised before the dot product), then the softmax
+# relation: scaled: s_ij = R_ij / (|q_i| |k_j|) (queries and keys normalised before the dot product), then the softmax
 # %% attention
 def attention(Q, K, V, mask=None):
     """Cosine attention: every query and key normalised to length 1 before the dot product."""

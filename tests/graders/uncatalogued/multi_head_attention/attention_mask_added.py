@@ -1,4 +1,4 @@
-# relation: offset by an input: softmax(scores + mask) -- the boolean mask added to the scores (True = +1) instead of masking with -inf
+# relation: offset: softmax(scores + mask) -- the boolean mask added to the scores (True = +1) instead of masking with -inf
 # %% attention
 def attention(Q, K, V, mask=None):
     """Treats the mask as an additive bias."""

@@ -1,4 +1,4 @@
-# relation: a function of the right answer: weights = log R + (a per-row constant), i.e. the scaled (masked) scores; the output is right
+# relation: function: weights = log R + (a per-row constant), i.e. the scaled (masked) scores; the output is right
 # %% attention
 def attention(Q, K, V, mask=None):
     """Mixes with the softmax weights but returns the scaled scores as "the weights"."""

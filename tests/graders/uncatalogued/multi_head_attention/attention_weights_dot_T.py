@@ -1,4 +1,4 @@
-# relation: a function of the right answer: weights = Rᵀ (`.T`, which reverses every axis of a stack of heads); the output is right
+# relation: function: weights = Rᵀ (`.T`, which reverses every axis of a stack of heads); the output is right
 # %% attention
 def attention(Q, K, V, mask=None):
     """Returns the weights as (keys, queries) with .T -- on a stack of heads .T reverses all the axes."""

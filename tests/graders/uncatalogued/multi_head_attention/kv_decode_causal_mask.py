@@ -1,4 +1,4 @@
-# relation: sequences: right at the first step, then every step attends only to the first token (a causal mask over the cache, row 0 taken)
+# relation: step: right at the first step, then every step attends only to the first token (a causal mask over the cache, row 0 taken)
 # %% kv_cache
 class KVCache:
     def __init__(self):

@@ -1,4 +1,4 @@
-# relation: independence: the output does not depend on n_heads (decode_step attends with one wide head; the cache is right)
+# relation: independent: the output does not depend on n_heads (decode_step attends with one wide head; the cache is right)
 # %% kv_cache
 class KVCache:
     def __init__(self):

@@ -1,4 +1,4 @@
-# relation: sequences: a ring buffer of 8 tokens -- right for the first 8 steps, then new tokens overwrite the oldest
+# relation: step: a ring buffer of 8 tokens -- right for the first 8 steps, then new tokens overwrite the oldest
 # %% kv_cache
 class KVCache:
     """A preallocated buffer of 8 tokens per head that wraps around when full."""

@@ -1,4 +1,4 @@
-# relation: the right function on changed inputs: the layer with n_heads = 1 (one wide head), its table repeated for every head
+# relation: changed input: the layer with n_heads = 1 (one wide head), its table repeated for every head
 # %% multi_head_attention
 def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, causal=False):
     """Never splits: one attention over the full width, its weights copied n_heads times for the shape."""

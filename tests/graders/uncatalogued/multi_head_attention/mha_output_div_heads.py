@@ -1,4 +1,4 @@
-# relation: constant factor: output = R / n_heads (the weights right) -- "averages" the heads after the output projection
+# relation: factor: output = R / n_heads (the weights right) -- "averages" the heads after the output projection
 # %% multi_head_attention
 def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, causal=False):
     """Divides by the number of heads, thinking the heads' contributions must be averaged."""

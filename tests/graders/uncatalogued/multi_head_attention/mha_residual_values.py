@@ -1,4 +1,4 @@
-# relation: offset by an input: output = R + (X W_v) W_o (the weights right) -- each head's values added back ("a residual") before merging
+# relation: offset: output = R + (X W_v) W_o (the weights right) -- each head's values added back ("a residual") before merging
 # %% multi_head_attention
 def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, causal=False):
     """Adds a residual connection inside every head: its values are added to its attention output."""

@@ -1,4 +1,4 @@
-# relation: a function of the right answer: the heads in reverse order (R[::-1] along the head axis)
+# relation: function: the heads in reverse order (R[::-1] along the head axis)
 # %% split_heads
 def split_heads(X, n_heads):
     """Builds the list of heads with insert(0, ...): the last head comes first."""

@@ -1,4 +1,4 @@
-# relation: offset by an input: output = R + V (V = X W_v, weights right) -- a "residual" that adds the values back
+# relation: offset: output = R + V (V = X W_v, weights right) -- a "residual" that adds the values back
 # %% self_attention
 def self_attention(X, W_q, W_k, W_v):
     """Adds a residual connection: the values are added back to the attention output."""

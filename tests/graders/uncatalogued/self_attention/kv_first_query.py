@@ -1,4 +1,4 @@
-# relation: sequences: right at the first step, then every step reuses the first token's query
+# relation: step: right at the first step, then every step reuses the first token's query
 # %% kv_cache
 class KVCache:
     """Keys and values of every token seen so far."""

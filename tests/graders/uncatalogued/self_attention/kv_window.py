@@ -1,4 +1,4 @@
-# relation: sequences: a sliding window of 4 tokens -- right for the first 4 steps, then the oldest tokens are dropped
+# relation: step: a sliding window of 4 tokens -- right for the first 4 steps, then the oldest tokens are dropped
 # %% kv_cache
 class KVCache:
     """Keeps only the 4 most recent tokens "to save memory" (but counts every append)."""

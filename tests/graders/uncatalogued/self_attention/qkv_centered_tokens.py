@@ -1,4 +1,4 @@
-# relation: the right function on changed inputs: ref(X - mean of the tokens) -- the tokens centred before projecting
+# relation: changed input: ref(X - mean of the tokens) -- the tokens centred before projecting
 # %% project_qkv
 def project_qkv(X, W_q, W_k, W_v):
     """Centres the data first, as in PCA: subtracts the mean token."""

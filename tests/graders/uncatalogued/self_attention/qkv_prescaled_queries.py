@@ -1,4 +1,4 @@
-# relation: constant factor: Q = R_Q / sqrt(d_k) (K and V right) -- the 1/sqrt(d_k) of the scores moved into the projection
+# relation: factor: Q = R_Q / sqrt(d_k) (K and V right) -- the 1/sqrt(d_k) of the scores moved into the projection
 # %% project_qkv
 def project_qkv(X, W_q, W_k, W_v):
     """Scales the queries here "so that the scores come out scaled" -- but project_qkv must return plain X W_q."""

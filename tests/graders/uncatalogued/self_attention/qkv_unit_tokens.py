@@ -1,4 +1,4 @@
-# relation: per-row scaling: Q_ij = R_ij / |x_i| (the same for K and V) -- every token normalised to unit length before projecting
+# relation: scaled: Q_ij = R_ij / |x_i| (the same for K and V) -- every token normalised to unit length before projecting
 # %% project_qkv
 def project_qkv(X, W_q, W_k, W_v):
     """Normalises each token to length 1 first (a half-remembered LayerNorm)."""

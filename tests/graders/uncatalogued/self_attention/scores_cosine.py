@@ -1,4 +1,4 @@
-# relation: per-row and per-column scaling: S_ij = R_ij / (|q_i| |k_j|) -- queries and keys normalised before the dot product (cosine similarity)
+# relation: scaled: S_ij = R_ij / (|q_i| |k_j|) -- queries and keys normalised before the dot product (cosine similarity)
 # %% scaled_scores
 def scaled_scores(Q, K):
     """Cosine similarity, scaled: normalises every query and key to length 1 first."""

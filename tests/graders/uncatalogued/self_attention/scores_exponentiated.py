@@ -1,4 +1,4 @@
-# relation: a function of the right answer: S = exp(R) -- the scores exponentiated, as if they were unnormalised weights
+# relation: function: S = exp(R) -- the scores exponentiated, as if they were unnormalised weights
 # %% scaled_scores
 def scaled_scores(Q, K):
     """Returns exp(scores): "the softmax's numerator", a step too early."""

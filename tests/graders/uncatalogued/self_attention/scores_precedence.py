@@ -1,4 +1,4 @@
-# relation: constant factor: S = (2 / sqrt(d_k)) R -- `d_k ** 1/2` is d_k / 2, not sqrt(d_k) (operator precedence)
+# relation: factor: S = (2 / sqrt(d_k)) R -- `d_k ** 1/2` is d_k / 2, not sqrt(d_k) (operator precedence)
 # %% scaled_scores
 def scaled_scores(Q, K):
     """Writes the square root as a power, and Python reads ** 1/2 as (** 1) / 2."""

@@ -1,4 +1,4 @@
-# relation: per-row scaling: S = R * (sum / norm) along the axis -- divided by the Euclidean norm of the exps instead of their sum
+# relation: scaled: S = R * (sum / norm) along the axis -- divided by the Euclidean norm of the exps instead of their sum
 # %% softmax
 def softmax(x, axis=-1):
     """"Normalises" with np.linalg.norm: each slice gets length 1 instead of sum 1."""

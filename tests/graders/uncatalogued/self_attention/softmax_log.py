@@ -1,4 +1,4 @@
-# relation: a function of the right answer: S = log R (a log-softmax, as in PyTorch's log_softmax)
+# relation: function: S = log R (a log-softmax, as in PyTorch's log_softmax)
 # %% softmax
 def softmax(x, axis=-1):
     """Computes the log-softmax (stable), the form a cross-entropy loss wants."""

@@ -1,4 +1,4 @@
-# relation: the right function on changed inputs: S = ref(-x) -- the shift written max - x instead of x - max
+# relation: changed input: S = ref(-x) -- the shift written max - x instead of x - max
 # %% softmax
 def softmax(x, axis=-1):
     """Subtracts in the wrong order: exp(max - x), so the largest score gets the smallest weight."""

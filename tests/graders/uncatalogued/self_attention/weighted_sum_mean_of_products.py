@@ -1,4 +1,4 @@
-# relation: constant factor: S = R / n_k -- np.mean over the keys instead of np.sum
+# relation: factor: S = R / n_k -- np.mean over the keys instead of np.sum
 # %% weighted_sum
 def weighted_sum(weights, V):
     """Broadcasts weight times value and averages over the keys instead of summing them."""

@@ -1,0 +1,64 @@
+"""The right function on a transformed input: S = ref(t(A)) for one input A and t an elementwise
+function of :data:`.elementwise.TRANSFORMS` (tanh of the tokens, |Q|, ReLU of the scores' input ...),
+A clipped to a common range ([-1, 1], [0, 1], [-5, 5] ...) or rounded to k decimals."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradekit.graders.relations import words
+from gradekit.graders.relations.elementwise import TRANSFORMS, Transform
+from gradekit.graders.relations.family import Cost, Family, Whole
+from gradekit.graders.relations.values import close, matches
+from gradekit.i18n.text import Text
+
+BOUNDS = (0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+
+
+def _clip(low: float, high: float) -> Transform:
+    return Transform(
+        f"clip:{low:g}:{high:g}", lambda x: np.clip(x, low, high), lambda x: True, f"clip({{}}, {low:g}, {high:g})"
+    )
+
+
+def _round(k: int) -> Transform:
+    return Transform(f"round:{k}", lambda x: np.round(x, k), lambda x: True, f"round({{}}, {k})")
+
+
+CHANGES = TRANSFORMS + tuple(_clip(-c, c) for c in BOUNDS) + (_clip(0.0, 1.0),) + tuple(_round(k) for k in (0, 1, 2))
+FORMULAS = {t.name: t.formula for t in CHANGES}
+
+
+class Transformed(Family):
+    name = "transformed"
+    rank = 130
+    cost = Cost(reference=130)
+
+    def search_call(self, whole: Whole) -> None:
+        for key, A in whole.inputs.arrays.items():
+            if not np.all(np.isfinite(A)):
+                continue
+            for transform in CHANGES:
+                if not transform.defined(A) or not whole.wants(self, f"{transform.name}:{key}"):
+                    continue
+                with np.errstate(all="ignore"):
+                    changed = transform.apply(A)
+                if not np.all(np.isfinite(changed)) or close(changed, A, whole.tol):
+                    continue
+                out = whole.reference(self, whole.inputs.args_with(**{key: changed}))
+                if out is None:
+                    continue
+                holds, broadcast = matches(whole.got, out, whole.tol)
+                self.test(whole, f"{transform.name}:{key}", holds, {"broadcast": broadcast} if broadcast else None)
+                if holds:
+                    return  # explained: the rest would cost calls and say no more
+
+    def sentence(self, arg, relation) -> Text | None:
+        name, _sep, key = arg.rpartition(":")
+        formula = FORMULAS.get(name)
+        if formula is None:
+            return None
+        return words.gives(formula.format(key), bool(relation.details.get("broadcast")))
+
+
+FAMILY = Transformed()

@@ -1,0 +1,60 @@
+"""gradekit.graders.relations.fitted: the right function on c·x or x + c, c fitted on each check."""
+
+import numpy as np
+
+from gradekit.graders.relations.fitted import FAMILY
+from relation_cases import RNG, case, cases, said, softmax, tables
+
+
+def test_a_temperature_is_said_with_two_digits_and_a_change_of_base_by_name():
+    text = said(cases(lambda x, axis=-1: softmax(x / 1.5, axis), softmax, tables((3, 4), (5, 6), (2, 7))))
+    assert "what the right function gives for 0.67·x" in text, text
+    text = said(cases(lambda x, axis=-1: softmax(x * np.log(2), axis), softmax, tables((3, 4), (5, 6), (2, 7))))
+    assert "what the right function gives for ln 2·x" in text, text
+
+
+def test_a_size_is_named_and_a_shift_found():
+    def attend(Q, K):
+        return softmax(Q @ K.T / np.sqrt(K.shape[1]))
+
+    inputs = [dict(Q=RNG.normal(size=(n, d)), K=RNG.normal(size=(n + 1, d))) for n, d in ((4, 3), (5, 5), (3, 7))]
+    sizes = [dict(d_k=i["K"].shape[1]) for i in inputs]
+    checks = [case(lambda Q, K: softmax(Q @ K.T / K.shape[1]), attend, i, sizes=s) for i, s in zip(inputs, sizes)]
+    text = said(checks)
+    assert "what the right function gives for Q/sqrt(d_k)" in text, text
+
+    def wave(p):
+        return np.sin(p / 3.0)
+
+    positions = [dict(p=np.sort(RNG.uniform(0, 20, size=n))) for n in (5, 7, 4)]  # not evenly spaced
+    assert "what the right function gives for p + 1" in said(cases(lambda p: np.sin((p + 1) / 3.0), wave, positions))
+
+
+def test_a_c_that_changes_from_check_to_check_is_not_said():
+    inputs = tables((4, 5), (6, 3))
+    checks = [case(lambda x, axis=-1: softmax(x / 1.5, axis), softmax, inputs[0]),
+              case(lambda x, axis=-1: softmax(x / 2.5, axis), softmax, inputs[1])]
+    assert "right function gives for" not in said(checks)
+
+
+def test_the_fit_stays_within_its_cost():
+    calls = []
+
+    def reference(x, axis=-1):
+        calls.append(1)
+        return softmax(x, axis)
+
+    for one in tables((3, 4), (5, 6)):
+        calls.clear()
+        case(lambda x, axis=-1: softmax(np.sinh(x), axis), reference, one)  # no c fits it
+        assert len(calls) <= 1 + sum(f.cost.reference for f in _calling())
+
+
+def _calling():
+    from gradekit.graders.relations.engine import families
+
+    return [f for f in families() if f.cost.calls]
+
+
+def test_its_cost_is_declared():
+    assert FAMILY.cost.reference > 0 and FAMILY.cost.student == 0

@@ -1,0 +1,143 @@
+"""The project's uncatalogued sets, graded: shared by tests/graders/test_uncatalogued.py and bench/relations.py.
+
+``uncatalogued/<assignment>/*.py`` holds mistakes that no grader's ``mistakes=``
+and no QA file knows, in the QA-file format (``# %% <solution grade_id>``
+sections), the first line ``# relation: <family>: <what the values show>``
+(the family is the relation the mistake was written to be explained by:
+``factor``, ``elementwise``, ``where``, ...; ``none`` when none was).
+``uncatalogued/<assignment>/correct/*.py`` holds unusual right answers, the
+first line ``# correct: <how it is written>``.
+
+Every file is graded on VARIANTS simulated students' variants (``gradekit
+check``'s simulated course), mistakes of different exercises packed into one
+submission as ``gradekit check`` packs them (the packing rotates, so that a
+mistake meets other neighbours on other variants), with the LeakScan stage.
+An assignment of the course with no folder here has no set yet (see
+:func:`assignments`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conftest import REPO
+from gradekit.course import Course
+from gradekit.qa import simulate
+from gradekit.qa.qaset import parse
+from gradekit.qa.run import LEAK_STAGE, STRENGTH, Task, feedback_class, grade_tasks
+
+HERE = Path(__file__).resolve().parent / "uncatalogued"
+VARIANTS = 10
+_FIRST = re.compile(r"# (relation|correct): ?(.*)")
+
+
+@dataclass
+class Verdict:
+    """One file on one variant."""
+
+    kind: str  # named / related / bare / missed (gradekit.qa.run.feedback_class); a right answer: "kept" or "lost"
+    names: list[str]  # mistake names given on its cells, or on cells outside its submission's mistakes
+    elsewhere: set[str]  # test cells outside the submission's mistakes that lost points
+    kept: bool  # a mistake: it lost no point on its own test cells
+    leaks: list[str]
+    said: list[str] = field(default_factory=list)  # what its cells' relations say (English)
+
+
+@dataclass
+class Graded:
+    assignment: str
+    path: Path
+    family: str  # the "# relation:" family; "correct" for a right answer
+    verdicts: list[Verdict]
+
+    @property
+    def label(self) -> str:
+        return f"{self.assignment}/{'correct/' if self.family == 'correct' else ''}{self.path.name}"
+
+    @property
+    def kind(self) -> str:
+        """The most frequent verdict over its variants (ties: the stronger)."""
+        seen = Counter(v.kind for v in self.verdicts)
+        return max(seen, key=lambda k: (seen[k], STRENGTH.get(k, 0)))
+
+
+def assignments() -> list[str]:
+    """The course's assignments that have an uncatalogued set (a folder here)."""
+    return [a for a in Course.load(REPO).assignments() if (HERE / a).is_dir()]
+
+
+def family_of(path: Path) -> str:
+    first = path.read_text().split("\n", 1)[0]
+    match = _FIRST.fullmatch(first)
+    assert match, f"{path}: the first line says '# relation: <family>: ...' or '# correct: ...'"
+    if match.group(1) == "correct":
+        return "correct"
+    return match.group(2).split(":", 1)[0].strip()
+
+
+def _files(assignment: str, tests: dict) -> list[simulate.QAFile]:
+    out = []
+    for kind, folder in (("mistakes", HERE / assignment), ("correct", HERE / assignment / "correct")):
+        for path in sorted(folder.glob("*.py")):
+            family_of(path)
+            names, breaks, sections = parse(path)
+            assert names is None, f"{path.name}: an uncatalogued file names nothing"
+            out.append(simulate.QAFile(path, kind, None, breaks or [t for g in sections for t in tests[g]],
+                                       sections, bool(breaks)))
+    return out
+
+
+def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[str] | None = None) -> list[Graded]:
+    """Every file of ``assignment``'s set (or those named in ``only``) on ``variants`` variants."""
+    from gradekit.authoring.template import AssignmentSource
+    from gradekit.authoring.variant import build_variant
+    from gradekit.grading.diagnosis import notes
+    from gradekit.release.stripper import Stripper
+
+    with simulate.simulated_course(Course.load(REPO), assignment) as qa:
+        source = AssignmentSource.load(qa, assignment)
+        ids = simulate.students(variants)
+        tasks: list[Task] = []
+        files: list[simulate.QAFile] = []
+        packed: list = []
+        for index, student in enumerate(ids):
+            key = {n: Stripper().answer_key(nb) for n, nb in build_variant(qa, source, student).notebooks.items()}
+            if not files:
+                files = [f for f in _files(assignment, simulate.exercise_tests(key))
+                         if only is None or f.path.name in only]
+                # right answers alone, mistakes packed by disjoint cells (as gradekit check packs them)
+                packed = simulate.groups([f for f in files if f.kind == "mistakes"]) + \
+                    [[f] for f in files if f.kind == "correct"]
+            for group in packed[index % len(packed):] + packed[:index % len(packed)]:
+                sections = {g: code for f in group for g, code in f.sections.items()}
+                folder = simulate.write_submission(qa.root / "uncatalogued" / f"{len(tasks):05d}",
+                                                   simulate.fill(key, sections))
+                tasks.append(Task("+".join(f.label for f in group), student, folder, group))
+        outcomes = grade_tasks(qa, assignment, tasks, jobs=jobs, sandboxed=True, stages=(LEAK_STAGE,))
+    out = []
+    for qa_file in files:
+        verdicts = []
+        for index, task in enumerate(tasks):
+            if qa_file not in task.files:
+                continue
+            result = outcomes[index].result
+            assert result.error is None, (qa_file.label, task.student, result.error)
+            cells = {c.grade_id: c for nb in result.notebooks for c in nb.cells}
+            allowed = {t for f in task.files for t in f.breaks}
+            lost = {g for g, c in cells.items() if not c.manual and (c.score or 0) < c.points - 1e-9}
+            names = [m for g in qa_file.breaks if g in cells for f in cells[g].findings for m in f.mistakes]
+            names += [m for g in set(cells) - allowed for f in cells[g].findings for m in f.mistakes]
+            leaks = [leak for seen in outcomes[index].observed.values() for leak in seen.get("leaks", [])]
+            said = [n for g in qa_file.breaks if g in cells for n in notes(cells[g])]
+            if qa_file.kind == "correct":
+                kind = "lost" if lost & set(qa_file.breaks) else "kept"
+                verdicts.append(Verdict(kind, names, lost - allowed, True, leaks, said))
+            else:
+                verdicts.append(Verdict(feedback_class(qa_file, cells), names, lost - allowed,
+                                        not (lost & set(qa_file.breaks)), leaks, said))
+        out.append(Graded(assignment, qa_file.path, "correct" if qa_file.kind == "correct"
+                          else family_of(qa_file.path), verdicts))
+    return out

@@ -5,7 +5,7 @@ VENV    := .venv
 PYTHON  ?= python3
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test lint bench clean system-deps translations deploy docs wheel
+.PHONY: setup demo test lint bench clean system-deps translations deploy docs wheel private-homes
 
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations
@@ -90,6 +90,16 @@ deploy: $(WHEEL)
 	$(DEPLOY)/venv/bin/python -I -c "import importlib.util as u, sys; found = [m for m in sys.argv[1:] if u.find_spec(m)]; \
 	  sys.exit(f'deploy: not for students, yet in $(DEPLOY): {found}' if found else 0)" $(NOT_FOR_STUDENTS); \
 	rm -f $(DEPLOY)/.installed-*; touch $(DEPLOY_DEPS) $(DEPLOY_STAMP); echo "deploy: $(DEPLOY)/venv"
+	@$(MAKE) -s private-homes
+
+# every home useradd makes from now on is its account's alone (Debian's useradd -m makes them 0755, and a
+# classmate could read a notebook duplicated in it); the hub config gradekit hub-config writes makes a home
+# 0700 again at each login and gives each server umask 077. Homes made before: chmod 0700 /home/*
+private-homes:
+	@if [ "$$(id -u)" = 0 ] && [ -f /etc/login.defs ] && ! grep -Eq '^HOME_MODE[[:space:]]+0?700$$' /etc/login.defs; then \
+	  if grep -Eq '^#?HOME_MODE[[:space:]]' /etc/login.defs; then sed -Ei 's/^#?HOME_MODE[[:space:]].*/HOME_MODE 0700/' /etc/login.defs; \
+	  else echo "HOME_MODE 0700" >> /etc/login.defs; fi; \
+	  echo "deploy: HOME_MODE 0700 in /etc/login.defs (new homes are their account's alone)"; fi
 
 # the docs site (docs/ -> docs/_build/html), warnings as errors: a broken reference, a page in no
 # toctree, a stale generated reference all fail the build

@@ -278,19 +278,28 @@ class Course:
 
     # -- one grading run at a time ----------------------------------------------
     @contextlib.contextmanager
-    def lock(self, name: str) -> Iterator[None]:
-        """An exclusive lock on this course for ``name``; a second run fails at once."""
+    def lock(self, name: str, wait: float = 0.0) -> Iterator[None]:
+        """An exclusive lock on this course for ``name``; a second run fails at once, or after
+        ``wait`` seconds of trying (a service taking over from one that is stopping)."""
+        import time
+
         path = self.root / ".gradekit" / f"{name}.lock"
         path.parent.mkdir(mode=0o700, exist_ok=True)
+        deadline = time.monotonic() + wait
         with open(path, "a+") as fh:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                fh.seek(0)
-                holder = fh.read().strip() or "another process"
-                raise UsageError(
-                    f"another `gradekit {name}` is running on this course ({holder}); wait for it to finish"
-                ) from None
+            while True:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() < deadline:
+                        time.sleep(0.2)
+                        continue
+                    fh.seek(0)
+                    holder = fh.read().strip() or "another process"
+                    raise UsageError(
+                        f"another `gradekit {name}` is running on this course ({holder}); wait for it to finish"
+                    ) from None
             fh.seek(0)
             fh.truncate()
             fh.write(f"pid {os.getpid()}")

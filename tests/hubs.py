@@ -47,11 +47,15 @@ class Hub:
     """``jupyterhub -f config`` in ``state`` (its database, cookie secret, log); ``start`` and ``stop`` it,
     ``kill`` it as a crash would, and read its log."""
 
-    def __init__(self, state: Path, config: str, hub_bin: Path = HUB_BIN, env: dict | None = None):
+    def __init__(self, state: Path, config: str | Path, hub_bin: Path = HUB_BIN, env: dict | None = None):
+        """``config``: the config's text (written in ``state``), or the path of one to run as it is."""
         self.state = state
         self.state.mkdir(mode=0o700, exist_ok=True)
-        self.config = self.state / "jupyterhub_config.py"
-        self.config.write_text(config)
+        if isinstance(config, Path):
+            self.config = config
+        else:
+            self.config = self.state / "jupyterhub_config.py"
+            self.config.write_text(config)
         self.hub_bin = hub_bin
         self.env = {"PATH": f"{hub_bin.parent}:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(Path.home()),
                     **(env or {})}
@@ -66,7 +70,8 @@ class Hub:
         with open(self.log, "a") as fh:
             fh.write(f"\n==== start {self.starts} ====\n")
         self.mark = len(self.text())
-        self.proc = subprocess.Popen([str(self.hub_bin), "-f", str(self.config)], cwd=self.state, env=self.env,
+        self.proc = subprocess.Popen([str(self.hub_bin), "-f", str(self.config)], cwd=self.config.parent,
+                                     env=self.env,
                                      stdout=open(self.log, "a"), stderr=subprocess.STDOUT,
                                      preexec_fn=self.tracker.join)
         self.wait_for(ready, timeout=timeout)

@@ -20,6 +20,11 @@ def add_parser(sub) -> None:
         help=f"the Python the students' nbgrader runs (default: {STUDENT_PYTHON} when it exists)",
     )
     p.add_argument(
+        "--hub-config",
+        metavar="PATH",
+        help="the hub's jupyterhub_config.py: its database and cookie secret, its servers' umask, TLS",
+    )
+    p.add_argument(
         "--student-account",
         metavar="NAME",
         help="on the hub exchange: the Unix account every student's server runs as (jovyan); doctor checks, as "
@@ -33,13 +38,18 @@ def run(args) -> int:
 
     course = course_of(args)
     python = Path(args.student_python) if args.student_python else (STUDENT_PYTHON if STUDENT_PYTHON.exists() else None)
-    problems = diagnose(course, python, args.student_account)
+    hub = Path(args.hub_config).resolve() if args.hub_config else None
+    if hub is not None and not hub.is_file():
+        from gradekit.errors import UsageError
+
+        raise UsageError(f"--hub-config {args.hub_config}: no such file")
+    problems = diagnose(course, python, hub, args.student_account)
     for problem in problems:
         print(problem.line())
     if not problems:
-        hub = str(getattr(course.settings, "exchange", "")) == "hub"
-        checked = ("the course, the hub exchange" if hub else "the course, the exchange") + (
-            f", the account {args.student_account}" if hub and args.student_account else ""
-        ) + (f" and {python}" if python else "")
+        on_hub = str(getattr(course.settings, "exchange", "")) == "hub"
+        exchange = "the hub exchange" + (f", the account {args.student_account}" if args.student_account else "")
+        checked = f"the course, {exchange if on_hub else 'the exchange'}, the homes" + (f", {python}" if python else "")
+        checked += f" and the hub in {hub.parent}" if hub else ""
         print(f"{course.course_id}: nothing to fix ({checked} checked)")
     return 1 if problems else 0

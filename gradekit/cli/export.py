@@ -34,4 +34,31 @@ def run(args) -> int:
     out = Path(args.out or f"{args.lms}_grades.csv")
     atomic_write(out, text)
     print(f"wrote {out}: {rows} students, {args.lms}'s grade-import layout")
+    for line in _held(course, args.assignment):
+        print(line)
     return 0
+
+
+def _held(course, assignments: list[str]) -> list[str]:
+    """A line for each exported assignment that is not due yet and hides part of itself from students."""
+    import datetime as dt
+
+    from gradekit.gradebook.read import registered_assignments
+    from gradekit.gradebook.sql_read import duedate
+    from gradekit.service.policy import Policy
+
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    out = []
+    for assignment in assignments or registered_assignments(course):
+        if assignment not in course.assignments():  # in the gradebook, no longer in source/
+            continue
+        due = (duedate(course, assignment) or (None,))[0]
+        policy = Policy.of(course, assignment)  # the assignment's own settings say what it hides
+        parts = policy.held_parts(course, assignment) if due is not None and due > now else []
+        if parts:
+            held = ", ".join(f"{name} ({points:g} points)" for name, points in parts)
+            out.append(
+                f"  {assignment}: the totals count {held}, which students do not see until the due date "
+                f"({due:%Y-%m-%d %H:%M} UTC): their pages show the rest"
+            )
+    return out

@@ -1,4 +1,4 @@
-"""``gradekit grade ASSIGNMENT``: the grading page for what a person grades, on 127.0.0.1."""
+"""``gradekit grade ASSIGNMENT``: the grading page for what a person grades (inside a hub, or on 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ def add_parser(sub) -> None:
         help="grade the manually graded questions (and the numbers) by answer groups and rubrics, in the "
         "browser; writes nbgrader manual grades and comments",
     )
-    p.add_argument("assignment")
+    p.add_argument("assignment", nargs="+", help="the assignments to grade (several: a page each, and an index)")
     p.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
     p.add_argument("--language", help="the page's language, en or zh (default: c.Gradekit.language)")
     p.add_argument("--grader", default="", help="who grades, for the log of changes (default: $USER)")
@@ -20,17 +20,29 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from gradekit.errors import GradekitError
+    from gradekit.hub.web import hold_broken
+
+    try:
+        return _run(args)
+    except GradekitError as exc:  # inside a hub: answer with the line for a while, then exit (never the hub's death)
+        hold_broken(str(exc), say=lambda line: print(line, flush=True))
+        raise
+
+
+def _run(args) -> int:
     from gradekit.errors import UsageError
     from gradekit.extras import require
+    from gradekit.hub.grading import serve
     from gradekit.i18n.catalogs import languages
     from gradekit.i18n.languages_csv import default_language
     from gradekit.intake.untrusted import require_id
-    from gradekit.manual.server import serve
 
     require("groups", "the grading page's answer groups (gradekit grade)")
     course = course_of(args)
-    require_id("assignment", args.assignment)
-    course.source_of(args.assignment)
+    for assignment in args.assignment:
+        require_id("assignment", assignment)
+        course.source_of(assignment)
     language = args.language or default_language(course)
     if language not in ("en", *languages()):
         raise UsageError(f"--language must be one of {', '.join(['en', *languages()])}, not {language!r}")
@@ -42,7 +54,7 @@ def run(args) -> int:
             args.grader,
             args.port,
             token=not args.no_token,
-            open_message=lambda line: print(line, flush=True),
+            say=lambda line: print(line, flush=True),
         )
     except KeyboardInterrupt:
         pass

@@ -23,6 +23,7 @@ from gradekit.cli import (
     generate,
     grade,
     groups,
+    hub_config,
     hub_exchange,
     integrity,
     new,
@@ -57,6 +58,7 @@ VERBS = (
     export,
     receipt,
     student_config,
+    hub_config,
     doctor,
     demo,
 )

@@ -30,7 +30,7 @@ def run(args) -> int:
 
         write_release_zips(course, args.assignment, students, Path(args.zip))
         print(
-            f"{args.assignment}: one notebook and one zip per student for {len(students)} student(s) "
+            f"{args.assignment}: one notebook and one zip per student for {_count(len(students), 'student')} "
             f"in {args.zip} (index.csv lists them)"
         )
         return 0
@@ -45,7 +45,21 @@ def run(args) -> int:
         exchange.close()
     kinds = {k: sum(1 for v in done.values() if v == k) for k in sorted(set(done.values()))}
     print(
-        f"{args.assignment}: released {len(done)} personal variant(s) to the {exchange.label} "
-        f"({', '.join(f'{n} {k}' for k, n in kinds.items())})"
+        f"{args.assignment}: released {_count(len(done), 'personal variant')} to the {exchange.label} "
+        f"({', '.join(_PROTECTION.get(k, '{n} ' + k).format(n=n) for k, n in kinds.items())})"
     )
     return 0
+
+
+# how each release is kept from the other accounts (gradekit.handout.exchange's protect)
+_PROTECTION = {
+    "student": "{n} readable by their student alone",
+    "owner-only": "{n} readable by you alone: no account of that name",
+    "public": "{n} readable by every account",
+    "unreachable": "{n} that no account can fetch",
+    "hub": "{n} fetched by their hub login alone",
+}
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

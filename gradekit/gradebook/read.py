@@ -21,6 +21,12 @@ def students(course: Course) -> list[str]:
         return sorted(s.id for s in gb.students)
 
 
+def registered_assignments(course: Course) -> list[str]:
+    """The assignments in the gradebook."""
+    with open_gradebook(course) as gb:
+        return sorted(a.name for a in gb.assignments)
+
+
 def require_students(course: Course, wanted: list[str]) -> list[str]:
     known = set(students(course))
     for student in wanted:

@@ -7,9 +7,17 @@ the course      source/, autograder/, solutions/, .gradekit/ (the secret, the le
 the exchange    the modes of gradekit.handout.layout: a root nobody can rename a course out of,
                 an inbound/ nobody lists, releases and feedback pages for one student each,
                 submissions that are their student's and the staff's alone
+                (the staff group, c.Gradekit.staff_group, may: Formgrader as an instructor who
+                is not root; a group any student is in may not)
 the students    the Python the students run can import gradekit's exchange classes (a package,
                 never the course directory), and the collect class judges by owner
-the hub         on the hub exchange (c.Gradekit.exchange = "hub") instead of the exchange's folders:
+the homes       each roster account's home, and the files in it, are theirs alone: a classmate
+                can neither list the home nor read a file in it (a notebook duplicated, the Lab's
+                workspace)
+the hub         given its jupyterhub_config.py: the hub's database and cookie secret are the
+                hub's alone, the students' servers write with a private umask, and a hub on
+                every interface has TLS
+the hub exchange on the hub exchange (c.Gradekit.exchange = "hub") instead of the exchange's folders:
                 the service answers, the course's token carries the instructor scope, and the account
                 the students' servers run as (--student-account) reads neither the service's store nor
                 the course's private files
@@ -56,9 +64,83 @@ def reachable(path: Path) -> bool:
     return True
 
 
+def _students_groups(course) -> dict[int, list[str]]:
+    """gid -> the roster's accounts in that group (primary or not): a group bit or ACL entry for one
+    of these groups lets a student read."""
+    import grp
+
+    out: dict[int, list[str]] = {}
+    for account in _accounts(course):
+        try:
+            entry = pwd.getpwnam(account)
+        except KeyError:
+            continue
+        gids = {entry.pw_gid} | {g.gr_gid for g in grp.getgrall() if account in g.gr_mem}
+        for gid in gids:
+            out.setdefault(gid, []).append(account)
+    return out
+
+
+def _accounts(course) -> list[str]:
+    """The roster's accounts: the gradebook's students under the names c.Gradekit.identities gives them."""
+    from gradekit.gradebook import read
+    from gradekit.intake.identity import Identities
+
+    try:
+        students = read.students(course)
+    except Exception:  # noqa: BLE001 - no gradebook yet: no roster to check
+        return []
+    identities = Identities.of(course)
+    return sorted({identities.account_of(s) or s for s in students})
+
+
+def _students_can(path: Path, bits: int, groups: dict[int, list[str]]) -> list[str]:
+    """The roster's accounts a group bit (``bits`` shifted to the group's) or a group ACL entry lets read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    found = []
+    if st.st_mode & (bits << 3):
+        found += groups.get(st.st_gid, [])
+    for gid, perm in layout.acl_groups(path).items():
+        if perm & bits:
+            found += groups.get(gid, [])
+    return sorted(set(found))
+
+
+def share_line(root: Path, staff: str) -> str:
+    """The command that lets the staff group read and write the course (Formgrader, as an instructor
+    who is not root), files made later included (a default ACL), and nobody else."""
+    return f"setfacl -R -m g:{staff}:rwX,d:g:{staff}:rwX {root}"
+
+
 def course_problems(course) -> list[Problem]:
     out: list[Problem] = []
     root = course.root
+    groups = _students_groups(course)
+    staff = str(getattr(course.settings, "staff_group", "") or "")
+    if staff:
+        gid = layout.staff_gid(staff)
+        if gid in groups:
+            out.append(
+                Problem(
+                    f"{', '.join(groups[gid])} (students) are in the staff group {staff}, which reads the course",
+                    f"gpasswd -d STUDENT {staff}",
+                )
+            )
+    for path in [root, root / "source", root / "autograder", root / "solutions", root / ".gradekit"]:
+        readers = _students_can(path, stat.S_IROTH | stat.S_IXOTH, groups) if path.exists() else []
+        if readers:
+            share = f"; then share it with the staff alone: {share_line(root, staff)}" if staff else ""
+            out.append(
+                Problem(
+                    f"{path.relative_to(root) if path != root else root} can be read by students through a group "
+                    f"({', '.join(readers)})",
+                    f"setfacl -R -b {root} && chmod -R g-rwx,o-rwx {root}{share}",
+                )
+            )
+            break
     private = [root / "source", root / "autograder", root / "solutions", root / ".gradekit"]
     db = course.db_url.removeprefix("sqlite:///") if course.db_url.startswith("sqlite:///") else None
     if db:
@@ -261,7 +343,113 @@ def copied_problems(course, python: Path | None) -> list[Problem]:
     return []
 
 
-def hub_problems(course, account: str | None) -> list[Problem]:
+HOME_FILES = 20_000  # files looked at per home, at most
+
+
+def home_problems(course) -> list[Problem]:
+    """A roster account's home another account can list or enter, or a file in it another can read."""
+    out = []
+    for account in _accounts(course):
+        try:
+            home = Path(pwd.getpwnam(account).pw_dir)
+            st = os.stat(home)
+        except (KeyError, OSError):
+            continue
+        if not reachable(home):
+            continue
+        fix = f"chmod 0700 {home}   # and the servers' umask 077: gradekit hub-config writes both"
+        if _others_can(home, stat.S_IROTH | stat.S_IXOTH) or st.st_mode & 0o050 and _group_has_others(st, account):
+            out.append(Problem(f"the home {home} of {account} can be entered by other accounts", fix))
+        readable = _readable_files(home) if _others_can(home, stat.S_IXOTH) else []
+        if readable:
+            out.append(
+                Problem(
+                    f"{len(readable)} file(s) in {home} can be read by other accounts, e.g. {readable[0]}",
+                    f"chmod -R go-rwx {home}   # and chmod 0700 {home}",
+                )
+            )
+    return out
+
+
+def _group_has_others(st: os.stat_result, account: str) -> bool:
+    """Whether a group other than the account's own private one owns the home (others are in it)."""
+    import grp
+
+    try:
+        group = grp.getgrgid(st.st_gid)
+    except KeyError:
+        return False
+    return bool(set(group.gr_mem) - {account}) or group.gr_name != account
+
+
+def _readable_files(home: Path) -> list[Path]:
+    found: list[Path] = []
+    seen = 0
+    for dirname, dirs, files in os.walk(home):
+        here = Path(dirname)
+        dirs[:] = [d for d in dirs if _others_can(here / d, stat.S_IXOTH)]  # what others cannot enter is private
+        for name in files:
+            seen += 1
+            path = here / name
+            if not os.path.islink(path) and _others_can(path, stat.S_IROTH):
+                found.append(path)
+        if seen > HOME_FILES:
+            break
+    return sorted(found, key=lambda p: (any(part.startswith(".") for part in p.relative_to(home).parts), str(p)))
+
+
+def hub_problems(config: Path) -> list[Problem]:
+    """The hub's own files (its database, its cookie secret) and its servers' umask, from its config."""
+    import logging
+
+    from gradekit.course import _traitlets_config
+
+    loader = _traitlets_config("loader")
+    try:
+        log = logging.getLogger("gradekit")
+        c = loader.PyFileConfigLoader(config.name, path=str(config.parent), log=log).load_config()
+    except Exception as exc:  # noqa: BLE001 - the admin's config: one line
+        return [Problem(f"{config} does not load: {str(exc).splitlines()[0] if str(exc) else exc!r}", f"fix {config}")]
+    hub = c.get("JupyterHub", {})
+    folder = config.parent
+    out = []
+    db_url = str(hub.get("db_url", "") or "sqlite:///jupyterhub.sqlite")
+    files = [Path(str(hub.get("cookie_secret_file", "") or "jupyterhub_cookie_secret"))]
+    if db_url.startswith("sqlite:///"):
+        files.append(Path(db_url.removeprefix("sqlite:///")))
+    for path in files:
+        path = path if path.is_absolute() else folder / path
+        if path.exists() and reachable(path) and _others_can(path, stat.S_IROTH):
+            out.append(
+                Problem(
+                    f"the hub's {path.name} ({path}) can be read by every account (the hub's users, their tokens)",
+                    f"chmod 0700 {path.parent}   # gradekit hub-config --write keeps them in a 0700 state/",
+                )
+            )
+    umask = (c.get("LocalProcessSpawner", {}).get("popen_kwargs", {}) or {}).get("umask")
+    if not isinstance(umask, int) or umask & 0o077 != 0o077:
+        out.append(
+            Problem(
+                "the students' servers write files other accounts can read (no umask 077 in the spawner's "
+                "popen_kwargs): a notebook they duplicate, their Lab workspace",
+                'c.LocalProcessSpawner.popen_kwargs = {"umask": 0o077} (gradekit hub-config writes it)',
+            )
+        )
+    bind = str(hub.get("bind_url", "") or "")
+    ip = str(hub.get("ip", "") or "")
+    everywhere = (bind and ("://0.0.0.0" in bind or "://:" in bind)) or (not bind and ip in ("", "0.0.0.0"))
+    if everywhere and not hub.get("ssl_cert"):
+        out.append(
+            Problem(
+                "the hub listens on every interface without TLS: passwords cross the network in clear",
+                "listen on 127.0.0.1 behind a reverse proxy with TLS, or give c.JupyterHub.ssl_cert and ssl_key "
+                "(gradekit hub-config --ip, --ssl-cert, --ssl-key)",
+            )
+        )
+    return out
+
+
+def hub_exchange_problems(course, account: str | None) -> list[Problem]:
     """A course on the hub exchange: the service answers the course's token as an instructor's, and the
     students' ``account`` (the one every student's server runs as) reads neither the exchange's
     store nor the course's private files."""
@@ -312,12 +500,23 @@ def _account_reads(account: str, path: Path) -> bool:
     return probe.returncode == 0
 
 
-def diagnose(course, python: Path | None = None, student_account: str | None = None) -> list[Problem]:
+def diagnose(
+    course, python: Path | None = None, hub_config: Path | None = None, student_account: str | None = None
+) -> list[Problem]:
+    hub = hub_problems(hub_config) if hub_config else []
     if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
-        return course_problems(course) + hub_problems(course, student_account) + copied_problems(course, python)
+        return (
+            course_problems(course)
+            + hub_exchange_problems(course, student_account)
+            + copied_problems(course, python)
+            + home_problems(course)
+            + hub
+        )
     return (
         course_problems(course)
         + exchange_problems(course)
         + student_problems(course, python)
         + copied_problems(course, python)
+        + home_problems(course)
+        + hub
     )

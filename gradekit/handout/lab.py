@@ -64,6 +64,8 @@ class GradekitValidator(Validator):
         index = nb.cells.index(cell)
         answer = next((c for c in reversed(nb.cells[:index]) if is_solution(c)), None)
         if answer is not None and STUB in answer.source:
+            if not _defines_code(answer.source):  # a value to give (a quiz), not a function to write
+                return _("still to do: write your answer")
             return _("still to do: write your code in place of raise NotImplementedError()")
         error = next((o for o in reversed(cell.get("outputs", [])) if o.get("output_type") == "error"), None)
         if error is None:
@@ -76,6 +78,11 @@ class GradekitValidator(Validator):
             if message
             else _("{kind} in a check").format(kind=error.get("ename", "Error"))
         )
+
+
+def _defines_code(source: str) -> bool:
+    """Whether an answer cell asks for code (a function or a class), not values."""
+    return any(line.lstrip().startswith(("def ", "class ", "async def ")) for line in source.splitlines())
 
 
 def _jupyter_server_extension_points():

@@ -31,7 +31,7 @@ import struct
 from pathlib import Path
 
 _ACL = "system.posix_acl_access"
-_USER_OBJ, _USER, _GROUP_OBJ, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x10, 0x20
+_USER_OBJ, _USER, _GROUP_OBJ, _GROUP, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 _UNDEF = 0xFFFFFFFF
 
 DEFAULT_ROOT = "/usr/local/share/nbgrader/exchange"  # nbgrader's own default exchange root
@@ -73,6 +73,22 @@ def acl_readers(path: str | Path) -> dict[int, int]:
         if tag == _USER:
             out[uid] = perm
     return out
+
+
+def acl_groups(path: str | Path) -> dict[int, int]:
+    """The ``group:<gid>`` entries of a file's ACL (gid -> permission bits, as its mask leaves them)."""
+    try:
+        blob = os.getxattr(path, _ACL, follow_symlinks=False)
+    except OSError:
+        return {}
+    groups, mask = {}, 0o7
+    for offset in range(4, len(blob) - 7, 8):
+        tag, perm, gid = struct.unpack_from("<HHI", blob, offset)
+        if tag == _GROUP:
+            groups[gid] = perm
+        elif tag == _MASK:
+            mask = perm
+    return {gid: perm & mask for gid, perm in groups.items() if perm & mask}
 
 
 def strip_acls(path: str | Path) -> None:

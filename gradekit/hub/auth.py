@@ -57,14 +57,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradekit.errors import HubUnreachable, UsageError
+from gradekit.extras import require
 
-try:
-    from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler, HubOAuthenticated, check_scopes
-    from tornado import web
-except ImportError as exc:  # pragma: no cover - the [hub] extra is not installed
-    raise UsageError(
-        f"gradekit's hub services need jupyterhub and tornado ({exc}): pip install 'gradekit[hub]'"
-    ) from None
+require("hub", "gradekit's services in a JupyterHub")
+from jupyterhub.services.auth import (  # noqa: E402 - after the one line a missing extra gives
+    HubOAuth,
+    HubOAuthCallbackHandler,
+    HubOAuthenticated,
+    check_scopes,
+)
+from tornado import web  # noqa: E402
 
 CACHE_SECONDS = 60  # how long the hub's answer about a token is kept (fresh=True asks every time)
 _SLUG = re.compile(r"[^a-z0-9_-]+")
@@ -244,8 +246,9 @@ class _Base(_HubAuthenticated, web.RequestHandler):
         )
 
     def set_default_headers(self) -> None:
-        self.set_header("Cache-Control", "no-store")
-        self.set_header("X-Content-Type-Options", "nosniff")
+        from gradekit.hub.web import security_headers
+
+        security_headers(self)
 
 
 class InstructorPage(_Base):

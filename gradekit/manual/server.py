@@ -1,8 +1,8 @@
-"""``gradekit grade``: the grading page, served on 127.0.0.1 (or as a JupyterHub service).
+"""The grading page for what a person grades: what it shows and changes, apart from HTTP.
 
 One page, no files fetched from anywhere (its script and style are inline): it works
 offline. Its labels are in the instructor's language (``--language``, or
-``c.Gradekit.language``), from gradekit's catalog. The page talks to this server in JSON::
+``c.Gradekit.language``), from gradekit's catalog. The page talks to its server in JSON::
 
     GET  api/state                       the questions, the labels
     GET  api/q/<cell>                    the rubric and the groups (largest first), each with its typical answer
@@ -11,28 +11,19 @@ offline. Its labels are in the instructor's language (``--language``, or
     POST api/q/<cell>/<change>           apply, grade, item, delete, mode, move, merge (gradekit.manual.actions)
     POST api/undo                        the session's last change taken back
 
-The server listens on loopback only and asks for the token it prints (kept in a cookie
-after the first visit): another user of a shared machine cannot grade through it. Run as
-a JupyterHub service, it binds to ``$JUPYTERHUB_SERVICE_URL`` and serves under
-``$JUPYTERHUB_SERVICE_PREFIX``, next to formgrader. Each page (browser tab) is a session
-of its own: undo takes back that page's changes only.
+:class:`GradingApp` answers each of them; gradekit.hub.grading serves it (on tornado: inside a
+JupyterHub behind the hub's login, or alone with a printed token). Each page (browser tab) is a
+session of its own: undo takes back that page's changes only.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import secrets
 import threading
-import time
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import parse_qs, unquote, urlparse
 
 from gradekit.course import Course
-from gradekit.errors import GradekitError, UsageError
+from gradekit.errors import UsageError
 from gradekit.i18n import _
 from gradekit.manual.actions import Desk
 from gradekit.manual.store import score
@@ -111,12 +102,10 @@ class GradingApp:
         assignment: str,
         language: str = "en",
         grader: str = "",
-        token: str | None = None,
         prefix: str = "/",
     ):
         self.course, self.assignment, self.language = course, assignment, language
         self.grader = grader or os.environ.get("USER", "") or "grader"
-        self.token = token
         self.prefix = prefix if prefix.endswith("/") else prefix + "/"
         self.desk = Desk(course, assignment)
         self.labels = labels(language)
@@ -238,8 +227,8 @@ class GradingApp:
 
     # ------------------------------------------------------------------ changes
 
-    def change(self, cell: str, what: str, body: dict, session: str) -> dict:
-        d, g = self.desk, self.grader
+    def change(self, cell: str, what: str, body: dict, session: str, grader: str = "") -> dict:
+        d, g = self.desk, grader or self.grader
         students = [str(s) for s in body.get("students") or []] or None
         group = int(body["group"]) if body.get("group") is not None else None
         if what == "apply":
@@ -267,10 +256,17 @@ class GradingApp:
             return d.merge(cell, int(body["into"]), int(body["other"]), g, session)
         raise UsageError(f"no such change: {what}")
 
-    def page(self) -> str:
+    def page(self, xsrf: str = "") -> str:
+        """The page; ``xsrf``: the token its POSTs carry inside a hub (with the hub's login cookie)."""
         from gradekit.pages import look
 
-        boot = {"prefix": self.prefix, "assignment": self.assignment, "labels": self.labels, "language": self.language}
+        boot = {
+            "prefix": self.prefix,
+            "assignment": self.assignment,
+            "labels": self.labels,
+            "language": self.language,
+            "xsrf": xsrf,
+        }
         return look.render(
             "grade.html",
             self.language,
@@ -283,154 +279,3 @@ class GradingApp:
 def _clip(answer, limit: int = 600) -> str:
     text = answer.text if answer is not None else ""
     return text if len(text) <= limit else text[:limit] + "…"
-
-
-_ROUTE = re.compile(r"^api/(?:q/(?P<cell>[^/]+)(?:/(?P<rest>.+))?|(?P<top>state|undo)|context/(?P<student>[^/]+))$")
-
-
-class _Handler(BaseHTTPRequestHandler):
-    app: GradingApp
-    server_version = "gradekit-grade"
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        if os.environ.get("GRADEKIT_GRADE_LOG"):
-            super().log_message(format, *args)
-
-    def _send(self, status: int, body: bytes, kind: str, extra: dict | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header(
-            "Content-Security-Policy",
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-            "connect-src 'self'; img-src data:; frame-ancestors 'none'",
-        )
-        for k, v in (extra or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _json(self, status: int, data) -> None:
-        self._send(status, json.dumps(data, ensure_ascii=False).encode(), "application/json; charset=utf-8")
-
-    def _authorised(self, query: dict) -> tuple[bool, dict]:
-        token = self.app.token
-        if token is None:
-            return True, {}
-        cookies = dict(
-            part.strip().split("=", 1) for part in (self.headers.get("Cookie") or "").split(";") if "=" in part
-        )
-        if secrets.compare_digest(cookies.get("gradekit_grade", ""), token):
-            return True, {}
-        given = (query.get("token") or [""])[0]
-        if given and secrets.compare_digest(given, token):
-            return True, {"Set-Cookie": f"gradekit_grade={token}; HttpOnly; SameSite=Strict; Path={self.app.prefix}"}
-        return False, {}
-
-    def _path(self) -> tuple[str | None, dict]:
-        url = urlparse(self.path)
-        prefix = self.app.prefix
-        if not url.path.startswith(prefix):
-            return None, {}
-        return unquote(url.path[len(prefix) :]), parse_qs(url.query)
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        path, query = self._path()
-        if path is None:
-            return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
-        ok, cookie = self._authorised(query)
-        if not ok:
-            return self._send(
-                HTTPStatus.FORBIDDEN,
-                b"gradekit grade: open the address with the token it printed",
-                "text/plain; charset=utf-8",
-            )
-        if path in ("", "index.html"):
-            return self._send(HTTPStatus.OK, self.app.page().encode(), "text/html; charset=utf-8", cookie)
-        match = _ROUTE.match(path)
-        try:
-            if match and match["top"] == "state":
-                return self._json(HTTPStatus.OK, self.app.state())
-            if match and match["student"]:
-                return self._json(HTTPStatus.OK, self.app.context(match["student"]))
-            if match and match["cell"] and not match["rest"]:
-                return self._json(HTTPStatus.OK, self.app.question(match["cell"]))
-            if match and match["cell"] and match["rest"].startswith("g/"):
-                gid = int(match["rest"][2:])
-                offset = int((query.get("offset") or ["0"])[0])
-                limit = min(int((query.get("limit") or ["50"])[0]), 5000)
-                return self._json(HTTPStatus.OK, self.app.group(match["cell"], gid, offset, limit))
-        except (GradekitError, ValueError) as exc:
-            return self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
-        return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
-
-    def do_POST(self) -> None:  # noqa: N802
-        path, query = self._path()
-        if path is None:
-            return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
-        ok, _cookie = self._authorised({})
-        session = self.headers.get("X-Gradekit-Session", "")
-        if not ok or not session or "application/json" not in (self.headers.get("Content-Type") or ""):
-            return self._json(HTTPStatus.FORBIDDEN, {"error": "forbidden"})
-        try:
-            length = min(int(self.headers.get("Content-Length") or 0), 1 << 20)
-            body = json.loads(self.rfile.read(length) or b"{}")
-            if not isinstance(body, dict):
-                raise ValueError("a JSON object is expected")
-            match = _ROUTE.match(path)
-            if match and match["top"] == "undo":
-                return self._json(HTTPStatus.OK, self.app.desk.undo(session, self.app.grader))
-            if match and match["cell"] and match["rest"]:
-                return self._json(HTTPStatus.OK, self.app.change(match["cell"], match["rest"], body, session))
-        except (GradekitError, ValueError, KeyError, TypeError) as exc:
-            return self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
-        return self._json(HTTPStatus.NOT_FOUND, {"error": "not found"})
-
-
-def make_server(app: GradingApp, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
-    handler = type("Handler", (_Handler,), {"app": app})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
-
-
-def hub_binding() -> tuple[str, int, str] | None:
-    """(host, port, prefix) when run as a JupyterHub service ($JUPYTERHUB_SERVICE_URL, ..._PREFIX)."""
-    url = os.environ.get("JUPYTERHUB_SERVICE_URL")
-    if not url:
-        return None
-    parsed = urlparse(url)
-    return parsed.hostname or "127.0.0.1", parsed.port or 80, os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
-
-
-def serve(
-    course: Course,
-    assignment: str,
-    language: str,
-    grader: str = "",
-    port: int = 0,
-    token: bool = True,
-    open_message=print,
-) -> None:
-    started = time.perf_counter()
-    host, prefix = "127.0.0.1", "/"
-    hub = hub_binding()
-    if hub is not None:
-        host, port, prefix = hub
-    app = GradingApp(course, assignment, language, grader, secrets.token_urlsafe(24) if token else None, prefix)
-    grouped = app.prepare()
-    server = make_server(app, host, port)
-    address = f"http://{host}:{server.server_address[1]}{prefix}"
-    if app.token:
-        address += f"?token={app.token}"
-    open_message(
-        f"grading {assignment} ({', '.join(grouped) or 'no manually graded question'}; grouped in "
-        f"{time.perf_counter() - started:.1f} s): open {address}  (Ctrl+C stops)"
-    )
-    try:
-        server.serve_forever(poll_interval=0.2)
-    finally:
-        server.server_close()
-        app.desk.writer.close()

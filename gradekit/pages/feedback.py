@@ -82,6 +82,37 @@ class Disclosure:
 EVERYTHING = Disclosure()
 
 
+@dataclass(frozen=True)
+class ShownNow:
+    """One hand-in's score as a student sees it before the due date, beside the score that counts.
+
+    ``score`` and ``possible``: the whole hand-in's (what the gradebook records); ``shown``: the
+    points of what shows now (``possible`` is the same); ``held``: what waits for the due date,
+    each part (a notebook, or a cell of one) with its points."""
+
+    score: float
+    shown: float
+    possible: float
+    held: tuple[tuple[str, float], ...] = ()
+
+    @classmethod
+    def of(cls, result: SubmissionResult, disclosure: Disclosure) -> ShownNow:
+        held: list[tuple[str, float]] = []
+        shown = 0.0
+        for nb in result.notebooks:
+            hidden = [c for c in nb.cells if disclosure.hides(nb, c)]
+            if hidden and len(hidden) == len(nb.cells):
+                held.append((nb.name, nb.possible))
+            else:
+                held += [(f"{nb.name}/{c.grade_id}", c.points) for c in hidden]
+            shown += sum(c.score or 0.0 for c in nb.cells if not disclosure.hides(nb, c))
+        return cls(result.final, shown if held else result.final, result.possible, tuple(held))
+
+    def held_text(self) -> str:
+        """'quiz (19 points)', for the instructor's lines (English, as the log is)."""
+        return ", ".join(f"{name} ({page.points_phrase(worth)})" for name, worth in self.held)
+
+
 def write_feedback(
     course: Course,
     result: SubmissionResult,
@@ -109,6 +140,8 @@ def write_feedback(
     translate = translator(course.root, result.assignment, language)
     view = View(language, result.translations, translate)
     rubric = rubric_items(course, result.assignment, result.student, language)
+    whole = ShownNow.of(result, disclosure)
+    held_parts = ", ".join(f"{name} ({page.points_phrase(points, translate)})" for name, points in whole.held)
     for nb in result.notebooks:
         code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
         titles = _titles(course, result.assignment, nb.name, language)
@@ -147,6 +180,8 @@ def write_feedback(
             shown_score=sum(c.score or 0.0 for c in shown),
             shown_possible=sum(c.points for c in shown),
             held_points=sum(c.points for c in nb.cells if c.grade_id in held),
+            whole=whole,
+            held_parts=held_parts,
             rubric=rubric,
             rubric_title=view(_("What your grader noted")),
         )

@@ -44,6 +44,28 @@ class Policy:
             hidden=s.visibility().names,
         )
 
+    def held_parts(self, course, assignment: str) -> list[tuple[str, float]]:
+        """What this policy hides of ``assignment`` before its due date, each part with its points: a
+        notebook whole ("quiz"), or a cell of one ("lab/test_concepts")."""
+        import json
+
+        parts: list[tuple[str, float]] = []
+        for path in sorted(course.source_of(assignment).glob("*.ipynb")):
+            try:
+                cells = json.loads(path.read_text()).get("cells", [])
+            except (OSError, ValueError):
+                continue
+            graded = [
+                (str(m["grade_id"]), float(m.get("points", 0) or 0))
+                for m in (c.get("metadata", {}).get("nbgrader", {}) for c in cells)
+                if m.get("grade_id") and (m.get("grade") or m.get("task"))
+            ]
+            if path.stem in self.hidden:
+                parts.append((path.stem, sum(p for _, p in graded)))
+            else:
+                parts += [(f"{path.stem}/{gid}", p) for gid, p in graded if gid in self.hidden]
+        return parts
+
     def may_grade(self, graded: int) -> bool:
         """Whether one more hand-in is graded when ``graded`` have been."""
         return not self.attempts or graded < self.attempts

@@ -88,11 +88,18 @@ class Service:
         problem = self.exchange.ready(wait=READY_WAIT)
         if problem:
             raise UsageError(problem)
-        with self.course.lock("serve"), self.course.lock("autograde"):
+        from gradekit.service.lifetime import TAKEOVER, Hub
+
+        hub = Hub()  # started by a hub: stop when it dies; wait for the lock of a dead hub's service
+        wait = TAKEOVER if hub.started_by_hub else 0.0
+        with self.course.lock("serve", wait), self.course.lock("autograde", wait):
             self._start()
             try:
                 while not self._stopping:
                     self._step()
+                    if hub.gone():
+                        self.say("stopping: the hub that started this service has died")
+                        break
             finally:
                 self.stop.set()
                 self._close()
@@ -256,18 +263,29 @@ class Service:
         if record is not None:
             self.session.record(record)
         number = len(graded)
-        released = self._release(entry, base, result, number, counting, graded)
+        disclosure = self._disclosure(entry.assignment, number, counting, graded)
+        released = self._release(entry, base, result, disclosure)
         self.ledger.settle(entry, "graded", result.score)
         self.graded += 1
         arrived = dt.datetime.fromisoformat(entry.arrived) if entry.arrived else None
         latency = f", {(_now() - arrived).total_seconds():.2f} s after it arrived" if arrived else ""
         counts = f"attempt {counting} counts" if counting != entry.attempt else "it counts"
+        from gradekit.pages.feedback import ShownNow
+        from gradekit.pages.look import points
+
+        shown = ShownNow.of(result, disclosure)  # the numbers as the page writes them
+        held = (
+            f"; the page shows {points(shown.shown)}/{points(shown.possible)} until the due date, "
+            f"{shown.held_text()} hidden"
+            if shown.held
+            else ""
+        )
         self.say(
-            f"graded {student} {assignment} attempt {number}: {result.score:g}/{result.possible:g} "
-            f"({counts}){'' if released else ', feedback not released (no submission secret)'}{latency}"
+            f"graded {student} {assignment} attempt {number}: {points(shown.score)}/{points(shown.possible)} "
+            f"({counts}){'' if released else ', feedback not released (no submission secret)'}{latency}{held}"
         )
 
-    def _release(self, entry, base: Path, result, number: int, counting: int, graded: list) -> bool:
+    def _release(self, entry, base: Path, result, disclosure) -> bool:
         """This attempt's feedback pages, as the policy shows them, given back through the exchange."""
         from gradekit.pages.feedback import write_feedback
 
@@ -276,7 +294,7 @@ class Service:
             result,
             out_dir=base / "feedback",
             graded_dir=base / "autograded",
-            disclosure=self._disclosure(entry.assignment, number, counting, graded),
+            disclosure=disclosure,
         )
         return self.exchange.give_feedback(
             entry.student,

@@ -334,6 +334,28 @@ def test_the_command_line_starts_light():
     assert not loaded & heavy, sorted(loaded & heavy)
 
 
+def test_the_export_says_which_totals_count_what_students_do_not_see_yet(course_factory, tmp_path):
+    """Before the due date a page leaves the hidden quiz out; the LMS's totals count it: export says so,
+    with what it is worth, and nothing once the due date has passed."""
+    import datetime as dt
+    import json
+
+    course = course_factory(("alice",), quiz=True)
+    course.generate()
+    quiz = json.loads((course.root / "source" / ASSIGNMENT / "quiz.ipynb").read_text())
+    worth = sum(float(c["metadata"]["nbgrader"].get("points", 0) or 0) for c in quiz["cells"]
+                if c.get("metadata", {}).get("nbgrader", {}).get("grade"))
+    due = dt.datetime.now(dt.UTC) + dt.timedelta(days=3)
+    course.run(NBGRADER, "db", "assignment", "add", ASSIGNMENT, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
+    out = course.run(GRADEKIT, "export", "--format", "canvas", "--out", str(tmp_path / "c.csv")).stdout
+    assert (f"{ASSIGNMENT}: the totals count quiz ({worth:g} points), which students do not see until the due "
+            f"date ({due:%Y-%m-%d %H:%M} UTC)") in out, out
+    past = dt.datetime.now(dt.UTC) - dt.timedelta(days=1)
+    course.run(NBGRADER, "db", "assignment", "add", ASSIGNMENT, f"--duedate={past:%Y-%m-%d %H:%M:%S} UTC")
+    out = course.run(GRADEKIT, "export", "--format", "canvas", "--out", str(tmp_path / "c.csv")).stdout
+    assert "do not see" not in out, out
+
+
 def test_the_demo_runs_on_a_course_and_says_so_elsewhere(tmp_path, capsys):
     from gradekit.cli.main import main
 

@@ -153,3 +153,110 @@ def test_a_copy_of_the_reference_installed_with_the_students_python_is_found(dep
     assert code == 0 and "nothing to fix" in lines[0], lines
     code, lines = _doctor(course)            # the deployment make deploy built: gradekit alone
     assert code == 0 and "nothing to fix" in lines[0], lines
+
+
+HUB_CONFIG = '''\
+c = get_config()  # noqa: F821
+c.JupyterHub.db_url = "sqlite:///{hub}/jupyterhub.sqlite"
+c.JupyterHub.bind_url = "http://127.0.0.1:8000"
+'''
+
+
+def _fix(line: str) -> None:
+    """Run the command a doctor line names, as the admin would."""
+    subprocess.run(["sh", "-c", line.split("; fix: ", 1)[1]], check=True)
+
+
+def test_homes_their_files_and_the_hub_s_database_that_a_classmate_reads_are_named_and_quiet_once_fixed():
+    """What a newcomer's Debian machine has: homes 0755 (useradd -m), servers with umask 022."""
+    reason = unix_users.unavailable()
+    if reason:
+        pytest.skip(reason)
+    names = ["gkhoa", "gkhob"]
+    a, b = unix_users.create(names)
+    base = Path("/tmp") / f"gk-doctor-homes-{os.getpid()}"
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir(mode=0o755)
+    try:
+        course = CourseDir.create(base / "course", tuple(names))
+        os.chmod(course.root, 0o700)
+        with open(course.root / "nbgrader_config.py", "a") as fh:
+            fh.write(f'\nc.Exchange.root = "{base / "exchange"}"\n')
+        course.generate()
+        course.run(GRADEKIT, "release", ASSIGNMENT)
+        code, lines = _doctor(course)
+        assert code == 0, lines                               # useradd -K HOME_MODE=0700: private homes
+        for account in (a, b):
+            os.chmod(account.home, 0o755)
+        copy = a.home / ASSIGNMENT / "self_attention-Copy1.ipynb"
+        workspace = a.home / ".jupyter" / "lab" / "workspaces" / "default-37a8.jupyterlab-workspace"
+        for path in (copy, workspace):      # as a server with umask 022 writes them
+            a.run("sh", "-c", f"umask 022 && mkdir -p '{path.parent}' && echo solved > '{path}'")
+        hub = base / "jupyterhub"
+        hub.mkdir(mode=0o755)
+        (hub / "jupyterhub_config.py").write_text(HUB_CONFIG.format(hub=hub))
+        for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):
+            (hub / name).write_text("users and their tokens")
+            os.chmod(hub / name, 0o644)
+        assert b.may("cat", f"'{copy}'") and b.may("cat", f"'{workspace}'") and b.may("cat", f"'{hub}/jupyterhub.sqlite'")
+
+        code, lines = _doctor(course, "--hub-config", str(hub / "jupyterhub_config.py"))
+        print("\n".join(lines))
+        assert code == 1, lines
+        wanted = [f"the home {a.home} of gkhoa", f"the home {b.home} of gkhob", f"file(s) in {a.home}",
+                  f"file(s) in {b.home}",   # the copy and the workspace; and Debian's 0644 .bashrc, .profile
+                  "jupyterhub.sqlite", "jupyterhub_cookie_secret", "umask 077"]
+        for what in wanted:
+            assert any(what in line and "; fix: " in line for line in lines), (what, lines)
+        assert len(lines) == len(wanted), lines
+
+        for line in lines:
+            if "umask" in line:
+                with open(hub / "jupyterhub_config.py", "a") as fh:
+                    fh.write('c.LocalProcessSpawner.popen_kwargs = {"umask": 0o077}\n')
+            else:
+                _fix(line)
+        code, lines = _doctor(course, "--hub-config", str(hub / "jupyterhub_config.py"))
+        assert code == 0 and len(lines) == 1 and "nothing to fix" in lines[0], lines
+        assert not b.may("cat", f"'{copy}'") and not b.may("cat", f"'{workspace}'")
+        assert not b.may("cat", f"'{hub}/jupyterhub.sqlite'") and a.may("cat", f"'{copy}'")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+        unix_users.remove(names)
+
+
+def test_the_staff_group_may_read_the_course_and_a_student_in_it_may_not():
+    reason = unix_users.unavailable()
+    if reason:
+        pytest.skip(reason)
+    names, staff = ["gkstf", "gksta", "gkstb"], "gkdocstaff"
+    teacher, a, _ = unix_users.create(names)
+    subprocess.run(["groupdel", staff], capture_output=True)
+    subprocess.run(["groupadd", staff], check=True, capture_output=True)
+    subprocess.run(["usermod", "-aG", staff, teacher.name], check=True, capture_output=True)
+    base = Path("/tmp") / f"gk-doctor-staff-{os.getpid()}"
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir(mode=0o755)
+    try:
+        course = CourseDir.create(base / "course", tuple(names[1:]))
+        os.chmod(course.root, 0o700)
+        with open(course.root / "nbgrader_config.py", "a") as fh:
+            fh.write(f'\nc.Exchange.root = "{base / "exchange"}"\nc.Gradekit.staff_group = "{staff}"\n')
+        course.generate()
+        course.run(GRADEKIT, "release", ASSIGNMENT)
+        from gradekit.handout.doctor import share_line
+
+        subprocess.run(["sh", "-c", share_line(course.root, staff)], check=True)
+        assert teacher.may("cat", f"'{course.root / 'solutions' / ASSIGNMENT / 'reference.py'}'")
+        code, lines = _doctor(course)
+        assert code == 0 and "nothing to fix" in lines[0], lines      # the staff group reads it: accepted
+
+        subprocess.run(["usermod", "-aG", staff, a.name], check=True, capture_output=True)   # a student in it
+        code, lines = _doctor(course)
+        assert code == 1 and any(f"{a.name} (students) are in the staff group {staff}" in line for line in lines), lines
+        assert any("can be read by students through a group (gksta)" in line for line in lines), lines
+        assert a.may("cat", f"'{course.root / 'solutions' / ASSIGNMENT / 'reference.py'}'")   # the lines are true
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+        unix_users.remove(names)
+        subprocess.run(["groupdel", staff], capture_output=True)

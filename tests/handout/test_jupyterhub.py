@@ -29,17 +29,17 @@ import pwd
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import urljoin
 
+import hubs
 import nbformat
 import pytest
 import unix_users
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_sources
-from processes import Tracker
 
 from gradekit.handout import layout
 
@@ -49,7 +49,6 @@ A, NB = ASSIGNMENT, NOTEBOOK
 LAB, NB7, TEACHER = "gkada", "gkwei", "gkprof"
 PASSWORD = "attention-is-all-2026"
 CHROMIUM = "/usr/bin/chromium"
-CHP = unix_users.DEPLOY / "node_modules" / ".bin" / "configurable-http-proxy"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 GRADEKIT = str(VENV_BIN / "gradekit")
 FEEDBACK_WITHIN = 30  # seconds from Submit to feedback on the page: bench/serve.py measures the real figure
@@ -61,145 +60,76 @@ MISTAKES = {
 }
 
 
-def _free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
+STAFF = "gkstaff"
 
 
-HUB_CONFIG = '''\
-# JupyterHub for one course on one machine: PAM, local processes, gradekit serve as a service.
-c = get_config()  # noqa: F821
-c.JupyterHub.ip = "127.0.0.1"
-c.JupyterHub.port = {port}
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {hub_port}
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
-c.ConfigurableHTTPProxy.command = ["{chp}"]
-c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
-c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
-c.JupyterHub.cleanup_servers = True
+class Hub(hubs.Hub):
+    """The course's hub, run from the jupyterhub_config.py `gradekit hub-config --write` wrote, as it is."""
 
-c.JupyterHub.authenticator_class = "pam"
-c.Authenticator.allowed_users = {users!r}
-c.Authenticator.admin_users = {{"{teacher}"}}
-
-c.JupyterHub.spawner_class = "localprocess"
-c.Spawner.cmd = ["{bin}/jupyterhub-singleuser"]
-c.Spawner.default_url = "/lab"
-c.Spawner.environment = {{"PATH": "{bin}:/usr/bin:/bin", "LANG": "C.UTF-8"}}
-c.Spawner.start_timeout = 90
-c.Spawner.http_timeout = 90
-
-INSTRUCTORS = {{"{teacher}"}}
-NOTEBOOK7 = {{"{nb7}"}}   # this test's choice: one student in Notebook 7, the others in JupyterLab
-
-
-def pre_spawn_hook(spawner):
-    name = spawner.user.name
-    if name not in INSTRUCTORS:   # students: the course's settings, gradekit's Validate, no instructor panels
-        spawner.environment = {{**spawner.environment, "JUPYTER_CONFIG_PATH": "{student_config}"}}
-    if name in NOTEBOOK7:
-        spawner.default_url = "/tree"
-
-
-c.Spawner.pre_spawn_hook = pre_spawn_hook
-
-c.JupyterHub.services = [{{
-    "name": "gradekit",
-    "command": ["{gradekit}", "--course", "{course}", "serve", "{assignment}"],
-    "cwd": "{course}",
-    "environment": {{"PATH": "{venv_bin}:/usr/bin:/bin", "GRADEKIT_SECRET": "{secret}"}},
-}}]
-'''
-
-
-class Hub:
-    """``jupyterhub`` as a child process; its log (and the service's, which the hub passes on) in a file."""
-
-    def __init__(self, base: Path, course: CourseDir, student_config: Path):
-        self.state = base / "hub"
-        self.state.mkdir(mode=0o700)
-        port, hub_port, api_port = _free_ports(3)
+    def __init__(self, folder: Path, port: int):
+        super().__init__(folder / "test-state", folder / "jupyterhub_config.py",
+                         env={"PATH": f"{unix_users.STUDENT_BIN}:/usr/bin:/bin", "HOME": "/root"})
         self.url = f"http://127.0.0.1:{port}"
-        config = self.state / "jupyterhub_config.py"
-        config.write_text(HUB_CONFIG.format(
-            port=port, hub_port=hub_port, api_port=api_port, chp=CHP, state=self.state,
-            users={LAB, NB7, TEACHER}, teacher=TEACHER, nb7=NB7, bin=unix_users.STUDENT_BIN,
-            student_config=student_config, gradekit=GRADEKIT, course=course.root, assignment=A,
-            venv_bin=VENV_BIN, secret=SECRET))
-        self.log = self.state / "hub.log"
-        self.tracker = Tracker(f"hub-{os.getpid()}", "gkhub")
-        env = {"PATH": f"{unix_users.STUDENT_BIN}:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/root"}
-        self.proc = subprocess.Popen([str(unix_users.STUDENT_BIN / "jupyterhub"), "-f", str(config)],
-                                     cwd=self.state, env=env, stdout=open(self.log, "w"),
-                                     stderr=subprocess.STDOUT, preexec_fn=self.tracker.join)
-        self.wait_for(r"JupyterHub is now running", timeout=90)
+
+    def start(self, ready: str = r"JupyterHub is now running", timeout: float = 90) -> None:
+        super().start(ready, timeout)
         self.wait_for(r"serving self_attention", timeout=90)
-
-    def text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def wait_for(self, pattern: str, count: int = 1, timeout: float = 60) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = re.findall(f".*{pattern}.*", self.text())
-            if len(found) >= count:
-                return found
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        raise AssertionError(f"no {count} x {pattern!r} in the hub's log:\n" + self.text()[-4000:])
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self.tracker.close()
+        self.wait_for(r"grading self_attention of transformers101: open", timeout=60)
+        self.wait_for(r"class reports of self_attention of transformers101: open", timeout=60)
 
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    reason = unix_users.unavailable()
-    for needed, why in ((unix_users.STUDENT_BIN / "jupyterhub", "jupyterhub (make deploy)"),
-                        (CHP, "configurable-http-proxy (make deploy)"), (Path(CHROMIUM), "chromium (make)")):
-        if not reason and not needed.exists():
-            reason = f"needs {why}"
+    reason = unix_users.unavailable() or hubs.unavailable()
+    if not reason and not Path(CHROMIUM).exists():
+        reason = "needs chromium (make)"
     if reason:
         pytest.skip(reason)
     pytest.importorskip("playwright.sync_api")
     accounts = {a.name: a for a in unix_users.create([LAB, NB7, TEACHER], password=PASSWORD)}
+    for name in (LAB, NB7, TEACHER):   # Debian's useradd -m: 0755, as a newcomer's machine has them
+        os.chmod(Path("/home") / name, 0o755)
+    subprocess.run(["groupdel", STAFF], capture_output=True)
+    subprocess.run(["groupadd", STAFF], check=True, capture_output=True)
+    subprocess.run(["usermod", "-aG", STAFF, TEACHER], check=True, capture_output=True)
     base = Path("/tmp") / f"gk-hub-{os.getpid()}"
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(mode=0o755)
     hub = None
     try:
-        course = CourseDir.create(tmp_path_factory.mktemp("hub") / "course", (LAB, NB7))
+        course = CourseDir.create(base / "course", (LAB, NB7))
+        os.chmod(course.root, 0o700)
         (course.root / "languages.csv").write_text(f"student_id,language\n{NB7},zh\n")
         with open(course.root / "nbgrader_config.py", "a") as fh:
-            fh.write(f'\nc.Exchange.root = "{base / "exchange"}"\n')
+            fh.write(f'\nc.Exchange.root = "{base / "exchange"}"\nc.Gradekit.staff_group = "{STAFF}"\n')
         course.generate()
+        (course.root / ".gradekit" / "secret").write_text(SECRET)   # the services read the course's own secret
+        os.chmod(course.root / ".gradekit" / "secret", 0o600)
         course.run(GRADEKIT, "release", A)
         due = dt.datetime.now(dt.UTC) + dt.timedelta(days=7)
         course.run(str(VENV_BIN / "nbgrader"), "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
-        student_config = base / "student-config"
-        course.run(GRADEKIT, "student-config", "--dir", str(student_config))
+        # the staff group reads and writes the course (Formgrader as the instructor); others nothing
+        subprocess.run(["setfacl", "-R", "-m", f"g:{STAFF}:rwX,d:g:{STAFF}:rwX", str(course.root)], check=True)
+        port, hub_port, api_port, grade_port, report_port = hubs.free_ports(5)
+        folder = base / "jupyterhub"
+        written = course.run(GRADEKIT, "hub-config", "--write", "--dir", str(folder), "--deploy", str(unix_users.DEPLOY),
+                             "--instructors", TEACHER, "--port", str(port), "--hub-port", str(hub_port),
+                             "--proxy-api-port", str(api_port), "--grade-port", str(grade_port),
+                             "--report-port", str(report_port), "--public-url", f"http://127.0.0.1:{port}/")
+        with open(folder / "interfaces.csv", "a") as fh:   # this test's choice: one student in Notebook 7
+            fh.write(f"{NB7},notebook\n")
         ARTIFACTS.mkdir(exist_ok=True)
         for old in ARTIFACTS.glob("hub-*.png"):
             old.unlink()
-        hub = Hub(base, course, student_config)
+        hub = Hub(folder, port)
+        hub.start()
         yield SimpleNamespace(hub=hub, course=course, base=base, exchange=base / "exchange" / "transformers101",
-                              student_config=student_config, **accounts)
+                              folder=folder, printed=written.stdout, **accounts)
     finally:
         if hub is not None:
-            hub.stop()
+            hub.close()
         unix_users.remove([LAB, NB7, TEACHER])
+        subprocess.run(["groupdel", STAFF], capture_output=True)
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -242,7 +172,8 @@ class Student:
         self.shot(page, "login")
         started = time.monotonic()
         page.click("#login_submit")
-        page.wait_for_url(re.compile(rf"/user/{self.name}/(lab|tree)"), timeout=120_000)
+        page.wait_for_url(re.compile(rf"/user/{self.name}/{'tree' if self.ui == 'notebook7' else 'lab'}"),
+                          timeout=120_000)   # interfaces.csv's choice
         page.wait_for_selector(".jp-DirListing-content, .jp-Launcher", timeout=90_000)
         self.timings["login_to_server_s"] = round(time.monotonic() - started, 2)
         for button in page.locator(".jp-toast-button").filter(has_text=re.compile("^No$")).all():
@@ -420,6 +351,20 @@ class Student:
         assert (f"第 {attempt} 次" if self.name == NB7 else f"attempt {attempt}") in title, title
         return text
 
+    def duplicate(self, path: str) -> Path:
+        """File ▸ Duplicate: the Lab's contents API copies the file beside it, as the menu does."""
+        made = self.page.evaluate("""async (path) => {
+            const base = location.pathname.split("/lab")[0];
+            const xsrf = (document.cookie.split("; ").find((c) => c.startsWith("_xsrf=")) || "=").split("=")[1];
+            const dir = path.split("/").slice(0, -1).join("/");
+            const r = await fetch(base + "/api/contents/" + dir, {method: "POST",
+              headers: {"Content-Type": "application/json", "X-XSRFToken": decodeURIComponent(xsrf)},
+              body: JSON.stringify({copy_from: path})});
+            return [r.status, (await r.json()).path];
+        }""", path)
+        assert made[0] == 201, made
+        return Path("/home") / self.name / made[1]
+
     def close(self) -> None:
         self.context.close()
 
@@ -486,6 +431,10 @@ def _journey(browser, x, name: str, ui: str) -> dict:
         score = re.search(r"(?:Score:|得分：)\s*(\d+(?:\.\d+)?) / (\d+)", text)
         assert score and score.group(1) == score.group(2), text[:2000]
         assert ("attempt 2" in text) if name == LAB else ("第 2 次" in text), text[:2000]
+        if ui == "lab":
+            s.to_assignments()
+            copy = s.duplicate(f"{A}/{NB}.ipynb")
+            s.timings["duplicate"] = str(copy)
         return s.timings
     finally:
         s.close()
@@ -503,13 +452,64 @@ def test_a_student_in_notebook7_does_the_same_in_chinese(hub, browser):
     hub.hub.wait_for(rf"graded {NB7} {A} attempt 2: (\d+)/\1")
 
 
-def test_the_instructor_has_the_instructor_tools(hub, browser):
-    s = Student(browser, hub, TEACHER, "lab")
+def test_the_instructor_works_inside_the_hub_with_no_token(hub, browser):
+    x = hub
+    x.course.run(GRADEKIT, "feedback", A, check=False)   # the instructor's copies, which the report links to
+    s = Student(browser, x, TEACHER, "lab")
     try:
         s.login()
         labels = s.nbgrader_menu()
         s.shot(s.page, "instructor-menu")
         assert "Formgrader" in labels and "Assignment List" in labels, labels
+        page = s.context.new_page()
+        # Formgrader opens the course (the instructor is no root: the staff group reads it)
+        page.goto(f"{x.hub.url}/user/{TEACHER}/formgrader")
+        try:
+            page.locator("table td").filter(has_text=re.compile(f"^{A}$")).first.wait_for(timeout=60_000)
+        except Exception:
+            s.shot(page, "formgrader-failed")
+            raise AssertionError("Formgrader lists no course: " + page.locator("body").inner_text()[:3000]) from None
+        text = page.locator("body").inner_text()
+        assert "does not exist" not in text and "No nbgrader_config" not in text, text[:2000]
+        s.shot(page, "formgrader")
+        # the grading page and the class report, through the hub's login: no token anywhere
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"{x.hub.url}/services/gradekit-grade/")
+        try:
+            page.wait_for_selector("body[data-ready='1']", timeout=60_000)
+        except Exception:
+            s.shot(page, "grading-page-failed")
+            raise AssertionError(f"the grading page at {page.url}: {errors} "
+                                 + page.locator("body").inner_text()[:2000]) from None
+        assert "token" not in page.url and page.url == f"{x.hub.url}/services/gradekit-grade/", page.url
+        s.shot(page, "grading-page")
+        page.goto(f"{x.hub.url}/services/gradekit-report/")
+        page.get_by_role("link", name=A).click()
+        page.wait_for_selector("#misconceptions", timeout=60_000)
+        s.shot(page, "report")
+        assert f"{A}" in page.title(), page.title()
+        href = page.locator("a[href*='feedback/']").first.get_attribute("href")   # a student's name, in the table
+        assert href, "the report links no feedback page"
+        page.goto(urljoin(page.url, href))
+        assert "/services/gradekit-report/feedback/" in page.url and "Score" in page.locator("body").inner_text()
+    finally:
+        s.close()
+    # the addresses in the hub's log are the ones people open
+    x.hub.wait_for(rf"grading {A} of transformers101: open {re.escape(x.hub.url)}/services/gradekit-grade/",
+                   since_start=False)
+
+
+def test_a_student_cannot_open_the_instructor_s_pages(hub, browser):
+    s = Student(browser, hub, LAB, "lab")
+    try:
+        s.login()
+        for service in ("gradekit-grade", "gradekit-report"):
+            page = s.context.new_page()
+            response = page.goto(f"{hub.hub.url}/services/{service}/")
+            assert response is not None and response.status == 403, (service, response and response.status)
+            assert "answers" not in page.locator("body").inner_text()
+            page.close()
     finally:
         s.close()
 
@@ -542,6 +542,92 @@ def test_no_student_reads_a_classmate_s_work_or_the_course(hub):
     assert not nb7.may("cat", f"'{mine[-1]}'")
 
 
+def test_no_classmate_reads_another_s_home_or_new_files_nor_the_hub_s_database(hub):
+    """The homes were 0755 (Debian's useradd -m) and the servers' umask 022: a duplicated notebook and the
+    Lab's workspace were there for any classmate to read, and so was jupyterhub.sqlite."""
+    x = hub
+    lab_home = Path("/home") / LAB
+    copies = [p for p in (lab_home / A).glob("*.ipynb") if "Copy" in p.name]
+    workspaces = sorted((lab_home / ".jupyter" / "lab" / "workspaces").glob("*"))
+    database = x.folder / "state" / "jupyterhub.sqlite"
+    assert copies and workspaces and database.is_file(), (copies, workspaces)
+    for path in [lab_home, *copies, *workspaces]:
+        assert not os.stat(path).st_mode & 0o077, f"{path} is {oct(os.stat(path).st_mode)}"   # theirs alone
+    for target in [*copies, *workspaces, database, x.folder / "state" / "jupyterhub_cookie_secret"]:
+        assert not x.gkwei.may("cat", f"'{target}'"), f"{NB7} can read {target}"
+    assert not x.gkwei.may("ls", f"'{lab_home}'") and not x.gkwei.may("ls", f"'{x.folder / 'state'}'")
+    assert x.gkada.may("cat", f"'{copies[0]}'")      # their own copy is theirs to open
+
+
 def test_doctor_is_clean_on_this_deployment(hub):
-    proc = hub.course.run(GRADEKIT, "doctor", check=False)
+    config = hub.folder / "jupyterhub_config.py"
+    proc = hub.course.run(GRADEKIT, "doctor", "--hub-config", str(config),
+                          "--student-python", str(unix_users.STUDENT_BIN / "python"), check=False)
     assert proc.returncode == 0 and "nothing to fix" in proc.stdout, proc.stdout + proc.stderr
+    assert "the homes" in proc.stdout and str(config.parent) in proc.stdout, proc.stdout
+
+
+def test_the_hub_runs_the_config_exactly_as_hub_config_prints_it(hub):
+    assert (hub.folder / "jupyterhub_config.py").read_text() == hub.printed
+
+
+def _service_pid(x, verb: str) -> int | None:
+    from processes import live_processes
+
+    pattern = b"\0".join([b"--course", str(x.course.root).encode(), verb.encode()])   # argv, NUL-separated
+    found = [pid for pid, cmd in live_processes(pattern).items() if "runuser" not in cmd]
+    return found[0] if found else None
+
+
+def _gone(pid: int, within: float) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < within:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return time.monotonic() - started
+        if Path(f"/proc/{pid}/stat").exists() and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            return time.monotonic() - started
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} still runs after {within} s")
+
+
+def test_a_service_that_dies_leaves_the_hub_up_and_is_started_again(hub):
+    x = hub
+    for name, verb, ready in (("gradekit", "serve", r"serving self_attention"),
+                              ("gradekit-grade", "grade", r"grading self_attention of transformers101: open"),
+                              ("gradekit-report", "report", r"class reports of self_attention")):
+        pid = _service_pid(x, verb)
+        assert pid, f"no {name} running"
+        before = len(x.hub.wait_for(ready))
+        os.kill(pid, signal.SIGKILL)
+        x.hub.wait_for(rf"Service {name} exited with status -9", timeout=60)
+        x.hub.wait_for(ready, count=before + 1, timeout=90)   # the hub started it again
+        assert x.hub.alive()
+    # gradekit serve, warm from the journeys' hand-ins, stops within 5 s of SIGTERM (it took 33 s)
+    pid = _service_pid(x, "serve")
+    os.kill(pid, signal.SIGTERM)
+    took = _gone(pid, 10)
+    print(json.dumps({"serve_stops_after_sigterm_s": round(took, 2)}))
+    assert took < 5, took
+
+
+def test_a_hub_killed_with_sigkill_starts_again_and_grades_on(hub):
+    x = hub
+    x.hub.wait_for(r"serving self_attention", count=len(x.hub.wait_for(r"serving self_attention")))
+    services = {verb: _service_pid(x, verb) for verb in ("serve", "grade", "report")}
+    deadline = time.monotonic() + 60
+    while not all(services.values()) and time.monotonic() < deadline:   # serve, after the SIGTERM above
+        time.sleep(0.5)
+        services = {verb: _service_pid(x, verb) for verb in ("serve", "grade", "report")}
+    assert all(services.values()), services
+    x.hub.kill()
+    for verb, pid in services.items():        # a service whose hub died stops by itself
+        took = _gone(pid, 15)
+        print(json.dumps({f"{verb}_stops_after_its_hub_died_s": round(took, 2)}))
+    x.hub.start()                            # nothing the dead hub left blocks the next one
+    time.sleep(1.1)                          # nbgrader names a hand-in by the second
+    x.gkada.run(str(unix_users.STUDENT_BIN / "nbgrader"), "submit", A,
+                env={"JUPYTER_CONFIG_PATH": str(x.folder / "students")})
+    x.hub.wait_for(rf"graded {LAB} {A} attempt 3", timeout=60)
+    assert x.hub.alive() and "another `gradekit serve` is running" not in x.hub.text(since_start=True)

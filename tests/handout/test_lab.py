@@ -99,3 +99,17 @@ def test_an_exchange_s_refusal_reaches_the_assignments_tab_as_its_one_line():
     _one_line_failures(Manager)
     _one_line_failures(Manager)   # loaded twice: wrapped once
     assert Manager().submit_assignment("c", "a")["value"].startswith("the hand-in is 24.1 MiB")
+
+
+def test_an_untouched_quiz_asks_for_answers_not_code(tmp_path_factory, tmp_path):
+    """The quiz's answers are values: Validate said "write your code in place of raise NotImplementedError()"
+    six times on a quiz just fetched."""
+    course = CourseDir.create(tmp_path_factory.mktemp("quiz") / "course", ("alice",), quiz=True)
+    course.generate()
+    quiz = nbformat.read(str(course.release_path("alice").parent / "quiz.ipynb"), as_version=4)
+    path = tmp_path / "quiz.ipynb"
+    path.write_text(nbformat.writes(quiz))
+    failed = GradekitValidator().validate(str(path))["failed"]
+    lines = [entry["raw_error"] for entry in failed]
+    assert len(lines) >= 5 and all(line == "still to do: write your answer" for line in lines), lines
+    assert not any("NotImplementedError" in entry["error"] for entry in failed)

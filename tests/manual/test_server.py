@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from gradekit.manual.server import LABELS, hub_binding, labels
+from gradekit.hub.web import binding
+from gradekit.manual.server import LABELS, labels
 
 
 def test_every_label_is_in_english_and_chinese():
@@ -28,8 +29,14 @@ def test_the_page_fetches_nothing_and_carries_its_labels(tmp_path, monkeypatch):
 
 
 def test_a_jupyterhub_service_binds_where_the_hub_says(monkeypatch):
-    monkeypatch.delenv("JUPYTERHUB_SERVICE_URL", raising=False)
-    assert hub_binding() is None
+    for name in ("JUPYTERHUB_SERVICE_URL", "JUPYTERHUB_PUBLIC_URL", "JUPYTERHUB_PUBLIC_HUB_URL"):
+        monkeypatch.delenv(name, raising=False)
+    alone = binding(8123)
+    assert (alone.host, alone.port, alone.prefix, alone.in_hub) == ("127.0.0.1", 8123, "/", False)
     monkeypatch.setenv("JUPYTERHUB_SERVICE_URL", "http://127.0.0.1:10101")
     monkeypatch.setenv("JUPYTERHUB_SERVICE_PREFIX", "/services/grade/")
-    assert hub_binding() == ("127.0.0.1", 10101, "/services/grade/")
+    b = binding()
+    assert (b.host, b.port, b.prefix, b.in_hub) == ("127.0.0.1", 10101, "/services/grade/", True)
+    assert "/services/grade/ on the hub" in __import__("gradekit.hub.web", fromlist=["where"]).where(b, 10101)
+    monkeypatch.setenv("JUPYTERHUB_PUBLIC_HUB_URL", "https://hub.example.edu/hub/")
+    assert binding().public == "https://hub.example.edu/services/grade/"   # the address the log gives

@@ -64,3 +64,36 @@ def test_checks_that_only_differ_are_one_line_and_the_relation_is_said(course):
     assert "4 checks: values differ from the reference (tolerance rtol=1e-05, atol=1e-06):" in html
     assert html.count('<ul class="cases">') == 1 and "scaled_scores on case 3 (12 of 12 values)" in html
     assert "Your values are the right ones divided by n_k (= 7, 5) (on all 4 failed checks)." in html
+
+
+def _two_notebooks(quiz_score: float):
+    from gradekit.results import SubmissionResult
+
+    exercise = NotebookResult("self_attention", [CellResult("test_softmax", 10, 8.0), CellResult("test_mask", 10, 10.0)])
+    quiz = NotebookResult("quiz", [CellResult("test_tq1", 9, quiz_score), CellResult("test_tq2", 10, 0.0)])
+    return SubmissionResult("alice", A, [exercise, quiz], seconds=0.1)
+
+
+def test_one_score_the_counting_one_with_what_is_hidden_and_its_worth_beside_it(course, tmp_path):
+    """The service's log said "18/39" where the page said "18 / 20": both now give the hand-in's score out of
+    the whole assignment, and say what waits for the due date and what it is worth."""
+    from gradekit.pages.feedback import Disclosure, ShownNow
+
+    hidden = Disclosure("full", frozenset({"quiz"}), "2026-12-18 23:59 UTC")
+    for quiz_score in (0.0, 9.0):   # a right quiz answer changes the score that counts, not what shows
+        result = _two_notebooks(quiz_score)
+        shown = ShownNow.of(result, hidden)
+        assert (shown.score, shown.shown, shown.possible) == (18 + quiz_score, 18, 39)
+        assert shown.held == (("quiz", 19),) and shown.held_text() == "quiz (19 points)"
+        pages = write_feedback(Course.load(course.root), result, out_dir=tmp_path / str(quiz_score), disclosure=hidden)
+        for page in pages:
+            html = page.read_text()
+            assert "The whole hand-in so far: 18 / 39." in html, html[:3000]
+            assert "Checked after the due date (2026-12-18 23:59 UTC): quiz (19 points)." in html
+    everything = ShownNow.of(_two_notebooks(9.0), Disclosure())
+    assert (everything.score, everything.shown, everything.held) == (27, 27, ())
+    (plain,) = [p for p in write_feedback(Course.load(course.root), _two_notebooks(9.0), out_dir=tmp_path / "after")
+                if p.stem == "self_attention"]
+    assert "The whole hand-in so far" not in plain.read_text()   # after the due date: the page's one score
+    one_cell = ShownNow.of(_two_notebooks(9.0), Disclosure("full", frozenset({"test_tq1"}), "x"))
+    assert one_cell.held == (("quiz/test_tq1", 9),) and one_cell.shown == 18

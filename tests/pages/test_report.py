@@ -171,6 +171,47 @@ def test_misconceptions_count_students_once_and_link_their_feedback():
         f"../../feedback/s1/{ASSIGNMENT}/nb.html#test_a", f"../../feedback/s2/{ASSIGNMENT}/nb.html#test_a"]
 
 
+def test_a_class_that_fixed_its_mistakes_still_shows_them_per_attempt():
+    """Under gradekit serve a student hands in until it is right: the report counts the mistakes made on
+    the way (every attempt), not only those of the attempt that counts, and how many fixed each."""
+    from gradekit.pages.report import misconceptions
+
+    layout = _layout(("test_a", 2, "1. A"), ("test_c", 2, "2. C"))
+    wrong = {"test_a": (0, 2), "test_c": (2, 2)}
+    right = {"test_a": (2, 2), "test_c": (2, 2)}
+    s1 = [_result("s1", wrong, diagnosis={"test_a": ["forgot x"]}),
+          _result("s1", wrong, diagnosis={"test_a": ["forgot x"]}), _result("s1", right)]
+    s2 = [_result("s2", wrong, diagnosis={"test_a": ["forgot x"]}), _result("s2", right)]
+    s3 = [_result("s3", wrong, diagnosis={"test_a": ["used y"]})]           # still wrong when it counts
+    s4 = [_result("s4", right)]
+    data = _class([s1[-1], s2[-1], s3[-1], s4[-1]], layout)
+    for row, attempts in zip(data.students, (s1, s2, s3, s4), strict=True):
+        row.attempts = attempts
+    found = {m["mistake"]: m for e in misconceptions.misconceptions(data) for m in e["mistakes"]}
+    assert found["forgot x"]["count"] == 2 and found["forgot x"]["fixed"] == 2 and found["forgot x"]["attempts"] == 3
+    assert found["used y"]["count"] == 1 and found["used y"]["fixed"] == 0 and found["used y"]["attempts"] == 1
+    assert found["forgot x"]["share"] == 0.5
+    # without the attempts (autograde alone) only the attempt that counts is seen: nothing to show
+    assert "forgot x" not in {m["mistake"] for e in misconceptions.misconceptions(_class([s1[-1], s2[-1]], layout))
+                              for m in e["mistakes"]}
+
+
+def test_the_report_reads_every_attempt_gradekit_serve_kept(tmp_path):
+    from gradekit.pages.report.data import ATTEMPTS, RESULTS_FILE, _attempts
+    from gradekit.course import Course
+
+    course = Course(root=tmp_path, course_id="c", db_url="sqlite://")
+    for k, result in ((1, _result("s1", {"test_a": (0, 2)}, diagnosis={"test_a": ["forgot x"]})),
+                      (2, _result("s1", {"test_a": (2, 2)})), (10, _result("s1", {"test_a": (1, 2)}))):
+        folder = tmp_path / ATTEMPTS / ASSIGNMENT / "s1" / str(k) / "autograded"
+        folder.mkdir(parents=True)
+        (folder / RESULTS_FILE).write_text(__import__("json").dumps(result.to_dict()))
+    (tmp_path / ATTEMPTS / ASSIGNMENT / "s1" / ".submitted").mkdir()          # a staging folder: not an attempt
+    found = _attempts(course, ASSIGNMENT, "s1")
+    assert [r.cell("test_a").score for r in found] == [0, 2, 1]               # in attempt order, 10 after 2
+    assert _attempts(course, ASSIGNMENT, "nobody") == []
+
+
 def test_concept_check_options_are_counted_from_the_checks():
     from gradekit.pages.report import misconceptions
 

@@ -127,9 +127,15 @@ def test_feedback_seconds_after_submit_and_a_resubmission_counts(klass, tmp_path
         took, pages = _fetched(x.gkann)
         page = pages[-1].read_text()
         assert "normalised along axis 0 whatever" in page and "attempt 1 of 4" in page
-        service.wait_for(r"graded gkann .* attempt 1: 17/20 .* s after it arrived")   # bench/ times it
+        (line,) = service.wait_for(r"graded gkann .* attempt 1: 17/20 .* s after it arrived")   # bench/ times it
         # the hidden cells: graded, but neither right nor wrong on the page before the due date
         assert "Checked after the due date" in page and "Score so far" in page
+        # one score: the log's is the gradebook's, and it says what the page shows and what waits, as the page does
+        shown = re.search(r"; the page shows (\S+)/20 until the due date, (.+) hidden$", line)
+        assert shown and "test_kv_cache (" in shown.group(2) and "test_kv_cache_decode (" in shown.group(2), line
+        assert f"The whole hand-in so far: {shown.group(1)} / 20." in page, page[:3000]
+        with x.course.gradebook() as gb:
+            assert gb.find_submission(A, "gkann").score == 17
         time.sleep(1.1)   # nbgrader names a hand-in by the second
         _put(x.gkann, key)
         x.gkann.nbgrader("submit", A)

@@ -3,7 +3,8 @@
     ClassData
     ├── layout      every graded cell of the assignment, in notebook order, with its exercise
     ├── students    one Row per student in the gradebook: the final marks (the instructor's manual
-    │               grades, nbgrader's late penalty), lateness, the notes of restored tampering
+    │               grades, nbgrader's late penalty), lateness, the notes of restored tampering, and
+    │               under gradekit serve every graded attempt, the one that counts among them
     └── integrity   reports/<assignment>/integrity.json, when the integrity check has written it
 
 Reading is the report's main cost for a large class: each results.json is
@@ -30,6 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
 # autograde.RESULTS_FILE, not imported from there: gradekit.runners.batch brings in the graders and
 # pytest, a quarter of a second the report does not need (tests/test_report.py checks they agree)
 RESULTS_FILE = "results.json"
+# gradekit serve's attempts (service.attempts.ATTEMPTS, not imported: the report reads, it does not serve)
+ATTEMPTS = Path(".gradekit") / "attempts"
 
 GRADED, NOT_GRADABLE, NOT_SUBMITTED = "graded", "not gradable", "not submitted"
 
@@ -60,6 +63,7 @@ class Row:
     reason: str = ""  # why not gradable
     seconds_late: float = 0.0
     notes: list[tuple[str, str]] = field(default_factory=list)  # (notebook, note) from grading
+    attempts: list[SubmissionResult] = field(default_factory=list)  # every graded attempt, oldest first (serve)
     _cells: dict | None = field(default=None, repr=False)
 
     def cell(self, notebook: str, grade_id: str):
@@ -114,6 +118,7 @@ def load(course: Course, assignment: str) -> ClassData:
         if reason:
             row.status, row.reason = NOT_GRADABLE, reason
         row.notes = _notes(folder, [nb.name for nb in result.notebooks])
+        row.attempts = _attempts(course, assignment, student)
         rows.append(row)
     data = ClassData(course, assignment, list(notebooks), cells, rows, marks.duedate)
     data.integrity = _integrity(data.report_dir() / "integrity.json")
@@ -186,6 +191,17 @@ def _read_result(path: Path) -> SubmissionResult | None:
             path.parent.name,
             error=f"{path.name} is unreadable: grade again with `gradekit autograde --force`",
         )
+
+
+def _attempts(course: Course, assignment: str, student: str) -> list[SubmissionResult]:
+    """The student's graded attempts under gradekit serve, oldest first (none under autograde alone)."""
+    base = course.root / ATTEMPTS / assignment / student
+    try:
+        numbers = sorted(int(p.name) for p in base.iterdir() if p.name.isdigit())
+    except OSError:
+        return []
+    found = [_read_result(base / str(k) / "autograded" / RESULTS_FILE) for k in numbers]
+    return [r for r in found if r is not None and not r.error]
 
 
 def _not_gradable(result: SubmissionResult) -> str:

@@ -72,11 +72,11 @@ def _accounts(course) -> list[str]:
 
 def run(args) -> int:
     from gradekit.errors import UsageError
+    from gradekit.handout.exchanges import exchange_of
     from gradekit.hub.config import Plan, check, text, write
-    from gradekit.service.serve import released
 
     course = course_of(args)
-    assignments = list(args.assignment) or released(course)
+    assignments = list(args.assignment) or exchange_of(course).released()
     if not assignments:
         raise UsageError("nothing to serve: no assignment released to the exchange yet (gradekit release ASSIGNMENT)")
     for assignment in assignments:

@@ -50,11 +50,11 @@ def _serve(args) -> int:
     from gradekit.hub.web import hold_broken
 
     try:
+        from gradekit.handout.exchanges import exchange_of
         from gradekit.hub.report import serve
-        from gradekit.service.serve import released
 
         course = course_of(args)
-        assignments = list(args.assignment) or released(course)
+        assignments = list(args.assignment) or exchange_of(course).released()
         for assignment in assignments:
             course.source_of(assignment)
         serve(course, assignments, say=lambda line: print(line, flush=True))

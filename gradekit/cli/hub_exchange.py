@@ -17,13 +17,21 @@ def add_parser(sub) -> None:
         metavar="DIR",
         help=f"its records and files, in a folder only this account reads (default: {DEFAULT_STORE})",
     )
-    p.add_argument("--db", default="", metavar="URL", help="its records in this database (postgresql://...) "
-                   "instead of SQLite in --store")
+    p.add_argument(
+        "--db",
+        default="",
+        metavar="URL",
+        help="its records in this database (postgresql://...) instead of SQLite in --store",
+    )
     p.add_argument("--max-mb", type=float, default=20.0, help="MiB of files a hand-in may hold, unpacked (20)")
     p.add_argument("--max-files", type=int, default=50, help="files a hand-in may hold (50)")
     p.add_argument("--per-minute", type=int, default=10, help="hand-ins a student may make a minute (10)")
-    p.add_argument("--bind", default="", metavar="URL",
-                   help="where it listens (default: $JUPYTERHUB_SERVICE_URL, which the hub sets)")
+    p.add_argument(
+        "--bind",
+        default="",
+        metavar="URL",
+        help="where it listens (default: $JUPYTERHUB_SERVICE_URL, which the hub sets)",
+    )
     p.set_defaults(run=run)
 
 
@@ -41,5 +49,4 @@ def run(args) -> int:
             raise UsageError(f"--{name.replace('_', '-')} must be positive")
     from gradekit.hub.exchange import Limits, serve
 
-    return serve(args.course_id, args.store, args.db, Limits(args.max_mb, args.max_files, args.per_minute),
-                 args.bind)
+    return serve(args.course_id, args.store, args.db, Limits(args.max_mb, args.max_files, args.per_minute), args.bind)

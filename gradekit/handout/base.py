@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gradekit.course import Course
     from gradekit.intake.inbound import Handin
 
+
 class Events(Protocol):
     """Names of hand-ins that appeared or changed on ``names`` (None: look at everything)."""
 

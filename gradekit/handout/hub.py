@@ -117,9 +117,7 @@ class _LongPoll:
                     last = max((m["id"] for m in found), default=0)
                     self.exchange.learn(found)
                     continue
-                found = client.json("GET", "handins", query={"after": last, "wait": WAIT}, timeout=WAIT + 30)[
-                    "handins"
-                ]
+                found = client.json("GET", "handins", query={"after": last, "wait": WAIT}, timeout=WAIT + 30)["handins"]
             except (HubError, ValueError, KeyError):
                 self._stop.wait(1.0)  # the service restarting: try again
                 continue
@@ -197,8 +195,10 @@ class HubExchange(CourseExchange):
         from gradekit.intake.untrusted import pack_zip
 
         base = self.course.root / "release"
-        students = [student] if student else sorted(
-            p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir() and p.parent.name != "."
+        students = (
+            [student]
+            if student
+            else sorted(p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir() and p.parent.name != ".")
         )
         if not students:
             raise ExchangeFailure(
@@ -218,8 +218,9 @@ class HubExchange(CourseExchange):
             folder = base / who / assignment
             files = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
             account = self.identities.account_of(who) or who
-            self._call("PUT", f"release/{assignment}/{account}", body=pack_zip(files),
-                       query={"force": "1"} if force else None)
+            self._call(
+                "PUT", f"release/{assignment}/{account}", body=pack_zip(files), query={"force": "1"} if force else None
+            )
             out.protection[who] = "hub"
         return out
 

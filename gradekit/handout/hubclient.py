@@ -127,8 +127,10 @@ class HubSubmit(GradekitHubExchange, ExchangeSubmit):
         if not src.is_dir():
             self.fail(f"You have not fetched {assignment} (no {src}): fetch it first")
         ignore = ignore_patterns(
-            exclude=self.coursedir.ignore, include=self.coursedir.include,
-            max_file_size=self.coursedir.max_file_size, log=self.log,
+            exclude=self.coursedir.ignore,
+            include=self.coursedir.include,
+            max_file_size=self.coursedir.max_file_size,
+            log=self.log,
         )
         files: dict[str, bytes] = {}
         for dirname, dirnames, filenames in os.walk(src):
@@ -176,12 +178,20 @@ class HubList(GradekitHubExchange, ExchangeList):
             for assignment in assignments:
                 for info in assignment["submissions"]:
                     state = (
-                        " (feedback already fetched)" if info["has_local_feedback"] and not info["feedback_updated"]
-                        else " (feedback ready to be fetched)" if info["has_exchange_feedback"]
+                        " (feedback already fetched)"
+                        if info["has_local_feedback"] and not info["feedback_updated"]
+                        else " (feedback ready to be fetched)"
+                        if info["has_exchange_feedback"]
                         else " (no feedback available)"
                     )
-                    self.log.info("%s %s %s %s%s", info["course_id"], info["student_id"], info["assignment_id"],
-                                  info["timestamp"], state)
+                    self.log.info(
+                        "%s %s %s %s%s",
+                        info["course_id"],
+                        info["student_id"],
+                        info["assignment_id"],
+                        info["timestamp"],
+                        state,
+                    )
         else:
             self.log.info("Released assignments:")
             for info in assignments:
@@ -209,11 +219,17 @@ class HubList(GradekitHubExchange, ExchangeList):
                     continue
                 fetched = local.is_dir()
                 path = str(local.resolve()) if fetched else f"{self.url}{course}/{assignment}"
-                out.append({
-                    "course_id": course, "assignment_id": assignment,
-                    "status": "fetched" if fetched else "released", "path": path,
-                    "notebooks": [{"notebook_id": nb, "path": str(Path(path, nb + ".ipynb"))} for nb in a["notebooks"]],
-                })
+                out.append(
+                    {
+                        "course_id": course,
+                        "assignment_id": assignment,
+                        "status": "fetched" if fetched else "released",
+                        "path": path,
+                        "notebooks": [
+                            {"notebook_id": nb, "path": str(Path(path, nb + ".ipynb"))} for nb in a["notebooks"]
+                        ],
+                    }
+                )
                 continue
             submissions = []
             for h in a["handins"]:
@@ -226,25 +242,42 @@ class HubList(GradekitHubExchange, ExchangeList):
                     here = page.is_file()
                     there = h["checksums"].get(nb)
                     updated = bool(here and there and hashlib.md5(page.read_bytes()).hexdigest() != there)
-                    notebooks.append({
-                        "notebook_id": nb, "path": str(cache / f"{nb}.ipynb"),
-                        "has_local_feedback": here, "has_exchange_feedback": there is not None,
-                        "local_feedback_path": str(page) if here else None,
-                        "feedback_updated": updated,
-                    })
+                    notebooks.append(
+                        {
+                            "notebook_id": nb,
+                            "path": str(cache / f"{nb}.ipynb"),
+                            "has_local_feedback": here,
+                            "has_exchange_feedback": there is not None,
+                            "local_feedback_path": str(page) if here else None,
+                            "feedback_updated": updated,
+                        }
+                    )
                 here_all = bool(notebooks) and all(n["has_local_feedback"] for n in notebooks)
-                submissions.append({
-                    "course_id": course, "student_id": h["user"], "assignment_id": assignment,
-                    "timestamp": h["timestamp"], "status": "submitted", "path": str(cache),
-                    "notebooks": notebooks,
-                    "has_local_feedback": here_all,
-                    "has_exchange_feedback": bool(notebooks) and all(n["has_exchange_feedback"] for n in notebooks),
-                    "feedback_updated": any(n["feedback_updated"] for n in notebooks),
-                    "local_feedback_path": str(feedback_dir) if here_all else None,
-                })
+                submissions.append(
+                    {
+                        "course_id": course,
+                        "student_id": h["user"],
+                        "assignment_id": assignment,
+                        "timestamp": h["timestamp"],
+                        "status": "submitted",
+                        "path": str(cache),
+                        "notebooks": notebooks,
+                        "has_local_feedback": here_all,
+                        "has_exchange_feedback": bool(notebooks) and all(n["has_exchange_feedback"] for n in notebooks),
+                        "feedback_updated": any(n["feedback_updated"] for n in notebooks),
+                        "local_feedback_path": str(feedback_dir) if here_all else None,
+                    }
+                )
             if submissions:
-                out.append({"course_id": course, "student_id": submissions[0]["student_id"],
-                            "assignment_id": assignment, "status": "submitted", "submissions": submissions})
+                out.append(
+                    {
+                        "course_id": course,
+                        "student_id": submissions[0]["student_id"],
+                        "assignment_id": assignment,
+                        "status": "submitted",
+                        "submissions": submissions,
+                    }
+                )
         return out
 
 

@@ -51,9 +51,7 @@ class HubClient:
 
     def __init__(self, url: str, course_id: str, token: str | None = None, timeout: float = 60.0):
         if not url:
-            raise HubError(
-                "no hub exchange URL: set c.GradekitHubExchange.url (gradekit student-config writes it)"
-            )
+            raise HubError("no hub exchange URL: set c.GradekitHubExchange.url (gradekit student-config writes it)")
         self.url = url.rstrip("/") + "/"
         self.course_id = course_id
         self.token = token if token is not None else os.environ.get(TOKEN_ENV, "")

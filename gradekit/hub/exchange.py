@@ -139,8 +139,13 @@ class PingHandler(_Handler):
     def get(self, course: str) -> None:
         self.check_course(course)
         assert self.caller is not None
-        answer = {"course": self.course_id, "caller": self.caller.name, "instructor": self.instructor,
-                  "instructor_scope": instructor_scope(self.course_id), "limits": self.limits.to_dict()}
+        answer = {
+            "course": self.course_id,
+            "caller": self.caller.name,
+            "instructor": self.instructor,
+            "instructor_scope": instructor_scope(self.course_id),
+            "limits": self.limits.to_dict(),
+        }
         if self.instructor:  # where its files are, for gradekit doctor to check who can read them
             answer["store"] = str(self.store.folder)
         self.send_json(answer)
@@ -151,8 +156,12 @@ class AssignmentsHandler(_Handler):
 
     def get(self, course: str) -> None:
         self.check_course(course)
-        self.send_json({"assignments": listing(self.store, self.course_id, self.whose("hand-ins")),
-                        "limits": self.limits.to_dict()})
+        self.send_json(
+            {
+                "assignments": listing(self.store, self.course_id, self.whose("hand-ins")),
+                "limits": self.limits.to_dict(),
+            }
+        )
 
 
 def listing(store: Store, course: str, user: str) -> list[dict]:
@@ -170,8 +179,10 @@ def listing(store: Store, course: str, user: str) -> list[dict]:
                 "released": assignment in released,
                 "notebooks": _names_of(data) if data else [],
                 "handins": [
-                    {**h.meta(sorted(feedback.get(h.id, {}))),
-                     "checksums": {nb: p["checksum"] for nb, p in feedback.get(h.id, {}).items()}}
+                    {
+                        **h.meta(sorted(feedback.get(h.id, {}))),
+                        "checksums": {nb: p["checksum"] for nb, p in feedback.get(h.id, {}).items()},
+                    }
                     for h in mine
                     if h.assignment == assignment
                 ],
@@ -191,8 +202,9 @@ class ReleaseHandler(_Handler):
         data = self.store.released_to(self.course_id, assignment, who)
         if data is None:
             self.refuse(
-                404, f"{assignment!r} has no notebook for {who!r} (not on the class list when it was released?): "
-                "ask your instructor"
+                404,
+                f"{assignment!r} has no notebook for {who!r} (not on the class list when it was released?): "
+                "ask your instructor",
             )
         self.send_zip(data)
 
@@ -266,7 +278,14 @@ class HandinsHandler(_Handler):
         named = self.get_argument("user", user)
         if named != user:
             self.store.handin(
-                self.course_id, assignment, user, key, None, None, named=named, kind="impersonation",
+                self.course_id,
+                assignment,
+                user,
+                key,
+                None,
+                None,
+                named=named,
+                kind="impersonation",
                 problem=f"handed in under another student's name: named for {named}, handed in by the hub user {user}",
             )
             self.settings["gradekit_arrived"].notify_all()
@@ -276,16 +295,22 @@ class HandinsHandler(_Handler):
             self.send_json({**old.meta(), "again": True})
             return
         if self._size > self.limits.max_bytes:
-            self.refuse(413, f"the hand-in is {self._size / (1 << 20):.1f} MiB, over the limit of "
-                        f"{self.limits.max_mb:g} MiB: leave out large data files and hand in again")
+            self.refuse(
+                413,
+                f"the hand-in is {self._size / (1 << 20):.1f} MiB, over the limit of "
+                f"{self.limits.max_mb:g} MiB: leave out large data files and hand in again",
+            )
         since = now() - dt.timedelta(seconds=60)
         recent = self.store.recent(self.course_id, user, since)
         if len(recent) >= self.limits.per_minute:
             first = dt.datetime.strptime(recent[0], "%Y-%m-%d %H:%M:%S.%f UTC")
             wait = max(1, int((first + dt.timedelta(seconds=60) - now()).total_seconds()) + 1)
             self.after = {"Retry-After": str(wait)}
-            self.refuse(429, f"{len(recent)} hand-ins in the last minute, the limit is {self.limits.per_minute}: "
-                        f"hand in again in {wait} s (your earlier hand-ins are all kept)")
+            self.refuse(
+                429,
+                f"{len(recent)} hand-ins in the last minute, the limit is {self.limits.per_minute}: "
+                f"hand in again in {wait} s (your earlier hand-ins are all kept)",
+            )
         if not self.store.releases(self.course_id, user).get(assignment):
             self.refuse(404, f"{assignment!r} was not released to {user}: fetch it first, or ask your instructor")
         data = b"".join(self._body)
@@ -296,8 +321,10 @@ class HandinsHandler(_Handler):
         claimed = _claimed(files.get("timestamp.txt"))
         handin, _new = self.store.handin(self.course_id, assignment, user, key, data, files, claimed)
         self.settings["gradekit_arrived"].notify_all()
-        say(f"received {user} {assignment} as hand-in {handin.id} ({handin.nfiles} file(s), "
-            f"{(handin.size or 0) / 1024:.0f} KiB, sha256 {(handin.sha256 or '')[:12]})")
+        say(
+            f"received {user} {assignment} as hand-in {handin.id} ({handin.nfiles} file(s), "
+            f"{(handin.size or 0) / 1024:.0f} KiB, sha256 {(handin.sha256 or '')[:12]})"
+        )
         self.send_json(handin.meta(), 201)
 
 
@@ -430,9 +457,11 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
         # a body over twice the limit is cut off by the server; up to that, it is read and refused in one line
         server = HTTPServer(app, max_body_size=max(2 * limits.max_bytes, 1 << 20), xheaders=True)
         server.listen(url.port or 80, url.hostname or "127.0.0.1")
-        say(f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
+        say(
+            f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
             f"{store.engine.url.render_as_string(hide_password=True)}, files in {store.folder}; limits "
-            f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} a minute")
+            f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} a minute"
+        )
         await stop.wait()
         server.stop()
 

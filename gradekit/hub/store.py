@@ -141,9 +141,7 @@ class Store:
         (self.folder / "blobs").mkdir(mode=0o700, exist_ok=True)
         url = database_url(db_url, self.folder)
         sqlite = url.startswith("sqlite")
-        self.engine = sa.create_engine(
-            url, connect_args={"timeout": 30} if sqlite else {}, pool_pre_ping=not sqlite
-        )
+        self.engine = sa.create_engine(url, connect_args={"timeout": 30} if sqlite else {}, pool_pre_ping=not sqlite)
         if sqlite:
 
             @sa.event.listens_for(self.engine, "connect")

@@ -59,7 +59,6 @@ class Handin:
         """Of what was handed in: every file's path and bytes (timestamp.txt is a claim: not in it)."""
         return self.digest or files_sha256(self.files)
 
-
     def counted(self, tolerance: float) -> dt.datetime | None:
         """The time it counts at: its claim when that agrees with when it arrived, else the arrival."""
         if self.arrived is None:

@@ -131,9 +131,7 @@ class Service:
         self._listen()
         for entry in self.ledger.unsettled(self.assignments):  # a restart: what was not graded yet
             self._queue(entry, resumed=True)
-        self.say(
-            f"serving {', '.join(self.assignments)} of {self.course.course_id}: {self.exchange.where(self.poll)}"
-        )
+        self.say(f"serving {', '.join(self.assignments)} of {self.course.course_id}: {self.exchange.where(self.poll)}")
 
     def _close(self) -> None:
         self.events.stop()

@@ -1,6 +1,6 @@
 """``gradekit serve`` through the hub exchange: each hand-in graded the moment the service accepts it.
 
-The hub of tests/hub/test_exchange.py (its fixture, a hub of this module's own); ``gradekit
+The hub of tests/hub/test_hub_service.py (its fixture, a hub of this module's own); ``gradekit
 serve`` runs on the course with ``c.Gradekit.exchange = "hub"``, the students hand in with
 nbgrader's own submit through the hub exchange and read their feedback with fetch_feedback. The
 same policies as on the filesystem exchange (the attempt that counts, hidden until the due date),
@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from conftest import NOTEBOOK, SECRET, VENV_BIN, known_sources, with_solutions
 from processes import Tracker
-from test_exchange import A, GRADEKIT, NBGRADER, Student, _exchange, _handin, hub  # noqa: F401 - hub: the fixture
+from test_hub_service import A, GRADEKIT, NBGRADER, Student, _exchange, _handin, hub  # noqa: F401 - hub: the fixture
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

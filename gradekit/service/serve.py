@@ -85,21 +85,21 @@ class Service:
         # a plain flag: a handler that took a lock (Event.set) could interrupt the main thread holding it
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
+        from gradekit.service.lifetime import TAKEOVER, Hub
+
+        hub = Hub()  # started by a hub: stop when it dies (even while starting); wait for a dead hub's service
+        hub.watch(self._on_hub_gone)
         problem = self.exchange.ready(wait=READY_WAIT)
         if problem:
             raise UsageError(problem)
-        from gradekit.service.lifetime import TAKEOVER, Hub
-
-        hub = Hub()  # started by a hub: stop when it dies; wait for the lock of a dead hub's service
         wait = TAKEOVER if hub.started_by_hub else 0.0
         with self.course.lock("serve", wait), self.course.lock("autograde", wait):
             self._start()
             try:
                 while not self._stopping:
                     self._step()
-                    if hub.gone():
-                        self.say("stopping: the hub that started this service has died")
-                        break
+                if self._hub_gone:
+                    self.say("stopping: the hub that started this service has died")
             finally:
                 self.stop.set()
                 self._close()
@@ -107,9 +107,13 @@ class Service:
         return 0
 
     _stopping = False
+    _hub_gone = False
 
     def _on_signal(self, signum, frame) -> None:
         self._stopping = True
+
+    def _on_hub_gone(self) -> None:
+        self._hub_gone = self._stopping = True
 
     def say(self, line: str) -> None:
         print(f"{_now():%H:%M:%S} {line}", file=self.out, flush=True)

@@ -138,7 +138,10 @@ def hub(tmp_path_factory):
         course.generate()
         (course.root / ".gradekit" / "secret").write_text(SECRET)   # the services read the course's own secret
         os.chmod(course.root / ".gradekit" / "secret", 0o600)
-        course.run(GRADEKIT, "release", A)
+        released = course.run(GRADEKIT, "release", A).stdout
+        # each variant in the folder of its own account (no "(2 student)")
+        assert released == (f"{A}: released 2 personal variants to the nbgrader exchange (2 readable by their "
+                            "student alone)\n"), released
         due = dt.datetime.now(dt.UTC) + dt.timedelta(days=7)
         course.run(str(VENV_BIN / "nbgrader"), "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
         shows = SHOWS.bind(course, due)

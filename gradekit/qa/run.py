@@ -554,11 +554,7 @@ def _diversity_rows(
         if gid in choice:  # options are few by nature: a larger space is not the cure
             remedy = (
                 f"give each student more items or options to draw from, or weigh it at most {SHARED_POINTS:g} points"
-                + (
-                    f" (and declare it in [grading] choice_cells of {settings_file})"
-                    if gid in undeclared
-                    else ""
-                )
+                + (f" (and declare it in [grading] choice_cells of {settings_file})" if gid in undeclared else "")
             )
         else:
             remedy = f"draw its numbers from a larger space, or weigh it at most {SHARED_POINTS:g} points"

@@ -61,6 +61,9 @@ MISTAKES = {
 }
 
 
+# ... as the class report names them (in English, the instructor's): the QA set's names lines
+REPORTED = {LAB: "maximum of the whole array", NB7: "re-normalised the weights"}
+
 STAFF = "gkstaff"
 
 
@@ -561,6 +564,20 @@ def test_the_instructor_works_inside_the_hub_with_no_token(hub, browser):
         page.wait_for_selector("#misconceptions", timeout=60_000)
         s.shot(page, "report")
         assert f"{A}" in page.title(), page.title()
+        # both students fixed their mistake on attempt 2: the report still lists each, made on one attempt by
+        # one student, who fixed it (the attempt that counts no longer has it) -- not "No mistake was named"
+        rows = page.locator("#misconceptions table.mistakes tbody tr")
+        listed = {}
+        for i in range(rows.count()):
+            row = rows.nth(i)
+            listed[row.locator("td.mistake").inner_text().strip()] = tuple(
+                row.locator(f"td[data-{k}]").get_attribute(f"data-{k}") for k in ("count", "attempts", "fixed"))
+        for phrase in (REPORTED[LAB], REPORTED[NB7]):
+            named = [m for m in listed if phrase in m]
+            assert len(named) == 1, (phrase, listed)
+            assert listed[named[0]] == ("1", "1", "1"), (named[0], listed[named[0]])
+        assert "No mistake was named" not in page.locator("#misconceptions").inner_text()
+        s.shot(page, "report-misconceptions")
         href = page.locator("a[href*='feedback/']").first.get_attribute("href")   # a student's name, in the table
         assert href, "the report links no feedback page"
         page.goto(urljoin(page.url, href))

@@ -46,6 +46,15 @@ MAX_SAID = 3  # relations said per cell
 def relate(checks: Iterable[Check]) -> list[Relation]:
     """The relations the evidence of a cell's failed checks supports (see the module's docstring)."""
     failed = [c for c in checks if not c.passed and c.evidence]
+    if len(failed) < 2:
+        return []
+    from gradekit.graders.relations.engine import young_only
+
+    with young_only():
+        return _relate(failed)
+
+
+def _relate(failed: list[Check]) -> list[Relation]:
     cases = [_Case(c.evidence) for c in failed if c.evidence]
     if len(cases) < 2:
         return []

@@ -26,7 +26,16 @@ from typing import TYPE_CHECKING
 from gradekit.course import SECRET_ENV, Course
 from gradekit.errors import CourseFailure
 from gradekit.grading.options import Options
-from gradekit.runners.base import Job, Outcome, Runner, failure_outcome, grade_job, outcome_of, zero
+from gradekit.runners.base import (
+    Job,
+    Outcome,
+    Runner,
+    failure_outcome,
+    grade_job,
+    outcome_of,
+    settle_heap,
+    zero,
+)
 from gradekit.runners.cores import affinity, claim_core, pin_to_core
 
 if TYPE_CHECKING:  # pragma: no cover - the coordinator of a pool never imports the grading code
@@ -100,6 +109,7 @@ class InProcess(Runner):
                 raise
             if zygote is not None:
                 self._pipeline.start_sandbox(adopt=zygote)
+            settle_heap()
         return self._pipeline
 
     def close(self) -> None:
@@ -299,6 +309,7 @@ def _init_worker(
         if zygote is not None or _PIPELINE.sandbox.proc is None:
             # a new one is pinned with this worker (it inherits the core); a taken one was pinned by take()
             _PIPELINE.start_sandbox(adopt=zygote)
+        settle_heap()
     except CourseFailure as exc:
         _FAILURE = failure_outcome(exc)
     except Exception as exc:  # noqa: BLE001 - a worker that cannot start is the machine's problem

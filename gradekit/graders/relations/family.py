@@ -114,12 +114,22 @@ class Whole:
     evidence: Evidence
     targets: set[str] | None = None  # "family|argument" the search is asked about; None: everything
     spent: dict[str, list[int]] = field(default_factory=dict)  # family -> [reference calls, student calls]
+    # "family|argument" an earlier failed check of the cell tried and ruled out ("family|prefix*": every
+    # argument so beginning): none of them can be said any more, so none is tried again
+    ruled: frozenset[str] = frozenset()
 
     def wants(self, family: Family, prefix: str = "") -> bool:
-        """Whether the search is asked about ``family``'s relations whose argument begins with ``prefix``."""
+        """Whether the search is asked about ``family``'s relations whose argument begins with ``prefix``
+        (and ``prefix`` is not one an earlier check ruled out)."""
+        begins = f"{family.name}|{prefix}"
+        if (
+            self.ruled
+            and prefix
+            and (begins in self.ruled or any(begins.startswith(r[:-1]) for r in self.ruled if r.endswith("*")))
+        ):
+            return False
         if self.targets is None:
             return True
-        begins = f"{family.name}|{prefix}"
         return any(t.startswith(begins) for t in self.targets)
 
     def reference(self, family: Family, args: list[Any], keywords: dict | None = None) -> list[np.ndarray] | None:

@@ -1,7 +1,9 @@
 """The right function on a fitted input: S = ref(c·A) or ref(A + c) for one input A and a constant c
 fitted on each failed check (a temperature, powers of 2 for exp, a change of base, positions off by
-one). c is named when it is a simple number (2, ½, ln 2, √d_k, 1/n ...: :mod:`.numbers`), else said
-with two digits; it is said only where it holds on every failed check where it was tried.
+one); for a function among the inputs (a score function passed in), what it returns times c or plus
+c. c is named when it is a simple number (2, ½, ln 2, √d_k, 1/n ...: :mod:`.numbers`; one size over
+another, √(d_k/d_v), as a size off by one is), else said with two digits; it is said only where it
+holds on every failed check where it was tried.
 
 The fit calls the reference: a few values of c on a grid, then Gauss-Newton steps
 from the best one, at most :data:`STEPS` of them, for each input in turn, until one fits.
@@ -30,6 +32,16 @@ class Fitted(Family):
     cost = Cost(reference=160)
 
     def search_call(self, whole: Whole) -> None:
+        for key, function in whole.inputs.functions.items():
+            name = words.called(key)
+            if whole.wants(self, f"scale:{name}:") and self._fit(
+                whole, name, "scale", _scaled_output(key, function), SCALES, log=True
+            ):
+                return
+            if whole.wants(self, f"shift:{name}:") and self._fit(
+                whole, name, "shift", _shifted_output(key, function), SHIFTS, log=False
+            ):
+                return
         for key, A in whole.inputs.arrays.items():
             if whole.wants(self, f"scale:{key}:") and self._fit(whole, key, "scale", _scaled(key, A), SCALES, log=True):
                 return
@@ -56,7 +68,7 @@ class Fitted(Family):
 
         right = np.concatenate([R.ravel() for R in whole.expected])
         tried = [(c, value(c)) for c in grid]
-        if all(flat is None or np.allclose(flat, right, rtol=1e-9, atol=1e-12) for _c, flat in tried):
+        if all(flat is None or close(flat, right, (1e-9, 1e-12)) for _c, flat in tried):
             return False  # the reference does not change with this input's scale (or shift)
         self.tried(whole, f"{kind}:{key}:")
         c, flat = min(tried, key=lambda cf: misfit(cf[1]))
@@ -68,14 +80,15 @@ class Fitted(Family):
         ):
             return False
         if kind == "scale":
-            for expression in numbers.named(c, whole.inputs.sizes, 1e-5):
-                self.holds(whole, f"scale:{key}:expr:{expression.key}", {**expression.detail, "c": c})
+            for expression in numbers.named(c, whole.inputs.sizes, 1e-5, ratios=True):
+                ratio = "ratio:" if len(expression.sizes) == 2 else ""
+                self.holds(whole, f"scale:{key}:expr:{ratio}{expression.key}", {**expression.detail, "c": c})
         self.holds(whole, f"{kind}:{key}:c:{numbers.key(c)}", {"c": c})
         return True
 
     def level(self, arg: str) -> int:
-        if ":expr:" in arg:
-            return 1 if "- 1" in arg or "+ 1" in arg else 0
+        if ":expr:" in arg:  # a size's simple form before a size off by one or one size over another
+            return 1 if "- 1" in arg or "+ 1" in arg or ":expr:ratio:" in arg else 0
         return 2
 
     def specific(self, arg: str) -> bool:
@@ -89,7 +102,7 @@ class Fitted(Family):
     def sentence(self, arg, relation) -> Text | None:
         kind, key, rest = arg.split(":", 2)
         if kind == "scale" and rest.startswith("expr:"):
-            text = rest[5:]
+            text = rest[5:].removeprefix("ratio:")
             if text.startswith("1/"):
                 return words.gives(f"{key}/{numbers.operand(text[2:])}")
             return words.gives(f"{numbers.operand(text)}·{key}")
@@ -106,6 +119,14 @@ def _scaled(key: str, A: np.ndarray) -> Callable[[float], dict]:
 
 def _shifted(key: str, A: np.ndarray) -> Callable[[float], dict]:
     return lambda c: {key: A + c}
+
+
+def _scaled_output(key: str, function: Callable) -> Callable[[float], dict]:
+    return lambda c: {key: lambda *a, **k: c * np.asarray(function(*a, **k), dtype=np.float64)}
+
+
+def _shifted_output(key: str, function: Callable) -> Callable[[float], dict]:
+    return lambda c: {key: lambda *a, **k: np.asarray(function(*a, **k), dtype=np.float64) + c}
 
 
 def _gauss_newton(value, misfit, c: float, flat: np.ndarray, target: np.ndarray, log: bool):

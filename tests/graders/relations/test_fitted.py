@@ -58,3 +58,27 @@ def _calling():
 
 def test_its_cost_is_declared():
     assert FAMILY.cost.reference > 0 and FAMILY.cost.student == 0
+
+
+def test_one_size_taken_for_another_is_said_as_their_ratio():
+    def attend(Q, K, V):
+        return softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V
+
+    def by_dv(Q, K, V):
+        return softmax(Q @ K.T / np.sqrt(V.shape[1])) @ V
+
+    inputs = [dict(Q=RNG.normal(size=(4, d)), K=RNG.normal(size=(5, d)), V=RNG.normal(size=(5, e)))
+              for d, e in ((4, 2), (6, 3), (3, 5))]
+    text = said(cases(by_dv, attend, inputs))
+    assert "what the right function gives for sqrt(Q.shape[1]/V.shape[1])·Q" in text, text
+
+
+def test_a_function_passed_in_scaled():
+    def attend(Q, K, score):
+        return softmax(np.asarray(score(Q, K)))
+
+    W = RNG.normal(size=(3, 3))
+    inputs = [dict(Q=RNG.normal(size=(n, 3)), K=RNG.normal(size=(n + 2, 3)), score=lambda q, k: q @ W @ k.T)
+              for n in (3, 4, 5)]
+    text = said(cases(lambda Q, K, score: attend(Q, K, lambda q, k: score(q, k) / 1.7), attend, inputs))
+    assert "what the right function gives for 0.59·score(…)" in text, text

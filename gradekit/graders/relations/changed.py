@@ -19,7 +19,7 @@ import numpy as np
 from gradekit.graders.relations import words
 from gradekit.graders.relations.family import Cost, Family, Whole
 from gradekit.graders.relations.inputs import Inputs
-from gradekit.graders.relations.values import close, matches
+from gradekit.graders.relations.values import close
 from gradekit.i18n.text import Text, phrase
 
 UNIT_ROWS = phrase("{names} with each row scaled to length 1", zh="{names} 的每一行都缩放成长度 1")
@@ -48,8 +48,7 @@ class Changed(Family):
             out = whole.reference(self, args)
             if out is None:
                 continue
-            holds, broadcast = matches(whole.got, out, whole.tol)
-            self.test(whole, key, holds, {"broadcast": broadcast} if broadcast else None)
+            self.compare(whole, key, out)
 
     def alias(self, arg: str, detail: dict) -> str:
         kind = arg.split(":", 1)[0]

@@ -149,6 +149,7 @@ def _search(got, expected, what, call, rtol, atol, step, known) -> dict:
         if call is not None and call.reference is not None and not known and not _explained(evidence):
             deep = _Deep(call, whole)
             if deep.allowed:
+                failed = [i for i, (S, R) in enumerate(zip(got, expected, strict=False)) if not close(S, R, tol)]
                 case = Whole(
                     whole,
                     subjects,
@@ -160,6 +161,7 @@ def _search(got, expected, what, call, rtol, atol, step, known) -> dict:
                     evidence,
                     deep.targets,
                     ruled=deep.ruled,
+                    failed=failed,
                 )
                 if case.targets is None or case.targets:
                     for fam in every:

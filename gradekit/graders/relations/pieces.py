@@ -16,7 +16,6 @@ import numpy as np
 
 from gradekit.graders.relations import words
 from gradekit.graders.relations.family import Cost, Family, Whole
-from gradekit.graders.relations.values import matches
 from gradekit.i18n.text import Text, phrase
 
 MOST = 8  # pieces a search calls the reference on, for one way of cutting
@@ -68,9 +67,7 @@ class Pieces(Family):
             if len(outs) < -(-cut.length // b):
                 continue
             for combine, value in _combined(outs, whole.got, cut.length):
-                holds = value is not None and matches(whole.got, value, whole.tol)[0]
-                self.test(whole, f"{combine}:{prefix}", holds)
-                if holds:
+                if self.compare(whole, f"{combine}:{prefix}", value):
                     return  # explained
 
     def sentence(self, arg, relation) -> Text | None:

@@ -12,7 +12,7 @@ import numpy as np
 from gradekit.graders.relations import words
 from gradekit.graders.relations.elementwise import TRANSFORMS, Transform
 from gradekit.graders.relations.family import Cost, Family, Whole
-from gradekit.graders.relations.values import close, matches
+from gradekit.graders.relations.values import close
 from gradekit.i18n.text import Text
 
 BOUNDS = (0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
@@ -57,9 +57,7 @@ class Transformed(Family):
                 out = whole.reference(self, whole.inputs.args_with(**{key: _after(function, transform)}))
                 if out is None:
                     continue
-                holds, broadcast = matches(whole.got, out, whole.tol)
-                self.test(whole, f"{transform.name}:{name}", holds, {"broadcast": broadcast} if broadcast else None)
-                if holds:
+                if self.compare(whole, f"{transform.name}:{name}", out):
                     return
         for key, A in whole.inputs.arrays.items():
             if not np.all(np.isfinite(A)):
@@ -74,9 +72,7 @@ class Transformed(Family):
                 out = whole.reference(self, whole.inputs.args_with(**{key: changed}))
                 if out is None:
                     continue
-                holds, broadcast = matches(whole.got, out, whole.tol)
-                self.test(whole, f"{transform.name}:{key}", holds, {"broadcast": broadcast} if broadcast else None)
-                if holds:
+                if self.compare(whole, f"{transform.name}:{key}", out):
                     return  # explained: the rest would cost calls and say no more
 
     def sentence(self, arg, relation) -> Text | None:

@@ -75,7 +75,7 @@ def _relate(failed: list[Check]) -> list[Relation]:
             relation = _best(subject, subject_keys, cases, group)
             if relation is not None:
                 found.append((subject, rank[relation.family], relation))
-    return _merged(_without_parts_of_whole(found))[:MAX_SAID]
+    return _merged(_without_parts_of_whole(_without_repeats(found)))[:MAX_SAID]
 
 
 class _Case:
@@ -171,6 +171,13 @@ def _details(details: list[dict]) -> dict:
                 if value not in seen:
                     seen.append(value)
     return out
+
+
+def _without_repeats(found: list[tuple[str, int, Relation]]) -> list[tuple[str, int, Relation]]:
+    """A relation found of something derived from a value (``f#0~V``: the weights f mixes V's rows
+    with) that says what the value's own relation says adds nothing."""
+    said = {(s, r.family, tuple(r.args)) for s, _order, r in found}
+    return [(s, o, r) for s, o, r in found if "~" not in s or (s.split("~", 1)[0], r.family, tuple(r.args)) not in said]
 
 
 def _without_parts_of_whole(found: list[tuple[str, int, Relation]]) -> list[tuple[str, int, Relation]]:

@@ -30,6 +30,7 @@ OUTWARD = 4  # then up to 32 (or 1/32), a shift of up to 5 -- a step along the s
 STEPS = 5
 CALLS = 2 + OUTWARD + 4 * STEPS  # the most one fit calls the reference
 FEWEST = 8  # calls left below which no fit starts (the family's cost bounds the rest)
+NEARER = 0.5  # two inputs are scaled together only when one alone came this much nearer (its misfit's share)
 
 
 class Fitted(Family):
@@ -45,17 +46,26 @@ class Fitted(Family):
             if self._fit(whole, name, "shift", _shifted_output(key, function)):
                 return
         arrays = whole.inputs.arrays
+        nearest: dict[str, float] = {}  # how near a scale of each input alone came: its misfit over the right value's
         for key, A in arrays.items():
-            if self._fit(whole, key, "scale", _scaled(key, A)):
+            if self._fit(whole, key, "scale", _scaled(key, A), nearest):
                 return
             if self._fit(whole, key, "shift", _shifted(key, A)):
                 return
-        for a, b in _pairs(arrays):  # one c for two inputs (a change of base of the scores and their maximum)
-            if self._fit(whole, f"{a}+{b}", "scale", _scaled_both(a, arrays[a], b, arrays[b])):
+        # one c for two inputs (a change of base of the scores and their maximum): the input whose scale
+        # alone came nearest, with each other it may go with
+        best = min(nearest, key=lambda k: nearest[k], default=None)
+        if best is None or nearest[best] > NEARER:
+            return
+        for a, b in _pairs(arrays):
+            if best in (a, b) and self._fit(whole, f"{a}+{b}", "scale", _scaled_both(a, arrays[a], b, arrays[b])):
                 return
 
-    def _fit(self, whole: Whole, key: str, kind: str, change: Callable[[float], dict]) -> bool:
-        """Fit c for one input (or two); record what holds; True when something does."""
+    def _fit(
+        self, whole: Whole, key: str, kind: str, change: Callable[[float], dict], nearest: dict | None = None
+    ) -> bool:
+        """Fit c for one input (or two); record what holds; True when something does. ``nearest``
+        gets how near the fit came (its misfit over the right value's)."""
         if not whole.wants(self, f"{kind}:{key}:") or whole.left(self) < FEWEST:
             return False
         failed = whole.failed  # fitted on the wrong parts: a right part the change spoils is not a misfit
@@ -79,6 +89,9 @@ class Fitted(Family):
         for subject in subjects:
             whole.evidence.tested.append(f"{subject}|{self.name}|{kind}:{key}:*")
         u, flat = found
+        if nearest is not None and flat is not None:
+            away = float(np.sum((right - target) ** 2))
+            nearest[key] = float(np.sum((flat - target) ** 2)) / away if away else 1.0
         if flat is None or not close(target, flat, whole.tol):
             return False
         c = math.exp(u) if log else u

@@ -61,6 +61,7 @@ class InProcess(Runner):
     _before: set[int] = set()
     _zygote: tuple | None = None
     _pipeline: Pipeline | None = None
+    _settled = False  # whether settle_heap() froze this process's heap (given back at close)
 
     def __init__(self, course: Course, assignment: str, options: Options):
         super().__init__(course, assignment, options)
@@ -110,11 +111,17 @@ class InProcess(Runner):
             if zygote is not None:
                 self._pipeline.start_sandbox(adopt=zygote)
             settle_heap()
+            self._settled = True
         return self._pipeline
 
     def close(self) -> None:
         pipeline, self._pipeline = self._pipeline, None
         zygote, self._zygote = self._zygote, None
+        if self._settled:  # this process goes on (a test session, a server): what it held may be collected again
+            import gc
+
+            gc.unfreeze()
+            self._settled = False
         if pipeline is not None:
             pipeline.close()
         if zygote is not None:

@@ -23,14 +23,17 @@ import numpy as np
 from gradekit.graders.relations import numbers, words
 from gradekit.graders.relations.family import Cost, Family, Whole
 from gradekit.graders.relations.values import close
-from gradekit.i18n.text import Text
+from gradekit.i18n.text import Text, phrase
 
+VARYING = phrase(
+    "your values are what the right function gives for {change}, with a c of its own on each check ({values})",
+    zh="你的结果是正确的函数在 {change} 时算出的结果，每项检查的 c 各不相同（{values}）",
+)
 STEP = math.log(2)  # the first tries: c = 1/2 and 2 (log c = ∓ln 2); a shift of -1 and 1 is about as far
 OUTWARD = 4  # then up to 32 (or 1/32), a shift of up to 5 -- a step along the slope goes further if it must
 STEPS = 5
 CALLS = 2 + OUTWARD + 4 * STEPS  # the most one fit calls the reference
 FEWEST = 8  # calls left below which no fit starts (the family's cost bounds the rest)
-NEARER = 0.5  # two inputs are scaled together only when one alone came this much nearer (its misfit's share)
 
 
 class Fitted(Family):
@@ -52,13 +55,11 @@ class Fitted(Family):
                 return
             if self._fit(whole, key, "shift", _shifted(key, A)):
                 return
-        # one c for two inputs (a change of base of the scores and their maximum): the input whose scale
-        # alone came nearest, with each other it may go with
-        best = min(nearest, key=lambda k: nearest[k], default=None)
-        if best is None or nearest[best] > NEARER:
-            return
-        for a, b in _pairs(arrays):
-            if best in (a, b) and self._fit(whole, f"{a}+{b}", "scale", _scaled_both(a, arrays[a], b, arrays[b])):
+        # one c for two inputs (a change of base of the scores and their maximum), the pairs whose inputs'
+        # scales alone came nearest first, while the family's cost allows
+        pairs = sorted(_pairs(arrays), key=lambda ab: nearest.get(ab[0], 1.0) + nearest.get(ab[1], 1.0))
+        for a, b in pairs:
+            if self._fit(whole, f"{a}+{b}", "scale", _scaled_both(a, arrays[a], b, arrays[b])):
                 return
 
     def _fit(
@@ -100,12 +101,13 @@ class Fitted(Family):
                 ratio = "ratio:" if len(expression.sizes) == 2 else ""
                 self.holds(whole, f"scale:{key}:expr:{ratio}{expression.key}", {**expression.detail, "c": c}, subjects)
         self.holds(whole, f"{kind}:{key}:c:{numbers.key(c)}", {"c": c}, subjects)
+        self.holds(whole, f"{kind}:{key}:any", {"c": c}, subjects)
         return True
 
     def level(self, arg: str) -> int:
         if ":expr:" in arg:  # a size's simple form before a size off by one or one size over another
             return 1 if "- 1" in arg or "+ 1" in arg or ":expr:ratio:" in arg else 0
-        return 2
+        return 3 if arg.endswith(":any") else 2  # one c on every check before a c of its own on each
 
     def specific(self, arg: str) -> bool:
         return True  # the value is what the reference gives for the fitted input
@@ -118,6 +120,10 @@ class Fitted(Family):
     def sentence(self, arg, relation) -> Text | None:
         kind, key, rest = arg.split(":", 2)
         names = key.split("+")  # one c for two inputs: "ln 2·s and ln 2·m"
+        if rest == "any":
+            values = ", ".join(numbers.two_digits(c) for c in relation.details.get("c", [])[:3])
+            change = words.names([f"c·{n}" for n in names]) if kind == "scale" else f"{key} + c"
+            return VARYING.format(change=change, values=values)
         if kind == "scale" and rest.startswith("expr:"):
             text = rest[5:].removeprefix("ratio:")
             if text.startswith("1/"):

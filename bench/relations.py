@@ -16,8 +16,13 @@
    wherever it falls), and the worst by test cell. Timings are noisy on a
    shared machine: run it alone, or compare runs made side by side.
 
-``python bench/relations.py [--variants 10] [--cost] [--assignment A]``; the table is
-printed and written to bench/out/relations.txt.
+3. **Said by** (with the table): for each relation family of the engine, the mistakes whose feedback
+   it said on most of their variants (a mistake said by two families counts for both).
+
+``python bench/relations.py [--variants 10] [--cost] [--assignment A] [--dir PATH]``; the tables
+are printed and written to bench/out/relations.txt. ``--dir PATH`` grades a set kept anywhere,
+in the same format (``PATH/<assignment>/*.py``, ``PATH/<assignment>/correct/*.py``, or one
+assignment's folder itself, named after it) instead of the project's.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "tests" / "graders"))
 os.environ.setdefault("GRADEKIT_SECRET", "gradekit-test-suite-secret")
 
-from uncatalogued_set import assignments, grade  # noqa: E402
+from uncatalogued_set import HERE, assignments, grade  # noqa: E402
 
 COLUMNS = ("named", "sentence", "other", "bare", "missed")
 
@@ -78,6 +83,22 @@ def table(rows: list) -> list[str]:
     bare = [g.label for g in mistakes if verdict(g) == "bare"]
     if bare:
         out.append("bare: " + ", ".join(bare))
+    if mistakes:
+        out.append(f"bare share: {100 * len(bare) / len(mistakes):.1f}% of {len(mistakes)}")
+    return out
+
+
+def said_by(rows: list) -> list[str]:
+    """The mistakes each relation family of the engine said (on most of their variants)."""
+    mistakes = [g for g in rows if g.family != "correct"]
+    counts: Counter = Counter()
+    for g in mistakes:
+        seen = Counter(f for v in g.verdicts for f in set(v.families))
+        counts.update(f for f, n in seen.items() if 2 * n > len(g.verdicts))
+    head = f"{'said by the family':<20}  mistakes"
+    out = [head, "-" * len(head)]
+    for family, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.append(f"{family:<20}  {n:>8}")
     return out
 
 
@@ -91,6 +112,9 @@ class Costs:
         self.sandbox: dict[str, float] = defaultdict(float)  # of which in calls of the student's code
         self.done: list[tuple[str, float]] = []  # (test cell, seconds) of each failed cell graded
         self.done_sandbox: list[float] = []
+        self.pending_cpu = 0.0  # the same searches' CPU time in this process (not the sandbox's, nor waiting)
+        self.cpu: dict[str, float] = defaultdict(float)
+        self.done_cpu: list[float] = []
         self.collecting = 0.0  # seconds of the interpreter's garbage collections so far (gc.callbacks)
         self.pending_gc = 0.0
         self.gc: dict[str, float] = defaultdict(float)
@@ -133,11 +157,12 @@ class Costs:
             pass
 
         def timed_search(*args, **kwargs):
-            started, collecting = time.perf_counter(), costs.collecting
+            started, cpu, collecting = time.perf_counter(), time.process_time(), costs.collecting
             try:
                 return search(*args, **kwargs)
             finally:
                 costs.pending += time.perf_counter() - started
+                costs.pending_cpu += time.process_time() - cpu
                 costs.pending_gc += costs.collecting - collecting
 
         def timed_record(self, item, *args, **kwargs):
@@ -145,29 +170,33 @@ class Costs:
             costs.cells[cell] += costs.pending
             costs.sandbox[cell] += costs.pending_sandbox
             costs.gc[cell] += costs.pending_gc
-            costs.pending = costs.pending_sandbox = costs.pending_gc = 0.0
+            costs.cpu[cell] += costs.pending_cpu
+            costs.pending = costs.pending_sandbox = costs.pending_gc = costs.pending_cpu = 0.0
             return record(self, item, *args, **kwargs)
 
         def timed_relate(checks):
-            started, collecting = time.perf_counter(), costs.collecting
+            started, cpu, collecting = time.perf_counter(), time.process_time(), costs.collecting
             try:
                 return relate(checks)
             finally:
                 costs.pending += time.perf_counter() - started
+                costs.pending_cpu += time.process_time() - cpu
                 costs.pending_gc += costs.collecting - collecting
 
         def timed_diagnose(cell):
-            costs.pending = 0.0
+            costs.pending = costs.pending_cpu = 0.0
             diagnose(cell)
             seconds = costs.cells.pop(cell.grade_id, 0.0) + costs.pending
             sandbox = costs.sandbox.pop(cell.grade_id, 0.0)
             collecting = costs.gc.pop(cell.grade_id, 0.0) + costs.pending_gc
-            costs.pending = costs.pending_sandbox = costs.pending_gc = 0.0
+            cpu = costs.cpu.pop(cell.grade_id, 0.0) + costs.pending_cpu
+            costs.pending = costs.pending_sandbox = costs.pending_gc = costs.pending_cpu = 0.0
             if cell.score is not None and cell.score < cell.points - 1e-9 and any(
                     not c.passed for c in cell.checks):
                 costs.done.append((cell.grade_id, seconds))
                 costs.done_sandbox.append(sandbox)
                 costs.done_gc.append(collecting)
+                costs.done_cpu.append(cpu)
 
         where.search = timed_search
         diagnosis.relate = timed_relate
@@ -183,19 +212,27 @@ class Costs:
         at = max(range(len(self.done)), key=lambda i: self.done[i][1])
         worst = self.done[at]
         by_cell: dict[str, list[float]] = defaultdict(list)
-        for cell, s in self.done:
+        cpu_by_cell: dict[str, list[float]] = defaultdict(list)
+        for (cell, s), cpu in zip(self.done, self.done_cpu, strict=True):
             by_cell[cell].append(1000 * s)
+            cpu_by_cell[cell].append(1000 * cpu)
         out = [f"cost per failed cell ({len(ms)} cells): median {statistics.median(ms):.1f} ms, "
                f"90th percentile {p90:.1f} ms, worst {1000 * worst[1]:.1f} ms ({worst[0]}; "
                f"{1000 * self.done_sandbox[at]:.1f} ms of it in calls of the student's code)",
                f"  in calls of the student's code: median {1000 * statistics.median(self.done_sandbox):.1f} ms, "
                f"worst {1000 * max(self.done_sandbox):.1f} ms",
-               f"  without the interpreter's garbage collections (of the whole process, {1000 * self.collecting:.0f} ms "
-               f"in all; {1000 * self.done_gc[at]:.1f} ms in the worst cell): median "
-               f"{statistics.median(net):.1f} ms, worst {max(net):.1f} ms"]
+               f"  of it in the interpreter's garbage collections: {1000 * self.done_gc[at]:.1f} ms in the worst cell, "
+               f"{1000 * max(self.done_gc):.1f} ms at most in a cell ({1000 * self.collecting:.0f} ms in all, "
+               f"in and out of the searches); without them: median {statistics.median(net):.1f} ms, worst "
+               f"{max(net):.1f} ms",
+               f"  CPU time of this process (what the searches computed, without waiting for a core or for "
+               f"the sandbox): median {1000 * statistics.median(self.done_cpu):.1f} ms, 90th percentile "
+               f"{1000 * sorted(self.done_cpu)[min(len(ms) - 1, int(0.9 * len(ms)))]:.1f} ms, worst "
+               f"{1000 * max(self.done_cpu):.1f} ms"]
         for cell, values in sorted(by_cell.items(), key=lambda kv: -max(kv[1]))[:8]:
             out.append(f"  {cell}: median {statistics.median(values):.1f} ms, worst {max(values):.1f} ms "
-                       f"({len(values)} cells)")
+                       f"({len(values)} cells; CPU median {statistics.median(cpu_by_cell[cell]):.1f} ms, worst "
+                       f"{max(cpu_by_cell[cell]):.1f} ms)")
         return out
 
 
@@ -205,25 +242,59 @@ def main(argv=None) -> int:
     parser.add_argument("--assignment", action="append", help="only this assignment (repeatable)")
     parser.add_argument("--cost", action="store_true", help="grade in this process and time the relations")
     parser.add_argument("--only", action="append", help="only this file name (repeatable)")
+    parser.add_argument("--dir", type=Path, help="grade the set kept in this folder instead of the project's")
     args = parser.parse_args(argv)
+    root, chosen = HERE, args.assignment
+    if args.dir is not None:
+        try:
+            root, chosen = _outside(args.dir, args.assignment)
+        except ValueError as exc:
+            print(f"bench/relations.py: {exc}", file=sys.stderr)
+            return 2
     costs = None
     if args.cost:
         costs = Costs()
         costs.install()
     rows = []
     started = time.monotonic()
-    for assignment in args.assignment or assignments():
+    for assignment in chosen or assignments(root):
         rows += grade(assignment, args.variants, jobs=1 if args.cost else 0,
-                      only=set(args.only) if args.only else None)
-    lines = [f"uncatalogued sets, {args.variants} variants each ({time.monotonic() - started:.0f} s)"] + table(rows)
+                      only=set(args.only) if args.only else None, root=root)
+    title = "uncatalogued sets" if args.dir is None else f"the set in {args.dir}"
+    lines = [f"{title}, {args.variants} variants each ({time.monotonic() - started:.0f} s)"] + table(rows)
+    lines += [""] + said_by(rows)
     if costs is not None:
-        lines += costs.summary()
+        lines += [""] + costs.summary()
     text = "\n".join(lines)
     print(text)
     out = REPO / "bench" / "out"
     out.mkdir(exist_ok=True)
     (out / "relations.txt").write_text(text + "\n")
     return 0
+
+
+def _outside(folder: Path, chosen: list[str] | None) -> tuple[Path, list[str] | None]:
+    """(the root holding <assignment>/ folders, the assignments to grade) for a set kept in ``folder``."""
+    from gradekit.course import Course
+
+    folder = folder.expanduser().resolve()
+    if not folder.is_dir():
+        raise ValueError(f"--dir {folder}: no such folder")
+    course = Course.load(REPO).assignments()
+    unknown = [a for a in chosen or [] if a not in course]
+    if unknown:
+        raise ValueError(f"--assignment {', '.join(unknown)}: not an assignment of this course ({', '.join(course)})")
+    if folder.name in course and any(folder.glob("*.py")):
+        if chosen and chosen != [folder.name]:
+            raise ValueError(f"--dir {folder} holds the set of {folder.name} only")
+        return folder.parent, [folder.name]
+    held = [a for a in course if (folder / a).is_dir()]
+    if not held:
+        raise ValueError(f"--dir {folder}: no folder named after an assignment ({', '.join(course)}) in it")
+    missing = [a for a in chosen or [] if a not in held]
+    if missing:
+        raise ValueError(f"--dir {folder}: no set for {', '.join(missing)} in it")
+    return folder, chosen
 
 
 if __name__ == "__main__":

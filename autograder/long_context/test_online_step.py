@@ -42,7 +42,9 @@ def _check(student, reference, scores, values, upto, block, what):
         _("online_step on {what}: should return the three values (m, l, acc)").format(what=what)
     check.arrays(list(got), list(reference.online_step(*state, s, v)),
                  what=[_("{part} from online_step on {what}").format(part=p, what=what) for p in PARTS], **TOL,
-                 mistakes=lambda: _mistakes(reference, state, s, v))
+                 mistakes=lambda: _mistakes(reference, state, s, v),
+                 call=check.Call(student.online_step, reference.online_step,
+                                 dict(m=state[0], l=state[1], acc=state[2], s=s, v=v), returns=PARTS))
 
 
 def _table(rng, n_q, n_k, d_v):

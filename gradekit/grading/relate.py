@@ -46,6 +46,15 @@ MAX_SAID = 3  # relations said per cell
 def relate(checks: Iterable[Check]) -> list[Relation]:
     """The relations the evidence of a cell's failed checks supports (see the module's docstring)."""
     failed = [c for c in checks if not c.passed and c.evidence]
+    if len(failed) < 2:
+        return []
+    from gradekit.graders.relations.engine import young_only
+
+    with young_only():
+        return _relate(failed)
+
+
+def _relate(failed: list[Check]) -> list[Relation]:
     cases = [_Case(c.evidence) for c in failed if c.evidence]
     if len(cases) < 2:
         return []
@@ -66,7 +75,7 @@ def relate(checks: Iterable[Check]) -> list[Relation]:
             relation = _best(subject, subject_keys, cases, group)
             if relation is not None:
                 found.append((subject, rank[relation.family], relation))
-    return _merged(_without_parts_of_whole(found))[:MAX_SAID]
+    return _merged(_without_parts_of_whole(_without_repeats(found)))[:MAX_SAID]
 
 
 class _Case:
@@ -162,6 +171,13 @@ def _details(details: list[dict]) -> dict:
                 if value not in seen:
                     seen.append(value)
     return out
+
+
+def _without_repeats(found: list[tuple[str, int, Relation]]) -> list[tuple[str, int, Relation]]:
+    """A relation found of something derived from a value (``f#0~V``: the weights f mixes V's rows
+    with) that says what the value's own relation says adds nothing."""
+    said = {(s, r.family, tuple(r.args)) for s, _order, r in found}
+    return [(s, o, r) for s, o, r in found if "~" not in s or (s.split("~", 1)[0], r.family, tuple(r.args)) not in said]
 
 
 def _without_parts_of_whole(found: list[tuple[str, int, Relation]]) -> list[tuple[str, int, Relation]]:

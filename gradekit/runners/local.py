@@ -26,7 +26,16 @@ from typing import TYPE_CHECKING
 from gradekit.course import SECRET_ENV, Course
 from gradekit.errors import CourseFailure
 from gradekit.grading.options import Options
-from gradekit.runners.base import Job, Outcome, Runner, failure_outcome, grade_job, outcome_of, zero
+from gradekit.runners.base import (
+    Job,
+    Outcome,
+    Runner,
+    failure_outcome,
+    grade_job,
+    outcome_of,
+    settle_heap,
+    zero,
+)
 from gradekit.runners.cores import affinity, claim_core, pin_to_core
 
 if TYPE_CHECKING:  # pragma: no cover - the coordinator of a pool never imports the grading code
@@ -52,6 +61,7 @@ class InProcess(Runner):
     _before: set[int] = set()
     _zygote: tuple | None = None
     _pipeline: Pipeline | None = None
+    _settled = False  # whether settle_heap() froze this process's heap (given back at close)
 
     def __init__(self, course: Course, assignment: str, options: Options):
         super().__init__(course, assignment, options)
@@ -100,11 +110,18 @@ class InProcess(Runner):
                 raise
             if zygote is not None:
                 self._pipeline.start_sandbox(adopt=zygote)
+            settle_heap()
+            self._settled = True
         return self._pipeline
 
     def close(self) -> None:
         pipeline, self._pipeline = self._pipeline, None
         zygote, self._zygote = self._zygote, None
+        if self._settled:  # this process goes on (a test session, a server): what it held may be collected again
+            import gc
+
+            gc.unfreeze()
+            self._settled = False
         if pipeline is not None:
             pipeline.close()
         if zygote is not None:
@@ -299,6 +316,7 @@ def _init_worker(
         if zygote is not None or _PIPELINE.sandbox.proc is None:
             # a new one is pinned with this worker (it inherits the core); a taken one was pinned by take()
             _PIPELINE.start_sandbox(adopt=zygote)
+        settle_heap()
     except CourseFailure as exc:
         _FAILURE = failure_outcome(exc)
     except Exception as exc:  # noqa: BLE001 - a worker that cannot start is the machine's problem

@@ -55,8 +55,10 @@ def prepare_from_environment() -> None:
     spec = os.environ.get(ENV)
     with _ending_with_parent(_coordinator(spec)):
         from gradekit.grading import pipeline  # noqa: F401 - what every worker runs
+        from gradekit.runners.base import settle_heap
 
         _prepare(spec)
+        settle_heap()  # before the first fork: every worker inherits it settled
 
 
 def _coordinator(spec: str | None) -> int:

@@ -56,7 +56,7 @@ CODE = textwrap.dedent('''
 
     def ignores_k(q, k):
         made.append("ignores_k")
-        return np.sin(q)           # the right one is sin(q) * (1 + k**2): k is left out
+        return np.cos(q)           # the right one is sin(q) * (1 + k**2): k is left out (and sin is cos)
 
     class Box:
         def __init__(self):
@@ -290,8 +290,9 @@ def test_a_method_of_an_object_lost_in_a_restart_is_lost(sandbox, first):
 def test_the_relation_search_calls_a_mapped_function_again_within_the_notebooks_budget(sandbox):
     """A value read from a map is checked as a single call's: the independence probe calls the
     student's function again (one call each, q or k changed) and finds the output does not depend on
-    k; the notebook's count of such searches (GiveUp.searched) bounds them to DEEP_SEARCHES a cell, the last
-    asked only about what the others found (GiveUp.found)."""
+    k; the notebook's count of such searches (GiveUp.searched) bounds them to DEEP_SEARCHES a cell, the
+    later ones never asking again about what an earlier one ruled out (q), the last asked only about
+    what the others found (GiveUp.found)."""
     student = _student(sandbox)
     student._give_up.cell = "test_cell"
     rng = np.random.default_rng(7)
@@ -308,9 +309,9 @@ def test_the_relation_search_calls_a_mapped_function_again_within_the_notebooks_
         assert evidence is not None
         found.append((evidence["holds"].get("ignores_k#0|independent|k"), "ignores_k#0|independent|q" in evidence["holds"],
                       len(sandbox.call("calls")) - before))
-    # holds (no detail), not for q; two calls made again (q, k changed, in one request); the last deep search
-    # is asked only about what the earlier ones found (k): one call
-    deep = [({}, False, 2)] * (DEEP_SEARCHES - 1) + [({}, False, 1)]
+    # holds (no detail), not for q; two calls made again (q, k changed, in one request); then q, ruled out,
+    # is not asked about again, and the last deep search is asked only about what the earlier ones found (k)
+    deep = [({}, False, 2)] + [({}, False, 1)] * (DEEP_SEARCHES - 1)
     assert found[:DEEP_SEARCHES] == deep, found
     assert found[DEEP_SEARCHES] == (None, False, 0)  # over the budget: not called again
     assert student._give_up.searched["test_cell:ignores_k#0"] == DEEP_SEARCHES + 1

@@ -44,6 +44,7 @@ class Verdict:
     kept: bool  # a mistake: it lost no point on its own test cells
     leaks: list[str]
     said: list[str] = field(default_factory=list)  # what its cells' relations say (English)
+    families: list[str] = field(default_factory=list)  # the relation families that said it
 
 
 @dataclass
@@ -64,9 +65,9 @@ class Graded:
         return max(seen, key=lambda k: (seen[k], STRENGTH.get(k, 0)))
 
 
-def assignments() -> list[str]:
-    """The course's assignments that have an uncatalogued set (a folder here)."""
-    return [a for a in Course.load(REPO).assignments() if (HERE / a).is_dir()]
+def assignments(root: Path = HERE) -> list[str]:
+    """The course's assignments that have an uncatalogued set (a folder in ``root``, by default here)."""
+    return [a for a in Course.load(REPO).assignments() if (root / a).is_dir()]
 
 
 def family_of(path: Path) -> str:
@@ -78,9 +79,9 @@ def family_of(path: Path) -> str:
     return match.group(2).split(":", 1)[0].strip()
 
 
-def _files(assignment: str, tests: dict) -> list[simulate.QAFile]:
+def _files(assignment: str, tests: dict, root: Path = HERE) -> list[simulate.QAFile]:
     out = []
-    for kind, folder in (("mistakes", HERE / assignment), ("correct", HERE / assignment / "correct")):
+    for kind, folder in (("mistakes", root / assignment), ("correct", root / assignment / "correct")):
         for path in sorted(folder.glob("*.py")):
             family_of(path)
             names, breaks, sections = parse(path)
@@ -90,8 +91,10 @@ def _files(assignment: str, tests: dict) -> list[simulate.QAFile]:
     return out
 
 
-def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[str] | None = None) -> list[Graded]:
-    """Every file of ``assignment``'s set (or those named in ``only``) on ``variants`` variants."""
+def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[str] | None = None,
+          root: Path = HERE) -> list[Graded]:
+    """Every file of ``assignment``'s set (or those named in ``only``) on ``variants`` variants; the set
+    is ``root/<assignment>/`` (by default the project's, here)."""
     from gradekit.authoring.template import AssignmentSource
     from gradekit.authoring.variant import build_variant
     from gradekit.grading.diagnosis import notes
@@ -106,7 +109,7 @@ def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[st
         for index, student in enumerate(ids):
             key = {n: Stripper().answer_key(nb) for n, nb in build_variant(qa, source, student).notebooks.items()}
             if not files:
-                files = [f for f in _files(assignment, simulate.exercise_tests(key))
+                files = [f for f in _files(assignment, simulate.exercise_tests(key), root)
                          if only is None or f.path.name in only]
                 # right answers alone, mistakes packed by disjoint cells (as gradekit check packs them)
                 packed = simulate.groups([f for f in files if f.kind == "mistakes"]) + \
@@ -132,12 +135,13 @@ def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[st
             names += [m for g in set(cells) - allowed for f in cells[g].findings for m in f.mistakes]
             leaks = [leak for seen in outcomes[index].observed.values() for leak in seen.get("leaks", [])]
             said = [n for g in qa_file.breaks if g in cells for n in notes(cells[g])]
+            families = [r.family for g in qa_file.breaks if g in cells for r in cells[g].relations]
             if qa_file.kind == "correct":
                 kind = "lost" if lost & set(qa_file.breaks) else "kept"
-                verdicts.append(Verdict(kind, names, lost - allowed, True, leaks, said))
+                verdicts.append(Verdict(kind, names, lost - allowed, True, leaks, said, families))
             else:
                 verdicts.append(Verdict(feedback_class(qa_file, cells), names, lost - allowed,
-                                        not (lost & set(qa_file.breaks)), leaks, said))
+                                        not (lost & set(qa_file.breaks)), leaks, said, families))
         out.append(Graded(assignment, qa_file.path, "correct" if qa_file.kind == "correct"
                           else family_of(qa_file.path), verdicts))
     return out

@@ -66,6 +66,24 @@ def test_a_job_can_name_another_folder_output_and_language(graded_course, tmp_pa
     assert own.result.language == "en" and (graded_course.root / "autograded" / "s3" / ASSIGNMENT).is_dir()
 
 
+def test_a_grading_process_settles_its_heap_before_its_first_submission(graded_course):
+    """What a grading process holds before it grades (the grading code, the pipeline) is moved out of the
+    cyclic collector's reach: a full collection then walks only what the submissions made."""
+    import gc
+
+    course = Course.load(graded_course.root)
+    gc.unfreeze()
+    try:
+        with InProcess(course, ASSIGNMENT, Options()) as runner:
+            runner.submit(Job("s1"))
+            assert runner.next_outcome().result.score == 20
+            frozen = gc.get_freeze_count()
+        assert frozen > 10_000  # numpy, pytest, the graders: not one object of them is walked again
+        assert gc.get_freeze_count() == 0  # closed: a process that goes on may collect them again
+    finally:
+        gc.unfreeze()
+
+
 def test_observations_travel_beside_the_result(graded_course):
     """What watching stages see (gradekit check's) comes back in Outcome.observed, never in the result."""
     course = Course.load(graded_course.root)

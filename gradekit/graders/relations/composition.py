@@ -15,7 +15,7 @@ import numpy as np
 from gradekit.graders.relations import numbers
 from gradekit.graders.relations.elementwise import SAID, TRANSFORMS
 from gradekit.graders.relations.family import Cost, Family, Part, Whole
-from gradekit.graders.relations.values import close, finite, matches
+from gradekit.graders.relations.values import close, finite
 from gradekit.i18n.text import Text, phrase
 
 AGAIN = phrase(
@@ -90,7 +90,7 @@ class Composition(Family):
                     continue
                 out = whole.reference(self, whole.inputs.args_with(**{key: R}))
                 if out is not None:
-                    self.test(whole, f"again:{key}:{index}", matches(whole.got, out, whole.tol)[0])
+                    self.compare(whole, f"again:{key}:{index}", out)
 
     def level(self, arg: str) -> int:
         if arg.startswith("again"):

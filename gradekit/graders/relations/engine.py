@@ -27,9 +27,11 @@ for every part at once), the argument what is specific (``"1/sqrt(d_k)"``,
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import pkgutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +44,7 @@ from gradekit.graders.relations.values import close
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.graders.check import Call
 
-__all__ = ["search", "families", "family", "DEEP_SEARCHES", "VALUE_SEARCHES"]
+__all__ = ["search", "families", "family", "young_only", "DEEP_SEARCHES", "VALUE_SEARCHES"]
 
 # failed checks of one function, per cell of a submission, whose search calls the functions again: the
 # relations need two checks that agree, and a wrong submission stays cheap
@@ -71,10 +73,34 @@ def families() -> tuple[Family, ...]:
 
 def family(name: str, arg: str = "") -> Family | None:
     """The family that says a relation stored as ``name`` (its own name, or a legacy one)."""
+    found = _by_name().get(name)
+    if found is not None:
+        return found
     for candidate in families():
         if candidate.answers(name, arg):
             return candidate
     return None
+
+
+@cache
+def _by_name() -> dict[str, Family]:
+    return {f.name: f for f in families()}
+
+
+@contextlib.contextmanager
+def young_only() -> Iterator[None]:
+    """No full collection of the cyclic garbage collector inside: a search makes short-lived arrays,
+    lists and dicts only, which the young generations and reference counting free; a collection of the
+    whole process (which holds everything the grading loaded) waits until the search is over."""
+    thresholds = gc.get_threshold()
+    if not gc.isenabled() or len(thresholds) < 3:
+        yield
+        return
+    gc.set_threshold(thresholds[0], thresholds[1], 1 << 30)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
 
 
 def search(
@@ -89,6 +115,11 @@ def search(
     known: bool = False,
 ) -> dict:
     """The evidence of one failed check (see the module's docstring)."""
+    with young_only():
+        return _search(got, expected, what, call, rtol, atol, step, known)
+
+
+def _search(got, expected, what, call, rtol, atol, step, known) -> dict:
     evidence = Evidence(known)
     tol = (max(rtol, 1e-6), max(atol, 1e-8))
     name = _name(call)
@@ -118,7 +149,20 @@ def search(
         if call is not None and call.reference is not None and not known and not _explained(evidence):
             deep = _Deep(call, whole)
             if deep.allowed:
-                case = Whole(whole, subjects, list(got), list(expected), call, inputs, tol, evidence, deep.targets)
+                failed = [i for i, (S, R) in enumerate(zip(got, expected, strict=False)) if not close(S, R, tol)]
+                case = Whole(
+                    whole,
+                    subjects,
+                    list(got),
+                    list(expected),
+                    call,
+                    inputs,
+                    tol,
+                    evidence,
+                    deep.targets,
+                    ruled=deep.ruled,
+                    failed=failed,
+                )
                 if case.targets is None or case.targets:
                     for fam in every:
                         if fam.cost.calls:
@@ -203,6 +247,7 @@ class _Deep:
         self.found = getattr(budget, "found", None)
         self.key = f"{getattr(budget, 'cell', '')}:{subject}"
         self.targets: set[str] | None = None
+        self.ruled: frozenset[str] = frozenset()
         self.allowed = True
         if self.searched is None:
             return
@@ -211,17 +256,36 @@ class _Deep:
         self.allowed = done < DEEP_SEARCHES
         if self.found is not None and done == DEEP_SEARCHES - 1 and done > 0:
             self.targets = set(self.found.get(self.key, set()))
+        if self.found is not None and done > 0:
+            self.ruled = frozenset(self.found.get(self.key + ":out", set()))
 
     def remember(self, evidence: Evidence) -> None:
-        """Keep what the calling families found on this check, for the last deep search."""
+        """Keep what the calling families found on this check, for the last deep search, and what
+        they ruled out, which no later search tries again."""
         if self.found is None:
             return
         kept = self.found.setdefault(self.key, set())
+        held: set[str] = set()
         for key in evidence.holds:
             _subject, name, arg = key.split("|", 2)
             fam = family(name, arg)
             if fam is not None and fam.cost.calls:
                 kept.add(f"{name}|{arg}")
+                held.add(f"{name}|{arg}")
+        ever = kept | held
+        out = self.found.setdefault(self.key + ":out", set())
+        for key in evidence.tested:
+            _subject, name, arg = key.split("|", 2)
+            fam = family(name, arg.rstrip("*"))
+            if fam is None or not fam.cost.calls:
+                continue
+            short = f"{name}|{arg}"
+            if short.endswith("*"):
+                if not any(h.startswith(short[:-1]) for h in ever):
+                    out.add(short)
+            elif short not in ever:
+                out.add(short)
+        out -= ever  # held somewhere: tried again
 
 
 def _label(call: Call | None, index: int, what: Any, single: bool) -> Any:

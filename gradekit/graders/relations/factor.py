@@ -60,7 +60,8 @@ class Factor(Family):
             else set()
         )
         for expression in numbers.expressions(part.inputs.sizes):
-            self.test(part, "expr:" + expression.key, expression.key in found, expression.detail)
+            held = expression.key in found
+            self.test(part, "expr:" + expression.key, held, expression.detail if held else None)
 
     def level(self, arg: str) -> int:
         """A size's simple form, 0, -1 first; a size off by one; any other constant; a changing factor."""

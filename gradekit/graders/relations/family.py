@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gradekit.graders.relations.inputs import Inputs
-from gradekit.graders.relations.values import Tol, attempt, close, parts
+from gradekit.graders.relations.values import Tol, attempt, close, matches, parts
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.graders.check import Call
@@ -114,12 +114,32 @@ class Whole:
     evidence: Evidence
     targets: set[str] | None = None  # "family|argument" the search is asked about; None: everything
     spent: dict[str, list[int]] = field(default_factory=dict)  # family -> [reference calls, student calls]
+    # "family|argument" an earlier failed check of the cell tried and ruled out ("family|prefix*": every
+    # argument so beginning): none of them can be said any more, so none is tried again
+    ruled: frozenset[str] = frozenset()
+    failed: list[int] = field(default_factory=list)  # the parts that are wrong (all of them when empty)
+
+    def __post_init__(self) -> None:
+        if not self.failed:
+            self.failed = list(range(len(self.got)))
+
+    @property
+    def partly(self) -> bool:
+        """Whether some parts of what the function returned are right."""
+        return len(self.failed) < len(self.got)
 
     def wants(self, family: Family, prefix: str = "") -> bool:
-        """Whether the search is asked about ``family``'s relations whose argument begins with ``prefix``."""
+        """Whether the search is asked about ``family``'s relations whose argument begins with ``prefix``
+        (and ``prefix`` is not one an earlier check ruled out)."""
+        begins = f"{family.name}|{prefix}"
+        if (
+            self.ruled
+            and prefix
+            and (begins in self.ruled or any(begins.startswith(r[:-1]) for r in self.ruled if r.endswith("*")))
+        ):
+            return False
         if self.targets is None:
             return True
-        begins = f"{family.name}|{prefix}"
         return any(t.startswith(begins) for t in self.targets)
 
     def reference(self, family: Family, args: list[Any], keywords: dict | None = None) -> list[np.ndarray] | None:
@@ -189,13 +209,32 @@ class Family:
         """Record that the relation ``arg`` was tried on this check, and whether it holds."""
         case.evidence.test(f"{case.subject}|{self.name}|{arg}", holds, detail)
 
+    def compare(self, whole: Whole, arg: str, out: list[np.ndarray], detail: dict | None = None) -> bool:
+        """Record whether ``out`` (what a function gave on changed inputs) is the student's value: all
+        of it, or -- when some parts of the student's are right -- the wrong parts (each part's own
+        relation: a change that explains the wrong parts may spoil the right ones). True if it is."""
+        holds, broadcast = matches(whole.got, out, whole.tol)
+        detail = {**(detail or {}), **({"broadcast": True} if broadcast else {})} or None
+        self.test(whole, arg, holds, detail)
+        if holds or not whole.partly:
+            return holds
+        wrong, broadcast = matches([whole.got[i] for i in whole.failed], [out[i] for i in whole.failed], whole.tol)
+        detail = {**(detail or {}), **({"broadcast": True} if broadcast else {})} or None
+        for i in whole.failed:
+            whole.evidence.test(f"{whole.subjects[i]}|{self.name}|{arg}", wrong, detail)
+        return wrong
+
     def tried(self, case: Part | Whole, prefix: str) -> None:
         """Record that every relation whose argument begins with ``prefix`` was tried (and none of
         them holds unless :meth:`holds` says so)."""
         case.evidence.tested.append(f"{case.subject}|{self.name}|{prefix}*")
 
-    def holds(self, case: Part | Whole, arg: str, detail: dict | None = None) -> None:
-        case.evidence.holds[f"{case.subject}|{self.name}|{arg}"] = detail or {}
+    def holds(
+        self, case: Part | Whole, arg: str, detail: dict | None = None, subjects: list[str] | None = None
+    ) -> None:
+        """Record that the relation ``arg`` holds (of ``subjects``: by default the case's own)."""
+        for subject in subjects or [case.subject]:
+            case.evidence.holds[f"{subject}|{self.name}|{arg}"] = detail or {}
 
     def per_axis(self, part: Part, template: str, axis: int, holds: bool, detail: dict | None = None) -> None:
         """One relation along an axis, under each of the axis's names (``template`` has one {})."""

@@ -1,13 +1,16 @@
-"""A failed check's call, as the families read its inputs: arrays, integers, axes, sizes.
+"""A failed check's call, as the families read its inputs: arrays, integers, functions, axes, sizes.
 
 The call is the grader's :class:`gradekit.graders.check.Call`: the inputs by name
 (positional, in order), the keywords, the sizes a factor may be made of (default:
 the integer inputs that name no axis, and every input's shape, as ``K.shape[0]``).
+A function among the inputs (a score function passed in) is one the grader's process runs:
+the student's own functions, which run in the sandbox, are not changed (each call a round trip).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,6 +28,7 @@ class Inputs:
         self.call = call
         self.arrays: dict[str, np.ndarray] = {}  # the float inputs (booleans and integers are not changed)
         self.ints: dict[str, int] = {}
+        self.functions: dict[str, Callable[..., Any]] = {}  # the grader's functions among the inputs
         self.axes: dict[str, int] = {}  # integer arguments that name an axis
         self.sizes: dict[str, int] = {}
         if call is None:
@@ -34,6 +38,9 @@ class Inputs:
                 continue
             if isinstance(value, (int, np.integer)):
                 self.ints[key] = int(value)
+            elif callable(value) and not isinstance(value, (np.ndarray, type)):
+                if not hasattr(value, "give_up"):  # the student's function runs in the sandbox: left alone
+                    self.functions[key] = value
             else:
                 arr = floats(value)
                 if arr is not None and np.asarray(value).dtype.kind == "f":

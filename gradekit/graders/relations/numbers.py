@@ -12,6 +12,7 @@ leak). An :class:`Expression`'s text is what a sentence shows ("sqrt(d_k)",
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -113,11 +114,31 @@ def _expressions(sizes: tuple[tuple[str, int], ...]) -> tuple[Expression, ...]:
     return tuple(out)
 
 
-def named(c: float, sizes: dict[str, int], rtol: float) -> list[Expression]:
-    """The simple numbers ``c`` is, within ``rtol``."""
+def named(c: float, sizes: dict[str, int], rtol: float, ratios: bool = False) -> list[Expression]:
+    """The simple numbers ``c`` is, within ``rtol``; with ``ratios``, also a ratio of two different
+    sizes and its square root (``sqrt(d_k/d_v)``: one size taken for another)."""
     if not math.isfinite(c) or c <= 0:
         return []
-    return [e for e in expressions(sizes) if math.isclose(c, e.value, rel_tol=rtol)]
+    found = [e for e in expressions(sizes) if math.isclose(c, e.value, rel_tol=rtol)]
+    if ratios:
+        found += [e for e in _ratios(tuple(sizes.items())) if math.isclose(c, e.value, rel_tol=rtol)]
+    return found
+
+
+_RATIO_FORMS: list[tuple[str, Callable[[float, float], float]]] = [
+    ("{0}/{1}", lambda a, b: a / b),
+    ("sqrt({0}/{1})", lambda a, b: math.sqrt(a / b)),
+]
+
+
+@functools.lru_cache(maxsize=256)
+def _ratios(sizes: tuple[tuple[str, int], ...]) -> tuple[Expression, ...]:
+    out = []
+    for (a, na), (b, nb) in itertools.permutations(sizes, 2):
+        if na != nb:
+            for form, value in _RATIO_FORMS:
+                out.append(Expression(form.format(a, b), value(na, nb), False, form, ((a, na), (b, nb))))
+    return tuple(out)
 
 
 def operand(text: str) -> str:

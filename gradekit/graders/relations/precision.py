@@ -20,7 +20,7 @@ FEWEST = 2  # closer than this is not "close"
 
 class Precision(Family):
     name = "precision"
-    rank = 90
+    rank = 147  # after the relations that say exactly what the values are (float16 of one input ...)
 
     def search(self, part: Part) -> None:
         S, R = part.S, part.R
@@ -32,6 +32,9 @@ class Precision(Family):
         error = float(np.max(np.abs(S - R))) / scale
         digits = math.floor(-math.log10(error)) if error > 0 else 0
         self.test(part, "digits", digits >= FEWEST, {"digits": digits})
+
+    def specific(self, arg: str) -> bool:
+        return False  # close, not what made them: the searches that call go on
 
     def sentence(self, arg, relation) -> Text | None:
         seen = sorted(relation.details.get("digits", []))

@@ -282,7 +282,8 @@ def _where(predicate: str, ndim: int) -> Text | None:
         return VALUE[kind]
     if kind == "band":
         low, high = (int(v) for v in rest.split(":"))
-        return AT.format(condition=f"i {_signed(low)} ≤ j ≤ i {_signed(high)}")
+        side = lambda k: "i" if k == 0 else f"i {_signed(k)}"  # noqa: E731 - "i", not "i + 0"
+        return AT.format(condition=f"{side(low)} ≤ j ≤ {side(high)}")
     if kind == "near":
         return AT.format(condition=f"|j - i| ≤ {int(rest)}")
     if kind == "far":

@@ -23,6 +23,11 @@ GIVES_BROADCAST = phrase(
 )
 
 
+def called(name: str) -> str:
+    """A function among the inputs as a formula shows what it returns: ``score(…)``."""
+    return f"{name}(…)"
+
+
 def axis(name: str) -> Text:
     """An axis as a key names it: ``=axis`` (the argument), ``last``, a number."""
     if name.startswith("="):

@@ -35,3 +35,25 @@ def test_rows_standardised():
     inputs = [dict(X=RNG.normal(size=(n, d)), W=RNG.normal(size=(d, 2))) for n, d in ((4, 3), (5, 4), (3, 5))]
     text = said(cases(layernorm_first, project, inputs))
     assert "X with each row centred and scaled to standard deviation 1" in text, text
+
+
+def test_an_input_replaced_by_zeros():
+    def attend(Q, K, V):
+        return softmax(scores(Q, K)) @ V
+
+    def mean_of_values(Q, K, V):  # every key weighs the same
+        return np.tile(V.mean(axis=0), (len(Q), 1))
+
+    inputs = [dict(Q=RNG.normal(size=(a, 3)), K=RNG.normal(size=(b, 3)), V=RNG.normal(size=(b, 2)))
+              for a, b in ((3, 5), (4, 6), (2, 7))]
+    text = said(cases(mean_of_values, attend, inputs))
+    assert "what the right function gives for Q replaced by zeros" in text, text
+
+
+def test_the_keys_cut_and_not_the_queries_of_the_same_length():
+    def attend(Q, K, V):
+        return softmax(scores(Q, K)) @ V
+
+    inputs = [dict(Q=RNG.normal(size=(n, 3)), K=RNG.normal(size=(n, 3)), V=RNG.normal(size=(n, 2))) for n in (4, 5, 6)]
+    text = said(cases(lambda Q, K, V: attend(Q, K[1:], V[1:]), attend, inputs))
+    assert "what the right function gives for K[1:] and V[1:]" in text, text

@@ -100,3 +100,61 @@ def test_the_searches_that_call_stop_once_one_explains():
 def test_nothing_is_said_of_one_check():
     one = [case(lambda Q, K: scores(Q, K) / 2, scores, dict(Q=RNG.normal(size=(3, 2)), K=RNG.normal(size=(4, 2))))]
     assert said(one) == ""
+
+
+def test_a_later_check_does_not_call_again_for_what_an_earlier_one_ruled_out():
+    """The first failed check of a cell tries every change and finds none; the second tries only what
+    the first did not (a relation ruled out once can never be said), and nothing found holds there."""
+    from gradekit.graders.check import Call
+    from gradekit.graders.student import GiveUp
+
+    calls = []
+
+    def reference(x, axis=-1):
+        calls.append(1)
+        e = np.exp(x - x.max(axis=axis, keepdims=True))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    class Students:  # what a grader holds of the student's function: it carries the cell's budget
+        def __init__(self):
+            self.give_up = GiveUp()
+            self.give_up.cell = "test_softmax"
+
+        def __call__(self, x, axis=-1):
+            return np.sinh(reference(x, axis)) + 0.1  # nothing any family knows
+
+    student = Students()
+    counts = []
+    for x in (RNG.normal(size=(4, 5)), RNG.normal(size=(3, 6)), RNG.normal(size=(5, 4))):
+        calls.clear()
+        search([student(x)], [reference(x)], what=["v"], rtol=1e-6, atol=1e-8, call=Call(student, reference, dict(x=x)))
+        counts.append(len(calls))
+    assert counts[0] > 30 and counts[1] <= counts[0] // 5 and counts[2] <= counts[0] // 5, counts
+
+
+def test_no_full_collection_of_the_process_lands_inside_a_search():
+    import gc
+
+    from gradekit.graders.relations.engine import young_only
+
+    collected = []
+
+    def seen(phase, info):
+        if phase == "start":
+            collected.append(info["generation"])
+
+    before = gc.get_threshold()
+    gc.callbacks.append(seen)
+    try:
+        kept = []
+        with young_only():
+            for _ in range(300_000):  # enough containers that live on for many collections, a full one among them
+                kept.append([])
+        assert collected and 2 not in collected, sorted(set(collected))
+        collected.clear()
+        for _ in range(300_000):  # the same outside: the full collections come back
+            kept.append([])
+        assert 2 in collected
+    finally:
+        gc.callbacks.remove(seen)
+    assert gc.get_threshold() == before

@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, list[str]]] = [
                      "gradekit.i18n.text", "gradekit.grading.observe", "gradekit.sandbox.limits", "gradekit.runners.pool"]),
     ("formats", ["gradekit.i18n", "gradekit.i18n.catalogs", "gradekit.notebook", "gradekit.intake.untrusted",
                  "gradekit.sandbox"]),
-    ("course", ["gradekit.course", "gradekit.settings", "gradekit.results", "gradekit.i18n.languages_csv"]),
+    ("course", ["gradekit.course", "gradekit.settings", "gradekit.results", "gradekit.authoring.languages"]),
     ("authoring", ["gradekit.authoring", "gradekit.i18n.extract", "gradekit.i18n.cli", "gradekit.i18n.__main__"]),
     ("release and intake", ["gradekit.release", "gradekit.intake", "gradekit.gradebook"]),
     ("graders", ["gradekit.graders"]),

@@ -2,6 +2,9 @@
 
 template.py    an assignment's source: jinja2 notebook templates and a params generator
 variant.py     seed from (secret, course, assignment, student) -> params -> rendered notebooks
+languages.py   languages.csv: which student reads which language (language_of)
 scaffold.py    ``gradekit new``: an assignment that grades at once, from skeleton/ or a copy
+translation.py the texts an author translates: message ids of gradekit and an assignment (Babel),
+               and keeping a catalog in step with them (``gradekit translate``)
 skeleton/      the files ``gradekit new`` starts from
 """

@@ -310,9 +310,9 @@ _EXCERPTS: set = set()
 
 def _excerpt_in_chinese(course: Course, assignment: str, plan: dict[str, str]) -> None:
     """Once per demo: what a student who reads Chinese (languages.csv) is told about a mistake."""
+    from gradekit.authoring.languages import language_of
     from gradekit.grading.diagnosis import notes
     from gradekit.i18n.catalogs import translator
-    from gradekit.i18n.languages_csv import language_of
     from gradekit.i18n.text import View
     from gradekit.results import iter_results
 

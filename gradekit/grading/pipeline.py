@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from gradekit.atomic import atomic_write, write_notebooks
+from gradekit.authoring.languages import language_of
 from gradekit.authoring.template import AssignmentSource
 from gradekit.authoring.variant import build_variant
 from gradekit.course import Course
@@ -42,7 +43,6 @@ from gradekit.grading.preflight import preflight
 from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage, StageContext
 from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
-from gradekit.i18n.languages_csv import language_of
 from gradekit.i18n.text import Say
 from gradekit.intake.incremental import assignment_version, submission_digest
 from gradekit.intake.untrusted import (

@@ -49,7 +49,7 @@ class Desk:
 
     def languages(self) -> dict[str, str]:
         if self._languages is None:
-            from gradekit.i18n.languages_csv import student_languages
+            from gradekit.authoring.languages import student_languages
 
             self._languages = dict(student_languages(self.course))
         return self._languages

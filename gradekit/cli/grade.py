@@ -36,7 +36,7 @@ def _run(args) -> int:
     from gradekit.extras import require
     from gradekit.hub.grading import serve
     from gradekit.i18n.catalogs import languages
-    from gradekit.intake.untrusted import require_id
+    from gradekit.untrusted import require_id
 
     require("groups", "the grading page's answer groups (gradekit grade)")
     course = course_of(args)

@@ -29,8 +29,8 @@ from contextlib import closing
 
 from gradekit.course import Course
 from gradekit.gradebook.sql_read import sqlite_path
-from gradekit.intake.untrusted import timestamp_value
 from gradekit.results import SubmissionResult, grade_writes
+from gradekit.untrusted import timestamp_value
 
 _EPOCH = dt.datetime(1970, 1, 1)
 

@@ -443,7 +443,7 @@ _NO = frozenset({"false", "no", "n", "f", "0", "否", "不", "错", "不会", "�
 
 def _shown(value: Any) -> str:
     """A student's own answer as their feedback quotes it (short, on one line)."""
-    from gradekit.intake.untrusted import shown
+    from gradekit.untrusted import shown
 
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))

@@ -45,7 +45,11 @@ from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
 from gradekit.i18n.text import Say
 from gradekit.intake.incremental import assignment_version, submission_digest
-from gradekit.intake.untrusted import (
+from gradekit.release.cache import ReleaseCache
+from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
+from gradekit.sandbox.client import Sandbox
+from gradekit.timeline import mark
+from gradekit.untrusted import (
     clip,
     find_notebook,
     folder_listing,
@@ -54,10 +58,6 @@ from gradekit.intake.untrusted import (
     read_timestamp,
     submission_files,
 )
-from gradekit.release.cache import ReleaseCache
-from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
-from gradekit.sandbox.client import Sandbox
-from gradekit.timeline import mark
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode

@@ -1,6 +1,5 @@
-"""What a student hands in, read before anything trusts it.
+"""What a student hands in, read before anything trusts it (with :mod:`gradekit.untrusted`).
 
-untrusted.py    everything a student controls besides code: ids, names, files, timestamps, archives
 submission.py   a submitted notebook read defensively, then rebuilt on the student's own release
 incremental.py  what changed since the last grading: a digest of submission, assignment, gradekit
 """

@@ -14,8 +14,8 @@ import hmac
 from pathlib import Path
 
 from gradekit.course import Course
-from gradekit.intake.untrusted import submission_files
 from gradekit.results import RESULTS_FILE, SubmissionResult, load
+from gradekit.untrusted import submission_files
 
 MAX_HASHED_BYTES = 64 << 20  # a notebook file larger than this is not read to hash it
 

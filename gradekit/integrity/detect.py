@@ -48,9 +48,9 @@ from dataclasses import dataclass, field
 
 from gradekit.course import Course
 from gradekit.errors import UsageError
-from gradekit.intake.untrusted import is_plain_folder, submitted_students
 from gradekit.integrity import code, variants
 from gradekit.integrity.material import Handed, Personal, Reader
+from gradekit.untrusted import is_plain_folder, submitted_students
 
 
 @dataclass

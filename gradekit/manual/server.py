@@ -216,8 +216,8 @@ class GradingApp:
         return {"group": gid, "size": len(members), "offset": offset, "members": out}
 
     def context(self, student: str) -> dict:
-        from gradekit.intake.untrusted import require_id
         from gradekit.manual.answers import context
+        from gradekit.untrusted import require_id
 
         require_id("student", student)
         with self._lock:

@@ -100,7 +100,7 @@ def to_the_second(timestamp: str | None) -> str:
     """A stored submission time to the second ("2026-11-30 11:40:07 UTC", not nbgrader's
     microseconds; not to the minute, which could show a late submission at its deadline);
     anything else as it is."""
-    from gradekit.intake.untrusted import timestamp_value
+    from gradekit.untrusted import timestamp_value
 
     when = timestamp_value(timestamp)
     return when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else (timestamp or "")

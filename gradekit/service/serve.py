@@ -371,7 +371,7 @@ class Service:
 
     def _batch(self, message: dict) -> tuple[str, list[str], bool]:
         from gradekit.gradebook import read
-        from gradekit.intake.untrusted import submitted_students
+        from gradekit.untrusted import submitted_students
 
         assignment = str(message.get("assignment", ""))
         if message.get("op") != "autograde" or assignment not in self.assignments:

@@ -213,7 +213,7 @@ def class_to_grade(course: Course, assignment: str, students: list[str] | None) 
     everyone with a submission) and a line for each folder of submitted/ left out."""
     from gradekit.errors import StudentError, UsageError
     from gradekit.gradebook import read
-    from gradekit.intake.untrusted import submitted_students
+    from gradekit.untrusted import submitted_students
 
     course.source_of(assignment)
     read.require_registered(course, assignment)

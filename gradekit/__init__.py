@@ -51,7 +51,7 @@ Glossary -- one word for one thing, and one thing for each word:
     grading session the runners and recorders autograde and serve both grade on (service.session)
     job, outcome    one submission handed to a runner; its result and what was observed, handed back
     result          one graded submission, as plain typed data (results.SubmissionResult)
-    digest          the hash of what a grading depends on; an equal one means nothing changed (intake.incremental)
+    digest          the hash of what a grading depends on; an equal one means nothing changed (grading.incremental)
     fingerprint     a hashed k-gram of normalised code tokens, for copy detection only (integrity/)
     limits          the sandbox's limits, named as the c.Gradekit settings they come from (sandbox.limits)
     course failure  the course or the machine is broken: the run stops, nothing more is written

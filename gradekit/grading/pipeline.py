@@ -37,6 +37,7 @@ from gradekit.authoring.variant import build_variant
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, GraderError, SubmissionError
 from gradekit.grading.harness.suite import GraderSuite
+from gradekit.grading.incremental import assignment_version, submission_digest
 from gradekit.grading.observe import observing
 from gradekit.grading.options import Options
 from gradekit.grading.preflight import preflight
@@ -44,7 +45,6 @@ from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage, StageCon
 from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
 from gradekit.i18n.text import Say
-from gradekit.intake.incremental import assignment_version, submission_digest
 from gradekit.release.cache import ReleaseCache
 from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
 from gradekit.sandbox.client import Sandbox

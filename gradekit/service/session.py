@@ -144,7 +144,7 @@ class GradingSession:
     def unchanged(self, assignment: str, students: list[str], force: bool) -> tuple[list[str], list]:
         """(the students whose submission needs grading, the stored results of the others: their
         submission, graders and variant unchanged since their last grading)."""
-        from gradekit.intake.incremental import unchanged
+        from gradekit.grading.incremental import unchanged
         from gradekit.timeline import mark
 
         done = {} if force else unchanged(self.course, assignment, students)

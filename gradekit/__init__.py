@@ -46,7 +46,7 @@ Glossary -- one word for one thing, and one thing for each word:
     glossary        the course's key terms that answer groups read, autograder/<a>/glossary.toml
     stage           one step of grading a notebook (grading.stages), built with a StageContext
     pipeline        what one grading process holds for one assignment (grading.pipeline.Pipeline)
-    observer        what a watching stage installs to see inside a grading (grading.observe)
+    observer        what a watching stage installs to see inside a grading (graders.observe)
     runner          where submissions are graded: in-process, a local pool, Dask (runners/)
     grading session the runners and recorders autograde and serve both grade on (service.session)
     job, outcome    one submission handed to a runner; its result and what was observed, handed back

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gradekit"
 # lowest first; a module's home is the longest prefix listed (gradekit.sandbox.limits before gradekit.sandbox)
 LAYERS: list[tuple[str, list[str]]] = [
     ("foundations", ["gradekit", "gradekit.errors", "gradekit.extras", "gradekit.timeline", "gradekit.atomic", "gradekit.imports",
-                     "gradekit.i18n.text", "gradekit.grading.observe", "gradekit.sandbox.limits", "gradekit.runners.pool"]),
+                     "gradekit.i18n.text", "gradekit.graders.observe", "gradekit.sandbox.limits", "gradekit.runners.pool"]),
     ("formats", ["gradekit.i18n", "gradekit.i18n.catalogs", "gradekit.notebook", "gradekit.untrusted",
                  "gradekit.sandbox"]),
     ("course", ["gradekit.course", "gradekit.settings", "gradekit.results", "gradekit.authoring.languages"]),

@@ -49,7 +49,7 @@ from typing import Any, cast
 import numpy as np
 
 from gradekit.errors import Mismatch
-from gradekit.grading import observe
+from gradekit.graders import observe
 from gradekit.i18n.text import Text, _, join
 
 __all__ = [
@@ -543,7 +543,7 @@ def _tol(rtol: float, atol: float) -> tuple[float, float]:
 
 def _audit(mistakes: Mistakes, expected: Any, what: Any, same) -> None:
     """Tell the observers each known mistake whose value here is the right answer: an input on
-    which that mistake cannot be caught (see gradekit.grading.observe)."""
+    which that mistake cannot be caught (see gradekit.graders.observe)."""
     try:
         known = _known(mistakes)
     except Exception:  # noqa: BLE001 - a mistake that cannot be worked out here says nothing

@@ -36,9 +36,9 @@ from gradekit.authoring.template import AssignmentSource
 from gradekit.authoring.variant import build_variant
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, GraderError, SubmissionError
+from gradekit.graders.observe import observing
 from gradekit.grading.harness.suite import GraderSuite
 from gradekit.grading.incremental import assignment_version, submission_digest
-from gradekit.grading.observe import observing
 from gradekit.grading.options import Options
 from gradekit.grading.preflight import preflight
 from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage, StageContext

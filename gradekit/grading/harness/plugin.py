@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from gradekit.errors import CodeFailure, Mismatch, StudentCodeError, StudentFailure
+from gradekit.graders import observe
 from gradekit.graders.student import GiveUp, Student
-from gradekit.grading import observe
 from gradekit.i18n import Text, _
 from gradekit.i18n.text import Say
 from gradekit.results import Check

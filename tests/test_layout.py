@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gradekit"
 # lowest first; a module's home is the longest prefix listed (gradekit.sandbox.limits before gradekit.sandbox)
 LAYERS: list[tuple[str, list[str]]] = [
     ("foundations", ["gradekit", "gradekit.errors", "gradekit.extras", "gradekit.timeline", "gradekit.atomic", "gradekit.imports",
-                     "gradekit.i18n.text", "gradekit.graders.observe", "gradekit.sandbox.limits", "gradekit.runners.pool"]),
+                     "gradekit.i18n.text", "gradekit.graders.observe", "gradekit.sandbox.limits", "gradekit.pool"]),
     ("formats", ["gradekit.i18n", "gradekit.i18n.catalogs", "gradekit.notebook", "gradekit.untrusted",
                  "gradekit.sandbox"]),
     ("course", ["gradekit.course", "gradekit.settings", "gradekit.results", "gradekit.authoring.languages"]),
@@ -189,7 +189,7 @@ def test_subpackage_inits_run_no_code():
 def test_top_level_is_a_handful():
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "atomic.py", "course.py", "errors.py", "extras.py", "imports.py",
-                   "results.py", "settings.py", "timeline.py", "untrusted.py"], top
+                   "pool.py", "results.py", "settings.py", "timeline.py", "untrusted.py"], top
 
 
 def test_every_module_says_what_it_owns():

@@ -60,7 +60,7 @@ def generate(course: Course, assignment: str, students: list[str]) -> list[Path]
     if students:
         course.pin_secret(secret)  # from now on, students hold numbers made with it
     register(course, build_variant(course, source, students[0] if students else "instructor", secret), stripper)
-    from gradekit.runners.pool import fork_map
+    from gradekit.pool import fork_map
 
     jobs = min(os.cpu_count() or 1, max(1, len(students) // 50))
     # forked workers inherit the compiled templates; only student ids cross the pipe

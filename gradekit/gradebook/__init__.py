@@ -7,4 +7,5 @@ sql_read.py      the fast path: what an SQLite gradebook holds, with sqlite3
 write.py         Recorder: each result's grades and late penalty, only what differs
 sql_write.py     the fast path: one result into an SQLite gradebook, row for row nbgrader's
 marks.py         the marks a student has now: manual grades and late penalties included
+export.py        ``gradekit export --format canvas|moodle``: the totals as each LMS imports them
 """

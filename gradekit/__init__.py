@@ -42,7 +42,7 @@ Glossary -- one word for one thing, and one thing for each word:
                     answer and its test cell (manual.answers)
     answer group    a question's answers that say the same thing, graded together (manual.groups)
     rubric, item    a question's items, each points and one sentence, taken off full marks, added up
-                    from zero or adjusting the autograder's score (manual.store)
+                    from zero or adjusting the autograder's score (gradebook.rubrics)
     glossary        the course's key terms that answer groups read, autograder/<a>/glossary.toml
     stage           one step of grading a notebook (grading.stages), built with a StageContext
     pipeline        what one grading process holds for one assignment (grading.pipeline.Pipeline)

@@ -9,7 +9,7 @@
     ├── move(cell, students, to) / merge(cell, a, b) split a group, move an answer, merge two groups
     └── undo(session)                               the session's last change, taken back
 
-Each change is one store transaction (:meth:`gradekit.manual.store.Store.change`) in which
+Each change is one store transaction (:meth:`gradekit.gradebook.rubrics.Store.change`) in which
 the scores of every answer it touches are computed from the new state and written into
 the gradebook: editing an item rewrites the grade and comment of everyone who has it.
 """
@@ -20,9 +20,9 @@ from collections.abc import Iterable
 
 from gradekit.course import Course
 from gradekit.errors import UsageError
+from gradekit.gradebook.rubrics import Store, require_mode
 from gradekit.manual import answers as answers_mod
 from gradekit.manual.marks import GradebookWriter
-from gradekit.manual.store import Store, require_mode
 
 
 class Desk:

@@ -24,9 +24,9 @@ import threading
 
 from gradekit.course import Course
 from gradekit.errors import UsageError
+from gradekit.gradebook.rubrics import score
 from gradekit.i18n import _
 from gradekit.manual.actions import Desk
-from gradekit.manual.store import score
 
 # every label of the page, in gradekit's catalog (gradekit/locale/<lang>.po)
 LABELS = {

@@ -75,6 +75,11 @@ def points(value: float | None) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def signed_points(value: float) -> str:
+    """Points added or taken off, with their sign: "+1", "−0.5" (−0 for nothing taken off)."""
+    return ("−" if math.copysign(1.0, value) < 0 else "+") + points(abs(value))
+
+
 def points_phrase(value: float, translate=None) -> str:
     """ "1 point", "2 points", "1.5 points": the unit with its number (in the language of ``translate``)."""
     from gradekit.i18n import _

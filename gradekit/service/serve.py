@@ -287,13 +287,7 @@ class Service:
         """This attempt's feedback pages, as the policy shows them, given back through the exchange."""
         from gradekit.pages.feedback import write_feedback
 
-        pages = write_feedback(
-            self.course,
-            result,
-            out_dir=base / "feedback",
-            graded_dir=base / "autograded",
-            disclosure=disclosure,
-        )
+        pages = write_feedback(self.course, result, out_dir=base / "feedback", disclosure=disclosure)
         return self.exchange.give_feedback(
             entry.student,
             entry.assignment,

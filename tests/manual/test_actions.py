@@ -89,3 +89,37 @@ def test_numbers_graded_by_the_mistake_they_match(synthetic):
     desk.undo("s1", "ann")
     assert all(manual is None for manual, _ in _grades(course, "test_tq1").values())
     desk.writer.close()
+
+
+def test_the_results_carry_the_items_a_person_gave(synthetic):
+    """What the feedback pages and the class report read: each result as it stands now holds the items
+    its answer got (signed as they count), the sentence in the student's language among its translations;
+    an answer graded with no item holds none; one no person graded, no rubric at all."""
+    from gradekit.authoring.languages import student_languages
+    from gradekit.gradebook.marks import marked_results, read_class_marks
+    from gradekit.results import RubricItem
+
+    course, _ = synthetic
+    languages = student_languages(course.course)
+    zh = next(s for s, lang in sorted(languages.items()) if lang == "zh")
+    en = next(s for s, lang in sorted(languages.items()) if lang == "en")
+    bare = next(s for s in sorted(languages) if s not in (zh, en))
+    desk = _desk(course)
+    desk.open("tq1_explain")
+    item = desk.save_item("tq1_explain", "ann", "s-r", 1, "V's role is missing.", {"zh": "没有说 V 的作用。"})["item"]
+    desk.apply("tq1_explain", item, "ann", "s-r", students=[zh, en], on=True)
+    desk.grade("tq1_explain", "ann", "s-r", students=[bare])
+    desk.writer.close()
+    marks = read_class_marks(course.course, "self_attention")
+    assert [r.items for r in marks.rubrics if r.cell == "tq1_explain"] == [[RubricItem("V's role is missing.", -1.0)]]
+    for result in marked_results(course.course, "self_attention", [zh, en, bare]):
+        for got in (result, marks.apply(result)):
+            cell = got.cell("tq1_explain")
+            assert cell.rubric == ([] if got.student == bare else [RubricItem("V's role is missing.", -1.0)])
+            assert (got.translations.get("V's role is missing.") == "没有说 V 的作用。") == (got.student == zh)
+    others = [r for r in marked_results(course.course, "self_attention") if r.student not in (zh, en, bare)]
+    assert others and all(r.cell("tq1_explain").rubric is None for r in others if r.cell("tq1_explain"))
+    desk = _desk(course)
+    for _ in range(3):
+        desk.undo("s-r", "ann")
+    desk.writer.close()

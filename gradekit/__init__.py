@@ -6,8 +6,9 @@ The folders are the data flow of one assignment (each folder's ``__init__`` maps
     authoring/             release/   handout/      sandbox/   graders/   results.py  gradebook/  pages/
                                       intake/                  grading/                           (qa/, integrity/)
                                                                runners/
-    around them: errors.py, course.py, i18n/, cli/ (one module a verb); atomic.py, timeline.py, imports.py;
-    manual/ for what a person grades (answer groups, rubrics, the grading page)
+    around them: errors.py, course.py, settings.py, untrusted.py (everything a student controls), i18n/,
+    cli/ (one module a verb); atomic.py, timeline.py, imports.py, pool.py; manual/ for what a person
+    grades (answer groups, the grading page)
 
 Glossary -- one word for one thing, and one thing for each word:
 

@@ -243,6 +243,19 @@ def test_every_module_says_what_it_owns():
     assert not missing, f"modules without a docstring: {missing}"
 
 
+def test_every_test_file_the_package_names_exists():
+    """A docstring that points to the test holding a module to something (an oracle, a promise)
+    points to one that is there: seven once named test files that had moved or never existed."""
+    import re
+
+    tests = PACKAGE.parent / "tests"
+    named = {(str(p.relative_to(PACKAGE.parent)), m) for p in PACKAGE.rglob("*") if p.suffix in (".py", ".html", ".tmpl")
+             for m in re.findall(r"\btests/[\w./-]*\w", p.read_text(encoding="utf-8"))}
+    assert named, "the package names no test file: the pattern is broken"
+    missing = sorted(f"{where}: {path}" for where, path in named if not (tests.parent / path).exists())
+    assert not missing, "named but not there: " + "; ".join(missing)
+
+
 def test_the_framework_names_no_course():
     """Promise 6: nothing in gradekit/ knows the course it ships with."""
     named = [str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")

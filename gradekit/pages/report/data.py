@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gradekit.gradebook.rubrics import Rubric
 
 # autograde.RESULTS_FILE, not imported from there: gradekit.runners.batch brings in the graders and
-# pytest, a quarter of a second the report does not need (tests/test_report.py checks they agree)
+# pytest, a quarter of a second the report does not need (tests/pages/test_report.py checks they agree)
 RESULTS_FILE = "results.json"
 # gradekit serve's attempts (service.attempts.ATTEMPTS, not imported: the report reads, it does not serve)
 ATTEMPTS = Path(".gradekit") / "attempts"

@@ -5,7 +5,7 @@ VENV    := .venv
 PYTHON  ?= python3
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test lint bench clean system-deps translations deploy docs wheel private-homes
+.PHONY: setup demo test lint bench clean system-deps translations deploy course-env docs wheel private-homes
 
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations
@@ -91,6 +91,39 @@ deploy: $(WHEEL)
 	  sys.exit(f'deploy: not for students, yet in $(DEPLOY): {found}' if found else 0)" $(NOT_FOR_STUDENTS); \
 	rm -f $(DEPLOY)/.installed-*; touch $(DEPLOY_DEPS) $(DEPLOY_STAMP); echo "deploy: $(DEPLOY)/venv"
 	@$(MAKE) -s private-homes
+
+# The course's own environment, for its instructors and for the services its hub runs (gradekit serve,
+# grade, report, hub-exchange): gradekit's wheel with the extras a course uses (COURSE_EXTRAS: the hub's
+# services, free-text groups, a gradebook on PostgreSQL) and nbgrader (a requirement of gradekit's), on the
+# Python make runs. No test tools (playwright, ruff, mypy, sphinx: make setup's, for gradekit's developers),
+# no course files. As deploy: the venv is made anew when pyproject.toml, constraints.txt or the extras
+# changed, and only the wheel is reinstalled when only gradekit/ did. A .venv that make setup made is left
+# alone (give another COURSE_VENV). Any account may build it (the instructor's own, or root).
+COURSE_VENV   ?= .venv
+COURSE_EXTRAS ?= hub,groups,postgres
+COURSE_DEPS   := $(COURSE_VENV)/.course-deps-$(shell (echo $(COURSE_EXTRAS); cat pyproject.toml constraints.txt) | sha256sum | cut -c1-12)
+COURSE_STAMP  := $(COURSE_VENV)/.course-installed-$(shell find Makefile pyproject.toml constraints.txt gradekit -type f -not -path '*/__pycache__/*' -not -name '*.mo' 2>/dev/null | sort | xargs cat | sha256sum | cut -c1-12)
+NOT_FOR_A_COURSE := playwright ruff mypy sphinx
+course-env: $(WHEEL)
+	@if [ -f $(COURSE_VENV)/.installed-stamp ]; then \
+	  echo "course-env: $(COURSE_VENV) is make setup's (gradekit's developers', with the test tools): give another COURSE_VENV=DIR"; \
+	  exit 1; \
+	fi; \
+	if [ -f $(COURSE_STAMP) ]; then exit 0; fi; \
+	set -e; \
+	if [ ! -f $(COURSE_DEPS) ]; then \
+	  rm -rf $(COURSE_VENV); $(PYTHON) -m venv $(COURSE_VENV); \
+	  $(COURSE_VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt "$(CURDIR)/$(WHEEL)[$(COURSE_EXTRAS)]" \
+	    2>&1 | grep -v "^WARNING: Location" || true; \
+	else \
+	  $(COURSE_VENV)/bin/pip install -q --disable-pip-version-check --no-deps --force-reinstall "$(CURDIR)/$(WHEEL)" \
+	    2>&1 | grep -v "^WARNING: Location" || true; \
+	fi; \
+	$(COURSE_VENV)/bin/python -I -c "import gradekit.cli.main, nbgrader"; \
+	$(COURSE_VENV)/bin/python -I -c "import importlib.util as u, sys; found = [m for m in sys.argv[1:] if u.find_spec(m)]; \
+	  sys.exit(f'course-env: test tools, yet in $(COURSE_VENV): {found}' if found else 0)" $(NOT_FOR_A_COURSE); \
+	rm -f $(COURSE_VENV)/.course-installed-*; touch $(COURSE_DEPS) $(COURSE_STAMP); \
+	echo "course-env: $(COURSE_VENV)/bin/gradekit (gradekit[$(COURSE_EXTRAS)], nbgrader)"
 
 # every home useradd makes from now on is its account's alone (Debian's useradd -m makes them 0755, and a
 # classmate could read a notebook duplicated in it); the hub config gradekit hub-config writes makes a home

@@ -192,13 +192,18 @@ class Course:
     def settings_of(self, assignment: str):
         """``assignment``'s settings (:class:`gradekit.settings.AssignmentSettings`): its
         source/<assignment>/assignment.toml over the course's defaults; read once."""
+        found = self._assignment_settings.get(assignment)
+        return found if found is not None else self.reread_settings(assignment)
+
+    def reread_settings(self, assignment: str):
+        """``assignment``'s settings read again from its file (``gradekit serve``, after it changed):
+        what :meth:`settings_of` gives from now on. A file that no longer reads raises its
+        CourseError and leaves the settings read before in place."""
         from gradekit import settings
 
-        found = self._assignment_settings.get(assignment)
-        if found is None:
-            own = [name for name in _settings_class().class_traits(config=True) if name not in settings.BY_NAME]
-            found = settings.load(self.root, require_id("assignment", assignment), self._defaults(), own)
-            self._assignment_settings[assignment] = found
+        own = [name for name in _settings_class().class_traits(config=True) if name not in settings.BY_NAME]
+        found = settings.load(self.root, require_id("assignment", assignment), self._defaults(), own)
+        self._assignment_settings[assignment] = found
         return found
 
     def _defaults(self) -> dict[str, Any]:

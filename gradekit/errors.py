@@ -29,6 +29,8 @@
     StudentCodeError               the student's code raised, hung, crashed or broke the
     ├── SandboxTimeout             protocol (raised on the trusted side by the sandbox client;
     ├── SandboxCrashed             ``failure`` says which, as a CodeFailure)
+    ├── CallbackOverrun            ... called the grader's functions too often, with too much, or
+    │                              for too long (the callback_* limits): stopped, the student's
     └── CallbackFailed             ... raised after a function of the grader's it was given
                                    raised (the grader may be at fault: see below)
 
@@ -146,6 +148,7 @@ class CodeFailure(enum.Enum):
     PROTOCOL = "protocol"  # an answer outside the protocol
     LOST = "lost"  # an object from before the code had to be restarted
     SANDBOX = "sandbox"  # the sandbox stopped answering
+    LIMIT = "limit"  # it went past a limit on calling the grader's functions (see CallbackOverrun)
 
 
 class StudentCodeError(Exception):
@@ -178,6 +181,7 @@ _KIND_NAMES = {
     CodeFailure.PROTOCOL: "ProtocolError",
     CodeFailure.LOST: "Lost",
     CodeFailure.SANDBOX: "SandboxError",
+    CodeFailure.LIMIT: "LimitExceeded",
 }
 
 
@@ -189,6 +193,16 @@ class SandboxTimeout(StudentCodeError):
 class SandboxCrashed(StudentCodeError):
     def __init__(self, failure: CodeFailure, message: str):
         super().__init__(failure, message)
+
+
+class CallbackOverrun(StudentCodeError):
+    """The student's code went past a limit on the grader's functions it was given or that stand in
+    for its own (``callback_calls``, ``callback_size``, ``callback_seconds``): its call was stopped.
+    Those functions run in the grader's process, so the limits keep the student's code from
+    spending the grader's time and memory; an overrun is the student's failure, never the grader's."""
+
+    def __init__(self, message: str):
+        super().__init__(CodeFailure.LIMIT, message)
 
 
 # -- graders ------------------------------------------------------------------------------

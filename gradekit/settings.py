@@ -152,6 +152,41 @@ KEYS: tuple[Key, ...] = (
     Key("cpu_seconds", "limits", "int", 60, "CPU seconds for the student's code, per notebook", unit="s"),
     Key("processes", "limits", "int", 64, "Processes the student's code may run at once"),
     Key("tmpfs", "limits", "int", 64, "MiB of the sandbox's private /tmp", unit="MiB"),
+    Key(
+        "callback_calls",
+        "limits",
+        "int",
+        10_000,
+        "Calls of the grader's functions (a score function, a reference helper) that the student's code may "
+        "make in one call of theirs; one more stops their call",
+    ),
+    Key(
+        "callback_size",
+        "limits",
+        "positive",
+        4.0,
+        "MiB of arguments the student's code may pass in one call of a grader's function (arrays counted as 8 "
+        "bytes an element, an empty dimension as 1); more stops their call",
+        unit="MiB",
+    ),
+    Key(
+        "callback_seconds",
+        "limits",
+        "positive",
+        5.0,
+        "Seconds the grader's functions may spend on what the student's code passed them in one call of "
+        "theirs; a function still running then is cut short and their call stopped",
+        unit="s",
+    ),
+    Key(
+        "callback_memory",
+        "limits",
+        "int",
+        1024,
+        "MiB of memory one call of a grader's function may take, beyond what the grading process holds, on what "
+        "the student's code passed it (a table of a size the student chose); more stops their call",
+        unit="MiB",
+    ),
 )
 BY_NAME: dict[str, Key] = {key.name: key for key in KEYS}
 LIMITS = tuple(key.name for key in KEYS if key.section == "limits")

@@ -225,3 +225,36 @@ def test_the_students_deployment_carries_no_grading_extra():
     assert set(eval(tops)) == {"gradekit", "gradekit-0.1.0.dist-info"}, tops     # no course files
     subprocess.run([str(python), "-I", "-c", "import " + ", ".join(STUDENT_SIDE) + ", jupyterhub, jupyterlab, notebook"],
                    check=True, cwd="/")
+
+
+@pytest.mark.slow
+def test_the_courses_environment_carries_gradekit_and_nbgrader_and_no_test_tool(tmp_path):
+    """`make course-env`: the venv the instructors and the hub's services run -- gradekit from its wheel with
+    the course's extras, nbgrader -- and none of the test tools; made again, it is left as it is; and a
+    .venv that `make setup` made is refused, not replaced."""
+    if os.geteuid() != 0:
+        pytest.skip("built as root here (CI is root): it installs a venv from the pip cache")
+    venv = tmp_path / "course-venv"
+    made = subprocess.run(["make", "-s", "course-env", f"COURSE_VENV={venv}"], cwd=REPO, capture_output=True,
+                          text=True, timeout=900)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert made.stdout.strip().endswith(f"course-env: {venv}/bin/gradekit (gradekit[hub,groups,postgres], nbgrader)")
+    python = venv / "bin" / "python"
+    probe = ("import importlib.util as u, importlib.metadata as m\n"
+             "print([x for x in ('playwright', 'ruff', 'mypy', 'sphinx', 'furo', 'myst_parser') if u.find_spec(x)])\n"
+             "print(sorted(x for x in ('gradekit', 'nbgrader', 'jupyterhub', 'sklearn', 'psycopg') if u.find_spec(x)))\n"
+             "print(sorted({f.split('/')[0] for f in map(str, m.distribution('gradekit').files) if '/' in f and f[:3] != '../'}))")
+    tools, parts, tops = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True,
+                                        check=True, cwd="/").stdout.splitlines()
+    assert tools == "[]", tools
+    assert parts == str(sorted(("gradekit", "nbgrader", "jupyterhub", "sklearn", "psycopg"))), parts
+    assert set(eval(tops)) == {"gradekit", "gradekit-0.1.0.dist-info"}, tops     # no course files
+    for command in ("gradekit", "nbgrader"):
+        assert subprocess.run([str(venv / "bin" / command), "--help"], capture_output=True, cwd="/").returncode == 0
+    again = subprocess.run(["make", "-s", "course-env", f"COURSE_VENV={venv}"], cwd=REPO, capture_output=True,
+                           text=True, timeout=120)
+    assert again.returncode == 0 and again.stdout == "", again.stdout + again.stderr   # up to date: nothing done
+    refused = subprocess.run(["make", "-s", "course-env", f"COURSE_VENV={REPO / '.venv'}"], cwd=REPO,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "is make setup's" in refused.stdout, refused.stdout + refused.stderr
+    assert (REPO / ".venv" / ".installed-stamp").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -31,7 +32,11 @@ def add_parser(sub) -> None:
         "interfaces.csv and state/ into --dir, then print the config",
     )
     p.add_argument("--deploy", default=str(DEPLOY), help=f"make deploy's folder (default: {DEPLOY})")
-    p.add_argument("--gradekit", help="the gradekit the services run (default: this one)")
+    p.add_argument(
+        "--gradekit",
+        help="the gradekit the services run (default: the course's own, .venv/bin/gradekit that make course-env "
+        "built, else this one)",
+    )
     p.add_argument(
         "--ip",
         default="127.0.0.1",
@@ -70,6 +75,15 @@ def _accounts(course) -> list[str]:
     return sorted(identities.account_of(s) or s for s in read.students(course))
 
 
+def _services_gradekit(course) -> Path:
+    """The gradekit the hub's services run, unless --gradekit says: the course's environment (``make
+    course-env``'s .venv, which carries no test tools), else the one running this command."""
+    own = course.root / ".venv"
+    if any(own.glob(".course-deps-*")) and os.access(own / "bin" / "gradekit", os.X_OK):
+        return own / "bin" / "gradekit"
+    return Path(sys.executable).parent / "gradekit"
+
+
 def run(args) -> int:
     from gradekit.errors import UsageError
     from gradekit.handout.exchanges import exchange_of
@@ -88,7 +102,7 @@ def run(args) -> int:
         accounts=_accounts(course),
         folder=Path(args.dir).resolve(),
         deploy=Path(args.deploy).resolve(),
-        gradekit=Path(args.gradekit).absolute() if args.gradekit else Path(sys.executable).parent / "gradekit",
+        gradekit=Path(args.gradekit).absolute() if args.gradekit else _services_gradekit(course),
         ip=args.ip,
         port=args.port,
         hub_port=args.hub_port,

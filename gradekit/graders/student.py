@@ -393,6 +393,8 @@ def describe(name: str, exc: StudentCodeError) -> Text:
             return _("`{name}` is not defined in your notebook").format(name=missing)
     if exc.failure is CodeFailure.RAISED and exc.exc_type == "NotImplementedError":
         return _("`{name}` is not implemented yet (NotImplementedError)").format(name=exc.function or name)
+    if exc.failure is CodeFailure.LIMIT:  # it went past a limit on the grader's functions (CallbackOverrun)
+        return _("`{name}` was stopped: {reason}").format(name=name, reason=exc.message)
     where = f" ({exc.where[-1]})" if exc.where else ""
     return _("calling `{name}` raised {kind}: {message}{where}").format(
         name=name, kind=exc.kind, message=exc.message, where=where

@@ -9,7 +9,9 @@ items, e.g. ``{"mc": [{"id": "q1", "options": [...], "answer": "C"}, ...]}``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from gradekit.qa.rows import Row
@@ -38,6 +40,28 @@ def items_of(params: dict) -> list[dict]:
 
     walk(params)
     return found
+
+
+def choice_graders(graders: Path, params: dict, tests: Iterable[str]) -> dict[str, str]:
+    """The test cells (of ``tests``) whose hidden graders grade multiple-choice items, by how that
+    shows: the grader calls ``check.option``, or names an item of the params by its ``id`` -- read
+    from the graders' text, so that a cell left out of ``choice_cells`` is still seen."""
+    ids = {str(item["id"]) for item in items_of(params) if isinstance(item.get("id"), str) and item["id"]}
+    found: dict[str, str] = {}
+    for test in tests:
+        path = graders / f"{test}.py"
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if _OPTION.search(text):
+            found[test] = "it calls check.option"
+        elif any(f'"{i}"' in text or f"'{i}'" in text for i in ids):
+            found[test] = "it names the params' multiple-choice items"
+    return found
+
+
+_OPTION = re.compile(r"(?<![\w.])(check\.)?option\(")
 
 
 def _is_item(value: Any) -> bool:

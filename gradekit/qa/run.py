@@ -495,14 +495,36 @@ def _diversity_rows(
     answer, handed in as one's own, is right. An answer the same for every student, or shared by
     significantly more than SHARED of the pairs (more than chance beyond it, for a multiple-choice
     cell), fails its row when it is worth more than SHARED_POINTS."""
-    from gradekit.qa.items import items_of
+    from gradekit.qa.items import choice_graders, items_of
 
+    tests = exercise_tests(notebooks)
+    declared = set(qa.settings_of(report.assignment).choice_cells)
+    params = next(iter(variants.values())).params if variants else {}
+    every_test = [t for ts in tests.values() for t in ts]
+    # a cell whose grader grades multiple-choice items but that choice_cells leaves out: judged as one
+    # (chance allowed for), and the author told where to declare it
+    undeclared = {
+        t: how
+        for t, how in choice_graders(qa.graders_dir(report.assignment), params, every_test).items()
+        if t not in declared
+    }
+    settings_file = f"source/{report.assignment}/assignment.toml"
+    for test, how in undeclared.items():
+        report.rows.append(
+            Row(
+                f"{test}: multiple choice, not declared",
+                None,
+                f"{test} grades multiple-choice items ({how}) but is not in choice_cells: declare it in [grading] "
+                f"choice_cells of {settings_file}, so that the class report counts its options and gradekit "
+                "serve hides it until the due date",
+                warn=True,
+            )
+        )
     copies = [(i, t) for i, t in enumerate(tasks) if t.label == COPIED]
     if not copies:
         return
-    tests = exercise_tests(notebooks)
     owned = {t for gid in value_answers(notebooks) for t in tests.get(gid, [])}
-    choice = set(qa.settings_of(report.assignment).choice_cells)
+    choice = declared | set(undeclared)
     items = [item for v in list(variants.values())[:1] for item in items_of(v.params)]
     chance = sum(1 / len(item["options"]) for item in items) / len(items) if items else 0.0
     stats: dict[tuple[str, str], list[float]] = {}  # (test cell, check) -> [right, pairs, worth]
@@ -529,13 +551,19 @@ def _diversity_rows(
             report.rows.append(Row(title, True, share + (f", chance {chance:.0%}" if gid in choice else "")))
             continue
         what = "the same for every student" if same else f"shared by more than {limit:.0%} of pairs"
+        if gid in choice:  # options are few by nature: a larger space is not the cure
+            remedy = (
+                f"give each student more items or options to draw from, or weigh it at most {SHARED_POINTS:g} points"
+                + (f" (and declare it in [grading] choice_cells of {settings_file})" if gid in undeclared else "")
+            )
+        else:
+            remedy = f"draw its numbers from a larger space, or weigh it at most {SHARED_POINTS:g} points"
         if worth > SHARED_POINTS + 1e-9:
             report.rows.append(
                 Row(
                     title,
                     False,
-                    f"{share}: {what}, and worth {worth:.2g} points -- a copied key keeps them: draw its numbers "
-                    f"from a larger space, or weigh it at most {SHARED_POINTS:g} points",
+                    f"{share}: {what}, and worth {worth:.2g} points -- a copied key keeps them: {remedy}",
                 )
             )
         else:

@@ -16,8 +16,16 @@ sandbox, called there by the student's other code. A function of the grader's
 the student's code gets a stub whose calls come back as callbacks, and this side
 runs the grader's function on the plain data they carry (never an object or a
 function of the student's: those are refused as a TypeError in the student's
-code), within the call's deadline. Nothing the worker sends can name anything
-else for this process to run. The grader's own mistakes -- an argument that
+code), within limits of their own: how many calls one call of the student's
+code makes back (``callback_calls``), how large their arguments are
+(``callback_size``) and how long the grader's functions spend on them in all
+(``callback_seconds``: they run in a thread of their own, and one still running
+then is left behind, told to stop), and the memory one may take beyond what
+this process holds (``callback_memory``: the process's address space is capped
+while it runs, so a table of a size the student chose fails to allocate instead
+of filling the machine). Past a limit, the student's call is stopped
+(:class:`~gradekit.errors.CallbackOverrun`, the student's failure). Nothing the
+worker sends can name anything else for this process to run. The grader's own mistakes -- an argument that
 cannot cross, a function of its own that calls the student's code, a result
 that cannot go back -- raise :class:`~gradekit.errors.BoundaryError`, never a
 failure of the student's.
@@ -25,11 +33,17 @@ failure of the student's.
 
 from __future__ import annotations
 
+import contextvars
+import ctypes
 import fcntl
+import math
 import os
+import queue
+import resource
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
@@ -39,6 +53,7 @@ import numpy as np
 from gradekit.errors import (
     BoundaryError,
     CallbackFailed,
+    CallbackOverrun,
     CodeFailure,
     SandboxBroken,
     SandboxCrashed,
@@ -143,6 +158,121 @@ class _Fault:
         return f"{type(self.error).__name__}: {text}"[:500] if text else type(self.error).__name__
 
 
+class _Overrun(Exception):
+    """The student's code went past a limit on the grader's functions (in the ``call``-th call of a
+    map, None for a single call): its call is stopped, its child killed."""
+
+    def __init__(self, message: str, call: int | None):
+        super().__init__(message)
+        self.message, self.call = message, call
+
+
+class _CutShort(BaseException):
+    """Raised in the callback thread, in a grader's function still running past its time: a
+    BaseException, so that the function's own ``except Exception`` does not catch it."""
+
+
+class _Job:
+    __slots__ = ("function", "args", "kwargs", "context", "done", "outcome")
+
+    def __init__(self, function: Callable, args: list, kwargs: dict):
+        self.function, self.args, self.kwargs = function, args, kwargs
+        self.context = contextvars.copy_context()  # the grader's (a Text's language, the timeline)
+        self.done = threading.Event()
+        self.outcome: tuple[bool, Any] = (False, None)
+
+    def run(self) -> None:
+        try:
+            self.outcome = (True, self.context.run(self.function, *self.args, **self.kwargs))
+        except Exception as exc:  # noqa: BLE001 - what the grader's function raised: the caller judges it
+            self.outcome = (False, exc)
+        finally:
+            self.done.set()
+
+
+class _CallbackThread:
+    """The thread the grader's functions run in when the student's code calls them: the grading
+    waits for each at most its time left, and one that runs past it is left behind -- told to stop
+    at its next step of Python (a numpy call it is in finishes first) -- instead of holding the
+    grading up."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name="gradekit-callback", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        try:
+            while (job := self._jobs.get()) is not None:
+                job.run()
+        except _CutShort:
+            pass
+
+    def run(self, function: Callable, args: list, kwargs: dict, timeout: float) -> tuple[bool, Any] | None:
+        """``(True, value)`` or ``(False, what it raised)``; None when it did not finish in ``timeout``
+        (then :meth:`abandon` this thread)."""
+        job = _Job(function, args, kwargs)
+        self._jobs.put(job)
+        return job.outcome if job.done.wait(max(timeout, 0.0)) else None
+
+    def abandon(self) -> None:
+        """Tell the function still running to stop, and this thread to end after it."""
+        ident = self._thread.ident
+        if ident is not None:  # told while it is alive: the None below is what lets it end
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_CutShort))
+        self._jobs.put(None)
+
+
+_GUARD_LOCK = threading.Lock()
+_GUARD: list[Any] = [0, None]  # the grader's functions running under the memory cap, and the limit it replaced
+
+
+def _address_space() -> int:
+    """The bytes of address space this process holds now."""
+    with open("/proc/self/statm", "rb") as fh:
+        return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _cap_memory(cap: int) -> None:
+    """Cap this process's address space (RLIMIT_AS, the soft limit) at ``cap`` bytes (what it
+    holds, plus ``callback_memory``) while a grader's function runs for the student's code: an
+    allocation past it is a MemoryError in that function. Concurrent callers share the first cap."""
+    with _GUARD_LOCK:
+        if _GUARD[0] == 0:
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            if soft != resource.RLIM_INFINITY:
+                cap = min(cap, soft)
+            if hard != resource.RLIM_INFINITY:
+                cap = min(cap, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+            _GUARD[1] = (soft, hard)
+        _GUARD[0] += 1
+
+
+def _uncap_memory() -> None:
+    with _GUARD_LOCK:
+        _GUARD[0] -= 1
+        if _GUARD[0] == 0:
+            resource.setrlimit(resource.RLIMIT_AS, _GUARD[1])
+
+
+def _weight(value: Any) -> int:
+    """The size of a callback's arguments as ``callback_size`` counts them: an array at least 8
+    bytes an element, its empty dimensions counted as 1 (a (10⁶, 0) array is no small argument to
+    a function that makes a table of its rows); a number 8, a string its length."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return max(value.itemsize, 8) * math.prod(max(d, 1) for d in value.shape)
+    if kind is list or kind is tuple:
+        return 8 * len(value) + sum(_weight(v) for v in value)
+    if kind is dict:
+        return sum(8 + len(str(k)) + _weight(v) for k, v in value.items())
+    if kind is str:
+        return len(value)
+    return 8
+
+
 class RemoteMethod:
     def __init__(self, obj: RemoteObject, name: str):
         self.obj, self.name = obj, name
@@ -188,7 +318,11 @@ class Sandbox:
         self.timeouts = 0  # requests the student's code did not answer in time
         self.kills = 0  # children that died or broke the protocol and were killed
         self.faults: list[_Fault] = []  # the grader's functions that raised during the current request
+        self.overruns = 0  # calls stopped for going past a callback limit
         self._answering = False  # a function of the grader's is running for the student's code
+        self._used: dict[int | None, list] = {}  # per call of the current request: [callbacks, their seconds]
+        self._callback_thread: _CallbackThread | None = None
+        self._cap: int | None = None  # the address space the grader's functions run under, this request
 
     # -- the zygote ---------------------------------------------------------------
     def prestart(self) -> None:
@@ -361,6 +495,10 @@ class Sandbox:
             self.kills += 1
             self._end_child(kill=True)
             raise SandboxCrashed(CodeFailure.PROTOCOL, str(exc)) from None
+        except _Overrun as over:
+            self.overruns += 1
+            self._end_child(kill=True)
+            raise CallbackOverrun(over.message) from None
 
     def _not_answering(self) -> None:
         if self._answering:
@@ -396,26 +534,60 @@ class Sandbox:
         if function is None:  # only a forged request names what the grader did not give
             P.send(channel, {"ok": False, "error": {"type": "LookupError", "message": "no such function"}})
             return
+        shown = str(getattr(function, "__name__", None) or name)[:100]
+        limits = self.limits
+        used = self._used.setdefault(call, [0, 0.0])
+        used[0] += 1
+        if used[0] > limits.callback_calls:
+            raise _Overrun(
+                _(
+                    "it called the grader's `{function}` more than {limit} times in one call (an endless loop? "
+                    "the limit is callback_calls)"
+                ).format(function=shown, limit=limits.callback_calls),
+                call,
+            )
         args = P.decode(request.get("args", {"$list": []}), blobs)
         kwargs = P.decode(request.get("kwargs", {"$dict": {}}), blobs)
         if type(args) is not list or type(kwargs) is not dict:
             raise P.ProtocolError("bad callback arguments")
-        shown = getattr(function, "__name__", None) or str(name)
+        size = _weight(args) + _weight(kwargs)
+        if size > limits.callback_size * (1 << 20):
+            raise _Overrun(
+                _(
+                    "it passed the grader's `{function}` {size:.1f} MiB of arguments in one call, more than "
+                    "the {limit:g} MiB allowed (the limit is callback_size)"
+                ).format(function=shown, size=size / (1 << 20), limit=limits.callback_size),
+                call,
+            )
         if _holds_handle(args) or _holds_handle(kwargs):
             message = "it takes arrays, numbers, strings, None and lists, tuples or dicts of them, not your objects"
             P.send(channel, {"ok": False, "error": {"type": "TypeError", "message": message}})
             return
-        self._answering = True
-        try:
-            value = function(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - what the grader's function raised: the student's code sees it
+        outcome = self._run_callback(function, args, kwargs, limits.callback_seconds - used[1], used)
+        if outcome is None:
+            raise _Overrun(
+                _(
+                    "the grader's `{function}` spent over {limit:g} s on what it passed in one call (the limit "
+                    "is callback_seconds)"
+                ).format(function=shown, limit=limits.callback_seconds),
+                call,
+            )
+        ok, value = outcome
+        if not ok and isinstance(value, MemoryError):
+            raise _Overrun(
+                _(
+                    "the grader's `{function}` needed more than {limit} MiB for what it passed in one call (the "
+                    "limit is callback_memory)"
+                ).format(function=shown, limit=limits.callback_memory),
+                call,
+            )
+        if not ok:  # what the grader's function raised: the student's code sees it
+            exc = value
             grader = isinstance(exc, BoundaryError)
-            self.faults.append(_Fault(call, str(shown), exc, grader))
+            self.faults.append(_Fault(call, shown, exc, grader))
             raised = {"type": "RuntimeError" if grader else type(exc).__name__[:100], "message": str(exc)[:1000]}
             P.send(channel, {"ok": False, "error": raised})
             return
-        finally:
-            self._answering = False
         try:
             frame = self._frame({"ok": True}, {"value": value}, {})
         except BoundaryError:
@@ -427,6 +599,31 @@ class Sandbox:
             P.send(channel, {"ok": False, "error": {"type": "RuntimeError", "message": "the grader's function failed"}})
             return
         channel.write(frame)
+
+    def _run_callback(
+        self, function: Callable, args: list, kwargs: dict, seconds: float, used: list
+    ) -> tuple[bool, Any] | None:
+        """The grader's function on the student's arguments, in the callback thread, for at most
+        ``seconds`` (added to ``used``): ``(True, value)``, ``(False, what it raised)``, or None when
+        it ran past them (it is left behind, told to stop)."""
+        runner = self._callback_thread
+        if runner is None or runner.pid != os.getpid():  # none yet, or one of the process this was forked from
+            runner = self._callback_thread = _CallbackThread()
+        self._answering = True
+        started = time.monotonic()
+        if self._cap is None:  # once a request: what this process holds hardly changes between its callbacks
+            self._cap = _address_space() + (self.limits.callback_memory << 20)
+        _cap_memory(self._cap)
+        try:
+            outcome = runner.run(function, args, kwargs, seconds)
+        finally:
+            _uncap_memory()
+            self._answering = False
+            used[1] += time.monotonic() - started
+        if outcome is None:
+            runner.abandon()
+            self._callback_thread = None
+        return outcome
 
     def _judged(self, error: StudentCodeError, call: int | None) -> Exception:
         """What a failed call (of a map: its ``call``-th) raises, given the grader's functions that
@@ -572,7 +769,7 @@ class Sandbox:
         if method:
             header["method"] = True
         values = {"args": list(self._unwrap(tuple(args))), "kwargs": self._unwrap(dict(kwargs or {}))}
-        self.faults = []
+        self.faults, self._used, self._cap = [], {}, None
         try:
             reply, value = self._exchange(header, values, self.limits.call_timeout, reference)
         except StudentCodeError:
@@ -696,7 +893,7 @@ class Sandbox:
 
         cap = limit if stop_at is None else min(limit, stop_at + timeout)
         channel.deadline, channel.renew = min(sent + timeout, cap), renew
-        self.faults = []
+        self.faults, self._used, self._cap = [], {}, None
         try:
             P.write_frame(channel, header, blobs)
             while True:
@@ -731,6 +928,11 @@ class Sandbox:
             failed = self._failed_call(batch, len(chunk), sent, done)
             self._end_child(kill=True)
             error = SandboxCrashed(CodeFailure.PROTOCOL, str(exc))
+        except _Overrun as over:
+            self.overruns += 1
+            failed = over.call if over.call is not None and len(done) <= over.call < len(chunk) else len(done)
+            self._end_child(kill=True)
+            error = CallbackOverrun(over.message)
         finally:
             channel.renew = None
         return done, (None if failed >= len(chunk) else (failed, error))  # all had answered: none failed

@@ -22,3 +22,11 @@ class Limits:
     tmpfs: int = 64  # the sandbox's private /tmp
     file_size: int = 16  # the largest file the student's code may write (no setting)
     open_files: int = 256  # descriptors at once (no setting)
+    # the grader's functions the student's code calls back (they run in the grader's process), per call
+    # of the student's code: how many calls, their arguments' size (MiB, arrays as 8 bytes an element,
+    # an empty dimension as 1), their total time, and the memory one may take beyond what the grading
+    # process has (MiB)
+    callback_calls: int = 10_000
+    callback_size: float = 4.0
+    callback_seconds: float = 5.0
+    callback_memory: int = 1024

@@ -5,7 +5,10 @@ session of its own, so a hub that dies -- SIGKILL, the OOM killer -- leaves them
 holding the course's lock and their ports, and the next hub's services would find both
 taken. :class:`Hub` notices the hub is gone (the service's parent is no longer the process
 that started it) and the service stops as on SIGTERM; :data:`TAKEOVER` is how long the next
-hub's service waits for the lock or the port before it gives up.
+hub's service waits for the lock or the port before it gives up. A service that has not
+stopped :data:`GRACE` seconds after its hub died (still starting, or a page's warm-up still
+running) ends there: what it had taken in is on disk (a ``kill -9`` loses nothing either), and
+the next hub's service must not wait on it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 TAKEOVER = 20.0  # seconds a service waits for what the service of a dead hub still holds
 INTERVAL = 0.5  # seconds between two looks at the parent
+GRACE = 5.0  # seconds a service whose hub died has to stop on its own before it is ended
 
 
 class Hub:
@@ -30,8 +34,11 @@ class Hub:
         """The hub that started this service has died (never true for a process no hub started)."""
         return self.started_by_hub and os.getppid() != self.parent
 
-    def watch(self, on_gone: Callable[[], Any], interval: float = INTERVAL) -> threading.Thread | None:
-        """Call ``on_gone`` (once, from a daemon thread) when the hub dies."""
+    def watch(
+        self, on_gone: Callable[[], Any], interval: float = INTERVAL, grace: float = GRACE
+    ) -> threading.Thread | None:
+        """Call ``on_gone`` (once, from a daemon thread) when the hub dies; end the process if it still
+        runs ``grace`` seconds later."""
         if not self.started_by_hub:
             return None
 
@@ -40,6 +47,8 @@ class Hub:
             while not stop.wait(interval):
                 if self.gone():
                     on_gone()
+                    if not stop.wait(grace):
+                        os._exit(0)
                     return
 
         thread = threading.Thread(target=look, name="gradekit-hub-watch", daemon=True)

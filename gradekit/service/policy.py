@@ -44,6 +44,18 @@ class Policy:
             hidden=s.visibility().names,
         )
 
+    def changes(self, before: Policy) -> str:
+        """What differs from ``before``, in one line ("" when nothing does)."""
+        parts = []
+        for name in ("attempts", "min_interval", "counts", "before_due"):
+            old, new = getattr(before, name), getattr(self, name)
+            if old != new:
+                parts.append(f"{name} {old!r} -> {new!r}")
+        if self.hidden != before.hidden:
+            shown = lambda names: ", ".join(sorted(names)) or "nothing"  # noqa: E731
+            parts.append(f"hidden until the due date: {shown(before.hidden)} -> {shown(self.hidden)}")
+        return "; ".join(parts)
+
     def held_parts(self, course, assignment: str) -> list[tuple[str, float]]:
         """What this policy hides of ``assignment`` before its due date, each part with its points: a
         notebook whole ("quiz"), or a cell of one ("lab/test_concepts")."""

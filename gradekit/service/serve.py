@@ -45,12 +45,23 @@ from gradekit.service import attempts
 from gradekit.service.policy import Policy
 from gradekit.service.queues import Queues, Waiting
 from gradekit.service.session import GradingSession
+from gradekit.settings import SETTINGS_FILE
 
 READY_WAIT = 60.0  # seconds to wait at start for an exchange that is itself starting (a hub's service)
+SETTINGS_EVERY = 2.0  # seconds between looks at whether an assignment's settings file changed
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells a file changed (inode, size, modification time), or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 class Service:
@@ -69,6 +80,8 @@ class Service:
         self.out = out or sys.stdout
         self.stop = threading.Event()
         self._policies = {assignment: Policy.of(course, assignment) for assignment in assignments}
+        now = time.monotonic()
+        self._settings_seen = {a: (_stamp(course.source_of(a) / SETTINGS_FILE), now) for a in assignments}
         self.exchange = exchange or exchange_of(course)
         self.session = GradingSession(course, assignments, options)
         self.queues = Queues(newest_only=frozenset(a for a, p in self._policies.items() if p.min_interval > 0))
@@ -77,29 +90,54 @@ class Service:
         self._dues: dict[str, tuple[dt.datetime | None, float]] = {}
 
     def policy(self, assignment: str) -> Policy:
-        """``assignment``'s live-grading policy: its settings, read at the start (gradekit.settings)."""
+        """``assignment``'s live-grading policy: its settings (gradekit.settings), read at the start
+        and again whenever its assignment.toml has changed (looked at every SETTINGS_EVERY seconds):
+        a change applies from the next hand-in on, with a line saying so; a file that no longer
+        reads leaves the policy in force, with a line naming what is wrong."""
+        stamp, looked = self._settings_seen[assignment]
+        now = time.monotonic()
+        if now - looked >= SETTINGS_EVERY:
+            path = self.course.source_of(assignment) / SETTINGS_FILE
+            current = _stamp(path)
+            self._settings_seen[assignment] = (current, now)
+            if current != stamp:
+                self._reread(assignment)
         return self._policies[assignment]
+
+    def _reread(self, assignment: str) -> None:
+        where = f"source/{assignment}/{SETTINGS_FILE}"
+        try:
+            self.course.reread_settings(assignment)
+            policy = Policy.of(self.course, assignment)
+        except CourseFailure as exc:
+            self.say(f"{exc} -- the settings read before stay in force until it is fixed")
+            return
+        before, self._policies[assignment] = self._policies[assignment], policy
+        changed = policy.changes(before)
+        self.say(f"{where} read again: {changed or 'nothing changed for gradekit serve'}")
+        throttled = frozenset(a for a, p in self._policies.items() if p.min_interval > 0)
+        self.queues.newest_only = throttled
 
     # -- the command --------------------------------------------------------------------------
     def run(self) -> int:
         # a plain flag: a handler that took a lock (Event.set) could interrupt the main thread holding it
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
+        from gradekit.service.lifetime import TAKEOVER, Hub
+
+        hub = Hub()  # started by a hub: stop when it dies (even while starting); wait for a dead hub's service
+        hub.watch(self._on_hub_gone)
         problem = self.exchange.ready(wait=READY_WAIT)
         if problem:
             raise UsageError(problem)
-        from gradekit.service.lifetime import TAKEOVER, Hub
-
-        hub = Hub()  # started by a hub: stop when it dies; wait for the lock of a dead hub's service
         wait = TAKEOVER if hub.started_by_hub else 0.0
         with self.course.lock("serve", wait), self.course.lock("autograde", wait):
             self._start()
             try:
                 while not self._stopping:
                     self._step()
-                    if hub.gone():
-                        self.say("stopping: the hub that started this service has died")
-                        break
+                if self._hub_gone:
+                    self.say("stopping: the hub that started this service has died")
             finally:
                 self.stop.set()
                 self._close()
@@ -107,9 +145,13 @@ class Service:
         return 0
 
     _stopping = False
+    _hub_gone = False
 
     def _on_signal(self, signum, frame) -> None:
         self._stopping = True
+
+    def _on_hub_gone(self) -> None:
+        self._hub_gone = self._stopping = True
 
     def say(self, line: str) -> None:
         print(f"{_now():%H:%M:%S} {line}", file=self.out, flush=True)

@@ -230,6 +230,87 @@ def test_the_whole_table_is_caught_by_the_counting_score_function(graded):
         assert not _failed(results[student], "test_blockwise_attention")
 
 
+# -- hostile callers of the grader's score function ------------------------------------------------
+
+# blockwise_attention written to harm the grader: the score function it is given is the grader's
+# (it runs in the grader's process); what each does, and what its feedback says
+HOSTILE = {
+    "floods": ("""
+def blockwise_attention(Q, K, V, block, score):
+    while True:                       # the grader's score, called back without end, failures swallowed
+        try:
+            score(Q, K[:block])
+        except Exception:
+            pass
+""", "more than 10000 times in one call"),
+    "huge": ("""
+def blockwise_attention(Q, K, V, block, score):
+    big = np.zeros((2000, 1000))      # 15 MiB of arguments
+    return score(big, big)
+""", "MiB of arguments in one call, more than the 4 MiB allowed"),
+    "table": ("""
+def blockwise_attention(Q, K, V, block, score):
+    rows = np.ones((20000, 2))        # 0.6 MiB of arguments, a 3 GiB table of scores
+    return score(rows, rows)
+""", "needed more than 1024 MiB for what it passed"),
+    "nested_object": ("""
+class Box:
+    pass
+
+def blockwise_attention(Q, K, V, block, score):
+    return score([{"q": [Box()]}], K)
+""", "not your objects"),
+}
+BLOCKWISE = {"test_blockwise_attention", "test_blockwise_score"}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile") / "course"
+    root.mkdir()
+    shutil.copy2(REPO / "nbgrader_config.py", root)
+    for part in ("source", "autograder", "solutions"):
+        shutil.copytree(REPO / part / ASSIGNMENT, root / part / ASSIGNMENT,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(_empty_gradebook(), root / "gradebook.db")
+    course = CourseDir(root)
+    course.add_students(*HOSTILE)
+    assert course.cli("generate", ASSIGNMENT) == 0
+    for student, (source, _) in HOSTILE.items():
+        out = root / "keys" / student
+        write_answer_key(course.course, ASSIGNMENT, student, out)
+        key = nbformat.read(str(out / f"{NOTEBOOK}.ipynb"), as_version=4)
+        folder = root / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nbformat.write(with_solutions(key, {"blockwise_attention": source}), str(folder / f"{NOTEBOOK}.ipynb"))
+    assert course.cli("autograde", ASSIGNMENT, "--jobs", "2") == 0
+    from gradekit.results import iter_results
+
+    return {r.student: r for r in iter_results(course.course, ASSIGNMENT, list(HOSTILE))}
+
+
+@pytest.mark.parametrize("student", list(HOSTILE))
+def test_a_hostile_caller_of_the_graders_function_loses_its_exercise_only(hostile, student):
+    """Each is stopped by a callback limit (or refused its own objects): its two blockwise cells
+    score zero, with one line naming what it did -- the student's failure, never a grader error --
+    and every other exercise of the hand-in is graded as the answer key it otherwise is."""
+    result = hostile[student]
+    assert result.error is None and result.notebooks[0].error is None
+    assert set(_lost(result)) == BLOCKWISE
+    said = []
+    for cell in result.notebooks[0].cells:
+        if cell.grade_id in BLOCKWISE:
+            assert cell.score == 0
+            messages = [k.message for k in cell.checks if not k.passed]
+            assert messages and all("\n" not in m and "could not check" not in m for m in messages), messages
+            said += messages
+        else:
+            assert cell.score == cell.points, (cell.grade_id, [k.message for k in cell.checks])
+    # (the loop of floods also hangs on its own scaled_dot, which runs in the sandbox: a timeout, after
+    # which its later checks are not run)
+    assert any(HOSTILE[student][1] in m for m in said), said
+
+
 # -- its params ---------------------------------------------------------------------------
 
 PARAMS = _params_module()

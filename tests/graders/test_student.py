@@ -375,6 +375,29 @@ HIGHER_ORDER = textwrap.dedent('''
             return fn(1)
         except Exception as exc:
             return type(exc).__name__ + ": " + str(exc)
+
+    def floods(fn):
+        """a tight loop calling the grader back, every failure swallowed"""
+        while True:
+            try:
+                fn(1.0)
+            except Exception:
+                pass
+
+    def huge(fn):
+        return fn(np.zeros((1000, 1000)))             # 7.6 MiB in one call
+
+    def wide_empty(fn):
+        return fn(np.zeros((10 ** 7, 0)))             # no bytes, ten million rows
+
+    def table(fn, n):
+        return fn(np.ones((n, 1)), np.ones((n, 1)))  # small arguments, an n × n table in the grader
+
+    class Box:
+        pass
+
+    def hands_over_deep_object(fn):
+        return fn([[{"a": [(1, Box())]}]])
 ''')
 
 
@@ -457,12 +480,106 @@ def test_a_hostile_students_function_as_an_argument_is_contained(higher):
 def test_the_students_code_cannot_hand_the_grader_its_own_objects_or_functions(higher):
     student = _student(higher)
     noted = Ran(lambda *a: "ran")
-    for name in ("hands_over_an_object", "hands_over_a_function", "hands_over_nested"):
+    for name in ("hands_over_an_object", "hands_over_a_function", "hands_over_nested", "hands_over_deep_object"):
         with pytest.raises(StudentFailure, match="TypeError: .*not your objects"):
             getattr(student, name)(noted)
     assert noted.calls == []  # the grader's function never ran on anything of theirs
     # ... and what the student's code may catch, it catches: the call goes on
     assert student.swallows(Ran(lambda v: 1 / 0)) == "ZeroDivisionError: in the grader's <lambda>: ZeroDivisionError: division by zero"
+
+
+@pytest.fixture
+def flooded():
+    sb = Sandbox(Limits(cell_timeout=10.0, callback_calls=1000))
+    assert all(r["ok"] for r in sb.run_cells([{"id": "code", "source": HIGHER_ORDER}]))
+    yield sb
+    sb.shutdown()
+
+
+def test_a_callback_flood_is_stopped_and_charged_to_the_student_in_one_line(flooded):
+    """A student's loop calling the grader's function back without end (every failure swallowed):
+    stopped at callback_calls (the grader's function ran exactly that many times), in one line,
+    the student's failure -- not suspected of being the grader's -- and the next call goes on in a
+    fresh child."""
+    from gradekit.grading.harness.plugin import feedback_message, is_grader_error
+
+    student = _student(flooded)
+    score = Ran(lambda v: v)
+    score.__name__ = "score"
+    started = time.monotonic()
+    with pytest.raises(StudentFailure) as failed:
+        student.floods(score)
+    took = time.monotonic() - started
+    message = str(feedback_message(failed.value))
+    assert message == ("`floods` was stopped: it called the grader's `score` more than 1000 times in one call "
+                       "(an endless loop? the limit is callback_calls)"), message
+    assert not is_grader_error(failed.value)
+    assert len(score.calls) == 1000 and flooded.overruns == 1 and flooded.timeouts == 0
+    assert took < flooded.limits.call_timeout, took  # never a hang
+    assert student.apply(student.double, 2) == 4
+
+
+def test_huge_or_wide_callback_arguments_are_refused_before_the_grader_runs(higher):
+    student = _student(higher)
+    noted = Ran(lambda *a: 0.0)
+    with pytest.raises(StudentFailure, match=r"^`huge` was stopped: it passed the grader's `<lambda>` 7\.6 MiB of "
+                                             r"arguments in one call, more than the 4 MiB allowed"):
+        student.huge(noted)
+    with pytest.raises(StudentFailure, match=r"^`wide_empty` was stopped: it passed .* 76\.3 MiB"):
+        student.wide_empty(noted)
+    assert noted.calls == []  # the grader's function never saw them
+    assert student.apply(noted, np.zeros((100, 100))) == 0.0  # an ordinary argument still crosses
+
+
+def test_a_table_the_student_sized_fails_to_allocate_in_the_grader_not_the_machine(higher):
+    """Small arguments (a (n, 1) pair, well under callback_size) that make the grader's own function
+    build an n × n table: with n = 20,000 that is 3 GiB, past callback_memory -- the student's
+    call is stopped, this process is unharmed and its address space limit is back as it was."""
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    student = _student(higher)
+    outer = Ran(lambda q, k: q @ k.T)
+    assert student.table(outer, 3).shape == (3, 3)
+    with pytest.raises(StudentFailure, match=r"^`table` was stopped: the grader's `<lambda>` needed more than 1024 MiB"):
+        student.table(outer, 20_000)
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+    assert np.zeros(50_000_000).nbytes == 400_000_000  # this process allocates as before
+
+
+def test_a_slow_callback_is_cut_short_and_its_thread_stopped():
+    """A grader's function still running at callback_seconds: the student's call is stopped then
+    (not when the function would have ended), and the function is stopped at its next step."""
+    sb = Sandbox(Limits(call_timeout=5.0, cell_timeout=10.0, callback_seconds=0.5))
+    try:
+        assert all(r["ok"] for r in sb.run_cells([{"id": "code", "source": HIGHER_ORDER}]))
+        student = _student(sb)
+        steps = [0]
+
+        def spin(x):
+            while True:
+                steps[0] += 1
+
+        started = time.monotonic()
+        with pytest.raises(StudentFailure, match=r"^`apply` was stopped: the grader's `spin` spent over 0\.5 s"):
+            student.apply(spin, 1)
+        assert time.monotonic() - started < 3.0
+        time.sleep(0.2)
+        seen = steps[0]
+        time.sleep(0.3)
+        assert steps[0] == seen > 0  # the spinning function was told to stop, and stopped
+        assert student.apply(lambda v: v + 1, 1) == 2  # a fresh callback thread
+    finally:
+        sb.shutdown()
+
+
+def test_a_flood_in_one_call_of_a_map_fails_that_call_only(flooded):
+    student = _student(flooded)
+    score = Ran(lambda v: v)
+    results = student.apply.map([call(student.double, 1), call(student.floods, score), call(student.double, 3)])
+    assert results[0] == 2 and results[2] == 6
+    with pytest.raises(StudentFailure, match="was stopped: it called the grader's"):
+        results[1]
 
 
 def test_a_forged_callback_runs_nothing_of_the_graders_it_did_not_give():

@@ -72,7 +72,7 @@ def exchange_course(course_factory, tmp_path):
     return course, root, students
 
 
-def test_exchange_round_trip(exchange_course):
+def test_exchange_round_trip(exchange_course, capsys):
     course, root, students = exchange_course
     outbound = root / "transformers101" / "outbound" / ASSIGNMENT
 
@@ -86,7 +86,10 @@ def test_exchange_round_trip(exchange_course):
         for f in folder.iterdir():
             assert stat.S_IMODE(f.stat().st_mode) == 0o600
     assert course.cli("release", ASSIGNMENT) == 2  # already released: --force to overwrite
+    capsys.readouterr()
     assert course.cli("release", ASSIGNMENT, "--force") == 0
+    said = capsys.readouterr().out.splitlines()[-1]
+    assert said.startswith(f"{ASSIGNMENT}: released 4 personal variants to the nbgrader exchange (4 readable by "), said
 
     # -- `nbgrader list` shows the assignment as released, with the student's own notebook
     listed = students["alice"].nbgrader("list").stderr
@@ -215,10 +218,15 @@ def test_release_feedback_skips_a_resubmission_collected_after_grading(course_fa
     assert step.released_for == {}
 
 
-def test_release_one_student_and_errors(exchange_course):
+def test_release_one_student_and_errors(exchange_course, capsys):
     course, root, students = exchange_course
     # nothing generated: release generates the variants itself
+    capsys.readouterr()
     assert course.cli("release", ASSIGNMENT, "--student", "dave") == 0
+    said = capsys.readouterr().out.splitlines()[-1]
+    if os.geteuid() == 0:   # no Unix account of that name: the releasing account alone reads it
+        assert said == (f"{ASSIGNMENT}: released 1 personal variant to the nbgrader exchange (1 readable by you "
+                        "alone: no account of that name)"), said
     outbound = root / "transformers101" / "outbound" / ASSIGNMENT
     assert [p.name for p in outbound.iterdir()] == ["dave"]
     assert course.cli("release", ASSIGNMENT, "--student", "alice") == 0

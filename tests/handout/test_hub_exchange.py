@@ -45,6 +45,9 @@ LAB, NB7 = tj.LAB, tj.NB7
 PASSWORD = tj.PASSWORD
 GRADEKIT = str(VENV_BIN / "gradekit")
 COURSE = "transformers101"
+# this journey: full feedback at once but for the permutation property, which waits for the due date;
+# no limit on attempts, the best counts (tests/handout/test_jupyterhub.py declares its own)
+SHOWS = tj.Shows(held="test_self_attention_permutation", attempts=0, counts="best")
 
 HUB_CONFIG = '''\
 # JupyterHub as Zero to JupyterHub and DockerSpawner run a course: every student's server the same
@@ -173,6 +176,7 @@ def hub(tmp_path_factory):
         course.generate()
         due = dt.datetime.now(dt.UTC) + dt.timedelta(days=7)
         course.run(str(VENV_BIN / "nbgrader"), "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
+        shows = SHOWS.bind(course, due)
         student_config = base / "student-config"
         course.run(GRADEKIT, "student-config", "--dir", str(student_config))
         store = base / "exchange-store"
@@ -201,7 +205,7 @@ def hub(tmp_path_factory):
                 return sum(len(a["handins"]) for a in json.loads(answer.read())["assignments"])
 
         yield SimpleNamespace(hub=h, course=course, store=store, shared=shared, handins=handins,
-                              student_config=student_config)
+                              student_config=student_config, shows=shows)
     finally:
         if h is not None:
             h.close()
@@ -225,14 +229,14 @@ def test_a_student_in_jupyterlab_on_a_shared_account_reads_a_named_mistake_and_f
     monkeypatch.setattr(tj, "Student", HubStudent)
     timings = tj._journey(browser, hub, LAB, "lab")
     print(json.dumps(timings))
-    hub.hub.wait_for(rf"graded {LAB} {A} attempt 2: (\d+)/\1")
+    hub.hub.wait_for(tj.graded_line(hub, LAB, 2))
 
 
 def test_a_student_in_notebook7_on_the_same_account_does_the_same_in_chinese(hub, browser, monkeypatch):
     monkeypatch.setattr(tj, "Student", HubStudent)
     timings = tj._journey(browser, hub, NB7, "notebook7")
     print(json.dumps(timings))
-    hub.hub.wait_for(rf"graded {NB7} {A} attempt 2: (\d+)/\1")
+    hub.hub.wait_for(tj.graded_line(hub, NB7, 2))
 
 
 def test_the_shared_account_reads_neither_the_exchange_nor_the_course(hub):

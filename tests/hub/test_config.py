@@ -104,3 +104,29 @@ class _Anything:
 
     def __setattr__(self, name, value):
         pass
+
+
+def test_the_services_run_the_courses_own_environment_when_there_is_one(tmp_path):
+    """Without --gradekit, the services' gradekit is the course's .venv that `make course-env` built (no
+    test tools), and only without one the gradekit that runs the command."""
+    course = CourseDir.create(tmp_path / "course", ("alice",))
+    deploy = tmp_path / "deploy"
+    for tool in ("venv/bin/jupyterhub-singleuser", "node_modules/.bin/configurable-http-proxy"):
+        (deploy / tool).parent.mkdir(parents=True, exist_ok=True)
+        (deploy / tool).write_text("#!/bin/sh\n")
+        (deploy / tool).chmod(0o755)
+
+    def services_gradekit() -> str:
+        proc = subprocess.run([str(VENV_BIN / "gradekit"), "hub-config", "--instructors", "prof", "self_attention",
+                               "--deploy", str(deploy)], cwd=course.root, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        return re.search(r'^GRADEKIT = "(.*)"', proc.stdout, re.M).group(1)
+
+    assert services_gradekit() == str(VENV_BIN / "gradekit")
+    own = course.root / ".venv" / "bin" / "gradekit"
+    own.parent.mkdir(parents=True)
+    own.write_text("#!/bin/sh\n")
+    own.chmod(0o755)
+    assert services_gradekit() == str(VENV_BIN / "gradekit")     # a .venv, but not make course-env's
+    (course.root / ".venv" / ".course-deps-0123456789ab").touch()
+    assert services_gradekit() == str(own)

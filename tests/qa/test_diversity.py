@@ -60,3 +60,19 @@ def test_a_multiple_choice_answer_is_flagged_only_beyond_what_chance_explains():
     assert binomial_tail(30, 120, 0.30) > 0.5              # 25% of 120 pairs: chance
     assert binomial_tail(60, 120, 0.30) < 0.01             # 50% of 120 pairs: more than chance
     assert binomial_tail(0, 10, 0.3) == pytest.approx(1.0)
+
+
+def test_a_grader_of_multiple_choice_items_is_seen_from_its_text(tmp_path):
+    from gradekit.qa.items import choice_graders
+
+    params = {"mc": [{"id": "mc_cost", "options": ["a", "b", "c"], "answer": "B"}], "n": 3}
+    (tmp_path / "test_concepts.py").write_text("def test(student, params):\n    check.option(student['x'], i, what='x')\n")
+    (tmp_path / "test_mine.py").write_text("from gradekit.graders.check import option\n\ndef test(s):\n    option(s, i, what='q')\n")
+    (tmp_path / "test_named.py").write_text("IDS = ['mc_cost']\n")
+    (tmp_path / "test_numbers.py").write_text("def test(s):\n    check.scalar(s['mc_costly'], 1.0, what='n')\n")
+    tests = ["test_concepts", "test_mine", "test_named", "test_numbers", "test_gone"]
+    assert choice_graders(tmp_path, params, tests) == {
+        "test_concepts": "it calls check.option",
+        "test_mine": "it calls check.option",
+        "test_named": "it names the params' multiple-choice items",
+    }

@@ -203,3 +203,31 @@ def test_a_known_mistake_that_gives_the_right_answer_is_listed(new_course):
     assert row.startswith("info “the population deviation” on 5 check(s), such as standardize(x) on"), row
     assert "(3 of 3 variants)" in row, row
 
+
+
+def test_a_multiple_choice_cell_left_out_of_choice_cells_is_told_where_to_declare_it(tmp_path):
+    """long_context's concept checks (check.option) with choice_cells emptied: gradekit check sees
+    they grade multiple-choice items, says to declare them in the assignment's settings, and judges
+    their diversity against chance -- never the advice for numbers ("a larger space")."""
+    root = tmp_path / "course"
+    root.mkdir()
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    for part in ("source", "autograder", "solutions"):
+        shutil.copytree(REPO / part / "long_context", root / part / "long_context",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    settings = root / "source" / "long_context" / "assignment.toml"
+    text = settings.read_text()
+    assert 'choice_cells = ["test_concepts"]' in text
+    settings.write_text(text.replace('choice_cells = ["test_concepts"]', "# choice_cells = []"))
+    proc = _run(root, "check", "long_context", "--students", "2", "--json")
+    assert proc.returncode in (0, 1), proc.stdout[-2000:] + proc.stderr
+    rows = {row["check"]: row for row in json.loads(proc.stdout)["rows"]}
+    told = rows["test_concepts: multiple choice, not declared"]
+    assert told["status"] == "warn"
+    assert told["detail"].startswith("test_concepts grades multiple-choice items (it calls check.option) but is "
+                                     "not in choice_cells: declare it in [grading] choice_cells of "
+                                     "source/long_context/assignment.toml"), told["detail"]
+    concepts = [row for name, row in rows.items() if name.startswith("variant diversity: test_concepts")]
+    assert concepts and all("chance" in row["detail"] or "choice_cells" in row["detail"] for row in concepts), concepts
+    assert not any("larger space" in row["detail"] for row in concepts), concepts
+    assert not any(name.endswith("not declared") for name in rows if not name.startswith("test_concepts"))

@@ -216,3 +216,60 @@ def test_a_spoofed_hand_in_is_refused_by_the_service(klass, tmp_path):
     finally:
         service.stop()
     assert x.course.results(["gkcat"])["gkcat"].score == 20           # the victim keeps their grade
+
+
+def test_the_assignments_settings_drive_serve_and_are_read_again_when_they_change(klass, tmp_path):
+    """attempts and counts from source/<assignment>/assignment.toml, over the course's c.Gradekit.attempts
+    = 4: the best attempt counts, on the page, in the log and in the gradebook; the file changed while the
+    service runs is read again at the next hand-in (one line says what changed); a file that no longer
+    reads leaves the settings in force, with one line naming what is wrong."""
+    x = klass
+    hidden = 'hidden_until_due = ["test_kv_cache", "test_kv_cache_decode"]\n'
+    settings = x.course.root / "source" / A / "assignment.toml"
+    before = settings.read_text()
+    mine = [e for e in _ledger(x) if e.student == "gkcat"]
+    graded_before = len([e for e in mine if e.fate == "graded"])
+    settings.write_text(f'[serve]\n{hidden}attempts = {graded_before + 2}\ncounts = "best"\n')
+    service = Service(x.course, tmp_path / "serve.log")
+    try:
+        first = max(e.attempt for e in mine) + 1
+        _put(x.gkcat, with_solutions(x.course.answer_key("gkcat"), known_sources("mistakes/softmax_wrong_axis")))
+        time.sleep(1.1)
+        x.gkcat.nbgrader("submit", A)
+        _, pages = _fetched(x.gkcat)
+        page = pages[-1].read_text()
+        assert f"attempt {first} of {graded_before + 2}" in page, page[:2000]
+        assert "your best attempt counts: attempt 1 (20 points)" in page, page[:2000]
+        service.wait_for(rf"graded gkcat {A} attempt {first}: 17/20 \(attempt 1 counts\)")
+        assert x.course.results(["gkcat"])["gkcat"].score == 20          # the best, not the last
+        # one attempt fewer, while the service runs: the next hand-in is received and not graded
+        time.sleep(SETTLE)
+        settings.write_text(f'[serve]\n{hidden}attempts = {graded_before + 1}\ncounts = "best"\n')
+        time.sleep(SETTLE)
+        x.gkcat.nbgrader("submit", A)
+        service.wait_for(rf"{A}/assignment.toml read again: attempts {graded_before + 2} -> {graded_before + 1}$")
+        service.wait_for(rf"not graded: gkcat .*all {graded_before + 1} attempts used")
+        # a file that no longer reads: named, and the settings in force stay
+        settings.write_text(f'[serve]\n{hidden}attempts = "many"\n')
+        time.sleep(SETTLE)
+        x.gkcat.nbgrader("submit", A)
+        service.wait_for(r"assignment.toml: \[serve\] attempts must be a whole number of 0 or more, not 'many' -- "
+                         r"the settings read before stay in force until it is fixed")
+        service.wait_for(rf"not graded: gkcat .*all {graded_before + 1} attempts used", count=2)
+        assert x.course.results(["gkcat"])["gkcat"].score == 20
+    finally:
+        settings.write_text(before)
+        assert service.stop() == 0
+    assert not service.left, service.left
+
+
+SETTLE = 2.2  # seconds: gradekit serve looks at an assignment's settings file at most every 2 s; nbgrader
+# names a hand-in by the second
+
+
+def _ledger(x):
+    from gradekit.course import Course
+    from gradekit.intake.ledger import Ledger
+
+    with Ledger(Course.load(x.course.root)) as ledger:
+        return [e for e in ledger.entries(A)]

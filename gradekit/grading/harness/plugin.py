@@ -268,6 +268,8 @@ def feedback_message(exc: BaseException):
         where = f" ({exc.where[-1]})" if exc.where else ""
         if exc.failure is CodeFailure.LOST:
             return _("your object was lost when your code had to be restarted after an earlier failure")
+        if exc.failure is CodeFailure.LIMIT:
+            return _("your code was stopped: {reason}").format(reason=exc.message)
         return _("your code raised {kind}: {message}{where}").format(kind=exc.kind, message=exc.message, where=where)
     if isinstance(exc, pytest.fail.Exception):  # pytest.fail(msg), pytest.raises' "DID NOT RAISE ..."
         return clip(str(exc.msg or "").strip(), 1000) or _("a hidden check failed")

@@ -222,7 +222,7 @@ def _post(url: str, token: str, body: bytes, key: str) -> dict:
 
 def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, window: float, seed: int, label: str,
          db: str = "", kill: bool = False) -> dict:
-    from gradekit.intake.untrusted import pack_zip
+    from gradekit.untrusted import pack_zip
 
     texts = serve_bench.notebooks(root, n, rounds)
     store = root.parent / f"store-{label.replace(' ', '-').replace(',', '')}"

@@ -6,8 +6,9 @@ The folders are the data flow of one assignment (each folder's ``__init__`` maps
     authoring/             release/   handout/      sandbox/   graders/   results.py  gradebook/  pages/
                                       intake/                  grading/                           (qa/, integrity/)
                                                                runners/
-    around them: errors.py, course.py, i18n/, cli/ (one module a verb); atomic.py, timeline.py, imports.py;
-    manual/ for what a person grades (answer groups, rubrics, the grading page)
+    around them: errors.py, course.py, settings.py, untrusted.py (everything a student controls), i18n/,
+    cli/ (one module a verb); atomic.py, timeline.py, imports.py, pool.py; manual/ for what a person
+    grades (answer groups, the grading page)
 
 Glossary -- one word for one thing, and one thing for each word:
 
@@ -42,16 +43,16 @@ Glossary -- one word for one thing, and one thing for each word:
                     answer and its test cell (manual.answers)
     answer group    a question's answers that say the same thing, graded together (manual.groups)
     rubric, item    a question's items, each points and one sentence, taken off full marks, added up
-                    from zero or adjusting the autograder's score (manual.store)
+                    from zero or adjusting the autograder's score (gradebook.rubrics)
     glossary        the course's key terms that answer groups read, autograder/<a>/glossary.toml
     stage           one step of grading a notebook (grading.stages), built with a StageContext
     pipeline        what one grading process holds for one assignment (grading.pipeline.Pipeline)
-    observer        what a watching stage installs to see inside a grading (grading.observe)
+    observer        what a watching stage installs to see inside a grading (graders.observe)
     runner          where submissions are graded: in-process, a local pool, Dask (runners/)
     grading session the runners and recorders autograde and serve both grade on (service.session)
     job, outcome    one submission handed to a runner; its result and what was observed, handed back
     result          one graded submission, as plain typed data (results.SubmissionResult)
-    digest          the hash of what a grading depends on; an equal one means nothing changed (intake.incremental)
+    digest          the hash of what a grading depends on; an equal one means nothing changed (grading.incremental)
     fingerprint     a hashed k-gram of normalised code tokens, for copy detection only (integrity/)
     limits          the sandbox's limits, named as the c.Gradekit settings they come from (sandbox.limits)
     course failure  the course or the machine is broken: the run stops, nothing more is written

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gradekit.errors import CourseError, UsageError
-from gradekit.intake.untrusted import require_id
+from gradekit.untrusted import require_id
 
 SECRET_ENV = "GRADEKIT_SECRET"
 SECRET_FILE = Path(".gradekit") / "secret"

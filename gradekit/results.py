@@ -1,16 +1,23 @@
 """Results: one typed currency from the graders to the gradebook, feedback and report.
 
     SubmissionResult            one student's assignment
-    └── NotebookResult          one notebook
+    └── NotebookResult          one notebook: its title, what grading restored or noticed
         ├── CellRun             how each of the student's code cells ran
-        └── CellResult          one autograded (or manually graded) cell
+        └── CellResult          one autograded (or manually graded) cell: its exercise, the answer graded
             ├── Check           one hidden test: passed or not, and why
             ├── Finding         a known mistake the checks' evidence names
-            └── Relation        how the wrong values relate to the right ones, when none is named
+            ├── Relation        how the wrong values relate to the right ones, when none is named
+            └── RubricItem      an item of a rubric a person gave the answer (gradekit grade)
 
 All of them are plain dataclasses; :meth:`SubmissionResult.to_dict` and
 :meth:`~SubmissionResult.from_dict` turn the whole tree into plain data and back, so a
 result can cross a process boundary (a pool or Dask worker) and be stored as JSON.
+
+A result holds everything a page shows of a grading, so that the feedback pages and the
+class report are functions of results and never reopen a notebook or a store: grading
+fills in the exercise titles (from the assignment's source) and the answers graded (from
+the graded notebook); :mod:`gradekit.gradebook.marks` adds what people decided since --
+manual grades, the late penalty, rubric items.
 
 Every text in a result is English -- the instructor's language, and the
 catalogue names the class report and ``gradekit check`` count -- whatever
@@ -86,6 +93,15 @@ class Relation:
 
 
 @dataclass
+class RubricItem:
+    """One item of a rubric that a person gave an answer (gradekit.gradebook.rubrics): one sentence, and
+    what it did to the score."""
+
+    text: str  # the sentence as the rubric holds it (its translation: SubmissionResult.translations)
+    points: float  # added to the score; negative: taken off (-0.0: an item worth nothing, taken off)
+
+
+@dataclass
 class CellResult:
     grade_id: str
     points: float
@@ -98,6 +114,10 @@ class CellResult:
     findings: list[Finding] = field(default_factory=list)  # every finding; diagnosis is the best-supported one
     relations: list[Relation] = field(default_factory=list)  # what the values show, when nothing is named
     answered: bool = True  # False: a free-text answer left as the stub
+    exercise: str = ""  # the heading the cell sits under in its notebook (gradekit.notebook.exercises); "" none
+    answer: str = ""  # the student's code or text this cell grades, as graded
+    # the items a person gave the answer with a rubric; None: no person graded it with one
+    rubric: list[RubricItem] | None = None
 
     @property
     def passed(self) -> bool:
@@ -118,6 +138,8 @@ class NotebookResult:
     runs: list[CellRun] = field(default_factory=list)
     error: str | None = None  # the notebook could not be graded at all
     late_penalty: float | None = None  # points taken off for lateness (nbgrader's, from the gradebook)
+    title: str = ""  # the notebook's own title ("# ..." in its source); "" none
+    notes: list[str] = field(default_factory=list)  # what grading restored or noticed (tampering put back)
 
     @property
     def score(self) -> float:
@@ -192,12 +214,23 @@ class SubmissionResult:
                         "checks": [Check(**k) for k in c.get("checks", [])],
                         "findings": [Finding(**f) for f in c.get("findings", [])],
                         "relations": [Relation(**r) for r in c.get("relations", [])],
+                        "rubric": None if c.get("rubric") is None else [RubricItem(**i) for i in c["rubric"]],
                     }
                 )
                 for c in nb.get("cells", [])
             ]
             runs = [CellRun(**r) for r in nb.get("runs", [])]
-            notebooks.append(NotebookResult(nb["name"], cells, runs, nb.get("error"), nb.get("late_penalty")))
+            notebooks.append(
+                NotebookResult(
+                    nb["name"],
+                    cells,
+                    runs,
+                    nb.get("error"),
+                    nb.get("late_penalty"),
+                    nb.get("title", ""),
+                    list(nb.get("notes", [])),
+                )
+            )
         rest = {k: v for k, v in data.items() if k != "notebooks"}
         return cls(notebooks=notebooks, **rest)
 

@@ -31,6 +31,12 @@ def test_every_page_exists_with_one_title():
         assert text.startswith("# ") and len(titles) == 1, page
 
 
+def test_the_readme_stays_short():
+    """What it is and for whom, the two commands, a quick start and links: the rest is on the docs site."""
+    lines = (DOCS.parent / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines: move what is past 150 into its page in docs/"
+
+
 def test_images_are_in_their_folder_and_every_link_resolves():
     assert not list(DOCS.glob("*.jpg")) and list((DOCS / "images").glob("*.jpg"))
     for page in [DOCS.parent / "README.md", *DOCS.rglob("*.md")]:

@@ -1,36 +1,40 @@
-"""The package's layout: layers that follow the data flow, no import circles, no course named.
+"""The package's layout: layers of folders that follow the data flow, no import circles, no course named.
 
 gradekit/ is laid out as the flow (template -> variant -> release -> submission ->
 sandbox -> graders -> results -> gradebook / feedback / report). :data:`LAYERS`
-says which home sits where: a module may import modules of its own layer and of
-the layers below, never above. Importing ``a.b.c`` runs ``a/__init__`` and
-``a/b/__init__`` too, so those edges count as well; a package ``__init__`` that
-imports nothing (a docstring map) runs no code and is exempt.
+says where each folder sits (a top-level module counts as a folder of its own): a
+module may import modules of its own folder, of its layer and of the layers below,
+never above; and the folders' own graph has no circle, so no two folders of a layer
+import each other. Importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` too,
+so those edges count as well; a package ``__init__`` that imports nothing (a
+docstring map) runs no code and is exempt.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import defaultdict
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "gradekit"
 
-# lowest first; a module's home is the longest prefix listed (gradekit.sandbox.limits before gradekit.sandbox)
+# lowest first: every folder of gradekit/ ("name/") and every top-level module ("name.py") in one layer
 LAYERS: list[tuple[str, list[str]]] = [
-    ("foundations", ["gradekit", "gradekit.errors", "gradekit.extras", "gradekit.timeline", "gradekit.atomic", "gradekit.imports",
-                     "gradekit.i18n.text", "gradekit.grading.observe", "gradekit.sandbox.limits", "gradekit.runners.pool"]),
-    ("formats", ["gradekit.i18n", "gradekit.i18n.catalogs", "gradekit.notebook", "gradekit.intake.untrusted",
-                 "gradekit.sandbox"]),
-    ("course", ["gradekit.course", "gradekit.settings", "gradekit.results", "gradekit.i18n.languages_csv"]),
-    ("authoring", ["gradekit.authoring", "gradekit.i18n.extract", "gradekit.i18n.cli", "gradekit.i18n.__main__"]),
-    ("release and intake", ["gradekit.release", "gradekit.intake", "gradekit.gradebook"]),
-    ("graders", ["gradekit.graders"]),
-    ("grading", ["gradekit.grading"]),
-    ("runners", ["gradekit.runners"]),
-    ("what people read and hand in", ["gradekit.pages", "gradekit.handout", "gradekit.integrity", "gradekit.qa",
-                                      "gradekit.service", "gradekit.manual"]),
-    ("the hub's web services", ["gradekit.hub"]),
-    ("command line", ["gradekit.cli", "gradekit.__main__"]),
+    ("foundations", ["__init__.py", "errors.py", "extras.py", "atomic.py", "timeline.py", "imports.py", "pool.py"]),
+    ("what every step reads", ["i18n/", "notebook/", "untrusted.py", "results.py"]),
+    ("the sandbox", ["sandbox/"]),
+    ("the course", ["settings.py", "course.py"]),
+    ("what a student hands in, what a grader imports", ["intake/", "graders/"]),
+    ("authoring", ["authoring/"]),
+    ("the gradebook", ["gradebook/"]),
+    ("release", ["release/"]),
+    ("grading", ["grading/"]),
+    ("runners, copy detection", ["runners/", "integrity/"]),
+    ("what people read", ["pages/"]),
+    ("handing out, grading by hand, QA", ["handout/", "manual/", "qa/"]),
+    ("the live service", ["service/"]),
+    ("the hub's web services", ["hub/"]),
+    ("command line", ["cli/", "__main__.py"]),
 ]
 
 # edges that run up the layers on purpose, each with its reason
@@ -94,14 +98,30 @@ def _runs_nothing(module: str, modules: dict[str, Path]) -> bool:
     return all(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) for n in body)
 
 
+def _home(module: str) -> str:
+    """The folder a module sits in ("grading/" for gradekit.grading.harness.entry), or the top-level
+    module itself ("course.py"; "__init__.py" for the package)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "__init__.py"
+    return f"{parts[1]}/" if (PACKAGE / parts[1]).is_dir() else f"{parts[1]}.py"
+
+
 def _layer(module: str) -> int:
-    best, where = -1, None
-    for index, (_, homes) in enumerate(LAYERS):
-        for home in homes:
-            if (module == home or module.startswith(home + ".")) and len(home) > best:
-                best, where = len(home), index
-    assert where is not None, f"{module} has no home in LAYERS"
-    return where
+    home = _home(module)
+    found = [index for index, (_, homes) in enumerate(LAYERS) if home in homes]
+    assert found, f"{module}: its folder {home} is in no layer of LAYERS"
+    return found[0]
+
+
+def _folder_graph(modules: dict[str, Path], graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Folder -> the folders its modules import (edges to a package __init__ that runs nothing left out)."""
+    folders: dict[str, set[str]] = defaultdict(set)
+    for module, targets in graph.items():
+        for target in targets:
+            if _home(target) != _home(module) and not _runs_nothing(target, modules):
+                folders[_home(module)].add(_home(target))
+    return folders
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -170,6 +190,31 @@ def test_every_module_has_a_home_and_imports_only_downwards():
     assert not upward, "imports that run up the layers:\n" + "\n".join(upward)
 
 
+def test_every_folder_sits_in_one_layer():
+    """A layer holds whole folders: none is missing, none is listed twice, none is lifted out by module."""
+    listed = [home for _, homes in LAYERS for home in homes]
+    present = {p.name + ("/" if p.is_dir() else "") for p in PACKAGE.iterdir()
+               if (p.is_dir() and (p / "__init__.py").is_file()) or p.suffix == ".py"}
+    assert sorted(listed) == sorted(set(listed)), "listed twice: " + str(sorted({h for h in listed if listed.count(h) > 1}))
+    assert set(listed) == present, f"missing: {sorted(present - set(listed))}; not in gradekit/: {sorted(set(listed) - present)}"
+
+
+def test_the_folders_import_each_other_one_way():
+    """The folders' graph has no circle: no two folders import each other, within a layer or across."""
+    modules = _modules()
+    folders = _folder_graph(modules, _imports(modules))
+    both = sorted(f"{a} <-> {b}" for a in folders for b in folders[a] if a < b and a in folders.get(b, ()))
+    assert not both, f"folders that import each other: {both}"
+    cycle = _cycle(folders)
+    assert cycle is None, "a circle of folders: " + " -> ".join(cycle)
+
+
+def test_the_folder_graph_sees_a_circle_through_three_folders():
+    graph = _folder_graph({m: Path(m) for m in ("gradekit.a.x", "gradekit.b.y", "gradekit.c")},
+                          {"gradekit.a.x": {"gradekit.b.y"}, "gradekit.b.y": {"gradekit.c"}, "gradekit.c": {"gradekit.a.x"}})
+    assert _cycle(graph) is not None and _cycle({"a/": {"b/"}, "b/": set()}) is None
+
+
 def test_declared_upward_edges_still_exist():
     graph = _imports()
     stale = [f"{a} -> {b}" for a, b in DECLARED if b not in graph.get(a, set())]
@@ -189,13 +234,26 @@ def test_subpackage_inits_run_no_code():
 def test_top_level_is_a_handful():
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "atomic.py", "course.py", "errors.py", "extras.py", "imports.py",
-                   "results.py", "settings.py", "timeline.py"], top
+                   "pool.py", "results.py", "settings.py", "timeline.py", "untrusted.py"], top
 
 
 def test_every_module_says_what_it_owns():
     missing = [str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")
                if p.stat().st_size and ast.get_docstring(ast.parse(p.read_text())) is None]
     assert not missing, f"modules without a docstring: {missing}"
+
+
+def test_every_test_file_the_package_names_exists():
+    """A docstring that points to the test holding a module to something (an oracle, a promise)
+    points to one that is there: seven once named test files that had moved or never existed."""
+    import re
+
+    tests = PACKAGE.parent / "tests"
+    named = {(str(p.relative_to(PACKAGE.parent)), m) for p in PACKAGE.rglob("*") if p.suffix in (".py", ".html", ".tmpl")
+             for m in re.findall(r"\btests/[\w./-]*\w", p.read_text(encoding="utf-8"))}
+    assert named, "the package names no test file: the pattern is broken"
+    missing = sorted(f"{where}: {path}" for where, path in named if not (tests.parent / path).exists())
+    assert not missing, "named but not there: " + "; ".join(missing)
 
 
 def test_the_framework_names_no_course():

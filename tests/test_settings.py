@@ -88,7 +88,7 @@ def test_the_page_before_the_due_date_hides_each_assignments_own_cells(course_fa
         write_answer_key(loaded, assignment, "alice", folder)
         result = Pipeline(loaded, assignment, Options()).grade("alice", folder, tmp_path / assignment / "graded")
         policy = Policy.of(loaded, assignment)
-        written = write_feedback(loaded, result, tmp_path / assignment / "feedback", tmp_path / assignment / "graded",
+        written = write_feedback(loaded, result, tmp_path / assignment / "feedback",
                                  Disclosure(policy.before_due, policy.hidden, "2030-01-01 00:00 UTC"))
         pages[assignment] = {p.stem: p.read_text() for p in written}
     def waits(page: str, gid: str) -> bool:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gradekit.errors import UsageError
-from gradekit.intake.untrusted import is_valid_id
+from gradekit.untrusted import is_valid_id
 
 SKELETON = Path(__file__).resolve().parent / "course_skeleton"
 FILES = {

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from gradekit.course import Course
 from gradekit.errors import UsageError
-from gradekit.intake.untrusted import require_id
+from gradekit.untrusted import require_id
 
 SKELETON = Path(__file__).resolve().parent / "skeleton"
 PARTS = ("source", "autograder", "solutions")

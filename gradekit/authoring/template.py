@@ -43,6 +43,8 @@ from gradekit.notebook.nodes import read as read_notebook
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
 
+    from gradekit.notebook.exercises import Heading
+
 
 def _literal(value: Any) -> str:
     if isinstance(value, (list, tuple)):
@@ -163,6 +165,26 @@ class AssignmentSource:
                         h.update(b"\0" + po.read_bytes())
             digests[(name, language)] = h.hexdigest()
         return digests[(name, language)]
+
+    def headings(self, name: str, language: str = "en") -> tuple[dict[str, Heading], str]:
+        """The exercise heading each graded cell of notebook ``name`` sits under (by grade_id), and the
+        notebook's own title ("" when it has none, or when it is a template), as the source says them
+        in ``language``: each markdown cell as its translation gives it (gradekit.notebook.exercises)."""
+        found = self.__dict__.setdefault("_headings", {})
+        if (name, language) not in found:
+            from gradekit.notebook import exercises
+
+            nb = json.loads(self._frozen[name])
+            if language != "en":
+                translate = self.translator(language)
+                for cell in nb.get("cells", []):
+                    source = cell.get("source", "")
+                    source = "".join(source) if isinstance(source, list) else source
+                    if message_of({**cell, "source": source}):
+                        cell["source"] = translate(source)
+            title = exercises.title(nb) or ""
+            found[(name, language)] = (exercises.headings(nb), "" if "{" in title else title)
+        return found[(name, language)]
 
     def render(self, params: dict, language: str = "en") -> dict[str, NotebookNode]:
         """Every notebook with every cell rendered for these params, in ``language``."""

@@ -67,7 +67,7 @@ def build_variant(
     """``student``'s variant, in ``language`` (default: the language the course sets for them);
     with ``render=False`` its notebooks are rendered when first used (a template error is
     raised then, not here)."""
-    from gradekit.i18n.languages_csv import language_of
+    from gradekit.authoring.languages import language_of
 
     require_id("student", student)
     seed = student_seed(secret if secret is not None else course.secret(), course.course_id, source.name, student)

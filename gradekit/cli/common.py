@@ -34,7 +34,7 @@ def class_of(course: Course, args) -> list[str]:
 def warn_untranslated(course: Course, assignment: str, students: list[str]) -> None:
     """A line on stderr for each language some students read that the assignment's catalog
     leaves (partly) in English."""
-    from gradekit.i18n.languages_csv import untranslated
+    from gradekit.authoring.languages import untranslated
 
     for language, (readers, left) in untranslated(course, assignment, students).items():
         po = f"source/{assignment}/locale/{language}.po"

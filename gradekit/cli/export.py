@@ -27,7 +27,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from gradekit.atomic import atomic_write
-    from gradekit.manual.export import export_csv
+    from gradekit.gradebook.export import export_csv
 
     course = course_of(args)
     text, rows = export_csv(course, args.lms, args.assignment, Path(args.roster) if args.roster else None)

@@ -13,9 +13,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from gradekit.gradebook.marks import marked_results
     from gradekit.pages.feedback import write_class_feedback
 
     course = course_of(args)
-    count = write_class_feedback(course, args.assignment, args.student)
+    count = write_class_feedback(course, args.assignment, marked_results(course, args.assignment, args.student))
     print(f"wrote {count} feedback page(s) in {course.root / 'feedback'}")
     return 0

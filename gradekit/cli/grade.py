@@ -31,12 +31,12 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
+    from gradekit.authoring.languages import default_language
     from gradekit.errors import UsageError
     from gradekit.extras import require
     from gradekit.hub.grading import serve
     from gradekit.i18n.catalogs import languages
-    from gradekit.i18n.languages_csv import default_language
-    from gradekit.intake.untrusted import require_id
+    from gradekit.untrusted import require_id
 
     require("groups", "the grading page's answer groups (gradekit grade)")
     course = course_of(args)

@@ -21,8 +21,8 @@ def run(args) -> int:
     import json
 
     from gradekit.extras import require
-    from gradekit.intake.untrusted import require_id, shown
     from gradekit.manual import answers, glossary, groups
+    from gradekit.untrusted import require_id, shown
 
     require("groups", "grouping answers (gradekit groups)")
     course = course_of(args)

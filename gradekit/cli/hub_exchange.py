@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from gradekit import extras
     from gradekit.errors import UsageError
-    from gradekit.intake.untrusted import require_id
+    from gradekit.untrusted import require_id
 
     extras.require("hub", "the hub exchange")
     if args.db.startswith(("postgresql", "postgres:")):

@@ -18,9 +18,9 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import json
 
-    from gradekit.intake.untrusted import require_id
     from gradekit.integrity.detect import detect
     from gradekit.integrity.report import print_table, write_reports
+    from gradekit.untrusted import require_id
 
     course = course_of(args)
     findings = detect(course, args.assignment)

@@ -19,7 +19,7 @@ def run(args) -> int:
     from gradekit.authoring.quickstart import new_course, write_course
     from gradekit.course import Course
     from gradekit.gradebook.roster import import_roster
-    from gradekit.intake.untrusted import require_id
+    from gradekit.untrusted import require_id
 
     require_id("assignment", args.assignment)
     directory = Path(args.directory)

@@ -1,9 +1,11 @@
-"""The marks a student has now: the autograder's, the instructor's manual grades, the late penalties.
+"""The marks a student has now: the autograder's, the instructor's manual grades, the late penalties,
+the rubric items a person gave.
 
-Manual grades and overrides are set in formgrader after autograding; the late
-penalty is nbgrader's. Feedback pages and the class report show a result as
-the gradebook has it now, through :func:`final_marks` (one student) or
-:func:`read_class_marks` (a class, read with plain SQL where it can).
+Manual grades and overrides are set in formgrader or on the grading page after autograding
+(with the rubric items behind them: :mod:`gradekit.gradebook.rubrics`); the late penalty is
+nbgrader's. Feedback pages and the class report show a result as it stands now, and only
+that: :func:`final_marks` (one student), :func:`marked_results` (their class) or
+:func:`read_class_marks` (a class, read with plain SQL where it can) put it into the result.
 """
 
 from __future__ import annotations
@@ -14,22 +16,41 @@ from typing import TYPE_CHECKING
 from gradekit.course import Course
 from gradekit.gradebook import sql_read as roster
 from gradekit.gradebook.connect import api, open_gradebook
+from gradekit.gradebook.rubrics import Item, Rubric, Store, counted, path_of
 from gradekit.gradebook.write import grades_of
 from gradekit.results import SubmissionResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
+    from collections.abc import Iterator
 
     from nbgrader.api import Gradebook
 
+Given = dict[tuple[str, str], list[tuple[Item, str]]]  # (notebook, grade cell) -> [(item, mode)] (Store.given)
 
-def final_marks(gb: Gradebook, result: SubmissionResult) -> SubmissionResult:
-    """``result`` as the gradebook has it now: the instructor's grades and the late penalties.
 
-    Manual grades and overrides set in formgrader after autograding, and
-    nbgrader's late penalty, are the gradebook's; feedback built from the
-    autograder's result alone would miss them.
+def marked_results(course: Course, assignment: str, students: list[str] | None = None) -> Iterator[SubmissionResult]:
+    """The stored results of these students (every student in the gradebook), those graded, each as it
+    stands now (:func:`final_marks`)."""
+    from gradekit.gradebook import read
+    from gradekit.results import iter_results
+
+    course.source_of(assignment)
+    students = read.require_students(course, students) if students else read.students(course)
+    given = rubric_items(course, assignment)
+    with open_gradebook(course) as gb:
+        for result in iter_results(course, assignment, students):
+            yield final_marks(gb, result, given.get(result.student, {}))
+
+
+def final_marks(gb: Gradebook, result: SubmissionResult, given: Given | None = None) -> SubmissionResult:
+    """``result`` as it stands now: the instructor's grades, the late penalties and ``given``, the rubric
+    items a person gave the student (:func:`rubric_items`).
+
+    Manual grades and overrides set after autograding, and nbgrader's late penalty, are the
+    gradebook's; feedback built from the autograder's result alone would miss them.
     """
+    apply_rubric(result, given or {})
     orm = api()
     Notebook, SubmittedNotebook = orm.Notebook, orm.SubmittedNotebook
     try:
@@ -45,6 +66,35 @@ def final_marks(gb: Gradebook, result: SubmissionResult) -> SubmissionResult:
     )
     manual = {key: score for key, (_, score) in grades.items() if score is not None}
     return apply_marks(result, manual, penalties)
+
+
+def rubric_items(course: Course, assignment: str, students: list[str] | None = None) -> dict[str, Given]:
+    """student -> the rubric items a person gave them (nothing when no one graded with a rubric)."""
+    if not path_of(course, assignment).is_file():
+        return {}
+    return Store(course, assignment).given(students)
+
+
+def rubrics(course: Course, assignment: str) -> list[Rubric]:
+    """Every rubric of the assignment, with all its items (nothing when no one graded with a rubric)."""
+    if not path_of(course, assignment).is_file():
+        return []
+    return Store(course, assignment).rubrics()
+
+
+def apply_rubric(result: SubmissionResult, given: Given) -> SubmissionResult:
+    """``result`` with the rubric items each cell got (a cell graded with none: an empty list), each
+    item's sentence in the student's language among its translations."""
+    for nb in result.notebooks:
+        for cell in nb.cells:
+            got = given.get((nb.name, cell.grade_id))
+            if got is None:
+                continue
+            cell.rubric = [counted(item, mode) for item, mode in got]
+            for item, _mode in got:
+                if result.language in item.texts:
+                    result.translations[item.text] = item.texts[result.language]
+    return result
 
 
 def apply_marks(result: SubmissionResult, manual: dict, penalties: dict) -> SubmissionResult:
@@ -67,9 +117,12 @@ class ClassMarks:
     penalties: dict[str, dict] = field(default_factory=dict)  # student -> {notebook: late penalty}
     seconds_late: dict[str, float] = field(default_factory=dict)  # student -> seconds past the due date
     duedate: dt.datetime | None = None
+    given: dict[str, Given] = field(default_factory=dict)  # student -> the rubric items a person gave them
+    rubrics: list[Rubric] = field(default_factory=list)  # every rubric of the assignment, all its items
 
     def apply(self, result: SubmissionResult) -> SubmissionResult:
         """As :func:`final_marks`, from what was read once for the class."""
+        apply_rubric(result, self.given.get(result.student, {}))
         return apply_marks(result, self.manual.get(result.student, {}), self.penalties.get(result.student, {}))
 
 
@@ -82,10 +135,13 @@ def read_class_marks(course: Course, assignment: str) -> ClassMarks:
         roster.recorded(course, assignment),
         roster.duedate(course, assignment),
     )
+    given, every = rubric_items(course, assignment), rubrics(course, assignment)
     if students is None or held is None or due is None:
         with open_gradebook(course) as gb:
-            return class_marks(gb, assignment)
-    marks = ClassMarks(students, duedate=due[0])
+            marks = class_marks(gb, assignment)
+            marks.given, marks.rubrics = given, every
+            return marks
+    marks = ClassMarks(students, duedate=due[0], given=given, rubrics=every)
     for student, rec in held.items():
         manual = {key: grade[1] for key, grade in rec.grades.items() if grade[1] is not None}
         if manual:

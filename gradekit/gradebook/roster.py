@@ -12,7 +12,7 @@ from pathlib import Path
 from gradekit.course import Course
 from gradekit.errors import UsageError
 from gradekit.gradebook.connect import open_gradebook
-from gradekit.intake.untrusted import require_id
+from gradekit.untrusted import require_id
 
 COLUMNS = ("first_name", "last_name", "email", "lms_user_id")
 

@@ -14,7 +14,7 @@ is not one it copies exactly: another database, a student or assignment the
 gradebook does not hold (nbgrader raises its own error), a submission that
 is late (the late-penalty plugin is nbgrader's and the course's), a due date
 or extension it cannot read. Then nbgrader's API writes it.
-tests/test_sqlite_grades.py is the oracle: two gradebooks, one written by
+tests/gradebook/test_sql_write.py is the oracle: two gradebooks, one written by
 nbgrader's API and one by this module, hold the same rows (ids aside, which
 both draw at random) after the same results of both shipped assignments --
 first gradings, regradings, manual grades kept, submissions without notebooks.
@@ -29,8 +29,8 @@ from contextlib import closing
 
 from gradekit.course import Course
 from gradekit.gradebook.sql_read import sqlite_path
-from gradekit.intake.untrusted import timestamp_value
 from gradekit.results import SubmissionResult, grade_writes
+from gradekit.untrusted import timestamp_value
 
 _EPOCH = dt.datetime(1970, 1, 1)
 

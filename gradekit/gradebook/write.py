@@ -23,8 +23,8 @@ from gradekit.course import Course
 from gradekit.errors import GradebookError
 from gradekit.gradebook import sql_read as roster
 from gradekit.gradebook.connect import api, open_gradebook
-from gradekit.intake.untrusted import timestamp_value
 from gradekit.results import SubmissionResult, grade_writes
+from gradekit.untrusted import timestamp_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbgrader.api import Gradebook

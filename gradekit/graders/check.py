@@ -49,7 +49,7 @@ from typing import Any, cast
 import numpy as np
 
 from gradekit.errors import Mismatch
-from gradekit.grading import observe
+from gradekit.graders import observe
 from gradekit.i18n.text import Text, _, join
 
 __all__ = [
@@ -443,7 +443,7 @@ _NO = frozenset({"false", "no", "n", "f", "0", "否", "不", "错", "不会", "�
 
 def _shown(value: Any) -> str:
     """A student's own answer as their feedback quotes it (short, on one line)."""
-    from gradekit.intake.untrusted import shown
+    from gradekit.untrusted import shown
 
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
@@ -543,7 +543,7 @@ def _tol(rtol: float, atol: float) -> tuple[float, float]:
 
 def _audit(mistakes: Mistakes, expected: Any, what: Any, same) -> None:
     """Tell the observers each known mistake whose value here is the right answer: an input on
-    which that mistake cannot be caught (see gradekit.grading.observe)."""
+    which that mistake cannot be caught (see gradekit.graders.observe)."""
     try:
         known = _known(mistakes)
     except Exception:  # noqa: BLE001 - a mistake that cannot be worked out here says nothing

@@ -31,21 +31,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from gradekit.atomic import atomic_write, write_notebooks
+from gradekit.authoring.languages import language_of
 from gradekit.authoring.template import AssignmentSource
 from gradekit.authoring.variant import build_variant
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, GraderError, SubmissionError
+from gradekit.graders.observe import observing
 from gradekit.grading.harness.suite import GraderSuite
-from gradekit.grading.observe import observing
+from gradekit.grading.incremental import assignment_version, submission_digest
 from gradekit.grading.options import Options
 from gradekit.grading.preflight import preflight
 from gradekit.grading.stages import DEFAULT_STAGES, NotebookJob, Stage, StageContext
 from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
-from gradekit.i18n.languages_csv import language_of
 from gradekit.i18n.text import Say
-from gradekit.intake.incremental import assignment_version, submission_digest
-from gradekit.intake.untrusted import (
+from gradekit.notebook.answers import graded_answers
+from gradekit.release.cache import ReleaseCache
+from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
+from gradekit.sandbox.client import Sandbox
+from gradekit.timeline import mark
+from gradekit.untrusted import (
     clip,
     find_notebook,
     folder_listing,
@@ -54,10 +59,6 @@ from gradekit.intake.untrusted import (
     read_timestamp,
     submission_files,
 )
-from gradekit.release.cache import ReleaseCache
-from gradekit.results import RESULTS_FILE, NotebookResult, SubmissionResult
-from gradekit.sandbox.client import Sandbox
-from gradekit.timeline import mark
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode
@@ -217,6 +218,7 @@ class Pipeline:
                 result.notes.append(say(note))
             job = NotebookJob(name, release, path, variant, NotebookResult(name), say=say, tags=frozenset(tags))
             self._run_stages(job)
+            self._describe(job)
             result.notebooks.append(job.result)
             graded[name] = cast("NotebookNode", job.graded)  # Sanitize made it
             if observed is not None and job.observed:
@@ -287,6 +289,27 @@ class Pipeline:
                 )
             if where not in on_key:
                 self._cleared.add((where, seed))
+
+    def _describe(self, job: NotebookJob) -> None:
+        """What a page shows of this notebook besides the grades, into its result: the notebook's
+        title and each cell's exercise, from the source (in English; the student's language into the
+        translations), the answer each cell graded, and what grading restored or noticed."""
+        nb = job.result
+        headings, nb.title = self.source.headings(job.name)
+        nb.notes = list(job.notes)
+        local, local_title = self.source.headings(job.name, job.say.language)
+        if nb.title and local_title and local_title != nb.title:
+            job.say.table[nb.title] = local_title
+        answers = graded_answers(job.graded) if job.graded is not None else {}
+        for cell in nb.cells:
+            cell.answer = answers.get(cell.grade_id, "")
+            heading = headings.get(cell.grade_id)
+            if heading is None:
+                continue
+            cell.exercise = heading.full
+            theirs = local.get(cell.grade_id)
+            if theirs is not None and theirs.full != heading.full:
+                job.say.table[heading.full] = theirs.full
 
     def _run_stages(self, job: NotebookJob) -> None:
         observers = [o for o in (stage.observer(job) for stage in self.stages) if o is not None]

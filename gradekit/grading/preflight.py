@@ -25,9 +25,9 @@ def preflight(course: Course, assignment: str, source=None) -> None:
     when the grading processes collect them, still before any grade is recorded.)
     ``source``: the assignment's already loaded :class:`~gradekit.authoring.template.AssignmentSource`.
     """
+    from gradekit.authoring.languages import default_language, student_languages
     from gradekit.authoring.template import AssignmentSource
     from gradekit.authoring.variant import build_variant
-    from gradekit.i18n.languages_csv import default_language, student_languages
 
     source = source or AssignmentSource.load(course, assignment)
     for language in sorted({default_language(course), *student_languages(course).values()}):

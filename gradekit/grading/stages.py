@@ -18,7 +18,7 @@ is built once per grading process with a :class:`StageContext` -- what a stage m
 use of its grading process: the sandbox, the graders, the limits, the course's
 settings -- and called once per notebook. A stage that watches the grading
 itself (``gradekit check``'s) offers an observer for the notebook
-(:meth:`Stage.observer`, see :mod:`gradekit.grading.observe`) and writes what
+(:meth:`Stage.observer`, see :mod:`gradekit.graders.observe`) and writes what
 it saw into ``job.observed``, which travels beside the result, never in it.
 
 Once a notebook cannot be read, only the stages with ``after_failure = True``
@@ -107,7 +107,7 @@ class Stage:
         self.context = context
 
     def observer(self, job: NotebookJob) -> object | None:
-        """An observer to install while this notebook is graded (see gradekit.grading.observe), or None."""
+        """An observer to install while this notebook is graded (see gradekit.graders.observe), or None."""
         return None
 
     def __call__(self, job: NotebookJob) -> None:  # pragma: no cover - interface

@@ -49,9 +49,9 @@ from traitlets import Bool
 
 from gradekit.errors import SubmissionError
 from gradekit.handout import layout
-from gradekit.intake.untrusted import is_valid_id, parse_timestamp, read_bytes
 from gradekit.results import RESULTS_FILE
 from gradekit.results import load as load_result
+from gradekit.untrusted import is_valid_id, parse_timestamp, read_bytes
 
 
 def student_of(coursedir) -> str:

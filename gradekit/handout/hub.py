@@ -192,7 +192,7 @@ class HubExchange(CourseExchange):
     # -- releases out ---------------------------------------------------------------------------
     def publish(self, assignment: str, force: bool = False, student: str | None = None) -> Released:
         from gradekit.errors import ExchangeFailure
-        from gradekit.intake.untrusted import pack_zip
+        from gradekit.untrusted import pack_zip
 
         base = self.course.root / "release"
         students = (
@@ -307,14 +307,14 @@ class HubExchange(CourseExchange):
 
     @staticmethod
     def unpack(data: bytes) -> dict[str, bytes]:
-        from gradekit.intake.untrusted import HandinLimits, read_handin_zip
+        from gradekit.untrusted import HandinLimits, read_handin_zip
 
         return read_handin_zip(data, HandinLimits(max_bytes=1 << 30, max_files=100_000))
 
     # -- feedback back --------------------------------------------------------------------------
     def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
-        from gradekit.intake.untrusted import RECEIPT_FILE
         from gradekit.pages.feedback import student_copy
+        from gradekit.untrusted import RECEIPT_FILE
 
         try:
             name = json.loads((submission / RECEIPT_FILE).read_text()).get("handin") or ""

@@ -95,7 +95,7 @@ class HubFetchAssignment(GradekitHubExchange, ExchangeFetchAssignment):
     """``nbgrader fetch_assignment``: my own release, from the service."""
 
     def copy_files(self) -> None:
-        from gradekit.intake.untrusted import HandinLimits, read_handin_zip
+        from gradekit.untrusted import HandinLimits, read_handin_zip
 
         assignment = self.coursedir.assignment_id
         dest = self.folder(assignment)
@@ -120,7 +120,7 @@ class HubSubmit(GradekitHubExchange, ExchangeSubmit):
     def copy_files(self) -> None:
         from nbgrader.utils import ignore_patterns
 
-        from gradekit.intake.untrusted import pack_zip
+        from gradekit.untrusted import pack_zip
 
         assignment = self.coursedir.assignment_id
         src = self.folder(assignment)

@@ -209,7 +209,7 @@ def read_submission_secret(*folders: str | Path) -> str | None:
     the first of ``folders`` that has one, read as a file the student wrote (no link followed, at
     most 4 KiB) and as nbgrader reads it (the whole text); None when none has one."""
     from gradekit.errors import SubmissionError
-    from gradekit.intake.untrusted import read_bytes
+    from gradekit.untrusted import read_bytes
 
     for folder in folders:
         try:

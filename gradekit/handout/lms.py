@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 
 from gradekit.course import Course, require_id
 from gradekit.errors import GradekitError, LMSError, SubmissionError
-from gradekit.intake.untrusted import (
+from gradekit.untrusted import (
     ArchiveLimits,
     read_archive_entry,
     read_timestamp,
@@ -236,7 +236,7 @@ def collect_zip(
     """Import an LMS bulk download into submitted/<student>/<assignment>/.
 
     The archive is the students' as much as the LMS's: its entries are checked
-    (:func:`gradekit.intake.untrusted.require_archive_entry`: sizes, compression ratio,
+    (:func:`gradekit.untrusted.require_archive_entry`: sizes, compression ratio,
     paths) and read with a hard cap, whatever their headers claim.
     """
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError

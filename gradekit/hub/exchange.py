@@ -210,7 +210,7 @@ class ReleaseHandler(_Handler):
 
     def put(self, course: str, assignment: str, user: str | None = None) -> None:
         from gradekit.errors import SubmissionError
-        from gradekit.intake.untrusted import HandinLimits, is_valid_id, read_handin_zip
+        from gradekit.untrusted import HandinLimits, is_valid_id, read_handin_zip
 
         self.check_course(course)
         self.require_instructor("release an assignment")
@@ -263,7 +263,7 @@ class HandinsHandler(_Handler):
 
     def post(self, course: str, assignment: str) -> None:
         from gradekit.errors import SubmissionError
-        from gradekit.intake.untrusted import HandinLimits, is_valid_id, read_handin_zip
+        from gradekit.untrusted import HandinLimits, is_valid_id, read_handin_zip
 
         self.check_course(course)
         assert self.caller is not None
@@ -329,7 +329,7 @@ class HandinsHandler(_Handler):
 
 
 def _claimed(raw: bytes | None) -> dt.datetime | None:
-    from gradekit.intake.untrusted import parse_utc
+    from gradekit.untrusted import parse_utc
 
     text = (raw or b"").decode("utf-8", "replace").strip()
     if not text or len(text) > 256:

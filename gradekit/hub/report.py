@@ -29,7 +29,7 @@ from typing import Any
 from tornado import web
 
 from gradekit.errors import GradekitError
-from gradekit.intake.untrusted import require_id
+from gradekit.untrusted import require_id
 
 REFRESH = 30.0  # seconds a report is shown before it is written again from the gradebook
 _FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(html|json|csv)$")

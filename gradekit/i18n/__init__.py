@@ -2,8 +2,10 @@
 
     text.py       _("..."), Text, Say (grading stores English, notes the translation), View (a page shows it)
     catalogs.py   the gettext catalogs: gradekit/locale/<lang>.po, source/<assignment>/locale/<lang>.po
-    languages_csv.py  languages.csv: which student reads which language (language_of)
-    extract.py    the message ids of gradekit and of an assignment (Babel), and updating a catalog
+    cli.py        ``python -m gradekit.i18n compile``: the stale catalogs compiled (what ``make`` runs)
+
+Which student reads which language is the course's (:mod:`gradekit.authoring.languages`);
+the message ids an author translates are :mod:`gradekit.authoring.translation`.
 
 A grader marks a text for translation with ``_``::
 

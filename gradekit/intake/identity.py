@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradekit.errors import CourseError
-from gradekit.intake.untrusted import is_valid_id
+from gradekit.untrusted import is_valid_id
 
 
 @dataclass

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradekit.intake.identity import Identities, account_name
-from gradekit.intake.untrusted import is_valid_id, parse_utc
+from gradekit.untrusted import is_valid_id, parse_utc
 
 MAX_BYTES = 100 << 20  # a submission larger than this is not read
 IMPERSONATION = "handed in under another student's name"

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from gradekit.intake import receipts
 from gradekit.intake.inbound import IMPERSONATION, Handin
-from gradekit.intake.untrusted import RECEIPT_FILE
+from gradekit.untrusted import RECEIPT_FILE
 
 LEDGER = Path(".gradekit") / "handins.db"
 KEPT = Path(".gradekit") / "handins"  # what each hand-in held at its first sight: <assignment>/<name>@<inode>/

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, cast
 
 from gradekit.errors import SubmissionError
 from gradekit.i18n.text import _
-from gradekit.intake.untrusted import read_bytes
 from gradekit.notebook.cells import grade_id, is_editable, is_test
 from gradekit.notebook.nodes import from_dict, new_cell, new_notebook
+from gradekit.untrusted import read_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from nbformat import NotebookNode

@@ -48,9 +48,9 @@ from dataclasses import dataclass, field
 
 from gradekit.course import Course
 from gradekit.errors import UsageError
-from gradekit.intake.untrusted import is_plain_folder, submitted_students
 from gradekit.integrity import code, variants
 from gradekit.integrity.material import Handed, Personal, Reader
+from gradekit.untrusted import is_plain_folder, submitted_students
 
 
 @dataclass
@@ -223,7 +223,7 @@ def _assigning(mine: Handed, key, names: set) -> dict:
 
 def read_class(reader: Reader, students: list[str], jobs: int = 0) -> tuple[dict[str, Personal], dict[str, Handed]]:
     """Every student's variant and submission, in worker processes for a large class."""
-    from gradekit.runners.pool import fork_map
+    from gradekit.pool import fork_map
 
     jobs = jobs or min(os.cpu_count() or 1, max(1, len(students) // 100))
     if jobs == 1:

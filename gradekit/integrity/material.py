@@ -38,9 +38,9 @@ from gradekit.authoring.variant import build_variant
 from gradekit.course import Course
 from gradekit.errors import SubmissionError
 from gradekit.intake.submission import MAX_NOTEBOOK_BYTES, read_notebook
-from gradekit.intake.untrusted import find_notebook, read_bytes, submission_files
 from gradekit.integrity.fingerprints import all_kgrams, fingerprint
 from gradekit.release.stripper import Stripper
+from gradekit.untrusted import find_notebook, read_bytes, submission_files
 
 ADDED = "(added cells)"  # the unit of the code cells a student added to a notebook
 MAX_OUTPUT_CHARS = 200_000  # of saved outputs read per notebook

@@ -1,8 +1,8 @@
 """What ``gradekit integrity`` shows: a terminal table, ``integrity.json`` and ``integrity.html``.
 
 Everything a student wrote (code, answers, file names in error messages) goes
-through :mod:`gradekit.intake.untrusted` (control characters and bidi overrides
-replaced) and is escaped: rich markup with :func:`~gradekit.intake.untrusted.for_rich`,
+through :mod:`gradekit.untrusted` (control characters and bidi overrides
+replaced) and is escaped: rich markup with :func:`~gradekit.untrusted.for_rich`,
 HTML with :func:`html.escape`. The HTML page is one self-contained file (inline CSS, no
 scripts, nothing fetched).
 """
@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from gradekit.atomic import atomic_write
-from gradekit.intake.untrusted import for_rich, shown
+from gradekit.untrusted import for_rich, shown
 
 _CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}

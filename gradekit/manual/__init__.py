@@ -7,5 +7,4 @@ answers.py    what each student handed in for a cell, and their context (numbers
 store.py      the rubrics, the items each answer got, the groups as a person left them, the undo log
 marks.py      an answer's score from its items, written into nbgrader's gradebook as manual grades
 server.py     ``gradekit grade``: the grading page on 127.0.0.1 (or as a JupyterHub service)
-export.py     ``gradekit export --format canvas|moodle``: the gradebook's totals as each LMS imports them
 """

@@ -9,7 +9,7 @@
     ├── move(cell, students, to) / merge(cell, a, b) split a group, move an answer, merge two groups
     └── undo(session)                               the session's last change, taken back
 
-Each change is one store transaction (:meth:`gradekit.manual.store.Store.change`) in which
+Each change is one store transaction (:meth:`gradekit.gradebook.rubrics.Store.change`) in which
 the scores of every answer it touches are computed from the new state and written into
 the gradebook: editing an item rewrites the grade and comment of everyone who has it.
 """
@@ -20,9 +20,9 @@ from collections.abc import Iterable
 
 from gradekit.course import Course
 from gradekit.errors import UsageError
+from gradekit.gradebook.rubrics import Store, require_mode
 from gradekit.manual import answers as answers_mod
 from gradekit.manual.marks import GradebookWriter
-from gradekit.manual.store import Store, require_mode
 
 
 class Desk:
@@ -49,7 +49,7 @@ class Desk:
 
     def languages(self) -> dict[str, str]:
         if self._languages is None:
-            from gradekit.i18n.languages_csv import student_languages
+            from gradekit.authoring.languages import student_languages
 
             self._languages = dict(student_languages(self.course))
         return self._languages

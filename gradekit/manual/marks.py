@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from gradekit.course import Course
 from gradekit.errors import GradebookError
 from gradekit.gradebook.connect import api, open_gradebook
-from gradekit.manual.store import ADJUST, Item, comment, score
+from gradekit.gradebook.rubrics import ADJUST, Item, counted, score
 
 
 class GradebookWriter:
@@ -135,3 +135,10 @@ class GradebookWriter:
                 ):
                     out[ids[gid]] = (manual, auto)
             return out
+
+
+def comment(items: list[Item], language: str, mode: str) -> str:
+    """The comment a student reads in nbgrader's feedback and formgrader: one line per item."""
+    from gradekit.pages.look import signed_points
+
+    return "\n".join(f"{signed_points(counted(i, mode).points)}: {i.sentence(language)}" for i in items)

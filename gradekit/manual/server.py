@@ -24,9 +24,9 @@ import threading
 
 from gradekit.course import Course
 from gradekit.errors import UsageError
+from gradekit.gradebook.rubrics import score
 from gradekit.i18n import _
 from gradekit.manual.actions import Desk
-from gradekit.manual.store import score
 
 # every label of the page, in gradekit's catalog (gradekit/locale/<lang>.po)
 LABELS = {
@@ -216,8 +216,8 @@ class GradingApp:
         return {"group": gid, "size": len(members), "offset": offset, "members": out}
 
     def context(self, student: str) -> dict:
-        from gradekit.intake.untrusted import require_id
         from gradekit.manual.answers import context
+        from gradekit.untrusted import require_id
 
         require_id("student", student)
         with self._lock:

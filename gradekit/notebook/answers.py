@@ -1,4 +1,5 @@
-"""Which test cells grade which answer cells, and which answers are values rather than code.
+"""Which test cells grade which answer cells, what each graded cell grades, and which answers are
+values rather than code.
 
 An answer cell (nbgrader's solution cell) is graded by the test cells after it,
 up to the next answer cell. Its answer is a *value* -- a number, a word, an
@@ -16,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gradekit.notebook.cells import grade_id, is_solution, is_test
+from gradekit.notebook.cells import grade_id, is_graded, is_solution, is_test
 
 _EXPRESSION = re.compile(r"\{\{.*?\}\}", re.S)
 _STATEMENT = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.S)
@@ -44,6 +45,24 @@ def exercise_tests(notebooks: Mapping[str, Any]) -> dict[str, list[str]]:
                 out.setdefault(current, [])
             elif is_test(cell) and gid and current is not None:
                 out[current].append(gid)
+    return out
+
+
+def graded_answers(nb: Any) -> dict[str, str]:
+    """Each graded cell's grade_id -> the answer it grades, as ``nb`` holds it: a graded answer cell's
+    own source; a test cell's, the source of the last ungraded answer cell before it."""
+    out: dict[str, str] = {}
+    last = None
+    for cell in _cells(nb):
+        gid = grade_id(cell)
+        if is_solution(cell) and not is_graded(cell):
+            last = _source(cell)
+        elif gid is None:
+            continue
+        elif is_solution(cell):
+            out[gid] = _source(cell)
+        elif is_graded(cell) and last is not None:
+            out[gid] = last
     return out
 
 

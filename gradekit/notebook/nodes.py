@@ -17,7 +17,7 @@ another format, or one whose cell ids nbformat's validation would replace
 :func:`new_notebook`, :func:`new_cell` and :func:`new_stream_output` are
 nbformat.v4's constructors without validating what they build (valid by
 construction; the grading stages build several per submission).
-tests/test_notebooks.py holds :func:`read` to ``nbformat.read`` on every
+tests/notebook/test_nodes.py holds :func:`read` to ``nbformat.read`` on every
 shipped notebook and on notebooks that reach each rule, and the constructors
 to nbformat's.
 """

@@ -1,31 +1,33 @@
-"""Feedback pages: one HTML file per student and notebook.
+"""Feedback pages: one HTML file per student and notebook, a function of the student's result.
 
 At the top, the score, summed up with one line per exercise. Then, for each
 graded cell, titled by its exercise (the notebook's heading before it, the
 grade id small beside it): passed or failed, the points, the likely mistake or
-what the wrong values show, and for every failed hidden check what was checked
-and how the result differed -- the graders' messages, which never include the
-expected arrays; the checks that only differ in value are one line, with their
-cases in a short list (:mod:`gradekit.grading.lines`). A free-text answer left as
-handed out reads "not answered". Problems running the student's own cells and
-any restored tampering are listed too. The pages share the class report's
+what the wrong values show, the rubric items a person gave, and for every failed
+hidden check what was checked and how the result differed -- the graders' messages,
+which never include the expected arrays; the checks that only differ in value are
+one line, with their cases in a short list (:mod:`gradekit.grading.lines`). A free-text
+answer left as handed out reads "not answered". Problems running the student's own
+cells and any restored tampering are listed too. The pages share the class report's
 look (:mod:`gradekit.pages.look`); they link to the student's other notebooks and
 up to the assignment's class report.
 
+Everything a page shows is in the result (:mod:`gradekit.results`): the titles and
+the answers graded are put there by grading, the manual grades, late penalty and rubric
+items by :mod:`gradekit.gradebook.marks`; a page never reopens a notebook or a store,
+so it cannot disagree with the gradebook.
+
 A page is in the student's language (``SubmissionResult.language``): its own
-texts through the catalogs, the graders' texts through the translations the
-result carries (:class:`gradekit.i18n.text.View`), the exercise titles from the
-notebook as the student received it.
+texts through the catalogs, everything the result holds through the translations
+it carries (:class:`gradekit.i18n.text.View`).
 """
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-
-import nbformat
 
 from gradekit.atomic import atomic_write
 from gradekit.course import Course
@@ -34,27 +36,17 @@ from gradekit.grading.lines import Differing, grouped
 from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
 from gradekit.i18n.text import View
-from gradekit.notebook import exercises as sections
-from gradekit.notebook.cells import is_graded, is_solution
+from gradekit.notebook.exercises import short
 from gradekit.pages import look as page
 from gradekit.results import CellResult, NotebookResult, SubmissionResult
 
 
-def write_class_feedback(course: Course, assignment: str, students: list[str] | None = None) -> int:
-    """``gradekit feedback``: the pages of every graded student (or these), with the gradebook's
-    final marks; returns how many pages were written."""
+def write_class_feedback(course: Course, assignment: str, results: Iterable[SubmissionResult]) -> int:
+    """``gradekit feedback``: the pages of each of ``results`` (each as it stands now:
+    :func:`gradekit.gradebook.marks.marked_results`); returns how many pages were written."""
     from gradekit.errors import UsageError
-    from gradekit.gradebook import read
-    from gradekit.gradebook.connect import open_gradebook
-    from gradekit.gradebook.marks import final_marks
-    from gradekit.results import iter_results
 
-    course.source_of(assignment)
-    students = read.require_students(course, students) if students else read.students(course)
-    count = 0
-    with open_gradebook(course) as gb:
-        for result in iter_results(course, assignment, students):
-            count += len(write_feedback(course, final_marks(gb, result)))
+    count = sum(len(write_feedback(course, result)) for result in results)
     if count == 0:
         raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde` first")
     return count
@@ -117,15 +109,13 @@ def write_feedback(
     course: Course,
     result: SubmissionResult,
     out_dir: Path | None = None,
-    graded_dir: Path | None = None,
     disclosure: Disclosure = EVERYTHING,
 ) -> list[Path]:
     """One page per notebook; pass the result through :func:`gradekit.gradebook.marks.final_marks` first for
-    the instructor's manual grades and the late penalty. ``out_dir`` and ``graded_dir``: another
-    place than feedback/ and autograded/ (an attempt's, gradekit serve); ``disclosure``: what it shows."""
+    the instructor's manual grades, the late penalty and the rubric items. ``out_dir``: another place
+    than feedback/ (an attempt's, gradekit serve); ``disclosure``: what it shows."""
     paths = []
     out_dir = out_dir or course.feedback_dir(result.student, result.assignment)
-    graded_dir = graded_dir or course.autograded_dir(result.student, result.assignment)
     siblings = [
         {
             "name": nb.name,
@@ -139,12 +129,10 @@ def write_feedback(
     language = result.language or "en"
     translate = translator(course.root, result.assignment, language)
     view = View(language, result.translations, translate)
-    rubric = rubric_items(course, result.assignment, result.student, language)
     whole = ShownNow.of(result, disclosure)
     held_parts = ", ".join(f"{name} ({page.points_phrase(points, translate)})" for name, points in whole.held)
     for nb in result.notebooks:
-        code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
-        titles = _titles(course, result.assignment, nb.name, language)
+        titles = {c.grade_id: short(view(c.exercise)) if c.exercise else c.grade_id for c in nb.cells}
         held = {c.grade_id for c in nb.cells if disclosure.hides(nb, c)}
         shown = [c for c in nb.cells if c.grade_id not in held]
         html = page.render(
@@ -154,18 +142,16 @@ def write_feedback(
             view=view,
             r=result,
             nb=nb,
-            notes=notes,
-            code=code,
+            notes=nb.notes,
+            code={c.grade_id: c.answer for c in nb.cells},
             diagnosis=lambda cell: diagnosis_notes(cell, view),
             grouped=grouped,
             differing=lambda item: isinstance(item, Differing),
             siblings=siblings,
             failed_runs=[run for run in nb.runs if not run.ok],
             manual=view(waiting_sentence(nb)),
-            nb_title=_notebook_title(course, result.assignment, nb.name, language),
-            titles={
-                c.grade_id: titles.get(c.grade_id, sections.Heading(c.grade_id, c.grade_id)).title for c in nb.cells
-            },
+            nb_title=view(nb.title) if nb.title else None,
+            titles=titles,
             exercises=[
                 {
                     **e,
@@ -182,7 +168,7 @@ def write_feedback(
             held_points=sum(c.points for c in nb.cells if c.grade_id in held),
             whole=whole,
             held_parts=held_parts,
-            rubric=rubric,
+            rubric={c.grade_id: rubric_lines(c, view) for c in nb.cells if c.rubric},
             rubric_title=view(_("What your grader noted")),
         )
         path = out_dir / f"{nb.name}.html"
@@ -191,31 +177,17 @@ def write_feedback(
     return paths
 
 
-_STORES: dict = {}
-
-
-def rubric_items(course: Course, assignment: str, student: str, language: str) -> dict[str, list[dict]]:
-    """The rubric items a person gave ``student``, by the grade id of the cell they count on: their points
-    as they count ("−0.5", "+1") and their sentence in ``language`` when the rubric has it
-    (:mod:`gradekit.manual.store`; nothing when no one graded there)."""
-    from gradekit.manual.store import SUBTRACT, Store, path_of
-
-    path = path_of(course, assignment)
-    if not path.is_file():
-        return {}
-    if path not in _STORES:  # one per class: its schema is checked once, not once a student
-        _STORES[path] = Store(course, assignment)
-    out: dict[str, list[dict]] = {}
-    for _cell, (q, items) in _STORES[path].student_items(student).items():
-        out[q["grade_cell"]] = [
-            {
-                "points": ("−" if (q["mode"] == SUBTRACT) == (i.points >= 0) else "+") + page.points(abs(i.points)),
-                "text": i.sentence(language),
-                "lang": page.HTML_LANG.get(language, language) if language in i.texts else "en",
-            }
-            for i in items
-        ]
-    return out
+def rubric_lines(cell: CellResult, view: View) -> list[dict]:
+    """The rubric items a person gave a cell, as its page lists them: their points as they count
+    ("−0.5", "+1") and their sentence in the student's language when the rubric has it."""
+    return [
+        {
+            "points": page.signed_points(item.points),
+            "text": view(item.text),
+            "lang": page.HTML_LANG.get(view.language, view.language) if item.text in view.translations else "en",
+        }
+        for item in cell.rubric or []
+    ]
 
 
 _INSTRUCTOR_ONLY = re.compile(r"<!--instructor-->.*?<!--/instructor-->", re.S)
@@ -236,23 +208,26 @@ def waiting_sentence(nb: NotebookResult) -> str:
     return _("{n} answers still wait for a manual grade; their points are not counted yet.").format(n=count)
 
 
-def exercises(nb: NotebookResult, titles: dict[str, sections.Heading]) -> list[dict]:
-    """One line per exercise for the summary at the top of the page."""
-    by_gid = {c.grade_id: c for c in nb.cells}
-    out = []
-    for heading, gids in sections.group([c.grade_id for c in nb.cells], titles):
-        cells = [by_gid[g] for g in gids]
-        out.append(
-            {
-                "title": heading.title,
-                "anchor": gids[0],
-                "cells": gids,
-                "score": sum(c.score or 0.0 for c in cells),
-                "points": sum(c.points for c in cells),
-                "result": _result(cells, nb),
-            }
-        )
-    return out
+def exercises(nb: NotebookResult, titles: dict[str, str]) -> list[dict]:
+    """One line per exercise for the summary at the top of the page: consecutive cells under one
+    heading (``CellResult.exercise``; a cell under none is an exercise of its own)."""
+    groups: list[list[CellResult]] = []
+    for cell in nb.cells:
+        if groups and cell.exercise and groups[-1][-1].exercise == cell.exercise:
+            groups[-1].append(cell)
+        else:
+            groups.append([cell])
+    return [
+        {
+            "title": titles[cells[0].grade_id],
+            "anchor": cells[0].grade_id,
+            "cells": [c.grade_id for c in cells],
+            "score": sum(c.score or 0.0 for c in cells),
+            "points": sum(c.points for c in cells),
+            "result": _result(cells, nb),
+        }
+        for cells in groups
+    ]
 
 
 def _result(cells: list[CellResult], nb: NotebookResult) -> str:
@@ -271,63 +246,3 @@ def _result(cells: list[CellResult], nb: NotebookResult) -> str:
     if len(checks) == 1:
         return _("the check failed")
     return _("{failed} of {n} checks failed").format(failed=failed, n=len(checks))
-
-
-_TITLES: dict = {}
-
-
-def _titles(course: Course, assignment: str, notebook: str, language: str = "en") -> dict[str, sections.Heading]:
-    """The exercise headings of a notebook, from its source (the instructor's cells, never the
-    student's), in ``language``: each markdown cell as its translation gives it."""
-    return _headings(course, assignment, notebook, language)[0]
-
-
-def _notebook_title(course: Course, assignment: str, notebook: str, language: str = "en") -> str | None:
-    """The notebook's own title ("# ..."), in ``language``, as its source gives it."""
-    return _headings(course, assignment, notebook, language)[1]
-
-
-def _headings(course: Course, assignment: str, notebook: str, language: str) -> tuple[dict, str | None]:
-    from gradekit.authoring.template import message_of
-
-    path = course.source_dir(assignment) / f"{notebook}.ipynb"
-    try:
-        key = (path, path.stat().st_mtime_ns, language)
-    except OSError:
-        return {}, None
-    if key not in _TITLES:
-        try:
-            nb = json.loads(path.read_text())
-            if language != "en":
-                translate = translator(course.root, assignment, language)
-                for cell in nb.get("cells", []):
-                    source = (
-                        "".join(cell.get("source", ""))
-                        if isinstance(cell.get("source"), list)
-                        else cell.get("source", "")
-                    )
-                    if message_of({**cell, "source": source}):
-                        cell["source"] = translate(source)
-            title = sections.title(nb)
-            _TITLES[key] = (sections.headings(nb), None if title and "{" in title else title)  # no template
-        except (OSError, ValueError):
-            _TITLES[key] = ({}, None)
-    return _TITLES[key]
-
-
-def _solutions(path: Path) -> tuple[dict[str, str], list[str]]:
-    """The student's solution code by the grade_id of the test cell that follows it."""
-    try:
-        nb = nbformat.read(str(path), as_version=4)
-    except Exception:
-        return {}, []
-    code, last = {}, None
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if is_solution(cell) and not is_graded(cell):
-            last = cell.source
-        elif is_solution(cell):
-            code[meta["grade_id"]] = cell.source
-        elif is_graded(cell) and last is not None:
-            code[meta["grade_id"]] = last
-    return code, list(nb.metadata.get("gradekit", {}).get("notes", []))

@@ -75,6 +75,11 @@ def points(value: float | None) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def signed_points(value: float) -> str:
+    """Points added or taken off, with their sign: "+1", "−0.5" (−0 for nothing taken off)."""
+    return ("−" if math.copysign(1.0, value) < 0 else "+") + points(abs(value))
+
+
 def points_phrase(value: float, translate=None) -> str:
     """ "1 point", "2 points", "1.5 points": the unit with its number (in the language of ``translate``)."""
     from gradekit.i18n import _
@@ -100,7 +105,7 @@ def to_the_second(timestamp: str | None) -> str:
     """A stored submission time to the second ("2026-11-30 11:40:07 UTC", not nbgrader's
     microseconds; not to the minute, which could show a late submission at its deadline);
     anything else as it is."""
-    from gradekit.intake.untrusted import timestamp_value
+    from gradekit.untrusted import timestamp_value
 
     when = timestamp_value(timestamp)
     return when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else (timestamp or "")

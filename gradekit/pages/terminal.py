@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from gradekit.intake.untrusted import for_rich, shown
 from gradekit.results import SubmissionResult
+from gradekit.untrusted import for_rich, shown
 
 
 def pts(value: float) -> str:

@@ -1,7 +1,7 @@
 """Known mistakes that give the right answer: inputs on which a check cannot catch them.
 
 While ``gradekit check`` grades an answer key (a job tagged ``audit``), the
-:class:`BlindSpots` stage's observer audits (see :mod:`gradekit.grading.observe`):
+:class:`BlindSpots` stage's observer audits (see :mod:`gradekit.graders.observe`):
 every check that passes also works out its ``mistakes=`` and reports each one
 whose value there is the right answer (the moving-average window of 1, on
 which "window sums" is right too; a symmetric matrix, on which its transpose

@@ -62,7 +62,7 @@ def keep_class(qa: Course, tasks: list, outcomes: dict, directory: Path, skip: s
         pages: list[Path] = []
         if not outcome.result.error:
             try:
-                pages = write_feedback(qa, outcome.result, folder / "feedback", folder / "graded")
+                pages = write_feedback(qa, outcome.result, folder / "feedback")
             except Exception:  # noqa: BLE001 - a page that cannot be written: the rest are kept
                 pages = []
         rows.append((task, outcome.result, folder, pages))

@@ -21,7 +21,7 @@ import numpy as np
 
 from gradekit.grading.diagnosis import notes
 from gradekit.grading.stages import NotebookJob, Stage
-from gradekit.intake.untrusted import clip
+from gradekit.untrusted import clip
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 MAX_VALUES = 200_000  # reference values kept per notebook; a grader calling it millions of times is sampled

@@ -94,7 +94,7 @@ def print_report(report: CheckReport) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from gradekit.intake.untrusted import shown
+    from gradekit.untrusted import shown
 
     table = Table(
         title=f"gradekit check {report.assignment}: {report.students} simulated students, "

@@ -42,7 +42,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradekit.course import Course
-from gradekit.intake.untrusted import clip, shown
 from gradekit.notebook.answers import exercise_tests, value_answers
 from gradekit.qa import simulate
 from gradekit.qa.disclosure import disclosure_rows
@@ -51,6 +50,7 @@ from gradekit.qa.rows import CheckReport, Row
 from gradekit.qa.stats import binomial_tail, wilson_low
 from gradekit.results import SubmissionResult
 from gradekit.runners.base import Outcome
+from gradekit.untrusted import clip, shown
 
 LEAK_STAGE = "gradekit.qa.leaks.LeakScan"
 COPIED = "a classmate's answers"  # the label of a release filled with another student's answers

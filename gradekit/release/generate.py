@@ -13,7 +13,7 @@ and locks as the release, only the solution regions filled in.
 
 The steps are :class:`~gradekit.release.stripper.Stripper`'s; the registration
 of the assignment's structure goes to the gradebook
-(:mod:`gradekit.gradebook.registration`); each student's stripped release is
+(:mod:`gradekit.release.registration`); each student's stripped release is
 kept by :class:`~gradekit.release.cache.ReleaseCache` for grading.
 """
 
@@ -36,12 +36,12 @@ if TYPE_CHECKING:  # pragma: no cover
 def register(course: Course, variant: Variant, stripper: Stripper) -> None:
     """Record the assignment, its notebooks and grade cells in nbgrader's gradebook.
 
-    :mod:`gradekit.gradebook.registration` does it with sqlite3 where it can (and does
+    :mod:`gradekit.release.registration` does it with sqlite3 where it can (and does
     nothing where the gradebook already holds it); the notebooks it leaves go
     through nbgrader's own SaveCells.
     """
-    from gradekit.gradebook.registration import register as register_fast
-    from gradekit.gradebook.registration import save_cells
+    from gradekit.release.registration import register as register_fast
+    from gradekit.release.registration import save_cells
 
     versions = {name: stripper.registration_version(nb) for name, nb in variant.notebooks.items()}
     left = register_fast(course, variant.assignment, versions)
@@ -60,7 +60,7 @@ def generate(course: Course, assignment: str, students: list[str]) -> list[Path]
     if students:
         course.pin_secret(secret)  # from now on, students hold numbers made with it
     register(course, build_variant(course, source, students[0] if students else "instructor", secret), stripper)
-    from gradekit.runners.pool import fork_map
+    from gradekit.pool import fork_map
 
     jobs = min(os.cpu_count() or 1, max(1, len(students) // 50))
     # forked workers inherit the compiled templates; only student ids cross the pipe

@@ -17,7 +17,7 @@ way key for key:
     ComputeChecksums  nbgrader.utils.compute_checksum, and the cell type, in the cell's metadata
     ClearHiddenTests  ### BEGIN/END HIDDEN TESTS regions; "celltoolbar" dropped
 
-tests/test_strip.py is the oracle: for many students of both shipped
+tests/release/test_preprocessors.py is the oracle: for many students of both shipped
 assignments, the release, the registration copy and the answer key this
 module makes are byte for byte what nbgrader's preprocessors make. Anything
 outside what is copied here -- a kernel language other than Python, a

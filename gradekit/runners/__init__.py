@@ -3,7 +3,6 @@
 base.py        Runner (submit one submission, take results as they finish), the wire format
 local.py       InProcess (this process) and LocalPool (worker processes pinned to cores)
 cluster.py     DaskCluster: one task per submission on a Dask distributed cluster
-pool.py        the fork pool release, copy detection and QA share
 batch.py       a class: what changed since the last grading, then a runner for the rest
 warm.py        what a local pool's fork server prepares before the first worker forks
 forkserver.py  starting that fork server without importing anything heavy

@@ -180,8 +180,8 @@ class LocalPool(Runner):
             )
 
     def _executor(self, jobs: int) -> ProcessPoolExecutor:
+        from gradekit.pool import executor
         from gradekit.runners.forkserver import warm_fork_server
-        from gradekit.runners.pool import executor
 
         return executor(jobs, warm_fork_server(), _init_worker, self._init)
 

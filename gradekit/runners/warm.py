@@ -128,7 +128,7 @@ def _prepare(spec: str | None) -> None:
 def _state(course: Course, assignment: str) -> tuple:
     """What must not have changed for a prepared pipeline to be used: the course's settings,
     the assignment's version (source, graders, reference, gradekit) and the secret."""
-    from gradekit.intake.incremental import assignment_version
+    from gradekit.grading.incremental import assignment_version
 
     return (course, assignment_version(course, assignment), course.secret())
 

@@ -329,13 +329,7 @@ class Service:
         """This attempt's feedback pages, as the policy shows them, given back through the exchange."""
         from gradekit.pages.feedback import write_feedback
 
-        pages = write_feedback(
-            self.course,
-            result,
-            out_dir=base / "feedback",
-            graded_dir=base / "autograded",
-            disclosure=disclosure,
-        )
+        pages = write_feedback(self.course, result, out_dir=base / "feedback", disclosure=disclosure)
         return self.exchange.give_feedback(
             entry.student,
             entry.assignment,
@@ -413,7 +407,7 @@ class Service:
 
     def _batch(self, message: dict) -> tuple[str, list[str], bool]:
         from gradekit.gradebook import read
-        from gradekit.intake.untrusted import submitted_students
+        from gradekit.untrusted import submitted_students
 
         assignment = str(message.get("assignment", ""))
         if message.get("op") != "autograde" or assignment not in self.assignments:

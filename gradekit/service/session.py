@@ -144,7 +144,7 @@ class GradingSession:
     def unchanged(self, assignment: str, students: list[str], force: bool) -> tuple[list[str], list]:
         """(the students whose submission needs grading, the stored results of the others: their
         submission, graders and variant unchanged since their last grading)."""
-        from gradekit.intake.incremental import unchanged
+        from gradekit.grading.incremental import unchanged
         from gradekit.timeline import mark
 
         done = {} if force else unchanged(self.course, assignment, students)
@@ -213,7 +213,7 @@ def class_to_grade(course: Course, assignment: str, students: list[str] | None) 
     everyone with a submission) and a line for each folder of submitted/ left out."""
     from gradekit.errors import StudentError, UsageError
     from gradekit.gradebook import read
-    from gradekit.intake.untrusted import submitted_students
+    from gradekit.untrusted import submitted_students
 
     course.source_of(assignment)
     read.require_registered(course, assignment)

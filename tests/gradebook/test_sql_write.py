@@ -30,7 +30,7 @@ from gradekit.release.stripper import Stripper
 from gradekit.release.generate import register
 from gradekit.results import CellResult, Check, NotebookResult, SubmissionResult
 from gradekit.authoring.template import AssignmentSource
-from gradekit.intake.untrusted import TIMESTAMP_FORMAT
+from gradekit.untrusted import TIMESTAMP_FORMAT
 from gradekit.authoring.variant import build_variant
 
 ASSIGNMENTS = ("self_attention", "multi_head_attention")

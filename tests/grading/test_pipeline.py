@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from gradekit.errors import GraderError
-from gradekit.grading import observe
+from gradekit.graders import observe
 from gradekit.grading.pipeline import load_stage
 from gradekit.grading.stages import DEFAULT_STAGES, Stage, StageContext
 

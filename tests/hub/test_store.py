@@ -16,7 +16,7 @@ pytest.importorskip("sqlalchemy")
 
 from gradekit.hub.store import Store  # noqa: E402
 from gradekit.intake.inbound import files_sha256  # noqa: E402
-from gradekit.intake.untrusted import HandinLimits, pack_zip, read_handin_zip  # noqa: E402
+from gradekit.untrusted import HandinLimits, pack_zip, read_handin_zip  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from gradekit.errors import TemplateError
 from gradekit.i18n import N_, _, join
 from gradekit.i18n.catalogs import languages
 from gradekit.i18n.text import Say, View
-from gradekit.i18n import extract
+from gradekit.authoring import translation
 from gradekit.i18n.catalogs import translator
 
 ASSIGNMENTS = sorted(p.parent.parent.name for p in (REPO / "source").glob("*/locale/zh.po"))
@@ -97,7 +97,7 @@ def _course_with(course_factory, text: str | None, language: str | None = None):
 
 
 def test_languages_csv_chooses_each_students_language(course_factory):
-    from gradekit.i18n.languages_csv import language_of
+    from gradekit.authoring.languages import language_of
 
     course = _course_with(course_factory, "student_id,language\nalice,zh\nbob, EN \n\n# a comment\n")
     c = course.course
@@ -157,9 +157,9 @@ def test_the_shipped_assignments_have_chinese():
 def test_every_message_id_has_a_chinese_translation(assignment):
     """Extracted from the code as it is now: a new _("...") without a translation fails here, and so
     does an entry left fuzzy after its English changed, or one whose placeholders differ."""
-    problems = extract.problems(REPO if assignment else None, assignment, "zh")
+    problems = translation.problems(REPO if assignment else None, assignment, "zh")
     assert problems == [], "\n".join(problems[:30])
-    template = extract.messages(REPO if assignment else None, assignment)
+    template = translation.messages(REPO if assignment else None, assignment)
     assert len([m for m in template if m.id]) > 50
 
 
@@ -177,7 +177,7 @@ def test_the_completeness_check_sees_missing_fuzzy_and_broken_entries(tmp_path):
     placeholder = next(i for i in ids if "{what}" in i)
     catalog[placeholder].string = catalog[placeholder].string.replace("{what}", "{waht}")
     write_po(po.open("wb"), catalog)
-    problems = extract.problems(root, "self_attention", "zh")
+    problems = translation.problems(root, "self_attention", "zh")
     assert len(problems) == 3
     endings = ("not translated", "fuzzy (the English changed: check the translation)",
                "the placeholders differ from the English")
@@ -191,9 +191,9 @@ def test_a_new_text_in_a_grader_is_missing_until_translated(tmp_path):
     grader = root / "autograder" / "self_attention" / "test_tq4.py"
     grader.write_text(grader.read_text() + '\n\ndef test_more(student):\n    """one more check"""\n'
                       '    assert False, _("a brand new message")\n')
-    missing = extract.problems(root, "self_attention", "zh")
+    missing = translation.problems(root, "self_attention", "zh")
     assert sorted(p.split(": ")[1] for p in missing) == ["'a brand new message'", "'one more check'"]
-    path, left = extract.update(root, "self_attention", "zh")
+    path, left = translation.update(root, "self_attention", "zh")
     assert len(left) == 2 and "a brand new message" in path.read_text(encoding="utf-8")
 
 

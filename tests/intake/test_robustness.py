@@ -92,7 +92,7 @@ def test_timestamps_parse_as_nbgrader_parses_them(text):
     datetime, or both refuse."""
     from nbgrader.utils import parse_utc as nbgrader_parse_utc
 
-    from gradekit.intake.untrusted import parse_utc
+    from gradekit.untrusted import parse_utc
 
     def outcome(parse):
         try:
@@ -456,7 +456,7 @@ def _zip(path: Path, entries: dict[str, bytes], compression=zipfile.ZIP_DEFLATED
 
 def test_zip_bomb_slip_and_size_caps(course, tmp_path, capsys):
     from gradekit.handout.lms import collect_zip
-    from gradekit.intake.untrusted import ArchiveLimits
+    from gradekit.untrusted import ArchiveLimits
 
     limits = ArchiveLimits(entry_bytes=4 << 20, total_bytes=64 << 20, ratio=50, entries=100)
     notebook = __import__("nbformat").writes(course.answer_key("alice")).encode()

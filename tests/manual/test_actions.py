@@ -1,10 +1,8 @@
 """Grading changes on a synthetic class (tests/manual_class.py): scores in nbgrader's gradebook, two
-graders at once, numbers graded by the mistake they match, and the LMS exports' documented layouts."""
+graders at once, numbers graded by the mistake they match."""
 
 from __future__ import annotations
 
-import csv
-import io
 import threading
 
 import pytest
@@ -93,47 +91,35 @@ def test_numbers_graded_by_the_mistake_they_match(synthetic):
     desk.writer.close()
 
 
-def test_the_canvas_export_has_canvas_documented_columns(synthetic):
-    from gradekit.manual.export import CANVAS_COLUMNS, export_csv
+def test_the_results_carry_the_items_a_person_gave(synthetic):
+    """What the feedback pages and the class report read: each result as it stands now holds the items
+    its answer got (signed as they count), the sentence in the student's language among its translations;
+    an answer graded with no item holds none; one no person graded, no rubric at all."""
+    from gradekit.authoring.languages import student_languages
+    from gradekit.gradebook.marks import marked_results, read_class_marks
+    from gradekit.results import RubricItem
 
     course, _ = synthetic
-    text, count = export_csv(course.course, "canvas", ["self_attention"])
-    rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0] == CANVAS_COLUMNS + ["self_attention"]
-    assert rows[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    assert rows[1][0].strip() == "Points Possible" and float(rows[1][5]) > 0
-    assert len(rows) == 2 + count == 42
-    totals = _totals(course)
-    assert {r[2]: float(r[5]) for r in rows[2:]} == pytest.approx(totals)
-    assert text.endswith("\r\n")
-
-
-def test_the_moodle_export_has_moodle_documented_columns(synthetic):
-    from gradekit.manual.export import export_csv
-
-    course, _ = synthetic
-    text, count = export_csv(course.course, "moodle", ["self_attention"])
-    rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0] == ["First name", "Last name", "ID number", "Institution", "Department", "Email address",
-                       "self_attention (Real)", "Last downloaded from this course"]
-    assert len(rows) == 1 + count
-    assert {r[2]: float(r[6]) for r in rows[1:]} == pytest.approx(_totals(course))
-
-
-def _totals(course) -> dict[str, float]:
-    from nbgrader.api import Gradebook
-
-    with Gradebook(course.db_url) as gb:
-        out = {}
-        for s in gb.students:
-            sub = gb.find_submission("self_attention", s.id)
-            out[s.id] = max(0.0, sub.score - (sub.late_submission_penalty or 0.0))
-        return out
-
-
-def test_gradekit_export_writes_the_file(synthetic, tmp_path):
-    course, _ = synthetic
-    out = tmp_path / "canvas.csv"
-    assert course.cli("export", "--format", "canvas", "--out", str(out)) == 0
-    assert out.read_text().startswith("Student,ID,SIS User ID,SIS Login ID,Section,")
-    assert course.cli("export", "--format", "moodle", "--assignment", "nope", "--out", str(out)) == 2
+    languages = student_languages(course.course)
+    zh = next(s for s, lang in sorted(languages.items()) if lang == "zh")
+    en = next(s for s, lang in sorted(languages.items()) if lang == "en")
+    bare = next(s for s in sorted(languages) if s not in (zh, en))
+    desk = _desk(course)
+    desk.open("tq1_explain")
+    item = desk.save_item("tq1_explain", "ann", "s-r", 1, "V's role is missing.", {"zh": "没有说 V 的作用。"})["item"]
+    desk.apply("tq1_explain", item, "ann", "s-r", students=[zh, en], on=True)
+    desk.grade("tq1_explain", "ann", "s-r", students=[bare])
+    desk.writer.close()
+    marks = read_class_marks(course.course, "self_attention")
+    assert [r.items for r in marks.rubrics if r.cell == "tq1_explain"] == [[RubricItem("V's role is missing.", -1.0)]]
+    for result in marked_results(course.course, "self_attention", [zh, en, bare]):
+        for got in (result, marks.apply(result)):
+            cell = got.cell("tq1_explain")
+            assert cell.rubric == ([] if got.student == bare else [RubricItem("V's role is missing.", -1.0)])
+            assert (got.translations.get("V's role is missing.") == "没有说 V 的作用。") == (got.student == zh)
+    others = [r for r in marked_results(course.course, "self_attention") if r.student not in (zh, en, bare)]
+    assert others and all(r.cell("tq1_explain").rubric is None for r in others if r.cell("tq1_explain"))
+    desk = _desk(course)
+    for _ in range(3):
+        desk.undo("s-r", "ann")
+    desk.writer.close()

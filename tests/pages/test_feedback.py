@@ -97,3 +97,47 @@ def test_one_score_the_counting_one_with_what_is_hidden_and_its_worth_beside_it(
     assert "The whole hand-in so far" not in plain.read_text()   # after the due date: the page's one score
     one_cell = ShownNow.of(_two_notebooks(9.0), Disclosure("full", frozenset({"test_tq1"}), "x"))
     assert one_cell.held == (("quiz/test_tq1", 9),) and one_cell.shown == 18
+
+
+def test_a_page_is_a_function_of_the_result(course, tmp_path):
+    """Grading puts into the result what the page shows of the notebooks (the titles, the answers, the
+    notes): the page stays the same when the graded notebooks are gone and the source's headings change."""
+    import shutil
+
+    course.generate("carol")
+    course.submit("carol", with_solutions(course.answer_key("carol"), known_sources("mistakes/softmax_wrong_axis")))
+    result = course.grade("carol")
+    nb = result.notebooks[0]
+    softmax = next(c for c in nb.cells if c.grade_id == "test_softmax")
+    assert softmax.exercise.startswith("3. Softmax") and "def softmax" in softmax.answer
+    assert nb.title
+    (before,) = write_feedback(Course.load(course.root), result, out_dir=tmp_path / "before")
+    shutil.rmtree(course.root / "autograded", ignore_errors=True)
+    source = course.root / "source" / A / f"{nb.name}.ipynb"
+    source.write_text(source.read_text().replace("Softmax", "Something else"))
+    (after,) = write_feedback(Course.load(course.root), result, out_dir=tmp_path / "after")
+    assert after.read_text() == before.read_text()
+    assert "Something else" not in after.read_text() and "def softmax" in after.read_text()
+
+
+def test_rubric_items_titles_and_notes_come_from_the_result_in_the_students_language(course, tmp_path):
+    """A hand-made result, no grading and no store: what the page shows is what the result holds."""
+    from gradekit.results import RubricItem, SubmissionResult
+
+    cells = [CellResult("tq1_explain", 2, 1.0, manual=True, by_hand=True, exercise="Question 1: roles",
+                        answer="Q and K decide the weights.",
+                        rubric=[RubricItem("V's role is missing.", -1.0), RubricItem("Nicely put.", -0.0),
+                                RubricItem("A bonus.", 0.5)]),
+             CellResult("tq2_explain", 2, 2.0, manual=True, by_hand=True, exercise="Question 1: roles", rubric=[])]
+    nb = NotebookResult("quiz", cells, title="The quiz", notes=["1 read-only cell(s) differ"])
+    result = SubmissionResult("dan", A, [nb], language="zh",
+                              translations={"V's role is missing.": "没有说 V 的作用。", "The quiz": "思考题",
+                                            "Question 1: roles": "问题一：角色"})
+    (page,) = write_feedback(Course.load(course.root), result, out_dir=tmp_path)
+    html = page.read_text()
+    items = re.findall(r'<li lang="([^"]+)"><b>([^<]+)</b> ([^<]+)</li>', html)
+    assert items == [("zh-CN", "−1", "没有说 V 的作用。"), ("en", "−0", "Nicely put."), ("en", "+0.5", "A bonus.")]
+    assert "<h1>思考题" in html and html.count("<h2>问题一") == 2
+    assert html.count('<a href="#tq1_explain">问题一</a>') == 1        # both cells: one exercise in the summary
+    assert "Q and K decide the weights." in html and "1 read-only cell(s) differ" in html
+    assert html.count('class="rubric"') == 1                            # graded with no item: nothing listed

@@ -343,3 +343,23 @@ def test_bad_gradekit_settings_are_one_line(course, capsys):
     assert course.cli("report", ASSIGNMENT) == 3      # a course failure
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "choice_cells" in err[0]
+
+
+def test_the_rubric_counts_come_from_the_results():
+    """Each item's count is how many graded answers hold it in their result; an item no one got is listed
+    with 0, an answer graded with no item counts as graded; the most given first, then the rubric's order."""
+    from gradekit.gradebook.rubrics import Rubric
+    from gradekit.pages.report import stats
+    from gradekit.results import RubricItem
+
+    missing, swapped, unused = RubricItem("missing", -1.0), RubricItem("swapped", -2.0), RubricItem("never", -0.5)
+    rows = [_result(f"s{i}", {"q1": (1.0, 2)}) for i in range(5)]
+    given = [[missing], [swapped, missing], [], None, [missing]]   # None: no person graded it
+    for row, items in zip(rows, given):
+        row.notebooks[0].cells[0].rubric = items
+    data = _class(rows, _layout(("q1", 2, "Question 1")))
+    data.rubrics = [Rubric("q1", "nb", "q1", [swapped, unused, missing]), Rubric("q9", "nb", "q9", [])]
+    (counted,) = stats.rubric_counts(data)
+    assert (counted["cell"], counted["title"], counted["graded"], counted["answers"]) == ("q1", "Question 1", 4, 5)
+    assert [(i["text"], i["points"], i["count"], i["share"]) for i in counted["items"]] == [
+        ("missing", "−1", 3, 0.75), ("swapped", "−2", 1, 0.25), ("never", "−0.5", 0, 0.0)]

@@ -21,7 +21,7 @@ import pytest
 
 from gradekit.grading.options import Options
 from gradekit.service.session import GradingSession
-from gradekit.cli.demo import build_course, fill
+from gradekit.qa.demo import build_course, fill
 from gradekit.release.generate import generate
 from gradekit.release.generate import write_answer_key
 

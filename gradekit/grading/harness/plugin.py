@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 
 from gradekit.errors import CodeFailure, Mismatch, StudentCodeError, StudentFailure
+from gradekit.graders import observe
 from gradekit.graders.student import GiveUp, Student
-from gradekit.grading import observe
 from gradekit.i18n import Text, _
 from gradekit.i18n.text import Say
-from gradekit.intake.untrusted import clip
 from gradekit.results import Check
+from gradekit.untrusted import clip
 
 FIXTURES = ("student", "reference", "params", "rng")
 

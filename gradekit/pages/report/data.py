@@ -1,15 +1,17 @@
-"""What the class report is computed from, read once: results, the gradebook, the notebooks' notes.
+"""What the class report is computed from, read once: results as they stand now, the layout.
 
     ClassData
     ├── layout      every graded cell of the assignment, in notebook order, with its exercise
-    ├── students    one Row per student in the gradebook: the final marks (the instructor's manual
-    │               grades, nbgrader's late penalty), lateness, the notes of restored tampering, and
-    │               under gradekit serve every graded attempt, the one that counts among them
+    ├── students    one Row per student in the gradebook: the result with its final marks (the
+    │               instructor's manual grades, nbgrader's late penalty, the rubric items a person
+    │               gave), lateness, the notes of restored tampering, and under gradekit serve
+    │               every graded attempt, the one that counts among them
+    ├── rubrics     every rubric of the assignment, with all its items (what the items are counted against)
     └── integrity   reports/<assignment>/integrity.json, when the integrity check has written it
 
 Reading is the report's main cost for a large class: each results.json is
-parsed once, the gradebook is read in four queries for the whole class (not
-two per student), and a graded notebook is parsed only when it carries notes.
+parsed once, and the gradebook is read in four queries for the whole class (not
+two per student) (:func:`gradekit.gradebook.marks.read_class_marks`).
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ from gradekit.results import SubmissionResult
 if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
 
+    from gradekit.gradebook.rubrics import Rubric
+
 # autograde.RESULTS_FILE, not imported from there: gradekit.runners.batch brings in the graders and
-# pytest, a quarter of a second the report does not need (tests/test_report.py checks they agree)
+# pytest, a quarter of a second the report does not need (tests/pages/test_report.py checks they agree)
 RESULTS_FILE = "results.json"
 # gradekit serve's attempts (service.attempts.ATTEMPTS, not imported: the report reads, it does not serve)
 ATTEMPTS = Path(".gradekit") / "attempts"
@@ -85,6 +89,7 @@ class ClassData:
     duedate: dt.datetime | None = None
     integrity: list[dict] | None = None
     handins: list[str] = field(default_factory=list)  # the exchange ledger's reports (gradekit.intake.ledger)
+    rubrics: list[Rubric] = field(default_factory=list)  # every rubric of the assignment (gradekit grade)
 
     @property
     def graded(self) -> list[Row]:
@@ -117,10 +122,10 @@ def load(course: Course, assignment: str) -> ClassData:
         reason = _not_gradable(result)
         if reason:
             row.status, row.reason = NOT_GRADABLE, reason
-        row.notes = _notes(folder, [nb.name for nb in result.notebooks])
+        row.notes = [(nb.name, note) for nb in result.notebooks for note in nb.notes]
         row.attempts = _attempts(course, assignment, student)
         rows.append(row)
-    data = ClassData(course, assignment, list(notebooks), cells, rows, marks.duedate)
+    data = ClassData(course, assignment, list(notebooks), cells, rows, marks.duedate, rubrics=marks.rubrics)
     data.integrity = _integrity(data.report_dir() / "integrity.json")
     from gradekit.intake.ledger import handin_reports
 
@@ -211,24 +216,6 @@ def _not_gradable(result: SubmissionResult) -> str:
     if result.notebooks and all(nb.error for nb in result.notebooks):
         return "; ".join(cast(str, nb.error) for nb in result.notebooks)
     return ""
-
-
-def _notes(folder: Path, notebooks: list[str]) -> list[tuple[str, str]]:
-    """What grading restored or noticed, from each graded notebook's metadata (gradekit.notes)."""
-    found: list[tuple[str, str]] = []
-    for name in notebooks:
-        try:
-            raw = (folder / f"{name}.ipynb").read_bytes()
-        except OSError:
-            continue
-        if b'"notes"' not in raw:  # most notebooks have none: skip decoding and parsing
-            continue
-        try:
-            notes = json.loads(raw).get("metadata", {}).get("gradekit", {}).get("notes", [])
-        except (ValueError, AttributeError):
-            continue
-        found.extend((name, str(note)) for note in notes if isinstance(note, str))
-    return found
 
 
 def _integrity(path: Path) -> list[dict] | None:

@@ -64,34 +64,37 @@ def build(data: ClassData) -> dict:
 
 
 def rubric_counts(data: ClassData) -> list[dict]:
-    """Per manually graded question a person graded with a rubric (gradekit grade): each item's count."""
-    from gradekit.manual.store import SUBTRACT, Store, path_of
-    from gradekit.pages.look import points
+    """Per question a person graded with a rubric (gradekit grade): how many answers they graded, and
+    how many got each item, counted from the results."""
+    from gradekit.pages.look import signed_points
 
-    if not path_of(data.course, data.assignment).is_file():
-        return []
     titles = {c.grade_id: c.exercise.title for c in data.layout}
     out = []
-    for cell, found in Store(data.course, data.assignment).counts().items():
-        q = found["question"]
-        if not found["items"] and not found["graded"]:
+    for rubric in data.rubrics:
+        given = [
+            cell.rubric
+            for r in data.graded
+            if (cell := r.cell(rubric.notebook, rubric.grade_cell)) is not None and cell.rubric is not None
+        ]
+        if not rubric.items and not given:
             continue
-        graded = found["graded"]
+        graded = len(given)
+        counts = [sum(1 for got in given if item in got) for item in rubric.items]
+        order = sorted(range(len(rubric.items)), key=lambda k: -counts[k])  # stable: the rubric's order
         out.append(
             {
-                "cell": cell,
-                "title": titles.get(q["grade_cell"], cell),
+                "cell": rubric.cell,
+                "title": titles.get(rubric.grade_cell, rubric.cell),
                 "graded": graded,
-                "answers": sum(1 for r in data.graded if r.cell(q["notebook"], q["grade_cell"]) is not None),
+                "answers": sum(1 for r in data.graded if r.cell(rubric.notebook, rubric.grade_cell) is not None),
                 "items": [
                     {
-                        "text": item.text,
-                        "points": ("−" if (q["mode"] == SUBTRACT) == (item.points >= 0) else "+")
-                        + points(abs(item.points)),
-                        "count": count,
-                        "share": count / graded if graded else None,
+                        "text": rubric.items[k].text,
+                        "points": signed_points(rubric.items[k].points),
+                        "count": counts[k],
+                        "share": counts[k] / graded if graded else None,
                     }
-                    for item, count in sorted(found["items"], key=lambda ic: (-ic[1], ic[0].position))
+                    for k in order
                 ],
             }
         )

@@ -272,7 +272,7 @@ def read_receipt(folder: Path) -> tuple[str | None, int | None]:
 
 
 def parse_utc(text: str) -> dt.datetime:
-    """nbgrader's ``utils.parse_utc`` for a string, as naive UTC (tests/test_robustness.py holds
+    """nbgrader's ``utils.parse_utc`` for a string, as naive UTC (tests/intake/test_robustness.py holds
     it to nbgrader's): importing nbgrader for it cost every grading process a second and more."""
     import dateutil.parser
     import dateutil.tz

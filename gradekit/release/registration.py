@@ -11,7 +11,7 @@ For an SQLite gradebook this module does it with ``sqlite3``:
 * a notebook the gradebook already holds exactly as it would be written is
   left alone (a ``generate`` run again, or for more students);
 * a notebook it does not hold yet is inserted, row for row what SaveCells
-  inserts (random ids, as nbgrader's); tests/test_registry.py is the oracle:
+  inserts (random ids, as nbgrader's); tests/release/test_registration.py is the oracle:
   after registering both shipped assignments, for several students' variants,
   the two gradebooks hold the same rows, value types included;
 * anything else -- a notebook registered differently (SaveCells replaces it,

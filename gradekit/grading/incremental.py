@@ -14,8 +14,8 @@ import hmac
 from pathlib import Path
 
 from gradekit.course import Course
-from gradekit.intake.untrusted import submission_files
 from gradekit.results import RESULTS_FILE, SubmissionResult, load
+from gradekit.untrusted import submission_files
 
 MAX_HASHED_BYTES = 64 << 20  # a notebook file larger than this is not read to hash it
 
@@ -92,8 +92,8 @@ def submission_digest(folder: Path, version: str, seed: int, language: str = "en
 
 def unchanged(course: Course, assignment: str, students: list[str]) -> dict[str, SubmissionResult]:
     """Earlier results whose submission, graders and variant are all unchanged."""
+    from gradekit.authoring.languages import language_of
     from gradekit.authoring.variant import student_seed
-    from gradekit.i18n.languages_csv import language_of
 
     version = assignment_version(course, assignment)
     secret = course.secret()

@@ -1,7 +1,7 @@
-"""gradekit.gradebook.registration against nbgrader's SaveCells: the oracle.
+"""gradekit.release.registration against nbgrader's SaveCells: the oracle.
 
 Two gradebooks register the same assignments, one with nbgrader's own
-SaveCells, one with gradekit.gradebook.registration's sqlite3 rows; afterwards they hold
+SaveCells, one with gradekit.release.registration's sqlite3 rows; afterwards they hold
 the same rows (ids aside, which both draw at random), with the same SQLite
 value types. What registry does not do as SaveCells would goes to SaveCells.
 """
@@ -15,11 +15,11 @@ from contextlib import closing
 import pytest
 
 from conftest import REPO, _empty_gradebook
-from gradekit.gradebook import registration as registry
 from gradekit.course import Course
+from gradekit.release import registration as registry
 from gradekit.release.stripper import Stripper
 from gradekit.release.generate import register
-from gradekit.gradebook.registration import save_cells
+from gradekit.release.registration import save_cells
 from gradekit.authoring.template import AssignmentSource
 from gradekit.authoring.variant import build_variant
 

@@ -1,9 +1,9 @@
-"""gradekit.intake.incremental: what a grading depends on, and the stored results still valid."""
+"""gradekit.grading.incremental: what a grading depends on, and the stored results still valid."""
 
 from __future__ import annotations
 
 from gradekit.course import Course
-from gradekit.intake.incremental import assignment_version, submission_digest, unchanged
+from gradekit.grading.incremental import assignment_version, submission_digest, unchanged
 from gradekit.results import RESULTS_FILE
 
 A = "self_attention"

@@ -20,7 +20,7 @@ Moodle imports back): ``First name``, ``Last name``, ``ID number``, ``Institutio
 ``Department``, ``Email address``, then ``<assignment> (Real)`` for each assignment, then
 ``Last downloaded from this course``.
 
-``tests/manual/test_export.py`` holds both layouts to these documented columns.
+``tests/gradebook/test_export.py`` holds both layouts to these documented columns.
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
 """What people decided while grading: rubrics, the items each answer got, the groups, the undo log.
 
 One SQLite file per assignment, ``.gradekit/manual/<assignment>.sqlite`` in the course
-directory (gradekit's own, beside nbgrader's gradebook, which holds the resulting scores
-and comments: :mod:`gradekit.manual.marks`). Tables::
+directory: gradekit's own record of manual grading, beside nbgrader's gradebook, which holds
+the resulting scores and comments (:mod:`gradekit.manual.marks` writes them). The grading page
+changes it (:mod:`gradekit.manual.actions`); :mod:`gradekit.gradebook.marks` reads the items each
+student got into their result (:class:`gradekit.results.RubricItem`), where the feedback pages
+and the class report find them. Tables::
 
     question  cell, notebook, kind, grade_cell, comment_cell, points, mode
     item      id, cell, position, points, text, deleted        a rubric item: points and one sentence
@@ -35,6 +38,7 @@ from pathlib import Path
 
 from gradekit.course import Course
 from gradekit.errors import UsageError
+from gradekit.results import RubricItem
 
 SUBTRACT, ADD, ADJUST = "subtract", "add", "adjust"
 MODES = (SUBTRACT, ADD, ADJUST)
@@ -89,15 +93,20 @@ def score(mode: str, possible: float, points: Iterable[float], auto: float | Non
     return min(max(value, 0.0), possible)
 
 
-def comment(items: list[Item], language: str, mode: str) -> str:
-    """The comment a student reads in nbgrader's feedback and formgrader: one line per item."""
-    from gradekit.pages.look import points as fmt
+def counted(item: Item, mode: str) -> RubricItem:
+    """An item as it counts in a result: its points added to the score, or taken off (negative) when
+    the rubric subtracts from full marks (-0.0 for an item worth nothing there)."""
+    return RubricItem(item.text, -item.points if mode == SUBTRACT else item.points)
 
-    lines = []
-    for item in items:
-        sign = "−" if (mode == SUBTRACT) == (item.points >= 0) else "+"
-        lines.append(f"{sign}{fmt(abs(item.points))}: {item.sentence(language)}")
-    return "\n".join(lines)
+
+@dataclass
+class Rubric:
+    """One question's rubric as the class report counts it: what it grades and every item, in order."""
+
+    cell: str  # the question's cell (the answer)
+    notebook: str
+    grade_cell: str  # the cell whose score it sets
+    items: list[RubricItem]
 
 
 class Store:
@@ -197,36 +206,37 @@ class Store:
             for gid, label, kind in db.execute("SELECT id, label, kind FROM grp WHERE cell = ?", (cell,))
         }
 
-    def student_items(self, student: str) -> dict[str, tuple[dict, list[Item]]]:
-        """For the feedback page: cell -> (its question row, the items ``student`` got), graded cells only."""
-        out = {}
+    def given(self, students: Iterable[str] | None = None) -> dict[str, dict[tuple[str, str], list[tuple[Item, str]]]]:
+        """student -> {(notebook, grade cell): [(item, the rubric's mode), ...]}: the items each answer a
+        person graded got, in the rubric's order (an empty list: graded, no item), for ``students`` (all)."""
+        wanted = set(students) if students is not None else None
+        out: dict[str, dict[tuple[str, str], list[tuple[Item, str]]]] = {}
         with self.reading() as db:
-            for (cell,) in db.execute(
-                "SELECT cell FROM answer WHERE student = ? AND graded = 1", (student,)
-            ).fetchall():
-                q = self.question_row(db, cell)
-                if q is None:
+            questions = {
+                row[0]: row for row in db.execute("SELECT cell, notebook, grade_cell, mode FROM question").fetchall()
+            }
+            items = {i.id: i for cell in questions for i in self.items(db, cell)}
+            got: dict[tuple[str, str], set[int]] = {}
+            for cell, student, item in db.execute("SELECT cell, student, item FROM applied"):
+                got.setdefault((cell, student), set()).add(item)
+            for cell, student in db.execute("SELECT cell, student FROM answer WHERE graded = 1").fetchall():
+                if cell not in questions or (wanted is not None and student not in wanted):
                     continue
-                got = self.applied(db, cell, [student]).get(student, set())
-                out[cell] = (q, [i for i in self.items(db, cell) if i.id in got])
+                _cell, notebook, grade_cell, mode = questions[cell]
+                mine = [items[i] for i in got.get((cell, student), ()) if i in items]
+                out.setdefault(student, {})[(notebook, grade_cell)] = [
+                    (i, mode) for i in sorted(mine, key=lambda i: (i.position, i.id))
+                ]
         return out
 
-    def counts(self) -> dict[str, dict]:
-        """For the class report: cell -> {"question", "items": [(item, count)], "graded"}."""
-        out = {}
+    def rubrics(self) -> list[Rubric]:
+        """Every question's rubric, in the order the questions were first graded (the class report's)."""
         with self.reading() as db:
-            for (cell,) in db.execute("SELECT cell FROM question ORDER BY rowid").fetchall():
-                q = self.question_row(db, cell)
-                items = self.items(db, cell)
-                applied = self.applied(db, cell)
-                graded = self.graded(db, cell)
-                tally = {i.id: 0 for i in items}
-                for student, got in applied.items():
-                    if student in graded:
-                        for item_id in got:
-                            tally[item_id] = tally.get(item_id, 0) + 1
-                out[cell] = {"question": q, "items": [(i, tally.get(i.id, 0)) for i in items], "graded": len(graded)}
-        return out
+            rows = db.execute("SELECT cell, notebook, grade_cell, mode FROM question ORDER BY rowid").fetchall()
+            return [
+                Rubric(cell, notebook, grade_cell, [counted(i, mode) for i in self.items(db, cell)])
+                for cell, notebook, grade_cell, mode in rows
+            ]
 
     # ------------------------------------------------------------------ writing helpers (inside change())
 

@@ -1,10 +1,10 @@
-"""gradekit.intake.untrusted: text that is cut is cut between words, never within one."""
+"""gradekit.untrusted: text that is cut is cut between words, never within one."""
 
 from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from gradekit.intake.untrusted import clip, shown
+from gradekit.untrusted import clip, shown
 
 WORDS = st.lists(st.text(alphabet="abcdefghij()`:", min_size=1, max_size=12), min_size=1, max_size=40)
 

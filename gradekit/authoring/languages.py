@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gradekit.errors import UsageError
 from gradekit.i18n.catalogs import languages
-from gradekit.intake.untrusted import require_id
+from gradekit.untrusted import require_id
 
 LANGUAGES_FILE = "languages.csv"
 

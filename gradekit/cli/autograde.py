@@ -40,9 +40,13 @@ def autograde_class(
     summary = terminal.Summary(wide=wide)
     summary.skipped = skipped  # said again under the table: the lines above scroll away
 
+    regraded: list[str] = []
+
     def on_result(result: SubmissionResult) -> None:
         summary.add(result)
         progress.advance(result)
+        if not result.unchanged:
+            regraded.append(result.student)
 
     try:
         by_service = autograde(course, assignment, students, options, on_result)
@@ -53,6 +57,11 @@ def autograde_class(
     summary.print(f"{assignment}: {len(summary.rows)} submission(s)")
     for line in handin_reports(course, assignment):
         print(line)
+    if not by_service:  # the service gives its regrades' pages back itself
+        from gradekit.handout.feedback import after_regrade
+
+        for line in after_regrade(course, assignment, regraded):
+            print(line)
     mark("coordinator", "summary printed")
     return summary
 

@@ -8,8 +8,7 @@
                     class); watched through inotify, or polled (gradekit.handout.watch)
     feedback back   feedback/<hash>.html, the hash nbgrader's fetch_feedback looks for (layout.feedback_name
                     of the hand-in's submission_secret.txt), readable by its student alone
-                    (layout.release_pages: ``nbgrader release_feedback`` and ``gradekit serve`` both
-                    release through it)
+                    (layout.release_pages; gradekit.handout.feedback is what releases through it)
     listing         what the modes let a student see: their own folder of outbound/, their own hand-ins
                     (the ledger's), their own feedback
 
@@ -126,6 +125,13 @@ class FilesystemExchange(CourseExchange):
         account = None if self.trust_names else self.identities.account_of(student)
         layout.release_pages(self.feedback_dir, account, secret, pages)
         return True
+
+    def feedback_given(self, student: str, assignment: str, submission: Path) -> bool:
+        secret = layout.read_submission_secret(submission)
+        notebooks = sorted(p.stem for p in submission.glob("*.ipynb"))
+        return bool(secret and notebooks) and any(
+            (self.feedback_dir / layout.feedback_name(secret or "", nb)).exists() for nb in notebooks
+        )
 
     # -- what a student may list ----------------------------------------------------------------
     def listing(self, student: str) -> list[Listed]:

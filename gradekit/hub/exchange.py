@@ -18,8 +18,10 @@ Who may do what
 
 Limits (:class:`Limits`, each a command-line option of ``gradekit hub-exchange``)
     a hand-in holds at most ``max_mb`` MiB (20) in at most ``max_files`` files (50), unpacked; a
-    student hands in at most ``per_minute`` times a minute (10). Going over is refused with what the
-    limit is; what was handed in before stays, and the class is unharmed.
+    student tries to hand in at most ``per_minute`` times a minute (10), refused tries included,
+    and sends at most ``at_once`` hand-ins at the same time (2). Going over is refused with what the
+    limit is, before anything is read or recorded (gradekit.hub.gate); what was handed in before
+    stays, and the class is unharmed.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from typing import Any, NoReturn
 from tornado import locks, web
 
 from gradekit.hub.auth import CallerAPI, instructor_scope
+from gradekit.hub.gate import Gate, Spool
 from gradekit.hub.store import Store, now, stamp
 
 NAME = "gradekit-exchange"
@@ -44,14 +47,26 @@ _KEY = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 class Limits:
     max_mb: float = 20.0
     max_files: int = 50
-    per_minute: int = 10
+    per_minute: int = 10  # tries to hand in, refused ones included
+    at_once: int = 2  # hand-ins of one student arriving at the same time
 
     @property
     def max_bytes(self) -> int:
         return int(self.max_mb * (1 << 20))
 
+    @property
+    def drained(self) -> int:
+        """The largest body the server reads (and drops) to answer a refusal in one line; past it, it
+        closes the connection."""
+        return max(4 * self.max_bytes, 64 << 20)
+
     def to_dict(self) -> dict:
-        return {"max_mb": self.max_mb, "max_files": self.max_files, "per_minute": self.per_minute}
+        return {
+            "max_mb": self.max_mb,
+            "max_files": self.max_files,
+            "per_minute": self.per_minute,
+            "at_once": self.at_once,
+        }
 
 
 def say(line: str) -> None:
@@ -67,10 +82,29 @@ def _names_of(data: bytes) -> list[str]:
         return sorted(n.rsplit("/", 1)[-1][: -len(".ipynb")] for n in zf.namelist() if n.endswith(".ipynb"))
 
 
+@web.stream_request_body
 class _Handler(CallerAPI):
-    """Any caller the hub knows who may use the service; the course in the path must be ours."""
+    """Any caller the hub knows who may use the service; the course in the path must be ours.
+
+    Every request's body streams in after the caller is let in (tornado would otherwise read it
+    whole before anything is asked): kept for an instructor (a release, feedback), dropped for anyone
+    else, whose requests carry none."""
 
     fresh = True  # ask the hub every time: a revoked token is refused at once
+    _kept: list[bytes] | None = None  # the body, for a caller who may send one
+    _received = 0
+
+    def data_received(self, chunk: bytes) -> None:
+        self._received += len(chunk)
+        if self._kept is not None and self._received <= self.limits.drained:
+            self._kept.append(chunk)
+
+    @property
+    def body(self) -> bytes:
+        """The request's body, as an instructor sent it."""
+        if self._received > self.limits.drained:
+            self.refuse(413, f"the body is over {self.limits.drained >> 20} MiB")
+        return b"".join(self._kept or [])
 
     @property
     def store(self) -> Store:
@@ -86,6 +120,8 @@ class _Handler(CallerAPI):
         service = self.settings["gradekit_service"]
         if not (self.caller.may(f"access:services!service={service}") or self.instructor):
             self.refuse(403, f"{self.caller.name}'s token may not use the service {service}")
+        if self.instructor:
+            self._kept = []
 
     @property
     def instructor(self) -> bool:
@@ -99,9 +135,10 @@ class _Handler(CallerAPI):
             self.set_header(name, value)
         super().write_error(status_code, **kwargs)
 
-    def refuse(self, status: int, line: str) -> NoReturn:
-        who = self.caller.name if self.caller is not None else "?"
-        say(f"refused {who}: {self.request.method} {self.request.path}: {line}")
+    def refuse(self, status: int, line: str, who: str = "", log: bool = True, note: str = "") -> NoReturn:
+        who = who or (self.caller.name if self.caller is not None else "?")
+        if log:
+            say(f"refused {who}: {self.request.method} {self.request.path}: {line}{note}")
         raise web.HTTPError(status, line)
 
     def check_course(self, course: str) -> None:
@@ -217,11 +254,11 @@ class ReleaseHandler(_Handler):
         if not user or not is_valid_id(user) or not is_valid_id(assignment):
             self.refuse(400, "a release is PUT to release/<assignment>/<user>")
         try:
-            read_handin_zip(self.request.body, HandinLimits(max_bytes=1 << 30, max_files=10_000))
+            read_handin_zip(self.body, HandinLimits(max_bytes=1 << 30, max_files=10_000))
         except SubmissionError as exc:
             self.refuse(400, f"the release is not a zip of files: {exc}")
         force = self.get_argument("force", "") in ("1", "true")
-        if not self.store.release(self.course_id, assignment, user, self.request.body, force):
+        if not self.store.release(self.course_id, assignment, user, self.body, force):
             self.refuse(409, f"{user} already has {assignment} in the exchange, add --force to overwrite")
         self.send_json({"released": user, "assignment": assignment})
 
@@ -233,19 +270,8 @@ class ReleasesHandler(_Handler):
         self.send_json(self.store.releases(self.course_id))
 
 
-@web.stream_request_body
 class HandinsHandler(_Handler):
-    """POST: a hand-in as the caller; GET (instructors): the hand-ins after a number, waiting for one."""
-
-    async def prepare(self) -> None:
-        self._body: list[bytes] = []
-        self._size = 0
-        await super().prepare()
-
-    def data_received(self, chunk: bytes) -> None:
-        self._size += len(chunk)
-        if self._size <= self.limits.max_bytes + (1 << 20):  # kept up to the limit; the rest is dropped
-            self._body.append(chunk)
+    """GET (instructors): the hand-ins after a number, waiting for one."""
 
     async def get(self, course: str) -> None:
         self.check_course(course)
@@ -261,15 +287,59 @@ class HandinsHandler(_Handler):
             await arrived.wait(timeout=dt.timedelta(seconds=min(1.0, (deadline - now()).total_seconds())))
         self.send_json({"handins": [h.meta() for h in found]})
 
-    def post(self, course: str, assignment: str) -> None:
-        from gradekit.errors import SubmissionError
-        from gradekit.intake.untrusted import HandinLimits, is_valid_id, read_handin_zip
 
-        self.check_course(course)
+class HandinHandler(_Handler):
+    """POST <assignment>: a hand-in of it as the caller; GET <number> (instructors): one hand-in's files.
+    Nobody replaces or deletes a hand-in.
+
+    A hand-in is admitted before its body is read (gradekit.hub.gate): the caller's rate, refused
+    tries included, then who it is for, its key, its announced size and its release; its body then
+    streams into a Spool, never held whole in memory while it arrives."""
+
+    _spool: Spool | None = None
+    _slot: str | None = None  # the user whose upload this request counts as, while it arrives
+
+    @property
+    def gate(self) -> Gate:
+        return self.settings["gradekit_gate"]
+
+    async def prepare(self) -> None:
+        token = ""
+        if self.request.method == "POST":
+            token = self.hub_auth.get_token(self, in_cookie=False) or ""
+            known = self.gate.known(token)
+            if known is not None:  # over their rate: refused without asking the hub
+                self._over(known, self.gate.wait(known))
+        await super().prepare()
+        if self.request.method == "POST":
+            assert self.caller is not None
+            self.gate.saw(token, self.caller.name)
+            self._admit(self.path_args[1])
+
+    def _over(self, user: str, wait: int) -> NoReturn:
+        self.after = {"Retry-After": str(wait)}
+        line = (
+            f"too many hand-ins: the limit is {self.limits.per_minute} a minute, refused ones included: "
+            f"hand in again in {wait} s (your earlier hand-ins are all kept)"
+        )
+        loud = self.gate.loud(user)
+        self.refuse(429, line, who=user, log=loud, note=" (more of this minute's refusals of them are not logged)")
+
+    def _admit(self, assignment: str) -> None:
+        """Refuse a hand-in that may not be sent now, before its body is read (see the class's docstring)."""
+        from gradekit.intake.untrusted import is_valid_id
+
         assert self.caller is not None
         user = self.caller.name
+        self.check_course(self.path_args[0])
         if self.caller.kind != "user":
             self.refuse(403, f"{user} is a service: only a hub user hands in")
+        since = now() - dt.timedelta(seconds=60)
+        ages = [(now() - _when(t)).total_seconds() for t in self.store.recent(self.course_id, user, since)]
+        wait = self.gate.wait(user, ages)
+        if wait:
+            self._over(user, wait)
+        self.gate.tried(user)  # every try counts from here on, refused or not
         if not is_valid_id(assignment):
             self.refuse(400, f"invalid assignment id {assignment!r}")
         key = self.request.headers.get("X-Gradekit-Key", "")
@@ -291,29 +361,59 @@ class HandinsHandler(_Handler):
             self.settings["gradekit_arrived"].notify_all()
             self.refuse(403, f"{user} may not hand in as {named}: a hand-in counts for whoever's token sent it")
         old = self.store.by_key(self.course_id, user, key)
-        if old is not None:  # the answer to this hand-in was lost: it is the same one
+        if old is not None:  # the answer to this hand-in was lost: it is the same one (its body is not read)
             self.send_json({**old.meta(), "again": True})
             return
-        if self._size > self.limits.max_bytes:
-            self.refuse(
-                413,
-                f"the hand-in is {self._size / (1 << 20):.1f} MiB, over the limit of "
-                f"{self.limits.max_mb:g} MiB: leave out large data files and hand in again",
-            )
-        since = now() - dt.timedelta(seconds=60)
-        recent = self.store.recent(self.course_id, user, since)
-        if len(recent) >= self.limits.per_minute:
-            first = dt.datetime.strptime(recent[0], "%Y-%m-%d %H:%M:%S.%f UTC")
-            wait = max(1, int((first + dt.timedelta(seconds=60) - now()).total_seconds()) + 1)
-            self.after = {"Retry-After": str(wait)}
-            self.refuse(
-                429,
-                f"{len(recent)} hand-ins in the last minute, the limit is {self.limits.per_minute}: "
-                f"hand in again in {wait} s (your earlier hand-ins are all kept)",
-            )
+        announced = int(self.request.headers.get("Content-Length") or 0)
+        if announced > self.limits.max_bytes:
+            self._too_large(announced)
         if not self.store.releases(self.course_id, user).get(assignment):
             self.refuse(404, f"{assignment!r} was not released to {user}: fetch it first, or ask your instructor")
-        data = b"".join(self._body)
+        if not self.gate.take(user):
+            self.refuse(
+                429,
+                f"{self.gate.sending(user)} hand-ins of yours are arriving already, the limit is "
+                f"{self.limits.at_once} at once: wait for them, then hand in again",
+            )
+        self._slot = user
+        self._spool = Spool(self.store.folder / "incoming", self.limits.max_bytes)
+
+    def _too_large(self, size: int) -> NoReturn:
+        self.refuse(
+            413,
+            f"the hand-in is {size / (1 << 20):.1f} MiB, over the limit of "
+            f"{self.limits.max_mb:g} MiB: leave out large data files and hand in again",
+        )
+
+    def data_received(self, chunk: bytes) -> None:
+        if self._spool is not None:
+            self._spool.write(chunk)
+
+    def _release(self) -> None:
+        if self._slot is not None:
+            self.gate.give(self._slot)
+            self._slot = None
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    def on_finish(self) -> None:
+        self._release()
+
+    def on_connection_close(self) -> None:
+        self._release()
+
+    def post(self, course: str, assignment: str) -> None:
+        from gradekit.errors import SubmissionError
+        from gradekit.intake.untrusted import HandinLimits, read_handin_zip
+
+        self.check_course(course)
+        assert self.caller is not None and self._spool is not None
+        user = self.caller.name
+        if self._spool.over:
+            self._too_large(self._spool.size)
+        data = self._spool.read()
+        key = self.request.headers["X-Gradekit-Key"]
         try:
             files = read_handin_zip(data, HandinLimits(self.limits.max_bytes, self.limits.max_files))
         except SubmissionError as exc:
@@ -327,6 +427,24 @@ class HandinsHandler(_Handler):
         )
         self.send_json(handin.meta(), 201)
 
+    def get(self, course: str, number: str) -> None:
+        self.check_course(course)
+        self.require_instructor("read a hand-in's files")
+        handin = self.store.get(self.course_id, int(number)) if number.isdigit() else None
+        if handin is None or handin.blob is None:
+            self.refuse(404, f"no hand-in {number} with files in {self.course_id} (hand-ins are numbered)")
+        self.send_zip(self.store.blob(handin.blob))
+
+    def _never(self, course: str, number: str) -> None:
+        self.check_course(course)
+        self.refuse(403, "a hand-in is never replaced or deleted: hand in again (the latest counts)")
+
+    put = delete = patch = _never
+
+
+def _when(text: str) -> dt.datetime:
+    return dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f UTC")
+
 
 def _claimed(raw: bytes | None) -> dt.datetime | None:
     from gradekit.intake.untrusted import parse_utc
@@ -338,24 +456,6 @@ def _claimed(raw: bytes | None) -> dt.datetime | None:
         return parse_utc(text)
     except (ValueError, OverflowError):
         return None
-
-
-class HandinHandler(_Handler):
-    """GET (instructors): one hand-in's files. Nobody replaces or deletes a hand-in."""
-
-    def get(self, course: str, number: str) -> None:
-        self.check_course(course)
-        self.require_instructor("read a hand-in")
-        handin = self.store.get(self.course_id, int(number))
-        if handin is None or handin.blob is None:
-            self.refuse(404, f"no hand-in {number} with files in {self.course_id}")
-        self.send_zip(self.store.blob(handin.blob))
-
-    def _never(self, course: str, number: str) -> None:
-        self.check_course(course)
-        self.refuse(403, "a hand-in is never replaced or deleted: hand in again (the latest counts)")
-
-    put = post = delete = patch = _never
 
 
 class FeedbackHandler(_Handler):
@@ -383,7 +483,7 @@ class FeedbackHandler(_Handler):
         if handin is None or handin.problem is not None:
             self.refuse(404, f"no accepted hand-in {number} in {self.course_id}")
         try:
-            pages = json.loads(self.request.body)["pages"]
+            pages = json.loads(self.body)["pages"]
             assert isinstance(pages, dict) and all(isinstance(v, str) for v in pages.values())
         except (ValueError, KeyError, TypeError, AssertionError):
             self.refuse(400, 'feedback is PUT as {"pages": {notebook: html}}')
@@ -408,8 +508,7 @@ def routes(prefix: str) -> list[tuple[str, type]]:
         (f"{api}/release/{part}", ReleaseHandler),
         (f"{api}/release/{part}/{part}", ReleaseHandler),
         (f"{api}/handins", HandinsHandler),
-        (f"{api}/handins/([0-9]+)", HandinHandler),
-        (f"{api}/handins/{part}", HandinsHandler),
+        (f"{api}/handins/{part}", HandinHandler),  # POST: an assignment's name (digits too); GET: a number
         (f"{api}/feedback/{part}", FeedbackHandler),
         (f"{api}/listing/{part}", ListingHandler),
     ]
@@ -426,6 +525,7 @@ def application(course_id: str, store: Store, limits: Limits, service: str = NAM
         gradekit_limits=limits,
         gradekit_service=service,
         gradekit_arrived=locks.Condition(),
+        gradekit_gate=Gate(limits.per_minute, limits.at_once),
         **settings,
     )
 
@@ -454,13 +554,15 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        # a body over twice the limit is cut off by the server; up to that, it is read and refused in one line
-        server = HTTPServer(app, max_body_size=max(2 * limits.max_bytes, 1 << 20), xheaders=True)
+        # a refused hand-in's body is read and dropped (never kept) up to Limits.drained, so that its sender
+        # reads the one line; a larger one is cut off
+        server = HTTPServer(app, max_body_size=limits.drained, body_timeout=600, xheaders=True)
         server.listen(url.port or 80, url.hostname or "127.0.0.1")
         say(
             f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
             f"{store.engine.url.render_as_string(hide_password=True)}, files in {store.folder}; limits "
-            f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} a minute"
+            f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} tries a minute, "
+            f"{limits.at_once} at once"
         )
         await stop.wait()
         server.stop()

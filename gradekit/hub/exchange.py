@@ -27,6 +27,7 @@ Limits (:class:`Limits`, each a command-line option of ``gradekit hub-exchange``
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 import sys
@@ -37,6 +38,7 @@ from tornado import locks, web
 
 from gradekit.hub.auth import CallerAPI, instructor_scope
 from gradekit.hub.gate import Gate, Spool
+from gradekit.hub.store import Handin as StoredHandin
 from gradekit.hub.store import Store, now, stamp
 
 NAME = "gradekit-exchange"
@@ -82,17 +84,59 @@ def _names_of(data: bytes) -> list[str]:
         return sorted(n.rsplit("/", 1)[-1][: -len(".ipynb")] for n in zf.namelist() if n.endswith(".ipynb"))
 
 
+def _refusal_first(method):
+    """``method``, unless the request was refused when it came in: then that refusal."""
+
+    @functools.wraps(method)
+    def handle(self, *args, **kwargs):
+        if self._refusal is not None:
+            raise self._refusal
+        return method(self, *args, **kwargs)
+
+    return handle
+
+
 @web.stream_request_body
 class _Handler(CallerAPI):
     """Any caller the hub knows who may use the service; the course in the path must be ours.
 
     Every request's body streams in after the caller is let in (tornado would otherwise read it
     whole before anything is asked): kept for an instructor (a release, feedback), dropped for anyone
-    else, whose requests carry none."""
+    else, whose requests carry none. A request refused as it comes in (:meth:`let_in`) is answered
+    once its body is in, read and dropped (up to Limits.drained): answered before, the connection
+    would be closed under the body still arriving, and the sender -- the hub's proxy first -- would
+    read an error of its own instead of the one line."""
 
     fresh = True  # ask the hub every time: a revoked token is refused at once
     _kept: list[bytes] | None = None  # the body, for a caller who may send one
     _received = 0
+    _refusal: web.HTTPError | None = None  # why the request was refused as it came in
+    _close_now = False  # refused without reading its body (its sender has too many arriving)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("get", "put", "post", "delete", "patch"):
+            if name in cls.__dict__:
+                setattr(cls, name, _refusal_first(cls.__dict__[name]))
+
+    async def prepare(self) -> None:
+        try:
+            await self.let_in()
+        except web.HTTPError as exc:
+            length = self.request.headers.get("Content-Length", "0")
+            chunked = "chunked" in self.request.headers.get("Transfer-Encoding", "").lower()
+            if (
+                self._close_now
+                or (not chunked and (not length.isdigit() or int(length) == 0))
+                or (length.isdigit() and int(length) > self.limits.drained)  # cut off anyway: the line first
+            ):
+                raise
+            self._refusal, self._kept = exc, None
+
+    async def let_in(self) -> None:
+        """Who calls (the hub says), and whether they may use the service: a refusal raised here is
+        answered once the request's body is in."""
+        await super().prepare()
 
     def data_received(self, chunk: bytes) -> None:
         self._received += len(chunk)
@@ -129,6 +173,10 @@ class _Handler(CallerAPI):
         return self.caller.instructs(self.course_id)
 
     after: dict[str, str] = {}  # headers for a refusal (tornado clears the others when it sends an error)
+
+    def log_exception(self, typ, value, tb) -> None:
+        if not isinstance(value, web.HTTPError):  # a refusal said its own line (refuse): no second one
+            super().log_exception(typ, value, tb)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         for name, value in self.after.items():
@@ -293,28 +341,48 @@ class HandinHandler(_Handler):
     Nobody replaces or deletes a hand-in.
 
     A hand-in is admitted before its body is read (gradekit.hub.gate): the caller's rate, refused
-    tries included, then who it is for, its key, its announced size and its release; its body then
-    streams into a Spool, never held whole in memory while it arrives."""
+    tries included, how many of theirs are arriving, then who it is for, its key, its announced size
+    and its release; its body then streams into a Spool, never held whole in memory while it
+    arrives. A refused one's body is dropped as it arrives, and the refusal answered at its end."""
 
     _spool: Spool | None = None
     _slot: str | None = None  # the user whose upload this request counts as, while it arrives
+    _again: StoredHandin | None = None  # the hand-in this one is sent again (its key's)
 
     @property
     def gate(self) -> Gate:
         return self.settings["gradekit_gate"]
 
-    async def prepare(self) -> None:
+    async def let_in(self) -> None:
         token = ""
         if self.request.method == "POST":
             token = self.hub_auth.get_token(self, in_cookie=False) or ""
             known = self.gate.known(token)
             if known is not None:  # over their rate: refused without asking the hub
+                self._hold(known)
                 self._over(known, self.gate.wait(known))
-        await super().prepare()
+        await super().let_in()
         if self.request.method == "POST":
             assert self.caller is not None
             self.gate.saw(token, self.caller.name)
             self._admit(self.path_args[1])
+
+    def _hold(self, user: str) -> None:
+        """One of ``user``'s hand-ins at once, admitted or refused (a refusal is answered once its body is
+        in: it holds the connection meanwhile); past ``Limits.at_once`` refused and closed at once."""
+        if self._slot is not None:
+            return
+        if not self.gate.take(user):
+            self._close_now = True
+            self.refuse(
+                429,
+                f"{self.gate.sending(user)} hand-ins of yours are arriving already, the limit is "
+                f"{self.limits.at_once} at once: wait for them, then hand in again",
+                who=user,
+                log=self.gate.loud(user, "at once"),
+                note=" (more of these this minute are not logged)",
+            )
+        self._slot = user
 
     def _over(self, user: str, wait: int) -> NoReturn:
         self.after = {"Retry-After": str(wait)}
@@ -322,8 +390,8 @@ class HandinHandler(_Handler):
             f"too many hand-ins: the limit is {self.limits.per_minute} a minute, refused ones included: "
             f"hand in again in {wait} s (your earlier hand-ins are all kept)"
         )
-        loud = self.gate.loud(user)
-        self.refuse(429, line, who=user, log=loud, note=" (more of this minute's refusals of them are not logged)")
+        loud = self.gate.loud(user, "rate")
+        self.refuse(429, line, who=user, log=loud, note=" (more of these this minute are not logged)")
 
     def _admit(self, assignment: str) -> None:
         """Refuse a hand-in that may not be sent now, before its body is read (see the class's docstring)."""
@@ -340,6 +408,7 @@ class HandinHandler(_Handler):
         if wait:
             self._over(user, wait)
         self.gate.tried(user)  # every try counts from here on, refused or not
+        self._hold(user)
         if not is_valid_id(assignment):
             self.refuse(400, f"invalid assignment id {assignment!r}")
         key = self.request.headers.get("X-Gradekit-Key", "")
@@ -360,22 +429,14 @@ class HandinHandler(_Handler):
             )
             self.settings["gradekit_arrived"].notify_all()
             self.refuse(403, f"{user} may not hand in as {named}: a hand-in counts for whoever's token sent it")
-        old = self.store.by_key(self.course_id, user, key)
-        if old is not None:  # the answer to this hand-in was lost: it is the same one (its body is not read)
-            self.send_json({**old.meta(), "again": True})
+        self._again = self.store.by_key(self.course_id, user, key)
+        if self._again is not None:  # the answer to this hand-in was lost: it is the same one (its body dropped)
             return
         announced = int(self.request.headers.get("Content-Length") or 0)
         if announced > self.limits.max_bytes:
             self._too_large(announced)
         if not self.store.releases(self.course_id, user).get(assignment):
             self.refuse(404, f"{assignment!r} was not released to {user}: fetch it first, or ask your instructor")
-        if not self.gate.take(user):
-            self.refuse(
-                429,
-                f"{self.gate.sending(user)} hand-ins of yours are arriving already, the limit is "
-                f"{self.limits.at_once} at once: wait for them, then hand in again",
-            )
-        self._slot = user
         self._spool = Spool(self.store.folder / "incoming", self.limits.max_bytes)
 
     def _too_large(self, size: int) -> NoReturn:
@@ -407,7 +468,9 @@ class HandinHandler(_Handler):
         from gradekit.errors import SubmissionError
         from gradekit.intake.untrusted import HandinLimits, read_handin_zip
 
-        self.check_course(course)
+        if self._again is not None:
+            self.send_json({**self._again.meta(), "again": True})
+            return
         assert self.caller is not None and self._spool is not None
         user = self.caller.name
         if self._spool.over:
@@ -514,6 +577,12 @@ def routes(prefix: str) -> list[tuple[str, type]]:
     ]
 
 
+def _access(handler: web.RequestHandler) -> None:
+    """tornado's access log, for what no line of the service's says: a request that failed."""
+    if handler.get_status() >= 500:
+        say(f"{handler.get_status()} {handler.request.method} {handler.request.path}")
+
+
 def application(course_id: str, store: Store, limits: Limits, service: str = NAME, **settings) -> web.Application:
     """The service's tornado Application; ``settings`` are gradekit.hub.auth.service_settings'."""
     import os
@@ -521,6 +590,7 @@ def application(course_id: str, store: Store, limits: Limits, service: str = NAM
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX") or f"/services/{service}/"
     return web.Application(
         routes(prefix),
+        log_function=_access,
         gradekit_store=store,
         gradekit_limits=limits,
         gradekit_service=service,
@@ -556,7 +626,7 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
             loop.add_signal_handler(sig, stop.set)
         # a refused hand-in's body is read and dropped (never kept) up to Limits.drained, so that its sender
         # reads the one line; a larger one is cut off
-        server = HTTPServer(app, max_body_size=limits.drained, body_timeout=600, xheaders=True)
+        server = HTTPServer(app, max_body_size=limits.drained, body_timeout=300, xheaders=True)
         server.listen(url.port or 80, url.hostname or "127.0.0.1")
         say(
             f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "

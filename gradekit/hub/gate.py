@@ -16,7 +16,7 @@ limits are theirs alone.
       .tried(user)                 count one try
       .known(token)                the user a token was last seen for, when that user must wait now
                                    (a refusal needs no question to the hub); .saw(token, user)
-      .loud(user)                  whether a refusal of ``user`` is logged (the first one a minute)
+      .loud(user, why)             whether a refusal of ``user`` for ``why`` is logged (the first one a minute)
       .take(user) / .give(user)    one upload more / less in flight; take is False at the limit
 """
 
@@ -40,7 +40,7 @@ class Gate:
         self.per_minute, self.at_once, self.clock = per_minute, at_once, clock
         self._tries: dict[str, deque[float]] = {}
         self._sending: dict[str, int] = {}
-        self._quiet: dict[str, float] = {}  # user -> until when their refusals are not logged
+        self._quiet: dict[tuple[str, str], float] = {}  # (user, why) -> until when such refusals are not logged
         self._tokens: dict[str, tuple[str, float]] = {}  # sha256 of a token -> (user, when seen)
 
     def _window(self, user: str) -> deque[float]:
@@ -69,11 +69,12 @@ class Gate:
     def tried(self, user: str) -> None:
         self._tries.setdefault(user, deque()).append(self.clock())
 
-    def loud(self, user: str) -> bool:
+    def loud(self, user: str, why: str = "") -> bool:
+        """Whether this refusal of ``user`` (for the reason ``why``) is logged: the first one a minute."""
         now = self.clock()
-        if self._quiet.get(user, 0.0) > now:
+        if self._quiet.get((user, why), 0.0) > now:
             return False
-        self._quiet[user] = now + WINDOW
+        self._quiet[(user, why)] = now + WINDOW
         return True
 
     # -- tokens: a refusal without asking the hub -------------------------------------------------

@@ -34,9 +34,10 @@ def run(args) -> int:
         print(f"a receipt of this course: {what}; no hand-in with it is on record here")
         return 1
     kept = f"kept as .gradekit/handins/{entry.assignment}/{entry.name}@{entry.ino}"
-    it = place(entry, hub) + (f", handed in by the hub user {entry.account}" if hub else "")
-    print(
-        f"a receipt of this course: {what}; it is the {'' if hub else 'hand-in '}{it} on record (SHA-256 "
-        f"{entry.sha256}, {kept})"
+    it = (
+        f"the {place(entry, hub)} on record, handed in by the hub user {entry.account}"
+        if hub
+        else (f"the hand-in {place(entry)} on record")
     )
+    print(f"a receipt of this course: {what}; it is {it} (SHA-256 {entry.sha256}, {kept})")
     return 0

@@ -504,15 +504,26 @@ def hub_exchange_config_problems(course, config: Path) -> list[Problem]:
                 f'c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server", "{scope}"]',
             )
         )
-    roles = [r for r in hub.get("load_roles", []) or [] if isinstance(r, dict)]
-    if not any(_grants(r.get("scopes"), service) and (r.get("name") == "user" or r.get("groups")) for r in roles):
-        out.append(
-            Problem(
-                f"the students do not hold {scope} (not in the scopes of the role 'user', nor of a group's role): "
-                "their servers' tokens carry only what they hold",
-                f'{{"name": "user", "scopes": ["self", "{scope}"]}} in c.JupyterHub.load_roles',
+    roles = [r for r in hub.get("load_roles", []) or [] if isinstance(r, dict) and _grants(r.get("scopes"), service)]
+    if not any(r.get("name") == "user" for r in roles):  # every hub user holds the role "user"
+        groups = hub.get("load_groups", {}) or {}
+        members = {
+            str(name): {str(u) for u in (g.get("users", []) if isinstance(g, dict) else g or [])}
+            for name, g in (groups.items() if isinstance(groups, dict) else [])
+        }
+        holders = {str(u) for r in roles for u in r.get("users", []) or []}
+        holders |= {u for r in roles for g in r.get("groups", []) or [] for u in members.get(str(g), set())}
+        students = _accounts(course)
+        left = [s for s in students if s not in holders] if students else ["the students"]
+        if left:
+            out.append(
+                Problem(
+                    f"{', '.join(left[:5])}{' and others' if len(left) > 5 else ''} do not hold {scope} (not in the "
+                    "scopes of the role 'user', nor of a role of theirs): their servers' tokens carry only what "
+                    "they hold",
+                    f'{{"name": "user", "scopes": ["self", "{scope}"]}} in c.JupyterHub.load_roles',
+                )
             )
-        )
     return out
 
 

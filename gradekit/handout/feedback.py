@@ -111,26 +111,32 @@ def release_feedback(
     with the gradebook's final marks, shown as the assignment's policy shows them now;
     ``only_given``: only to those whose pages for this submission are out already (a regrade)."""
     from gradekit.gradebook import read
-    from gradekit.gradebook.connect import open_gradebook
-    from gradekit.gradebook.marks import final_marks
     from gradekit.handout.exchanges import exchange_of
-    from gradekit.pages.feedback import write_feedback
     from gradekit.results import iter_results
-    from gradekit.service.policy import due_date
 
     course.source_of(assignment)
     students = read.require_students(course, students) if students else read.students(course)
     exchange = exchange or exchange_of(course)
-    due = due_date(course, assignment)
     given = Given()
     graded = {r.student: r for r in iter_results(course, assignment, students)}
+    if only_given:
+        graded = {
+            s: r
+            for s, r in graded.items()
+            if exchange.feedback_given(s, assignment, course.submitted_dir(s, assignment))
+        }
+    if not graded:
+        return given  # nothing to write: neither the gradebook nor the pages' templates are opened
+    from gradekit.gradebook.connect import open_gradebook
+    from gradekit.gradebook.marks import final_marks
+    from gradekit.pages.feedback import write_feedback
+    from gradekit.service.policy import due_date
+
+    due = due_date(course, assignment)
     with open_gradebook(course) as gb:
         for student in students:
             result = graded.get(student)
             if result is None:
-                continue
-            submitted = course.submitted_dir(student, assignment)
-            if only_given and not exchange.feedback_given(student, assignment, submitted):
                 continue
             problem = stale(course, student, assignment)
             if problem:

@@ -265,6 +265,40 @@ def test_release_feedback_gives_back_what_nbgrader_release_feedback_gives(course
     assert set(released()) == {alice} and alice in by_nbgrader and (feedback / alice).stat().st_mtime_ns > mtime
 
 
+def test_gradekit_collect_takes_in_through_the_exchange_what_nbgrader_collect_does(exchange_course):
+    """``gradekit collect ASSIGNMENT`` (no zip) reads the course's exchange through its interface -- here the
+    filesystem exchange -- and installs what ``nbgrader collect`` with gradekit's class installs: each
+    student's latest hand-in, as the ledger kept it, with its trusted time and receipt, 0750/0640."""
+    import shutil
+    import time
+
+    course, root, students = exchange_course
+    assert course.cli("release", ASSIGNMENT) == 0
+    alice, bob = students["alice"], students["bob"]
+    for s in (alice, bob):
+        s.nbgrader("fetch_assignment", ASSIGNMENT)
+    alice.nbgrader("submit", ASSIGNMENT)
+    time.sleep(1.1)                                        # nbgrader names a hand-in by the second
+    (alice.folder / f"{NOTEBOOK}.ipynb").write_bytes(b'{"cells": []}')
+    alice.nbgrader("submit", ASSIGNMENT)
+    bob.nbgrader("submit", ASSIGNMENT)
+    submitted = course.root / "submitted"
+
+    def tree() -> dict[str, tuple[bytes, int]]:
+        return {str(p.relative_to(submitted)): (p.read_bytes() if p.is_file() else b"", stat.S_IMODE(p.stat().st_mode))
+                for p in sorted(submitted.rglob("*"))}
+
+    course.run(NBGRADER, "collect", ASSIGNMENT)
+    by_nbgrader = tree()
+    assert by_nbgrader[f"alice/{ASSIGNMENT}/{NOTEBOOK}.ipynb"][0] == b'{"cells": []}'      # her latest
+    shutil.rmtree(submitted)
+    out = course.run(str(VENV_BIN / "gradekit"), "collect", ASSIGNMENT).stdout
+    assert f"{ASSIGNMENT}: collected 2 submission(s) into submitted/" in out, out
+    assert tree() == by_nbgrader
+    again = course.run(str(VENV_BIN / "gradekit"), "collect", ASSIGNMENT).stdout
+    assert "collected 0 submission(s) into submitted/, 2 there already" in again, again
+
+
 def test_release_one_student_and_errors(exchange_course):
     course, root, students = exchange_course
     # nothing generated: release generates the variants itself

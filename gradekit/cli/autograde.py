@@ -57,11 +57,21 @@ def autograde_class(
     summary.print(f"{assignment}: {len(summary.rows)} submission(s)")
     for line in handin_reports(course, assignment):
         print(line)
-    if not by_service:  # the service gives its regrades' pages back itself
+    if not by_service and regraded:  # the service gives its regrades' pages back itself
+        from gradekit.errors import GradekitError
+        from gradekit.handout.exchanges import exchange_of
         from gradekit.handout.feedback import after_regrade
 
-        for line in after_regrade(course, assignment, regraded):
-            print(line)
+        try:
+            exchange = exchange_of(course)
+        except GradekitError as exc:
+            print(f"feedback not given again after the regrade: {exc}")
+        else:
+            try:
+                for line in after_regrade(course, assignment, regraded, exchange):
+                    print(line)
+            finally:
+                exchange.close()
     mark("coordinator", "summary printed")
     return summary
 

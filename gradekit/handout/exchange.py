@@ -350,27 +350,44 @@ class GradekitList(_SafeRoot, ExchangeList):
         return assignments
 
 
+class _FeedbackFolder:
+    """The filesystem exchange's feedback back, into this step's folder (nbgrader's root, as given)."""
+
+    label = "nbgrader exchange"
+
+    def __init__(self, course, folder: Path):
+        self.course, self.folder = course, folder
+
+    def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
+        return layout.give_feedback(self.course, self.folder, student, submission, pages)
+
+    def close(self) -> None:
+        pass
+
+
 class GradekitReleaseFeedback(ExchangeReleaseFeedback):
     """Release gradekit's feedback/<student>/<assignment>/*.html through the course's exchange.
 
-    The pages ``gradekit feedback`` wrote go back as they are, each to its student alone, through
-    the exchange's ``give_feedback`` (gradekit.handout.feedback.give_back: the one way feedback
-    goes back, on the hub exchange too). A page is released only if it was graded from the
-    submission in submitted/ (the timestamp in autograded/.../results.json), so a resubmission
-    collected after grading never gets the older submission's feedback.
+    The pages ``gradekit feedback`` wrote go back as they are, each to its student alone, as the
+    course's exchange gives feedback back (gradekit.handout.feedback.give_back): on the filesystem
+    exchange as FilesystemExchange.give_feedback does (layout.give_feedback), on the hub exchange
+    through the service. A page is released only if it was graded from the submission in
+    submitted/ (the timestamp in autograded/.../results.json), so a resubmission collected after
+    grading never gets the older submission's feedback.
     """
 
     def copy_files(self):
         from gradekit.course import Course
-        from gradekit.handout.exchanges import exchange_of
         from gradekit.handout.feedback import give_back
-        from gradekit.handout.filesystem import FilesystemExchange
 
         cd = self.coursedir
         course = Course.load(cd.root)
-        exchange = exchange_of(course)
-        if isinstance(exchange, FilesystemExchange):
-            exchange.feedback_dir = Path(self.dest_path)  # nbgrader's exchange root, as this command was given it
+        if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
+            from gradekit.handout.hub import HubExchange
+
+            exchange: HubExchange | _FeedbackFolder = HubExchange(course)
+        else:
+            exchange = _FeedbackFolder(course, Path(self.dest_path))
         exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
         self.released_for: dict[str, list[str]] = {}
         try:

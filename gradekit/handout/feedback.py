@@ -23,12 +23,22 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.course import Course
     from gradekit.handout.base import CourseExchange
     from gradekit.pages.feedback import Disclosure
+
+
+class Giver(Protocol):
+    """What gives feedback back: the course's exchange (gradekit.handout.base.CourseExchange), or
+    nbgrader's release_feedback step's folder of it."""
+
+    label: str
+
+    def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool: ...
 
 
 @dataclass
@@ -63,9 +73,7 @@ def stale(course: Course, student: str, assignment: str) -> str | None:
     return None
 
 
-def give_back(
-    course: Course, exchange: CourseExchange, student: str, assignment: str, pages: dict[str, str]
-) -> str | None:
+def give_back(course: Course, exchange: Giver, student: str, assignment: str, pages: dict[str, str]) -> str | None:
     """Give ``pages`` (notebook id -> the instructor's HTML) back to ``student`` for their submission in
     submitted/, when it is the one graded; why not (one line), or None."""
     problem = stale(course, student, assignment)
@@ -103,20 +111,18 @@ def disclosure_now(course: Course, assignment: str, student: str, due: dt.dateti
 def release_feedback(
     course: Course,
     assignment: str,
-    students: list[str] | None = None,
-    exchange: CourseExchange | None = None,
+    students: list[str] | None,
+    exchange: CourseExchange,
     only_given: bool = False,
 ) -> Given:
     """Write and give back the pages of every graded student of ``assignment`` (or of ``students``),
     with the gradebook's final marks, shown as the assignment's policy shows them now;
     ``only_given``: only to those whose pages for this submission are out already (a regrade)."""
     from gradekit.gradebook import read
-    from gradekit.handout.exchanges import exchange_of
     from gradekit.results import iter_results
 
     course.source_of(assignment)
     students = read.require_students(course, students) if students else read.students(course)
-    exchange = exchange or exchange_of(course)
     given = Given()
     graded = {r.student: r for r in iter_results(course, assignment, students)}
     if only_given:
@@ -154,7 +160,7 @@ def release_feedback(
     return given
 
 
-def after_regrade(course: Course, assignment: str, students: list[str]) -> list[str]:
+def after_regrade(course: Course, assignment: str, students: list[str], exchange: CourseExchange) -> list[str]:
     """A regrade without a service (``gradekit autograde``): give the new pages to those of ``students``
     whose feedback was out already, so that none keeps a page of a grading that no longer holds;
     what was done, a line each (the others' pages wait for ``gradekit release-feedback``)."""
@@ -163,7 +169,7 @@ def after_regrade(course: Course, assignment: str, students: list[str]) -> list[
     if not students:
         return []
     try:
-        given = release_feedback(course, assignment, students, only_given=True)
+        given = release_feedback(course, assignment, students, exchange, only_given=True)
     except GradekitError as exc:
         return [f"feedback not given again after the regrade: {exc}"]
     lines = [f"{assignment}: feedback given again to {len(given.students)} student(s) whose feedback was out"]

@@ -118,20 +118,7 @@ class FilesystemExchange(CourseExchange):
 
     # -- feedback back --------------------------------------------------------------------------
     def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
-        from gradekit.errors import ExchangeFailure
-
-        secret = layout.read_submission_secret(submission)
-        if secret is None:
-            return False
-        if not self.feedback_dir.parent.is_dir():
-            raise ExchangeFailure(
-                f"no exchange for {self.course.course_id} at {self.feedback_dir.parent}: release an assignment "
-                "first (gradekit release ASSIGNMENT)"
-            )
-        self.feedback_dir.mkdir(mode=layout.FEEDBACK_MODE, exist_ok=True)
-        account = None if self.trust_names else self.identities.account_of(student)
-        layout.release_pages(self.feedback_dir, account, secret, pages)
-        return True
+        return layout.give_feedback(self.course, self.feedback_dir, student, submission, pages)
 
     def feedback_given(self, student: str, assignment: str, submission: Path) -> bool:
         secret = layout.read_submission_secret(submission)

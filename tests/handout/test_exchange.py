@@ -255,12 +255,14 @@ def test_release_feedback_gives_back_what_nbgrader_release_feedback_gives(course
     for page in feedback.glob("*.html"):
         page.unlink()
     from gradekit.handout.feedback import after_regrade
+    from gradekit.handout.filesystem import FilesystemExchange
 
-    assert after_regrade(course.course, ASSIGNMENT, ["alice", "bob"]) == []   # none out: none given
+    exchange = FilesystemExchange(course.course)
+    assert after_regrade(course.course, ASSIGNMENT, ["alice", "bob"], exchange) == []   # none out: none given
     assert course.cli("release-feedback", ASSIGNMENT, "--student", "alice") == 0
     (alice,) = released()
     mtime = (feedback / alice).stat().st_mtime_ns
-    lines = after_regrade(course.course, ASSIGNMENT, ["alice", "bob"])
+    lines = after_regrade(course.course, ASSIGNMENT, ["alice", "bob"], exchange)
     assert lines == [f"{ASSIGNMENT}: feedback given again to 1 student(s) whose feedback was out"]
     assert set(released()) == {alice} and alice in by_nbgrader and (feedback / alice).stat().st_mtime_ns > mtime
 

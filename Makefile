@@ -151,13 +151,15 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 # side by side with nbgrader (ratio, floor), then class sizes 10/100/1000 (time, generate, peak memory),
-# then copy detection: precision, recall and time on synthetic classes of 212 and 1,000
-bench: setup
+# then copy detection: precision, recall and time on synthetic classes of 212 and 1,000; then a deadline
+# rush through the hub exchange (its proxy from the student deployment: make deploy, as root)
+bench: setup deploy
 	$(VENV)/bin/python bench/run.py
 	$(VENV)/bin/python bench/run.py --sizes 10,100,1000
 	$(VENV)/bin/python bench/report.py --sizes 100,1000
 	$(VENV)/bin/python bench/integrity.py
 	$(VENV)/bin/python bench/grade.py
+	$(VENV)/bin/python bench/hub.py --deploy $(DEPLOY)
 
 clean:
 	rm -rf $(VENV) submitted autograded feedback reports gradebook.db dist docs/_build

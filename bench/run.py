@@ -133,6 +133,9 @@ def empty_course(root: Path, n: int, tree: Path = REPO) -> None:
     for folder in ("source", "autograder", "solutions"):
         shutil.copytree(tree / folder, root / folder,
                         ignore=shutil.ignore_patterns("__pycache__", "quiz.ipynb", "params_quiz.py"))
+    settings = root / "source" / ASSIGNMENT / "assignment.toml"
+    if settings.exists():  # its settings name the quiz's cells (choice_cells, hidden_until_due): none here
+        settings.write_text("")
     warm = WARM_GRADERS.get(tree)
     if warm is not None and (warm / "__pycache__").is_dir():
         shutil.copytree(warm / "__pycache__", root / "autograder" / ASSIGNMENT / "__pycache__")

@@ -40,9 +40,13 @@ def autograde_class(
     summary = terminal.Summary(wide=wide)
     summary.skipped = skipped  # said again under the table: the lines above scroll away
 
+    regraded: list[str] = []
+
     def on_result(result: SubmissionResult) -> None:
         summary.add(result)
         progress.advance(result)
+        if not result.unchanged:
+            regraded.append(result.student)
 
     try:
         by_service = autograde(course, assignment, students, options, on_result)
@@ -53,6 +57,21 @@ def autograde_class(
     summary.print(f"{assignment}: {len(summary.rows)} submission(s)")
     for line in handin_reports(course, assignment):
         print(line)
+    if not by_service and regraded:  # the service gives its regrades' pages back itself
+        from gradekit.errors import GradekitError
+        from gradekit.handout.exchanges import exchange_of
+        from gradekit.handout.feedback import after_regrade
+
+        try:
+            exchange = exchange_of(course)
+        except GradekitError as exc:
+            print(f"feedback not given again after the regrade: {exc}")
+        else:
+            try:
+                for line in after_regrade(course, assignment, regraded, exchange):
+                    print(line)
+            finally:
+                exchange.close()
     mark("coordinator", "summary printed")
     return summary
 

@@ -1,4 +1,5 @@
-"""``gradekit collect ASSIGNMENT SUBMISSIONS.zip``: an LMS bulk download into submitted/."""
+"""``gradekit collect ASSIGNMENT [SUBMISSIONS.zip]``: the hand-ins from the course's exchange (either one), or an
+LMS bulk download, into submitted/."""
 
 from __future__ import annotations
 
@@ -8,9 +9,23 @@ from gradekit.cli.common import course_of
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("collect", help="import an LMS bulk download (Canvas, Moodle zip) into submitted/")
+    p = sub.add_parser(
+        "collect",
+        help="the hand-ins from the course's exchange (nbgrader's folders or the hub exchange), or an LMS bulk "
+        "download (Canvas, Moodle zip), into submitted/",
+    )
     p.add_argument("assignment")
-    p.add_argument("archive", metavar="SUBMISSIONS.zip")
+    p.add_argument(
+        "archive",
+        metavar="SUBMISSIONS.zip",
+        nargs="?",
+        help="an LMS bulk download; without it, each student's latest hand-in from the course's exchange",
+    )
+    p.add_argument(
+        "--before-duedate",
+        action="store_true",
+        help="from the exchange: each student's latest hand-in on time, as nbgrader collect's option",
+    )
     p.add_argument(
         "--roster",
         metavar="CSV",
@@ -27,6 +42,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    if not args.archive:
+        return _from_exchange(args)
     from gradekit.handout.lms import collect_zip
 
     report = collect_zip(
@@ -39,4 +56,17 @@ def run(args) -> int:
     )
     for line in report.lines():
         print(line)
+    return 0
+
+
+def _from_exchange(args) -> int:
+    from gradekit.handout.take_in import collect
+
+    done = collect(course_of(args), args.assignment, before_due=args.before_duedate)
+    for line in done.lines:
+        print(line)
+    print(
+        f"{args.assignment}: collected {len(done.installed)} submission(s) into submitted/"
+        + (f", {len(done.unchanged)} there already" if done.unchanged else "")
+    )
     return 0

@@ -25,7 +25,10 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--max-mb", type=float, default=20.0, help="MiB of files a hand-in may hold, unpacked (20)")
     p.add_argument("--max-files", type=int, default=50, help="files a hand-in may hold (50)")
-    p.add_argument("--per-minute", type=int, default=10, help="hand-ins a student may make a minute (10)")
+    p.add_argument(
+        "--per-minute", type=int, default=10, help="hand-ins a student may try a minute, refused ones included (10)"
+    )
+    p.add_argument("--at-once", type=int, default=2, help="hand-ins of one student arriving at the same time (2)")
     p.add_argument(
         "--bind",
         default="",
@@ -44,9 +47,10 @@ def run(args) -> int:
     if args.db.startswith(("postgresql", "postgres:")):
         extras.require("postgres", "the hub exchange's records on PostgreSQL")
     require_id("course", args.course_id)
-    for name in ("max_mb", "max_files", "per_minute"):
+    for name in ("max_mb", "max_files", "per_minute", "at_once"):
         if getattr(args, name) <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive")
     from gradekit.hub.exchange import Limits, serve
 
-    return serve(args.course_id, args.store, args.db, Limits(args.max_mb, args.max_files, args.per_minute), args.bind)
+    limits = Limits(args.max_mb, args.max_files, args.per_minute, args.at_once)
+    return serve(args.course_id, args.store, args.db, limits, args.bind)

@@ -13,7 +13,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gradekit.intake import receipts
-    from gradekit.intake.ledger import LEDGER, Ledger
+    from gradekit.intake.ledger import LEDGER, Ledger, place
 
     course = course_of(args)
     found = receipts.verify(course.secret(), course.course_id, args.receipt)
@@ -25,15 +25,19 @@ def run(args) -> int:
         f"{found.counted:%Y-%m-%d %H:%M:%S} UTC, files {found.sha256}"
     )
     entry = None
+    hub = False
     if (course.root / LEDGER).exists():
         with Ledger(course) as ledger:
             entry = ledger.find(args.receipt.strip())
+            hub = ledger.hub
     if entry is None:
         print(f"a receipt of this course: {what}; no hand-in with it is on record here")
         return 1
     kept = f"kept as .gradekit/handins/{entry.assignment}/{entry.name}@{entry.ino}"
-    print(
-        f"a receipt of this course: {what}; it is the hand-in inbound/{entry.name} on record (SHA-256 "
-        f"{entry.sha256}, {kept})"
+    it = (
+        f"the {place(entry, hub)} on record, handed in by the hub user {entry.account}"
+        if hub
+        else (f"the hand-in {place(entry)} on record")
     )
+    print(f"a receipt of this course: {what}; it is {it} (SHA-256 {entry.sha256}, {kept})")
     return 0

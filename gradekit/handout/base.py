@@ -7,7 +7,10 @@
                                                            when, as the exchange vouches for it (a Handin, refused
                                                            with its reason where it breaks a rule)
     feedback back    give_feedback(student, assignment,    a graded hand-in's pages, to its student alone, where
-                     submission, pages)                    that student's fetch finds them
+                     submission, pages)                    that student's fetch finds them (gradekit.handout.feedback
+                                                           is the one caller: serve, release-feedback, regrades);
+                     feedback_given(student, assignment,   whether that hand-in's pages are out already (a
+                     submission)                           regrade gives them again)
     what a student   listing(student)                      that student's own releases, hand-ins and feedback --
     may list                                               nobody else's
 
@@ -106,6 +109,10 @@ class CourseExchange(abc.ABC):
         """Release ``pages`` (notebook id -> the feedback page's HTML, the instructor's copy) of the
         hand-in collected in ``submission`` to ``student`` alone; False when the exchange cannot
         tell which of the student's hand-ins they are for (nothing is released then)."""
+
+    @abc.abstractmethod
+    def feedback_given(self, student: str, assignment: str, submission: Path) -> bool:
+        """Whether pages of the hand-in collected in ``submission`` were given back already."""
 
     # -- what a student may list ----------------------------------------------------------------
     @abc.abstractmethod

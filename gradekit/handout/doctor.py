@@ -20,7 +20,9 @@ the hub         given its jupyterhub_config.py: the hub's database and cookie se
 the hub exchange on the hub exchange (c.Gradekit.exchange = "hub") instead of the exchange's folders:
                 the service answers, the course's token carries the instructor scope, and the account
                 the students' servers run as (--student-account) reads neither the service's store nor
-                the course's private files
+                the course's files (its private ones, and every student's release/, submitted/,
+                autograded/ and feedback/); given the hub's config, the students' server tokens may
+                use the service (the spawner's server_token_scopes and the role the students hold)
 """
 
 from __future__ import annotations
@@ -398,8 +400,8 @@ def _readable_files(home: Path) -> list[Path]:
     return sorted(found, key=lambda p: (any(part.startswith(".") for part in p.relative_to(home).parts), str(p)))
 
 
-def hub_problems(config: Path) -> list[Problem]:
-    """The hub's own files (its database, its cookie secret) and its servers' umask, from its config."""
+def _hub_config(config: Path):
+    """The hub's config as traitlets loads it, or the one line why it does not load."""
     import logging
 
     from gradekit.course import _traitlets_config
@@ -407,9 +409,17 @@ def hub_problems(config: Path) -> list[Problem]:
     loader = _traitlets_config("loader")
     try:
         log = logging.getLogger("gradekit")
-        c = loader.PyFileConfigLoader(config.name, path=str(config.parent), log=log).load_config()
+        return loader.PyFileConfigLoader(config.name, path=str(config.parent), log=log).load_config(), None
     except Exception as exc:  # noqa: BLE001 - the admin's config: one line
-        return [Problem(f"{config} does not load: {str(exc).splitlines()[0] if str(exc) else exc!r}", f"fix {config}")]
+        line = str(exc).splitlines()[0] if str(exc) else repr(exc)
+        return None, Problem(f"{config} does not load: {line}", f"fix {config}")
+
+
+def hub_problems(config: Path) -> list[Problem]:
+    """The hub's own files (its database, its cookie secret) and its servers' umask, from its config."""
+    c, problem = _hub_config(config)
+    if c is None:
+        return [problem] if problem else []
     hub = c.get("JupyterHub", {})
     folder = config.parent
     out = []
@@ -427,7 +437,9 @@ def hub_problems(config: Path) -> list[Problem]:
                 )
             )
     umask = (c.get("LocalProcessSpawner", {}).get("popen_kwargs", {}) or {}).get("umask")
-    if not isinstance(umask, int) or umask & 0o077 != 0o077:
+    spawner = str(getattr(hub.get("spawner_class", ""), "__name__", hub.get("spawner_class", ""))).lower()
+    in_containers = "docker" in spawner or "kube" in spawner  # a container of its own each: no umask shared
+    if not in_containers and (not isinstance(umask, int) or umask & 0o077 != 0o077):
         out.append(
             Problem(
                 "the students' servers write files other accounts can read (no umask 077 in the spawner's "
@@ -446,6 +458,72 @@ def hub_problems(config: Path) -> list[Problem]:
                 "(gradekit hub-config --ip, --ssl-cert, --ssl-key)",
             )
         )
+    return out
+
+
+def _grants(scopes, service: str) -> bool:
+    """Whether a list of hub scopes lets its holder use the service ``service``."""
+    return any(str(x) in (f"access:services!service={service}", "access:services") for x in scopes or ())
+
+
+def hub_exchange_config_problems(course, config: Path) -> list[Problem]:
+    """The hub's config lets every student's server token reach the hub exchange: the service is one of
+    the hub's, the tokens the spawner gives the servers carry its access scope, and the students hold
+    it (the ``user`` role, or a role of a group). A token carries only what both allow."""
+    from urllib.parse import urlparse
+
+    from gradekit.handout.hub import settings_of
+    from gradekit.handout.hubwire import SERVICE
+
+    c, problem = _hub_config(config)
+    if c is None:
+        return []  # hub_problems says why
+    path = urlparse(str(settings_of(course).get("url") or "")).path
+    parts = [p for p in path.split("/") if p]
+    service = parts[parts.index("services") + 1] if "services" in parts[:-1] else SERVICE
+    scope = f"access:services!service={service}"
+    hub = c.get("JupyterHub", {})
+    out = []
+    names = [str(entry.get("name", "")) for entry in hub.get("services", []) or [] if isinstance(entry, dict)]
+    if service not in names:
+        out.append(
+            Problem(
+                f"{config} has no service {service!r} (c.JupyterHub.services: {', '.join(names) or 'none'}): the "
+                "course's c.GradekitHubExchange.url names it",
+                f'an entry {{"name": "{service}", "url": ...}} in c.JupyterHub.services '
+                "(docs/admin/kubernetes-docker.md)",
+            )
+        )
+    spawners = [section for name, section in c.items() if name.endswith("Spawner") and hasattr(section, "get")]
+    token_scopes = [x for section in spawners for x in (section.get("server_token_scopes") or [])]
+    if not _grants(token_scopes, service):
+        out.append(
+            Problem(
+                f"the token each student's server gets cannot use the hub exchange: {scope} is not in "
+                "c.Spawner.server_token_scopes (the students' fetch, submit and list are refused)",
+                f'c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server", "{scope}"]',
+            )
+        )
+    roles = [r for r in hub.get("load_roles", []) or [] if isinstance(r, dict) and _grants(r.get("scopes"), service)]
+    if not any(r.get("name") == "user" for r in roles):  # every hub user holds the role "user"
+        groups = hub.get("load_groups", {}) or {}
+        members = {
+            str(name): {str(u) for u in (g.get("users", []) if isinstance(g, dict) else g or [])}
+            for name, g in (groups.items() if isinstance(groups, dict) else [])
+        }
+        holders = {str(u) for r in roles for u in r.get("users", []) or []}
+        holders |= {u for r in roles for g in r.get("groups", []) or [] for u in members.get(str(g), set())}
+        students = _accounts(course)
+        left = [s for s in students if s not in holders] if students else ["the students"]
+        if left:
+            out.append(
+                Problem(
+                    f"{', '.join(left[:5])}{' and others' if len(left) > 5 else ''} do not hold {scope} (not in the "
+                    "scopes of the role 'user', nor of a role of theirs): their servers' tokens carry only what "
+                    "they hold",
+                    f'{{"name": "user", "scopes": ["self", "{scope}"]}} in c.JupyterHub.load_roles',
+                )
+            )
     return out
 
 
@@ -473,12 +551,25 @@ def hub_exchange_problems(course, account: str | None) -> list[Problem]:
     if account is None:
         return []
     private = [Path(info["store"])] if info.get("store") else []
-    private += [course.root / d for d in ("source", "autograder", "solutions", ".gradekit")]
+    # the course's own: its private files, and every student's release, hand-in, grading and feedback
+    private += [
+        course.root / d
+        for d in ("source", "autograder", "solutions", ".gradekit", "release", "submitted", "autograded", "feedback")
+    ]
     if course.db_url.startswith("sqlite:///"):
         private.append(Path(course.db_url.removeprefix("sqlite:///")))
     token = str(settings_of(course).get("token_file") or "")
     if token:
         private.append(Path(course.root, token))
+    try:
+        pwd.getpwnam(account)
+    except KeyError:
+        return [
+            Problem(
+                f"--student-account {account}: no such account here, so nothing was read as it",
+                "give the account the students' servers run as on this machine, or leave --student-account out",
+            )
+        ]
     out = []
     for path in private:
         if path.exists() and _account_reads(account, path):
@@ -508,6 +599,7 @@ def diagnose(
         return (
             course_problems(course)
             + hub_exchange_problems(course, student_account)
+            + (hub_exchange_config_problems(course, hub_config) if hub_config else [])
             + copied_problems(course, python)
             + home_problems(course)
             + hub

@@ -47,11 +47,8 @@ from nbgrader.exchange.default import (
 from nbgrader.utils import check_mode, get_username
 from traitlets import Bool
 
-from gradekit.errors import SubmissionError
 from gradekit.handout import layout
-from gradekit.results import RESULTS_FILE
-from gradekit.results import load as load_result
-from gradekit.untrusted import is_valid_id, parse_timestamp, read_bytes
+from gradekit.untrusted import is_valid_id
 
 
 def student_of(coursedir) -> str:
@@ -310,17 +307,6 @@ def _copy_contents(src: str, dest: str, ignore) -> None:
                 shutil.copyfile(os.path.join(dirname, f), os.path.join(dest, rel, f))
 
 
-def _read_first(name: str, *folders: str) -> str | None:
-    """``name`` in the first of ``folders`` that has it, read as a file the student wrote (no link
-    followed, at most 4 KiB)."""
-    for base in folders:
-        try:
-            return read_bytes(Path(base, name), 4096).decode("utf-8", "replace")
-        except SubmissionError:
-            continue
-    return None
-
-
 def _setting(exchange, name: str, default=None):
     """A ``c.Gradekit`` setting of the course an exchange step runs in (its config is nbgrader_config.py)."""
     try:
@@ -364,65 +350,70 @@ class GradekitList(_SafeRoot, ExchangeList):
         return assignments
 
 
-class GradekitReleaseFeedback(ExchangeReleaseFeedback):
-    """Release gradekit's feedback/<student>/<assignment>/*.html.
+class _FeedbackFolder:
+    """The filesystem exchange's feedback back, into this step's folder (nbgrader's root, as given)."""
 
-    nbgrader files feedback under a hash of the submission's random secret
-    (``submission_secret.txt``, written by ``nbgrader submit``, copied by
-    ``nbgrader collect``). gradekit's feedback pages do not carry it: it and
-    the timestamp are read from submitted/<student>/<assignment>/, and a page
-    is released only if it was graded from that very submission (the timestamp
-    in autograded/.../results.json), so a resubmission collected after grading
-    never gets the older submission's feedback.
+    label = "nbgrader exchange"
+
+    def __init__(self, course, folder: Path):
+        self.course, self.folder = course, folder
+
+    def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
+        return layout.give_feedback(self.course, self.folder, student, submission, pages)
+
+    def close(self) -> None:
+        pass
+
+
+class GradekitReleaseFeedback(ExchangeReleaseFeedback):
+    """Release gradekit's feedback/<student>/<assignment>/*.html through the course's exchange.
+
+    The pages ``gradekit feedback`` wrote go back as they are, each to its student alone, as the
+    course's exchange gives feedback back (gradekit.handout.feedback.give_back): on the filesystem
+    exchange as FilesystemExchange.give_feedback does (layout.give_feedback), on the hub exchange
+    through the service. A page is released only if it was graded from the submission in
+    submitted/ (the timestamp in autograded/.../results.json), so a resubmission collected after
+    grading never gets the older submission's feedback.
     """
 
     def copy_files(self):
+        from gradekit.course import Course
+        from gradekit.handout.feedback import give_back
+
         cd = self.coursedir
+        course = Course.load(cd.root)
+        if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
+            from gradekit.handout.hub import HubExchange
+
+            exchange: HubExchange | _FeedbackFolder = HubExchange(course)
+        else:
+            exchange = _FeedbackFolder(course, Path(self.dest_path))
         exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
         self.released_for: dict[str, list[str]] = {}
-        for folder in sorted(glob.glob(self.src_path)):
-            student = Path(folder).parent.name
-            if student in exclude or not os.path.isdir(folder):
-                continue
-            submitted = cd.format_path(cd.submitted_directory, student, cd.assignment_id)
-            secret = layout.read_submission_secret(folder, submitted)
-            timestamp = _read_first("timestamp.txt", folder, submitted)
-            if secret is None or timestamp is None:
-                self.log.warning(
-                    "No submission_secret.txt/timestamp.txt for %s in %s (not submitted through "
-                    "the exchange?): feedback not released",
-                    student,
-                    submitted,
-                )
-                continue
-            results = load_result(
-                Path(cd.format_path(cd.autograded_directory, student, cd.assignment_id), RESULTS_FILE)
-            )
-            graded = results.timestamp if results is not None else None
-            collected = parse_timestamp(timestamp).text
-            if graded is not None and graded != collected:
-                self.log.warning(
-                    "Feedback for %s is for the submission of %s, but %s was collected since: "
-                    "run `gradekit autograde` and `gradekit feedback` again",
-                    student,
-                    graded,
-                    timestamp.strip(),
-                )
-                continue
-            pages = {
-                os.path.splitext(os.path.basename(html))[0]: Path(html).read_text(encoding="utf-8")
-                for html in sorted(glob.glob(os.path.join(folder, "*.html")))
-            }
-            for notebook_id in layout.release_pages(Path(self.dest_path), student, secret, pages):
-                self.released_for.setdefault(student, []).append(notebook_id)
-                self.log.info(
-                    "Released feedback for student '%s' on '%s/%s/%s' (%s)",
-                    student,
-                    cd.course_id,
-                    cd.assignment_id,
-                    notebook_id,
-                    timestamp.strip(),
-                )
+        try:
+            for folder in sorted(glob.glob(self.src_path)):
+                student = Path(folder).parent.name
+                if student in exclude or not os.path.isdir(folder):
+                    continue
+                pages = {
+                    os.path.splitext(os.path.basename(html))[0]: Path(html).read_text(encoding="utf-8")
+                    for html in sorted(glob.glob(os.path.join(folder, "*.html")))
+                }
+                problem = give_back(course, exchange, student, cd.assignment_id, pages)
+                if problem:
+                    self.log.warning("%s", problem)
+                    continue
+                self.released_for[student] = sorted(pages)
+                for notebook_id in sorted(pages):
+                    self.log.info(
+                        "Released feedback for student '%s' on '%s/%s/%s'",
+                        student,
+                        cd.course_id,
+                        cd.assignment_id,
+                        notebook_id,
+                    )
+        finally:
+            exchange.close()
 
 
 class GradekitFetchFeedback(_SafeRoot, ExchangeFetchFeedback):

@@ -8,8 +8,7 @@
                     class); watched through inotify, or polled (gradekit.handout.watch)
     feedback back   feedback/<hash>.html, the hash nbgrader's fetch_feedback looks for (layout.feedback_name
                     of the hand-in's submission_secret.txt), readable by its student alone
-                    (layout.release_pages: ``nbgrader release_feedback`` and ``gradekit serve`` both
-                    release through it)
+                    (layout.release_pages; gradekit.handout.feedback is what releases through it)
     listing         what the modes let a student see: their own folder of outbound/, their own hand-ins
                     (the ledger's), their own feedback
 
@@ -119,13 +118,14 @@ class FilesystemExchange(CourseExchange):
 
     # -- feedback back --------------------------------------------------------------------------
     def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
+        return layout.give_feedback(self.course, self.feedback_dir, student, submission, pages)
+
+    def feedback_given(self, student: str, assignment: str, submission: Path) -> bool:
         secret = layout.read_submission_secret(submission)
-        if secret is None:
-            return False
-        self.feedback_dir.mkdir(mode=layout.FEEDBACK_MODE, exist_ok=True)
-        account = None if self.trust_names else self.identities.account_of(student)
-        layout.release_pages(self.feedback_dir, account, secret, pages)
-        return True
+        notebooks = sorted(p.stem for p in submission.glob("*.ipynb"))
+        return bool(secret and notebooks) and any(
+            (self.feedback_dir / layout.feedback_name(secret or "", nb)).exists() for nb in notebooks
+        )
 
     # -- what a student may list ----------------------------------------------------------------
     def listing(self, student: str) -> list[Listed]:

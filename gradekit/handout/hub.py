@@ -312,20 +312,38 @@ class HubExchange(CourseExchange):
         return read_handin_zip(data, HandinLimits(max_bytes=1 << 30, max_files=100_000))
 
     # -- feedback back --------------------------------------------------------------------------
-    def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
-        from gradekit.pages.feedback import student_copy
+    @staticmethod
+    def _number(submission: Path) -> str | None:
+        """The service's number of the hand-in collected in ``submission`` (its receipt names it)."""
         from gradekit.untrusted import RECEIPT_FILE
 
         try:
             name = json.loads((submission / RECEIPT_FILE).read_text()).get("handin") or ""
-        except (OSError, ValueError):
-            return False
-        number = name.rsplit("+", 1)[-1]
-        if not number.isdigit():
+        except (OSError, ValueError, AttributeError):
+            return None
+        number = str(name).rsplit("+", 1)[-1]
+        return number if number.isdigit() else None
+
+    def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
+        from gradekit.pages.feedback import student_copy
+
+        number = self._number(submission)
+        if number is None:
             return False
         body = {"pages": {nb: student_copy(h) for nb, h in pages.items()}}
         self._call("PUT", f"feedback/{number}", body=body, patience=FEEDBACK_PATIENCE)
         return True
+
+    def feedback_given(self, student: str, assignment: str, submission: Path) -> bool:
+        number = self._number(submission)
+        if number is None:
+            return False
+        account = self.identities.account_of(student) or student
+        for listed in self._call("GET", f"listing/{account}")["assignments"]:
+            for handin in listed["handins"] if listed["assignment"] == assignment else []:
+                if str(handin["id"]) == number:
+                    return bool(handin.get("feedback"))
+        return False
 
     # -- what a student may list ----------------------------------------------------------------
     def listing(self, student: str) -> list[Listed]:

@@ -244,6 +244,29 @@ def release_pages(dest: Path, account: str | None, secret: str, pages: dict[str,
     return done
 
 
+def give_feedback(course, feedback_dir: Path, student: str, submission: Path, pages: dict[str, str]) -> bool:
+    """The filesystem exchange's feedback back (FilesystemExchange.give_feedback; nbgrader's release_feedback
+    of gradekit's class on a course of this exchange): ``pages`` of the hand-in collected in
+    ``submission`` into ``feedback_dir`` under the name nbgrader's fetch_feedback looks for (its
+    submission secret's), readable by the student's account alone; False without a secret."""
+    from gradekit.errors import ExchangeFailure
+    from gradekit.intake.identity import Identities
+
+    secret = read_submission_secret(submission)
+    if secret is None:
+        return False
+    if not feedback_dir.parent.is_dir():
+        raise ExchangeFailure(
+            f"no exchange for {course.course_id} at {feedback_dir.parent}: release an assignment first "
+            "(gradekit release ASSIGNMENT)"
+        )
+    feedback_dir.mkdir(mode=FEEDBACK_MODE, exist_ok=True)
+    trust_names = bool((course.config or {}).get("GradekitCollect", {}).get("trust_names", False))
+    account = None if trust_names else Identities.of(course).account_of(student)
+    release_pages(feedback_dir, account, secret, pages)
+    return True
+
+
 def exchange_root(course) -> Path:
     """The course's ``c.Exchange.root`` (nbgrader's default when none is set)."""
     return Path(str((course.config or {}).get("Exchange", {}).get("root") or DEFAULT_ROOT))

@@ -18,44 +18,27 @@ Who may do what
 
 Limits (:class:`Limits`, each a command-line option of ``gradekit hub-exchange``)
     a hand-in holds at most ``max_mb`` MiB (20) in at most ``max_files`` files (50), unpacked; a
-    student hands in at most ``per_minute`` times a minute (10). Going over is refused with what the
-    limit is; what was handed in before stays, and the class is unharmed.
+    student tries to hand in at most ``per_minute`` times a minute (10), refused tries included,
+    and sends at most ``at_once`` hand-ins at the same time (2). Going over is refused with what the
+    limit is, before anything is read or recorded (gradekit.hub.gate); what was handed in before
+    stays, and the class is unharmed.
+
+Its parts: gradekit.hub.api (the limits, the log, the handlers' common ground), gradekit.hub.handins
+(hand-ins in), gradekit.hub.gate (the rate, uploads at once, bodies spooled), gradekit.hub.store
+(records and files); here the releases, the feedback, the listings, and the service itself.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import re
-import sys
-from dataclasses import dataclass
-from typing import Any, NoReturn
 
 from tornado import locks, web
 
-from gradekit.hub.auth import CallerAPI, instructor_scope
-from gradekit.hub.store import Store, now, stamp
-
-NAME = "gradekit-exchange"
-_KEY = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_mb: float = 20.0
-    max_files: int = 50
-    per_minute: int = 10
-
-    @property
-    def max_bytes(self) -> int:
-        return int(self.max_mb * (1 << 20))
-
-    def to_dict(self) -> dict:
-        return {"max_mb": self.max_mb, "max_files": self.max_files, "per_minute": self.per_minute}
-
-
-def say(line: str) -> None:
-    print(f"{now():%H:%M:%S} {line}", file=sys.stdout, flush=True)
+from gradekit.hub.api import NAME, Handler, Limits, say
+from gradekit.hub.auth import instructor_scope
+from gradekit.hub.gate import Gate
+from gradekit.hub.handins import HandinHandler, HandinsHandler
+from gradekit.hub.store import Store, stamp
 
 
 def _names_of(data: bytes) -> list[str]:
@@ -67,75 +50,7 @@ def _names_of(data: bytes) -> list[str]:
         return sorted(n.rsplit("/", 1)[-1][: -len(".ipynb")] for n in zf.namelist() if n.endswith(".ipynb"))
 
 
-class _Handler(CallerAPI):
-    """Any caller the hub knows who may use the service; the course in the path must be ours."""
-
-    fresh = True  # ask the hub every time: a revoked token is refused at once
-
-    @property
-    def store(self) -> Store:
-        return self.settings["gradekit_store"]
-
-    @property
-    def limits(self) -> Limits:
-        return self.settings["gradekit_limits"]
-
-    async def admit(self) -> None:
-        await super().admit()
-        assert self.caller is not None
-        service = self.settings["gradekit_service"]
-        if not (self.caller.may(f"access:services!service={service}") or self.instructor):
-            self.refuse(403, f"{self.caller.name}'s token may not use the service {service}")
-
-    @property
-    def instructor(self) -> bool:
-        assert self.caller is not None
-        return self.caller.instructs(self.course_id)
-
-    after: dict[str, str] = {}  # headers for a refusal (tornado clears the others when it sends an error)
-
-    def write_error(self, status_code: int, **kwargs: Any) -> None:
-        for name, value in self.after.items():
-            self.set_header(name, value)
-        super().write_error(status_code, **kwargs)
-
-    def refuse(self, status: int, line: str) -> NoReturn:
-        who = self.caller.name if self.caller is not None else "?"
-        say(f"refused {who}: {self.request.method} {self.request.path}: {line}")
-        raise web.HTTPError(status, line)
-
-    def check_course(self, course: str) -> None:
-        if course != self.course_id:
-            self.refuse(404, f"this hub exchange serves {self.course_id}, not {course}")
-
-    def require_instructor(self, what: str) -> None:
-        if not self.instructor:
-            assert self.caller is not None
-            self.refuse(
-                403,
-                f"{self.caller.name} may not {what}: only the instructors of {self.course_id} may "
-                f"(their token carries {instructor_scope(self.course_id)})",
-            )
-
-    def whose(self, what: str) -> str:
-        """The user a student's request is for: the caller; another user's (?user=) only for an instructor."""
-        assert self.caller is not None
-        user = self.get_argument("user", self.caller.name)
-        if user != self.caller.name and not self.instructor:
-            self.refuse(403, f"{self.caller.name} may not read {user}'s {what}: a student reads only their own")
-        return user
-
-    def send_json(self, value: Any, status: int = 200) -> None:
-        self.set_status(status)
-        self.set_header("Content-Type", "application/json; charset=utf-8")
-        self.finish(json.dumps(value, ensure_ascii=False))
-
-    def send_zip(self, data: bytes) -> None:
-        self.set_header("Content-Type", "application/zip")
-        self.finish(data)
-
-
-class PingHandler(_Handler):
+class PingHandler(Handler):
     def get(self, course: str) -> None:
         self.check_course(course)
         assert self.caller is not None
@@ -151,7 +66,7 @@ class PingHandler(_Handler):
         self.send_json(answer)
 
 
-class AssignmentsHandler(_Handler):
+class AssignmentsHandler(Handler):
     """What the caller may list."""
 
     def get(self, course: str) -> None:
@@ -191,7 +106,7 @@ def listing(store: Store, course: str, user: str) -> list[dict]:
     return out
 
 
-class ReleaseHandler(_Handler):
+class ReleaseHandler(Handler):
     """GET: the caller's own release; PUT (instructors): one student's release."""
 
     def get(self, course: str, assignment: str, user: str | None = None) -> None:
@@ -217,148 +132,23 @@ class ReleaseHandler(_Handler):
         if not user or not is_valid_id(user) or not is_valid_id(assignment):
             self.refuse(400, "a release is PUT to release/<assignment>/<user>")
         try:
-            read_handin_zip(self.request.body, HandinLimits(max_bytes=1 << 30, max_files=10_000))
+            read_handin_zip(self.body, HandinLimits(max_bytes=1 << 30, max_files=10_000))
         except SubmissionError as exc:
             self.refuse(400, f"the release is not a zip of files: {exc}")
         force = self.get_argument("force", "") in ("1", "true")
-        if not self.store.release(self.course_id, assignment, user, self.request.body, force):
+        if not self.store.release(self.course_id, assignment, user, self.body, force):
             self.refuse(409, f"{user} already has {assignment} in the exchange, add --force to overwrite")
         self.send_json({"released": user, "assignment": assignment})
 
 
-class ReleasesHandler(_Handler):
+class ReleasesHandler(Handler):
     def get(self, course: str) -> None:
         self.check_course(course)
         self.require_instructor("list the releases")
         self.send_json(self.store.releases(self.course_id))
 
 
-@web.stream_request_body
-class HandinsHandler(_Handler):
-    """POST: a hand-in as the caller; GET (instructors): the hand-ins after a number, waiting for one."""
-
-    async def prepare(self) -> None:
-        self._body: list[bytes] = []
-        self._size = 0
-        await super().prepare()
-
-    def data_received(self, chunk: bytes) -> None:
-        self._size += len(chunk)
-        if self._size <= self.limits.max_bytes + (1 << 20):  # kept up to the limit; the rest is dropped
-            self._body.append(chunk)
-
-    async def get(self, course: str) -> None:
-        self.check_course(course)
-        self.require_instructor("list the hand-ins")
-        after = int(self.get_argument("after", "0") or 0)
-        wait = min(float(self.get_argument("wait", "0") or 0), 60.0)
-        deadline = now() + dt.timedelta(seconds=wait)
-        arrived: locks.Condition = self.settings["gradekit_arrived"]
-        while True:
-            found = self.store.handins(self.course_id, after)
-            if found or now() >= deadline:
-                break
-            await arrived.wait(timeout=dt.timedelta(seconds=min(1.0, (deadline - now()).total_seconds())))
-        self.send_json({"handins": [h.meta() for h in found]})
-
-    def post(self, course: str, assignment: str) -> None:
-        from gradekit.errors import SubmissionError
-        from gradekit.untrusted import HandinLimits, is_valid_id, read_handin_zip
-
-        self.check_course(course)
-        assert self.caller is not None
-        user = self.caller.name
-        if self.caller.kind != "user":
-            self.refuse(403, f"{user} is a service: only a hub user hands in")
-        if not is_valid_id(assignment):
-            self.refuse(400, f"invalid assignment id {assignment!r}")
-        key = self.request.headers.get("X-Gradekit-Key", "")
-        if not _KEY.match(key):
-            self.refuse(400, "a hand-in needs an X-Gradekit-Key header of 8 to 128 letters, digits, _ and -")
-        named = self.get_argument("user", user)
-        if named != user:
-            self.store.handin(
-                self.course_id,
-                assignment,
-                user,
-                key,
-                None,
-                None,
-                named=named,
-                kind="impersonation",
-                problem=f"handed in under another student's name: named for {named}, handed in by the hub user {user}",
-            )
-            self.settings["gradekit_arrived"].notify_all()
-            self.refuse(403, f"{user} may not hand in as {named}: a hand-in counts for whoever's token sent it")
-        old = self.store.by_key(self.course_id, user, key)
-        if old is not None:  # the answer to this hand-in was lost: it is the same one
-            self.send_json({**old.meta(), "again": True})
-            return
-        if self._size > self.limits.max_bytes:
-            self.refuse(
-                413,
-                f"the hand-in is {self._size / (1 << 20):.1f} MiB, over the limit of "
-                f"{self.limits.max_mb:g} MiB: leave out large data files and hand in again",
-            )
-        since = now() - dt.timedelta(seconds=60)
-        recent = self.store.recent(self.course_id, user, since)
-        if len(recent) >= self.limits.per_minute:
-            first = dt.datetime.strptime(recent[0], "%Y-%m-%d %H:%M:%S.%f UTC")
-            wait = max(1, int((first + dt.timedelta(seconds=60) - now()).total_seconds()) + 1)
-            self.after = {"Retry-After": str(wait)}
-            self.refuse(
-                429,
-                f"{len(recent)} hand-ins in the last minute, the limit is {self.limits.per_minute}: "
-                f"hand in again in {wait} s (your earlier hand-ins are all kept)",
-            )
-        if not self.store.releases(self.course_id, user).get(assignment):
-            self.refuse(404, f"{assignment!r} was not released to {user}: fetch it first, or ask your instructor")
-        data = b"".join(self._body)
-        try:
-            files = read_handin_zip(data, HandinLimits(self.limits.max_bytes, self.limits.max_files))
-        except SubmissionError as exc:
-            self.refuse(413 if "limit" in str(exc) else 400, f"hand-in refused: {exc}")
-        claimed = _claimed(files.get("timestamp.txt"))
-        handin, _new = self.store.handin(self.course_id, assignment, user, key, data, files, claimed)
-        self.settings["gradekit_arrived"].notify_all()
-        say(
-            f"received {user} {assignment} as hand-in {handin.id} ({handin.nfiles} file(s), "
-            f"{(handin.size or 0) / 1024:.0f} KiB, sha256 {(handin.sha256 or '')[:12]})"
-        )
-        self.send_json(handin.meta(), 201)
-
-
-def _claimed(raw: bytes | None) -> dt.datetime | None:
-    from gradekit.untrusted import parse_utc
-
-    text = (raw or b"").decode("utf-8", "replace").strip()
-    if not text or len(text) > 256:
-        return None
-    try:
-        return parse_utc(text)
-    except (ValueError, OverflowError):
-        return None
-
-
-class HandinHandler(_Handler):
-    """GET (instructors): one hand-in's files. Nobody replaces or deletes a hand-in."""
-
-    def get(self, course: str, number: str) -> None:
-        self.check_course(course)
-        self.require_instructor("read a hand-in")
-        handin = self.store.get(self.course_id, int(number))
-        if handin is None or handin.blob is None:
-            self.refuse(404, f"no hand-in {number} with files in {self.course_id}")
-        self.send_zip(self.store.blob(handin.blob))
-
-    def _never(self, course: str, number: str) -> None:
-        self.check_course(course)
-        self.refuse(403, "a hand-in is never replaced or deleted: hand in again (the latest counts)")
-
-    put = post = delete = patch = _never
-
-
-class FeedbackHandler(_Handler):
+class FeedbackHandler(Handler):
     """GET <assignment>: the caller's own feedback; PUT <hand-in number> (instructors): a hand-in's pages."""
 
     def get(self, course: str, assignment: str) -> None:
@@ -383,7 +173,7 @@ class FeedbackHandler(_Handler):
         if handin is None or handin.problem is not None:
             self.refuse(404, f"no accepted hand-in {number} in {self.course_id}")
         try:
-            pages = json.loads(self.request.body)["pages"]
+            pages = json.loads(self.body)["pages"]
             assert isinstance(pages, dict) and all(isinstance(v, str) for v in pages.values())
         except (ValueError, KeyError, TypeError, AssertionError):
             self.refuse(400, 'feedback is PUT as {"pages": {notebook: html}}')
@@ -391,7 +181,7 @@ class FeedbackHandler(_Handler):
         self.send_json({"handin": number, "notebooks": sorted(pages)})
 
 
-class ListingHandler(_Handler):
+class ListingHandler(Handler):
     def get(self, course: str, user: str) -> None:
         self.check_course(course)
         self.require_instructor(f"list {user}'s hand-ins")
@@ -408,11 +198,16 @@ def routes(prefix: str) -> list[tuple[str, type]]:
         (f"{api}/release/{part}", ReleaseHandler),
         (f"{api}/release/{part}/{part}", ReleaseHandler),
         (f"{api}/handins", HandinsHandler),
-        (f"{api}/handins/([0-9]+)", HandinHandler),
-        (f"{api}/handins/{part}", HandinsHandler),
+        (f"{api}/handins/{part}", HandinHandler),  # POST: an assignment's name (digits too); GET: a number
         (f"{api}/feedback/{part}", FeedbackHandler),
         (f"{api}/listing/{part}", ListingHandler),
     ]
+
+
+def _access(handler: web.RequestHandler) -> None:
+    """tornado's access log, for what no line of the service's says: a request that failed."""
+    if handler.get_status() >= 500:
+        say(f"{handler.get_status()} {handler.request.method} {handler.request.path}")
 
 
 def application(course_id: str, store: Store, limits: Limits, service: str = NAME, **settings) -> web.Application:
@@ -422,10 +217,12 @@ def application(course_id: str, store: Store, limits: Limits, service: str = NAM
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX") or f"/services/{service}/"
     return web.Application(
         routes(prefix),
+        log_function=_access,
         gradekit_store=store,
         gradekit_limits=limits,
         gradekit_service=service,
         gradekit_arrived=locks.Condition(),
+        gradekit_gate=Gate(limits.per_minute, limits.at_once),
         **settings,
     )
 
@@ -454,13 +251,15 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        # a body over twice the limit is cut off by the server; up to that, it is read and refused in one line
-        server = HTTPServer(app, max_body_size=max(2 * limits.max_bytes, 1 << 20), xheaders=True)
+        # a refused hand-in's body is read and dropped (never kept) up to Limits.drained, so that its sender
+        # reads the one line; a larger one is cut off
+        server = HTTPServer(app, max_body_size=limits.drained, body_timeout=300, xheaders=True)
         server.listen(url.port or 80, url.hostname or "127.0.0.1")
         say(
             f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
             f"{store.engine.url.render_as_string(hide_password=True)}, files in {store.folder}; limits "
-            f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} a minute"
+            f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} tries a minute, "
+            f"{limits.at_once} at once"
         )
         await stop.wait()
         server.stop()

@@ -119,6 +119,7 @@ class Ledger:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(_SCHEMA)
         self.tolerance = float(getattr(course.settings, "timestamp_tolerance", 60.0) or 60.0)
+        self.hub = str(getattr(course.settings, "exchange", "") or "filesystem") == "hub"
 
     def close(self) -> None:
         self.db.close()
@@ -275,9 +276,13 @@ class Ledger:
         row = self.db.execute(f"SELECT {_COLUMNS} FROM handins WHERE receipt = ?", (receipt,)).fetchone()
         return Entry(*row) if row else None
 
+    def report(self, entry: Entry) -> list[str]:
+        """What is worth the instructor's attention about ``entry``, a line each (:func:`report_lines`)."""
+        return report_lines(entry, self.tolerance, self.hub)
+
     def reports(self, assignment: str) -> list[str]:
         """One line for every hand-in of ``assignment`` that was refused, backdated, changed or removed."""
-        return [line for entry in self.entries(assignment) for line in report_lines(entry, self.tolerance)]
+        return [line for entry in self.entries(assignment) for line in self.report(entry)]
 
 
 def handin_reports(course, assignment: str) -> list[str]:
@@ -296,11 +301,22 @@ _COLUMNS = (
 )
 
 
-def report_lines(entry: Entry, tolerance: float) -> list[str]:
-    """What is worth the instructor's attention about one hand-in, a line each."""
-    where = f"inbound/{entry.name}"
+def place(entry: Entry, hub: bool = False) -> str:
+    """Where a hand-in was handed in, for a line: its folder of inbound/, or its number in the hub exchange."""
+    return f"hand-in {entry.ino} of the hub exchange" if hub else f"inbound/{entry.name}"
+
+
+def report_lines(entry: Entry, tolerance: float, hub: bool = False) -> list[str]:
+    """What is worth the instructor's attention about one hand-in, a line each (``hub``: one of the hub
+    exchange, whose hand-ins are numbered and handed in by hub users)."""
+    where = place(entry, hub)
     if entry.kind == "impersonation":
         owner = entry.account + (f" ({entry.student})" if entry.student else "")
+        if hub:
+            return [
+                f"{IMPERSONATION}: {where} is named for {entry.named} but was handed in by the hub user {owner}: "
+                f"refused, it counts for nobody ({entry.named}'s own hand-ins are untouched)"
+            ]
         return [
             f"{IMPERSONATION}: {where} is named for {entry.named} but was handed in by the account {owner}: "
             "refused, kept aside in .gradekit/refused/"

@@ -22,6 +22,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradekit.pages.feedback import Disclosure
 
 
 @dataclass(frozen=True)
@@ -93,3 +97,54 @@ class Policy:
         if self.counts == "best":
             return max(graded, key=lambda pair: (pair[1], pair[0]))[0]  # a tie: the later one
         return graded[-1][0]
+
+    def disclosure(
+        self,
+        due: dt.datetime | None,
+        now: dt.datetime,
+        number: int | None = None,
+        counting: int | None = None,
+        graded: list[tuple[int, float]] | None = None,
+    ) -> Disclosure:
+        """What a page shows now: everything after the due date (or without one), the policy's
+        ``before_due`` and ``hidden`` before it. ``number``: which graded attempt of the student's the
+        page is of (its "attempt k of N"); ``counting`` and ``graded`` (attempt, score), oldest first:
+        the attempt that counts, said on the page."""
+        from gradekit.i18n.text import _
+        from gradekit.pages.feedback import Disclosure
+
+        attempt = ""
+        if number is not None:
+            attempt = (
+                _("attempt {k} of {n}").format(k=number, n=self.attempts)
+                if self.attempts
+                else _("attempt {k}").format(k=number)
+            )
+        counting_text = ""
+        attempts = [a for a, _score in graded or []]
+        if self.counts == "best" and counting in attempts:
+            best = next(score for a, score in graded or [] if a == counting)
+            counting_text = _("your best attempt counts: attempt {k} ({score:g} points)").format(
+                k=attempts.index(counting) + 1, score=best
+            )
+        elif number is not None:
+            counting_text = _("your last attempt counts")
+        if due is None or now > due:
+            return Disclosure("full", frozenset(), "", attempt, counting_text)
+        return Disclosure(self.before_due, self.hidden, f"{due:%Y-%m-%d %H:%M} UTC", attempt, counting_text)
+
+
+def due_date(course, assignment: str) -> dt.datetime | None:
+    """``assignment``'s due date in the gradebook (naive UTC), or None."""
+    from gradekit.gradebook import sql_read
+
+    found = sql_read.duedate(course, assignment)
+    if found is None:  # not SQLite: nbgrader's API
+        from gradekit.gradebook.connect import api, open_gradebook
+
+        with open_gradebook(course) as gb:
+            try:
+                found = (gb.find_assignment(assignment).duedate,)
+            except api().MissingEntry:
+                found = (None,)
+    return found[0]

@@ -40,7 +40,6 @@ from gradekit.errors import CourseFailure, UsageError
 from gradekit.grading.options import Options
 from gradekit.handout.base import CourseExchange
 from gradekit.handout.exchanges import exchange_of
-from gradekit.i18n.text import _
 from gradekit.service import attempts
 from gradekit.service.policy import Policy
 from gradekit.service.queues import Queues, Waiting
@@ -236,11 +235,9 @@ class Service:
 
     def _receive(self, handin) -> None:
         """A hand-in the exchange took in: recorded at first sight, queued if accepted."""
-        from gradekit.intake.ledger import report_lines
-
         entry = self.ledger.see(handin)
         if entry.new or entry.changed:
-            for line in report_lines(entry, self.ledger.tolerance):
+            for line in self.ledger.report(entry):
                 self.say(line)
         if entry.new and entry.accepted:
             self.say(f"received {entry.student} {entry.assignment} (hand-in {entry.attempt}, {entry.receipt})")
@@ -337,43 +334,33 @@ class Service:
             {page.stem: page.read_text(encoding="utf-8") for page in pages},
         )
 
-    def _disclosure(self, assignment: str, number: int, counting: int, graded: list):
-        from gradekit.pages.feedback import Disclosure
+    def _give_again(self, result) -> None:
+        """A regrade's pages, given back for the submission of record in place of the ones its grading
+        gave (gradekit.handout.feedback)."""
+        from gradekit.handout.feedback import disclosure_now, give_back
+        from gradekit.pages.feedback import write_feedback
 
-        due = self._due(assignment)
-        policy = self.policy(assignment)
-        limit = policy.attempts
-        attempt = _("attempt {k} of {n}").format(k=number, n=limit) if limit else _("attempt {k}").format(k=number)
-        if policy.counts == "best":
-            best = next(score for a, score in graded if a == counting)
-            counting_text = _("your best attempt counts: attempt {k} ({score:g} points)").format(
-                k=[a for a, _s in graded].index(counting) + 1, score=best
-            )
-        else:
-            counting_text = _("your last attempt counts")
-        if due is None or _now() > due:
-            return Disclosure("full", frozenset(), "", attempt, counting_text)
-        until = f"{due:%Y-%m-%d %H:%M} UTC"
-        return Disclosure(policy.before_due, policy.hidden, until, attempt, counting_text)
+        student, assignment = result.student, result.assignment
+        disclosure = disclosure_now(self.course, assignment, student, self._due(assignment))
+        pages = write_feedback(self.course, result, disclosure=disclosure)
+        problem = give_back(
+            self.course, self.exchange, student, assignment, {p.stem: p.read_text("utf-8") for p in pages}
+        )
+        self.say(f"feedback not given again: {problem}" if problem else f"gave {student} {assignment}'s feedback again")
+
+    def _disclosure(self, assignment: str, number: int, counting: int, graded: list):
+        return self.policy(assignment).disclosure(self._due(assignment), _now(), number, counting, graded)
 
     def _due(self, assignment: str) -> dt.datetime | None:
         """The assignment's due date, read again at most every few seconds (an instructor may set it)."""
-        from gradekit.gradebook import sql_read
+        from gradekit.service.policy import due_date
 
         cached = self._dues.get(assignment)
         if cached is not None and time.monotonic() - cached[1] < 5:
             return cached[0]
-        found = sql_read.duedate(self.course, assignment)
-        if found is None:  # not SQLite: nbgrader's API
-            from gradekit.gradebook.connect import api, open_gradebook
-
-            with open_gradebook(self.course) as gb:
-                try:
-                    found = (gb.find_assignment(assignment).duedate,)
-                except api().MissingEntry:
-                    found = (None,)
-        self._dues[assignment] = (found[0], time.monotonic())
-        return found[0]
+        found = due_date(self.course, assignment)
+        self._dues[assignment] = (found, time.monotonic())
+        return found
 
     # -- autograde through the service ------------------------------------------------------------
     def _requests(self) -> None:
@@ -398,6 +385,7 @@ class Service:
             def on_result(result, conn=conn) -> None:
                 control.send(conn, {"result": result.to_dict()})
                 self.say(f"regraded {result.student} {result.assignment}: {result.score:g}/{result.possible:g}")
+                self._give_again(result)
 
             def on_done(conn=conn) -> None:
                 control.send(conn, {"done": True})

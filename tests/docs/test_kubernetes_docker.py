@@ -1,8 +1,9 @@
 """docs/admin/kubernetes-docker.md's two snippets parse, and name what gradekit reads.
 
-They are untested beyond this (the page says so): the Zero to JupyterHub ``values.yaml`` (with the
-exchange's Deployment and Service) is valid YAML whose hub config, roles and students' config are
-gradekit's; the DockerSpawner ``jupyterhub_config.py`` runs on a traitlets Config and its services'
+They are untested beyond this (the page says so): the Zero to JupyterHub ``values.yaml`` is valid YAML
+whose hub config, roles, network policies and students' config are gradekit's, and the exchange's own
+manifest (its Deployment, Service and volume claim: Helm's values cannot carry them) labels its pod
+for the hub's network policy; the DockerSpawner ``jupyterhub_config.py`` runs on a traitlets Config and its services'
 commands are ones ``gradekit`` parses.
 """
 
@@ -55,7 +56,7 @@ def test_the_zero_to_jupyterhub_values_parse():
     from gradekit.cli.student_config import HUB_STEPS
     from gradekit.hub.auth import instructor_role, instructor_scope
 
-    values, deployment, service = yaml.safe_load_all(_block("Zero to JupyterHub: `values.yaml`", "yaml"))
+    (values,) = yaml.safe_load_all(_block("Zero to JupyterHub: `values.yaml`", "yaml"))
     hub = values["hub"]
     assert hub["services"]["gradekit-exchange"]["url"].endswith(":10101") and hub["services"]["gradekit"]["apiToken"]
     roles = hub["loadRoles"]
@@ -66,11 +67,27 @@ def test_the_zero_to_jupyterhub_values_parse():
     students = _config(values["singleuser"]["extraFiles"]["gradekit-nbgrader-config"]["stringData"])
     _students_classes(students)
     assert dict(students.ExchangeFactory) == HUB_STEPS      # what `gradekit student-config` writes
-    assert deployment["kind"] == "Deployment" and service["kind"] == "Service"
-    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    # the students' servers and the proxy may reach the exchange's pod (z2jh's network policies)
+    to_exchange = {"to": [{"podSelector": {"matchLabels": {"app": "gradekit-exchange"}}}], "ports": [{"port": 10101}]}
+    assert to_exchange in values["singleuser"]["networkPolicy"]["egress"]
+    assert to_exchange in values["proxy"]["chp"]["networkPolicy"]["egress"]
+    assert students.GradekitHubExchange.url.startswith("http://gradekit-exchange:10101/")
+
+
+def test_the_exchange_s_manifest_parses_apart_from_the_values():
+    claim, deployment, service = yaml.safe_load_all(
+        _block("Zero to JupyterHub: the exchange's manifest, `gradekit-exchange.yaml`", "yaml"))
+    assert claim["kind"] == "PersistentVolumeClaim" and deployment["kind"] == "Deployment"
+    assert service["kind"] == "Service" and service["spec"]["selector"] == {"app": "gradekit-exchange"}
+    pod = deployment["spec"]["template"]
+    assert pod["metadata"]["labels"] == {"app": "gradekit-exchange", "hub.jupyter.org/network-access-hub": "true"}
+    assert deployment["spec"]["replicas"] == 1 and deployment["spec"]["strategy"]["type"] == "Recreate"
+    (container,) = pod["spec"]["containers"]
     _parses(container["command"])
     env = {e["name"] for e in container["env"]}
     assert {"JUPYTERHUB_API_URL", "JUPYTERHUB_API_TOKEN", "JUPYTERHUB_SERVICE_PREFIX"} <= env
+    (volume,) = pod["spec"]["volumes"]
+    assert volume["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
 
 
 def test_the_dockerspawner_config_runs_on_a_config(tmp_path):

@@ -218,6 +218,92 @@ def test_release_feedback_skips_a_resubmission_collected_after_grading(course_fa
     assert step.released_for == {}
 
 
+def test_release_feedback_gives_back_what_nbgrader_release_feedback_gives(course_factory, tmp_path):
+    """``gradekit release-feedback`` on the filesystem exchange: the same pages, under the same names, with the
+    same modes as ``gradekit feedback`` and ``nbgrader release_feedback`` (gradekit's class) -- both through
+    the exchange's give_feedback; a regrade gives them again, and a course without an exchange says so."""
+    import shutil
+    import stat
+
+    from gradekit.handout.exchange import GradekitReleaseFeedback
+    from gradekit.handout.steps import run_step
+
+    course = course_factory(students=("alice", "bob"))
+    course.generate()
+    for student in ("alice", "bob"):
+        folder = course.root / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        (folder / "timestamp.txt").write_text("2026-01-01 10:00:00.000000 UTC")
+        (folder / "submission_secret.txt").write_text(student * 40)
+        course.submit(student, course.answer_key(student))
+    assert course.autograde(jobs=2) == 0
+    root = tmp_path / "exchange"
+    with open(course.root / "nbgrader_config.py", "a") as fh:
+        fh.write(f'\nc.Exchange.root = "{root}"\n')
+    assert course.cli("release-feedback", ASSIGNMENT) == 2   # no exchange yet: one line, exit 2
+    (root / "transformers101").mkdir(parents=True)
+    feedback = root / "transformers101" / "feedback"
+
+    def released() -> dict[str, tuple[bytes, int]]:
+        return {p.name: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in sorted(feedback.glob("*.html"))}
+
+    assert course.cli("feedback", ASSIGNMENT) == 0
+    run_step(GradekitReleaseFeedback, course.root, ASSIGNMENT)
+    by_nbgrader = released()
+    assert len(by_nbgrader) == 2
+    shutil.rmtree(feedback)
+    assert course.cli("release-feedback", ASSIGNMENT) == 0
+    assert released() == by_nbgrader
+    # a regrade gives the pages that are out again; one whose feedback is not out gets none
+    for page in feedback.glob("*.html"):
+        page.unlink()
+    from gradekit.handout.feedback import after_regrade
+    from gradekit.handout.filesystem import FilesystemExchange
+
+    exchange = FilesystemExchange(course.course)
+    assert after_regrade(course.course, ASSIGNMENT, ["alice", "bob"], exchange) == []   # none out: none given
+    assert course.cli("release-feedback", ASSIGNMENT, "--student", "alice") == 0
+    (alice,) = released()
+    mtime = (feedback / alice).stat().st_mtime_ns
+    lines = after_regrade(course.course, ASSIGNMENT, ["alice", "bob"], exchange)
+    assert lines == [f"{ASSIGNMENT}: feedback given again to 1 student(s) whose feedback was out"]
+    assert set(released()) == {alice} and alice in by_nbgrader and (feedback / alice).stat().st_mtime_ns > mtime
+
+
+def test_gradekit_collect_takes_in_through_the_exchange_what_nbgrader_collect_does(exchange_course):
+    """``gradekit collect ASSIGNMENT`` (no zip) reads the course's exchange through its interface -- here the
+    filesystem exchange -- and installs what ``nbgrader collect`` with gradekit's class installs: each
+    student's latest hand-in, as the ledger kept it, with its trusted time and receipt, 0750/0640."""
+    import shutil
+    import time
+
+    course, root, students = exchange_course
+    assert course.cli("release", ASSIGNMENT) == 0
+    alice, bob = students["alice"], students["bob"]
+    for s in (alice, bob):
+        s.nbgrader("fetch_assignment", ASSIGNMENT)
+    alice.nbgrader("submit", ASSIGNMENT)
+    time.sleep(1.1)                                        # nbgrader names a hand-in by the second
+    (alice.folder / f"{NOTEBOOK}.ipynb").write_bytes(b'{"cells": []}')
+    alice.nbgrader("submit", ASSIGNMENT)
+    bob.nbgrader("submit", ASSIGNMENT)
+    submitted = course.root / "submitted"
+
+    def tree() -> dict[str, tuple[bytes, int]]:
+        return {str(p.relative_to(submitted)): (p.read_bytes() if p.is_file() else b"", stat.S_IMODE(p.stat().st_mode))
+                for p in sorted(submitted.rglob("*"))}
+
+    course.run(NBGRADER, "collect", ASSIGNMENT)
+    by_nbgrader = tree()
+    assert by_nbgrader[f"alice/{ASSIGNMENT}/{NOTEBOOK}.ipynb"][0] == b'{"cells": []}'      # her latest
+    shutil.rmtree(submitted)
+    out = course.run(str(VENV_BIN / "gradekit"), "collect", ASSIGNMENT).stdout
+    assert f"{ASSIGNMENT}: collected 2 submission(s) into submitted/" in out, out
+    assert tree() == by_nbgrader
+    again = course.run(str(VENV_BIN / "gradekit"), "collect", ASSIGNMENT).stdout
+    assert "collected 0 submission(s) into submitted/, 2 there already" in again, again
+
+
 def test_release_one_student_and_errors(exchange_course, capsys):
     course, root, students = exchange_course
     # nothing generated: release generates the variants itself

@@ -2,11 +2,13 @@
 
 A hub on loopback (the dummy authenticator: no Unix account for anyone) with the exchange as a
 service it starts (``gradekit hub-exchange``), the course's own service token in the instructors'
-role, and students ``ada``, ``bob`` and ``eve`` (who attacks). The course side is
+role, and students ``ada``, ``bob``, ``cy``, ``dee`` and ``eve`` (who attacks). The course side is
 gradekit.handout.hub.HubExchange, the students' side nbgrader's own commands with
 gradekit.handout.hubclient's classes and the student's hub token, as a student's server runs them.
-Every attack is a plain HTTP request with eve's own token: each is refused with one line, nothing
-of bob's changes, and what eve did is on record.
+Every attack is a plain HTTP request with eve's own token, while ``gradekit serve`` grades through
+the exchange: each is refused with one line, bob's grade and feedback stay as they were, eve's own
+earlier hand-ins are kept, and what eve did is on record. (``cy``, ``dee``: the batch way and the
+policies, in test_serve_hub.py.)
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import secrets
+import signal
+import struct
 import subprocess
 import sys
 import time
@@ -22,8 +27,10 @@ import zipfile
 from pathlib import Path
 
 import hubs
+import nbformat
 import pytest
-from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir
+from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_sources, with_solutions
+from processes import Tracker
 
 pytest.importorskip("jupyterhub")
 requests = pytest.importorskip("requests")
@@ -36,8 +43,9 @@ A = ASSIGNMENT
 COURSE = "transformers101"
 HUB_BIN = Path(sys.executable).parent / "jupyterhub"
 GRADEKIT, NBGRADER = str(VENV_BIN / "gradekit"), str(VENV_BIN / "nbgrader")
-STUDENTS = ("ada", "bob", "eve")
+STUDENTS = ("ada", "bob", "cy", "dee", "eve")
 MAX_MB = 2  # small limits, so that going over them is quick to test (the defaults: test_the_limits_by_default)
+PER_MINUTE = 20  # tries a student may make a minute: room for every attack of one test
 
 CONFIG = '''\
 c = get_config()  # noqa: F821
@@ -50,7 +58,7 @@ c.ConfigurableHTTPProxy.command = ["{chp}"]
 c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
 c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
 c.JupyterHub.authenticator_class = "dummy"
-c.Authenticator.allowed_users = {{"prof", "ada", "bob", "eve"}}
+c.Authenticator.allowed_users = {users!r}
 c.JupyterHub.custom_scopes = {{"{scope}": {{"description": "teaches {course}"}}}}
 c.JupyterHub.load_groups = {{"{role}": {{"users": ["prof"]}}}}
 c.JupyterHub.load_roles = [
@@ -64,7 +72,7 @@ c.JupyterHub.services = [
     {{"name": "gradekit", "api_token": "{course_token}"}},
     {{"name": "gradekit-exchange", "url": "http://127.0.0.1:{service_port}",
       "command": ["{gradekit}", "hub-exchange", "--course-id", "{course}", "--store", "{store}",
-                  "--max-mb", "{max_mb}", "--max-files", "20"],
+                  "--max-mb", "{max_mb}", "--max-files", "20", "--per-minute", "{per_minute}"],
       "environment": {{"PATH": "{venv_bin}:/usr/bin:/bin"}}}},
 ]
 '''
@@ -82,13 +90,15 @@ def hub(tmp_path_factory):
     config = CONFIG.format(port=port, hub_port=hub_port, api_port=api_port, chp=hubs.CHP, state=base / "hub",
                            scope=instructor_scope(COURSE), role=instructor_role(COURSE), course=COURSE,
                            tester=tester, course_token=course_token, service_port=service_port, gradekit=GRADEKIT,
-                           store=store, max_mb=MAX_MB, venv_bin=VENV_BIN)
+                           store=store, max_mb=MAX_MB, venv_bin=VENV_BIN, users={"prof", *STUDENTS},
+                           per_minute=PER_MINUTE)
     h = hubs.Hub(base / "hub", config, hub_bin=HUB_BIN)
     try:
         h.start()
         h.wait_for("hub exchange of")
         h.url, h.api, h.tester = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{hub_port}/hub/api", tester
         h.service = f"{h.url}/services/gradekit-exchange/"
+        h.service_port = service_port
         h.store = store
         course = CourseDir.create(base / "course", STUDENTS)
         (course.root / ".gradekit").mkdir(exist_ok=True)
@@ -150,9 +160,70 @@ def _zip(files: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
-def _handin(hub, who: str, files: dict[str, bytes], key: str | None = None, **kw) -> requests.Response:
-    return _call(hub, who, "POST", f"handins/{A}", data=_zip(files),
-                 headers={"X-Gradekit-Key": key or secrets.token_hex(16)}, **kw)
+def _handin(hub, who: str, files: dict[str, bytes], key: str | None = None, path: str = f"handins/{A}",
+            **kw) -> requests.Response:
+    return _call(hub, who, "POST", path, data=_zip(files), headers={"X-Gradekit-Key": key or secrets.token_hex(16)},
+                 **kw)
+
+
+def _lying_bomb(name: str = "bomb.ipynb", real: int = 256 << 20, claimed: int = 1000) -> bytes:
+    """A zip bomb whose headers lie: 256 MiB of zeros (250 KiB deflated), said to unpack to 1000 bytes,
+    in the local header and in the central directory alike (the ratio check sees nothing wrong)."""
+    data = bytearray(_zip({name: b"\0" * real}))
+    struct.pack_into("<I", data, 22, claimed)                    # the local header's uncompressed size
+    central = data.rfind(b"PK\x01\x02")
+    struct.pack_into("<I", data, central + 24, claimed)          # the central directory's
+    return bytes(data)
+
+
+class Serve:
+    """``gradekit serve`` on the hub's course as a child process, its log read line by line."""
+
+    def __init__(self, course, log: Path, *assignments: str):
+        self.log = log
+        self.tracker = Tracker(f"serve-hub-{os.getpid()}-{log.stem}", "gkserve")
+        env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
+        self.proc = subprocess.Popen([GRADEKIT, "serve", *(assignments or (A,))], cwd=course.root, env=env,
+                                     stdout=open(log, "w"), stderr=subprocess.STDOUT, preexec_fn=self.tracker.join)
+        self.wait_for("serving ")
+
+    def lines(self) -> list[str]:
+        return self.log.read_text().splitlines()
+
+    def wait_for(self, pattern: str, count: int = 1, timeout: float = 90) -> list[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [line for line in self.lines() if re.search(pattern, line)]
+            if len(found) >= count:
+                return found
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"no {count} x {pattern!r} in the service's log:\n" + "\n".join(self.lines()[-30:]))
+
+    def stop(self, signum=signal.SIGTERM) -> int:
+        self.proc.send_signal(signum)
+        try:
+            return self.proc.wait(30)
+        finally:
+            self.tracker.close()
+
+
+def _put(student: Student, notebook) -> None:
+    (student.home / A / f"{NOTEBOOK}.ipynb").write_text(nbformat.writes(notebook))
+
+
+def _feedback(student: Student, timeout: float = 30) -> tuple[float, list[Path]]:
+    """Fetch feedback until a new page arrives: (seconds it took, the new pages)."""
+    before = set((student.home / A / "feedback").glob("*/*.html"))
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        student.nbgrader("fetch_feedback", A, check=False)
+        pages = set((student.home / A / "feedback").glob("*/*.html"))
+        if pages - before:
+            return time.monotonic() - started, sorted(pages - before)
+        time.sleep(0.2)
+    raise AssertionError(f"{student.name}: no new feedback within {timeout} s")
 
 
 def test_a_class_through_the_hub_exchange(hub, tmp_path):
@@ -206,77 +277,132 @@ def test_a_class_through_the_hub_exchange(hub, tmp_path):
     assert hub.store.stat().st_mode & 0o077 == 0
 
 
-def test_every_attack_is_refused_with_one_line_and_nothing_of_bob_s_changes(hub):
-    from gradekit.intake.ledger import report_lines
+def test_every_attack_is_refused_with_one_line_and_nothing_of_bob_s_changes(hub, tmp_path):
+    from gradekit.intake.ledger import Ledger
 
+    course = hub.course
     exchange = _exchange(hub)
     exchange.publish(A, force=True)
+    bob, eve = Student(hub, "bob", tmp_path / "bob"), Student(hub, "eve", tmp_path / "eve")
+    for s in (bob, eve):
+        s.nbgrader("fetch_assignment", A)
     bob_release = _call(hub, "bob", "GET", f"release/{A}")
     assert bob_release.status_code == 200
-    handed = _handin(hub, "bob", {f"{NOTEBOOK}.ipynb": b'{"bob": 1}'}, key="bob-key-00000001")
-    assert handed.status_code == 201, handed.text
-    bob_id = handed.json()["id"]
-    bob_before = [(h.name, h.sha256) for h in exchange.look(None, [A]) if h.account == "bob"]
-    attacks: list[tuple[str, requests.Response, int]] = []
+    serve = Serve(course, tmp_path / "serve.log")
+    try:
+        # bob's full marks, and eve's own hand-in (a mistake), both graded, before eve attacks
+        _put(bob, course.answer_key("bob"))
+        bob.nbgrader("submit", A)
+        _put(eve, with_solutions(course.answer_key("eve"), known_sources("mistakes/softmax_wrong_axis")))
+        eve.nbgrader("submit", A)
+        serve.wait_for(r"graded bob self_attention attempt \d+: 20/20")
+        serve.wait_for(r"graded eve self_attention attempt \d+: 17/20")
+        _feedback(bob)
+        bob_id = max(h["id"] for a in _call(hub, "bob", "GET", "assignments").json()["assignments"]
+                     for h in a["handins"])
+        bob_grade = course.results(["bob"])["bob"]
+        bob_feedback = _call(hub, "bob", "GET", f"feedback/{A}").json()
+        eve_before = [h["id"] for a in _call(hub, "eve", "GET", "assignments").json()["assignments"]
+                      for h in a["handins"]]
+        assert bob_feedback["feedback"] and eve_before
+        with Ledger(course.course) as ledger:
+            bob_ledger = [(e.name, e.sha256, e.attempt, e.receipt) for e in ledger.entries(A, "bob")]
+        attacks: list[tuple[str, requests.Response, int]] = []
 
-    def attack(what: str, response: requests.Response, status: int) -> None:
-        attacks.append((what, response, status))
+        def attack(what: str, response: requests.Response, status: int) -> None:
+            attacks.append((what, response, status))
 
-    # a hand-in under a classmate's name
-    attack("as bob", _handin(hub, "eve", {f"{NOTEBOOK}.ipynb": b"{}"}, params={"user": "bob"}), 403)
-    # reading or listing a classmate's release or feedback
-    attack("bob's release", _call(hub, "eve", "GET", f"release/{A}", params={"user": "bob"}), 403)
-    attack("bob's release by path", _call(hub, "eve", "GET", f"release/{A}/bob"), 403)
-    attack("bob's feedback", _call(hub, "eve", "GET", f"feedback/{A}", params={"user": "bob"}), 403)
-    attack("bob's listing", _call(hub, "eve", "GET", "assignments", params={"user": "bob"}), 403)
-    attack("bob's listing, the instructors'", _call(hub, "eve", "GET", "listing/bob"), 403)
-    attack("bob's hand-in's files", _call(hub, "eve", "GET", f"handins/{bob_id}"), 403)
-    # replacing a classmate's hand-in
-    for method in ("PUT", "DELETE", "POST"):
-        attack(f"{method} bob's hand-in", _call(hub, "eve", method, f"handins/{bob_id}", data=b"x"), 403)
-    # an instructor's endpoint with a student's token
-    attack("release", _call(hub, "eve", "PUT", f"release/{A}/eve", data=_zip({"x.ipynb": b"{}"})), 403)
-    attack("the releases", _call(hub, "eve", "GET", "releases"), 403)
-    attack("the hand-ins", _call(hub, "eve", "GET", "handins"), 403)
-    attack("feedback", _call(hub, "eve", "PUT", f"feedback/{bob_id}", json={"pages": {NOTEBOOK: "20/20"}}), 403)
-    # a forged, an expired and a revoked token
-    hub.tokens["forged"] = secrets.token_hex(16)
-    attack("forged token", _call(hub, "forged", "GET", "assignments"), 401)
-    short = _token(hub, "eve", expires_in=1)
-    hub.tokens["expired"] = short["token"]
-    revoked = _token(hub, "eve")
-    hub.tokens["revoked"] = revoked["token"]
-    assert _call(hub, "revoked", "GET", "assignments").status_code == 200
-    requests.delete(f"{hub.api}/users/eve/tokens/{revoked['id']}", headers={"Authorization": f"token {hub.tester}"},
-                    timeout=10).raise_for_status()
-    attack("revoked token", _call(hub, "revoked", "GET", "assignments"), 401)
-    time.sleep(2.1)
-    attack("expired token", _handin(hub, "expired", {f"{NOTEBOOK}.ipynb": b"{}"}), 401)
-    # an oversized upload, a zip bomb, too many files
-    attack("oversized", _handin(hub, "eve", {"data.bin": secrets.token_bytes(MAX_MB * (1 << 20) + 4096)}), 413)
-    attack("zip bomb", _handin(hub, "eve", {"bomb.ipynb": b"\0" * (50 << 20)}), 413)
-    attack("too many files", _handin(hub, "eve", {f"f{i}.txt": b"x" for i in range(21)}), 413)
-    # '..' and absolute paths
-    attack("..", _handin(hub, "eve", {"../../bob/x.ipynb": b"{}"}), 400)
-    attack("absolute", _handin(hub, "eve", {"/etc/passwd": b"x"}), 400)
+        # a hand-in under a classmate's name
+        attack("as bob", _handin(hub, "eve", {f"{NOTEBOOK}.ipynb": b"{}"}, params={"user": "bob"}), 403)
+        # reading or listing a classmate's release or feedback
+        attack("bob's release", _call(hub, "eve", "GET", f"release/{A}", params={"user": "bob"}), 403)
+        attack("bob's release by path", _call(hub, "eve", "GET", f"release/{A}/bob"), 403)
+        attack("bob's feedback", _call(hub, "eve", "GET", f"feedback/{A}", params={"user": "bob"}), 403)
+        attack("bob's listing", _call(hub, "eve", "GET", "assignments", params={"user": "bob"}), 403)
+        attack("bob's listing, the instructors'", _call(hub, "eve", "GET", "listing/bob"), 403)
+        attack("bob's hand-in's files", _call(hub, "eve", "GET", f"handins/{bob_id}"), 403)
+        attack("the hand-ins of an assignment", _call(hub, "eve", "GET", f"handins/{A}"), 403)
+        # replacing a classmate's hand-in (a POST to a number hands in an assignment of that name: none)
+        for method in ("PUT", "DELETE", "PATCH"):
+            attack(f"{method} bob's hand-in", _call(hub, "eve", method, f"handins/{bob_id}", data=b"x"), 403)
+        attack("POST over bob's hand-in", _handin(hub, "eve", {f"{NOTEBOOK}.ipynb": b"{}"}, path=f"handins/{bob_id}"),
+               404)
+        # an instructor's endpoint with a student's token
+        attack("release", _call(hub, "eve", "PUT", f"release/{A}/bob", data=_zip({"x.ipynb": b"{}"})), 403)
+        attack("the releases", _call(hub, "eve", "GET", "releases"), 403)
+        attack("the hand-ins", _call(hub, "eve", "GET", "handins"), 403)
+        attack("feedback", _call(hub, "eve", "PUT", f"feedback/{bob_id}", json={"pages": {NOTEBOOK: "0/20"}}), 403)
+        # a forged, an expired and a revoked token, each trying to hand in as bob and to give bob feedback
+        hub.tokens["forged"] = secrets.token_hex(16)
+        short = _token(hub, "eve", expires_in=1)
+        hub.tokens["expired"] = short["token"]
+        revoked = _token(hub, "eve")
+        hub.tokens["revoked"] = revoked["token"]
+        assert _call(hub, "revoked", "GET", "assignments").status_code == 200
+        requests.delete(f"{hub.api}/users/eve/tokens/{revoked['id']}",
+                        headers={"Authorization": f"token {hub.tester}"}, timeout=10).raise_for_status()
+        time.sleep(2.1)
+        for token in ("forged", "expired", "revoked"):
+            attack(f"{token} token", _handin(hub, token, {f"{NOTEBOOK}.ipynb": b"{}"}, params={"user": "bob"}), 401)
+            attack(f"{token} token's feedback",
+                   _call(hub, token, "PUT", f"feedback/{bob_id}", json={"pages": {NOTEBOOK: "0/20"}}), 401)
+        # an oversized upload, a body over twice the limit, zip bombs (one whose headers lie), too many files
+        attack("oversized", _handin(hub, "eve", {"data.bin": secrets.token_bytes(MAX_MB * (1 << 20) + 4096)}), 413)
+        over = secrets.token_bytes(int(2.5 * MAX_MB * (1 << 20)))
+        attack("over twice the limit", _call(hub, "eve", "POST", f"handins/{A}", data=over,
+                                             headers={"X-Gradekit-Key": secrets.token_hex(16)}), 413)
+        attack("zip bomb", _handin(hub, "eve", {"bomb.ipynb": b"\0" * (50 << 20)}), 413)
+        attack("lying zip bomb", _call(hub, "eve", "POST", f"handins/{A}", data=_lying_bomb(),
+                                       headers={"X-Gradekit-Key": secrets.token_hex(16)}), 400)
+        attack("too many files", _handin(hub, "eve", {f"f{i}.txt": b"x" for i in range(21)}), 413)
+        # '..' and absolute paths
+        attack("..", _handin(hub, "eve", {"../../bob/x.ipynb": b"{}"}), 400)
+        attack("absolute", _handin(hub, "eve", {"/etc/passwd": b"x"}), 400)
 
-    for what, response, status in attacks:
-        assert response.status_code == status, (what, response.status_code, response.text)
-        line = response.json()["error"]
-        assert line and "\n" not in line and "Traceback" not in line, (what, line)
-    # nothing of bob's changed; eve's claim is on record, and reported as the filesystem exchange reports it
-    assert [(h.name, h.sha256) for h in exchange.look(None, [A]) if h.account == "bob"] == bob_before
+        for what, response, status in attacks:
+            assert response.status_code == status, (what, response.status_code, response.text)
+            line = response.json()["error"]
+            assert line and "\n" not in line and "Traceback" not in line, (what, line)
+        said = {what: response.json()["error"] for what, response, _status in attacks}
+        # exactly what eve reads, where the line is the point
+        assert said["over twice the limit"] == (
+            "the hand-in is 5.0 MiB, over the limit of 2 MiB: leave out large data files and hand in again")
+        assert said["lying zip bomb"] == "hand-in refused: bomb.ipynb: cannot be unpacked"
+        assert said["zip bomb"].startswith("hand-in refused: ") and "over the limit" in said["zip bomb"]
+        assert said["as bob"] == "eve may not hand in as bob: a hand-in counts for whoever's token sent it"
+        assert said["the hand-ins of an assignment"].startswith("eve may not read a hand-in's files: only the "
+                                                                "instructors of transformers101 may")
+        assert said["POST over bob's hand-in"] == (
+            f"'{bob_id}' was not released to eve: fetch it first, or ask your instructor")
+
+        # the service saw eve's claim and said so; nothing else of hers reached it
+        report = serve.wait_for(r"another student's name")[0]
+        assert "bob" in report and "eve" in report and "inbound/" not in report
+        time.sleep(2)                                     # anything the service were to take in, it has
+        took_in = [line for line in serve.lines() if re.search(r" (received|graded) (bob|eve) ", line)]
+        assert len(took_in) == 4, took_in                 # bob's and eve's own hand-ins, each received and graded
+    finally:
+        assert serve.stop() == 0
+    # nothing of bob's changed: his release, his hand-ins, his grade, his feedback
     assert _call(hub, "bob", "GET", f"release/{A}").content == bob_release.content
-    (refused,) = [h for h in exchange.look(None, [A]) if h.kind == "impersonation"]
+    with Ledger(course.course) as ledger:
+        assert [(e.name, e.sha256, e.attempt, e.receipt) for e in ledger.entries(A, "bob")] == bob_ledger
+        (refused,) = [e for e in ledger.entries(A) if e.kind == "impersonation"]
+    after = course.results(["bob"])["bob"]
+    assert (after.score, after.attempt, after.timestamp, after.digest) == (
+        bob_grade.score, bob_grade.attempt, bob_grade.timestamp, bob_grade.digest)
+    with course.gradebook() as gb:
+        assert gb.find_submission(A, "bob").score == 20
+    assert _call(hub, "bob", "GET", f"feedback/{A}").json() == bob_feedback
+    # eve's own earlier hand-in is kept, as it was graded
+    assert [h["id"] for a in _call(hub, "eve", "GET", "assignments").json()["assignments"]
+            for h in a["handins"]] == eve_before
+    assert course.results(["eve"])["eve"].score == 17
+    # eve's claim is on record, refused, and reported as the filesystem exchange reports it
     assert refused.account == "eve" and refused.named == "bob" and not refused.accepted
-    from gradekit.intake.ledger import Entry
-
-    entry = Entry(refused.assignment, refused.name, refused.ino, refused.named, refused.account, refused.student,
-                  None, None, None, None, None, None, refused.problem, refused.kind, "", None, None, None, None, None)
-    (line,) = report_lines(entry, 60)
-    assert "another student's name" in line and "bob" in line and "eve" in line
+    assert refused.student == "eve"
     log = hub.text()
-    assert log.count("refused eve") >= len(attacks) - 3      # the three token attacks: no caller to name
+    assert log.count("refused eve") >= len([a for a in attacks if "token" not in a[0]])   # the token attacks: no caller
 
 
 def test_a_backdated_hand_in_counts_when_it_arrived(hub):
@@ -302,12 +428,50 @@ def test_a_hand_in_sent_again_after_a_lost_answer_is_one_hand_in(hub):
 def test_a_student_handing_in_too_often_is_told_to_wait_and_keeps_what_they_handed_in(hub):
     _exchange(hub).publish(A, force=True)
     earlier = len(_call(hub, "prof", "GET", "handins").json()["handins"])
-    codes = [_handin(hub, "ada", {f"{NOTEBOOK}.ipynb": b"{}"}).status_code for _ in range(12)]
+    codes = [_handin(hub, "ada", {f"{NOTEBOOK}.ipynb": b"{}"}).status_code for _ in range(PER_MINUTE + 2)]
     assert codes.count(429) >= 2 and set(codes) == {201, 429}, codes
     over = _handin(hub, "ada", {f"{NOTEBOOK}.ipynb": b"{}"})
-    assert over.status_code == 429 and "the limit is 10" in over.json()["error"] and over.headers["Retry-After"]
+    assert over.status_code == 429 and f"the limit is {PER_MINUTE} a minute" in over.json()["error"]
+    assert int(over.headers["Retry-After"]) > 0
     assert len(_call(hub, "prof", "GET", "handins").json()["handins"]) == earlier + codes.count(201)
     assert _handin(hub, "bob", {f"{NOTEBOOK}.ipynb": b"{}"}).status_code == 201      # the class goes on
+
+
+def test_an_assignment_named_with_digits_is_handed_in_and_a_hand_in_list_is_refused_in_one_line(hub):
+    from gradekit.untrusted import pack_zip
+
+    exchange = _exchange(hub)
+    exchange.client.request("PUT", "release/2024/cy", pack_zip({"hw.ipynb": b"{}"}))
+    handed = _handin(hub, "cy", {"hw.ipynb": b'{"cy": 1}'}, path="handins/2024")
+    assert handed.status_code == 201, handed.text
+    assert handed.json()["assignment"] == "2024" and handed.json()["user"] == "cy"
+    (handin,) = exchange.look(None, ["2024"])
+    assert handin.accepted and handin.student == "cy" and handin.files["hw.ipynb"] == b'{"cy": 1}'
+    # a student's GET of handins/<assignment> (or of a number): a refusal in one line, not a server error
+    for path in (f"handins/{A}", "handins/2024", f"handins/{handin.ino}"):
+        r = _call(hub, "cy", "GET", path)
+        assert r.status_code == 403 and r.json()["error"].startswith("cy may not read a hand-in's files"), r.text
+    r = _call(hub, "prof", "GET", f"handins/{A}")
+    assert r.status_code == 404 and "hand-ins are numbered" in r.json()["error"], r.text
+
+
+def test_refused_tries_count_toward_the_rate_and_leave_nothing_past_it(hub):
+    """A student who hands in again and again under a classmate's name is refused after PER_MINUTE tries:
+    past them nothing is recorded, one line is logged, and their classmates hand in as ever."""
+    exchange = _exchange(hub)
+    exchange.publish(A, force=True)
+    mark = len(hub.text())
+    codes = [_handin(hub, "cy", {f"{NOTEBOOK}.ipynb": b"{}"}, params={"user": "bob"}).status_code
+             for _ in range(PER_MINUTE + 10)]
+    refused = codes.index(429)              # cy handed in once in the last minute (the test above): it counts
+    assert PER_MINUTE - 1 <= refused <= PER_MINUTE and codes == [403] * refused + [429] * (len(codes) - refused)
+    claims = [h for h in exchange.look(None, [A]) if h.kind == "impersonation" and h.account == "cy"]
+    assert len(claims) == refused
+    log = hub.text()[mark:]
+    assert log.count("refused cy") == refused + 1 and log.count("are not logged") == 1, log[-3000:]
+    proper = _handin(hub, "cy", {f"{NOTEBOOK}.ipynb": b"{}"})          # even a proper hand-in waits now
+    assert proper.status_code == 429 and "hand in again in" in proper.json()["error"]
+    assert _handin(hub, "bob", {f"{NOTEBOOK}.ipynb": b"{}"}).status_code == 201
 
 
 def test_the_course_waits_for_a_hand_in_and_hears_of_it_at_once(hub):
@@ -331,3 +495,56 @@ def test_a_token_that_may_not_use_the_service_is_refused(hub):
     hub.tokens["narrow"] = narrow["token"]
     r = _call(hub, "narrow", "GET", "assignments")
     assert r.status_code == 403 and "may not use the service gradekit-exchange" in r.json()["error"], r.text
+
+
+def test_doctor_checks_that_the_students_tokens_reach_the_exchange_and_read_none_of_the_course(hub, tmp_path):
+    """gradekit doctor on a hub exchange deployment, given the hub's config and the account every student's
+    server runs as: the scopes that let a server's token use the service, and, as that account, no
+    student's release, hand-in, grading or feedback in the course."""
+    import unix_users
+
+    reason = unix_users.unavailable()
+    if reason:
+        pytest.skip(reason)
+    course, config = hub.course, hub.state / "jupyterhub_config.py"
+    (shared,) = unix_users.create(["gkjovyan"])
+    opened: list[tuple[Path, int]] = []
+    try:
+        def doctor(hub_config: Path) -> subprocess.CompletedProcess:
+            return course.run(GRADEKIT, "doctor", "--student-account", shared.name, "--hub-config", str(hub_config),
+                              check=False)
+
+        # this hub's servers would get tokens without the exchange's scope: said, with the fix
+        first = doctor(config)
+        assert first.returncode == 1
+        assert ("the token each student's server gets cannot use the hub exchange: "
+                "access:services!service=gradekit-exchange is not in c.Spawner.server_token_scopes") in first.stdout
+        assert "do not hold" not in first.stdout and "has no service" not in first.stdout, first.stdout
+        # given the scope, and a role of the students' without it
+        fixed = tmp_path / "fixed" / "jupyterhub_config.py"
+        fixed.parent.mkdir()
+        fixed.write_text(config.read_text() + '\nc.Spawner.server_token_scopes = ["users:activity!user", '
+                         '"access:servers!server", "access:services!service=gradekit-exchange"]\n')
+        assert "server_token_scopes" not in doctor(fixed).stdout
+        narrow = tmp_path / "narrow" / "jupyterhub_config.py"
+        narrow.parent.mkdir()
+        narrow.write_text(fixed.read_text().replace(
+            '{"name": "user", "scopes": ["self", "access:services!service=gradekit-exchange"]}',
+            '{"name": "user", "scopes": ["self"]}'))
+        said = doctor(narrow).stdout
+        assert "ada, bob, cy, dee, eve do not hold access:services!service=gradekit-exchange" in said, said
+        # the students' account reads every student's release: named, as that account finds it
+        for folder in [*reversed(course.root.parents[:4]), course.root, course.root / "release"]:
+            opened.append((folder, folder.stat().st_mode & 0o7777))
+            os.chmod(folder, folder.stat().st_mode | 0o005)
+        assert shared.may("ls", f"'{course.root / 'release'}'")
+        leak = doctor(fixed)
+        assert f"the students' account {shared.name} can read {course.root / 'release'}" in leak.stdout, leak.stdout
+        while opened:
+            folder, mode = opened.pop()
+            os.chmod(folder, mode)
+        assert f"can read {course.root / 'release'}" not in doctor(fixed).stdout
+    finally:
+        for folder, mode in reversed(opened):
+            os.chmod(folder, mode)
+        unix_users.remove([shared.name])

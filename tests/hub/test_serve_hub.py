@@ -3,77 +3,41 @@
 The hub of tests/hub/test_hub_service.py (its fixture, a hub of this module's own); ``gradekit
 serve`` runs on the course with ``c.Gradekit.exchange = "hub"``, the students hand in with
 nbgrader's own submit through the hub exchange and read their feedback with fetch_feedback. The
-same policies as on the filesystem exchange (the attempt that counts, hidden until the due date),
-``kill -9`` and a restart grade each hand-in once, and a hand-in under a classmate's name leaves
-the classmate's grade as it was.
+same policies as on the filesystem exchange (an attempts limit, the time between graded attempts,
+the best attempt counting, hidden until the due date), ``kill -9`` and a restart grade each hand-in
+once, a regrade gives the new pages back, a receipt names its hand-in, and a flood of refused
+hand-ins leaves the class unharmed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
+import json
 import re
+import secrets
 import signal
-import subprocess
+import socket
 import time
-from pathlib import Path
 
-import nbformat
 import pytest
-from conftest import NOTEBOOK, SECRET, VENV_BIN, known_sources, with_solutions
-from processes import Tracker
-from test_hub_service import A, GRADEKIT, NBGRADER, Student, _exchange, _handin, hub  # noqa: F401 - hub: the fixture
+from conftest import NOTEBOOK, known_sources, with_solutions
+from test_hub_service import (  # noqa: F401 - hub: the fixture
+    A,
+    GRADEKIT,
+    NBGRADER,
+    PER_MINUTE,
+    Serve,
+    Student,
+    _call,
+    _exchange,
+    _feedback,
+    _handin,
+    _lying_bomb,
+    _put,
+    hub,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-
-class Serve:
-    """``gradekit serve`` as a child process, its log read line by line."""
-
-    def __init__(self, course, log: Path):
-        self.log = log
-        self.tracker = Tracker(f"serve-hub-{os.getpid()}-{log.stem}", "gkserve")
-        env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
-        self.proc = subprocess.Popen([GRADEKIT, "serve", A], cwd=course.root, env=env, stdout=open(log, "w"),
-                                     stderr=subprocess.STDOUT, preexec_fn=self.tracker.join)
-        self.wait_for("serving ")
-
-    def lines(self) -> list[str]:
-        return self.log.read_text().splitlines()
-
-    def wait_for(self, pattern: str, count: int = 1, timeout: float = 90) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = [line for line in self.lines() if re.search(pattern, line)]
-            if len(found) >= count:
-                return found
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"no {count} x {pattern!r} in the service's log:\n" + "\n".join(self.lines()[-30:]))
-
-    def stop(self, signum=signal.SIGTERM) -> int:
-        self.proc.send_signal(signum)
-        try:
-            return self.proc.wait(30)
-        finally:
-            self.tracker.close()
-
-
-def _put(student: Student, notebook) -> None:
-    (student.home / A / f"{NOTEBOOK}.ipynb").write_text(nbformat.writes(notebook))
-
-
-def _feedback(student: Student, timeout: float = 30) -> tuple[float, list[Path]]:
-    before = set((student.home / A / "feedback").glob("*/*.html"))
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        student.nbgrader("fetch_feedback", A, check=False)
-        pages = set((student.home / A / "feedback").glob("*/*.html"))
-        if pages - before:
-            return time.monotonic() - started, sorted(pages - before)
-        time.sleep(0.2)
-    raise AssertionError(f"{student.name}: no new feedback within {timeout} s")
 
 
 def test_serve_grades_through_the_hub_exchange(hub, tmp_path):
@@ -104,6 +68,18 @@ def test_serve_grades_through_the_hub_exchange(hub, tmp_path):
         assert "attempt 2" in page.read_text() and "your last attempt counts" in page.read_text()
         serve.wait_for(r"graded ada self_attention attempt 2: 20/20 \(it counts\)")
         assert course.results(["ada"])["ada"].score == 20
+        # her receipt names her hand-in in the hub exchange
+        receipt = course.results(["ada"])["ada"].receipt
+        number = _ids(hub, "ada")[-1]
+        said = course.run(GRADEKIT, "receipt", receipt).stdout
+        assert f"it is the hand-in {number} of the hub exchange on record, handed in by the hub user ada" in said
+        assert "inbound/" not in said and "ada's attempt 2 of self_attention" in said, said
+        # a regrade through the service gives her page again, for the hand-in that counts
+        before = _released(hub, number)
+        out = course.run(GRADEKIT, "autograde", A, "--force", "--student", "ada").stdout
+        assert "graded by the running service" in out, out
+        serve.wait_for(r"gave ada self_attention's feedback again")
+        assert _released(hub, number) > before
         # bob hands in; eve hands in under ada's name: refused, reported, and ada keeps her grade
         _put(bob, course.answer_key("bob"))
         bob.nbgrader("submit", A)
@@ -128,3 +104,218 @@ def test_serve_grades_through_the_hub_exchange(hub, tmp_path):
     assert sorted(graded) == sorted(set(graded)), graded
     assert course.results(["ada"])["ada"].score == 20 and course.results(["ada"])["ada"].attempt == 2
     assert course.results(["bob"])["bob"].attempt == 2
+
+
+def _ids(hub, student: str) -> list[int]:
+    """The numbers of ``student``'s hand-ins, as the student lists them."""
+    return [h["id"] for a in _call(hub, student, "GET", "assignments").json()["assignments"] for h in a["handins"]]
+
+
+def _released(hub, number: int) -> list[str]:
+    """When the pages of hand-in ``number`` were given back, from the exchange's records."""
+    import sqlite3
+
+    with sqlite3.connect(hub.store / "exchange.sqlite") as db:
+        return sorted(r[0] for r in db.execute("SELECT released FROM gk_feedback WHERE handin = ?", (number,)))
+
+
+def _pages(hub, student: str) -> dict[int, str]:
+    """hand-in number -> its page, as ``student`` fetches it."""
+    return {p["id"]: p["html"] for p in _call(hub, student, "GET", f"feedback/{A}").json()["feedback"]}
+
+
+def test_a_course_without_serve_collects_grades_and_gives_feedback_back_through_the_hub(hub, tmp_path):
+    """The batch way on a hub course: collect through the exchange, autograde, release-feedback; a regrade
+    gives the pages that were out again, and a submission collected since its grading gets none."""
+    course = hub.course
+    _exchange(hub).publish(A, force=True)
+    cy = Student(hub, "cy", tmp_path / "cy")
+    cy.nbgrader("fetch_assignment", A)
+    _put(cy, course.answer_key("cy"))
+    cy.nbgrader("submit", A)
+    collected = course.run(GRADEKIT, "collect", A).stdout
+    assert re.search(r"collected 1 submission\(s\) into submitted/, \d+ there already", collected), collected
+    receipt = json.loads((course.root / "submitted" / "cy" / A / "receipt.json").read_text())
+    assert receipt["handed_in_by"] == "cy" and receipt["handin"].endswith(f"+{_ids(hub, 'cy')[-1]}")
+    graded = course.run(GRADEKIT, "autograde", A, "--student", "cy").stdout
+    assert "given again" not in graded                                  # nothing of cy's was out
+    assert course.results(["cy"])["cy"].score == 20
+    gave = course.run(GRADEKIT, "release-feedback", A, "--student", "cy").stdout
+    assert "gave 1 feedback page(s) of 1 student(s) back through the hub exchange" in gave, gave
+    _took, (page,) = _feedback(cy)
+    assert "cy" in page.read_text()
+    # a regrade (a grader fixed, say) gives the page that was out again
+    number = _ids(hub, "cy")[-1]
+    before = _released(hub, number)
+    regraded = course.run(GRADEKIT, "autograde", A, "--student", "cy", "--force").stdout
+    assert "feedback given again to 1 student(s) whose feedback was out" in regraded, regraded
+    assert _released(hub, number) > before
+    # a hand-in collected since its grading: its pages wait for the grading
+    cy.nbgrader("submit", A)
+    course.run(GRADEKIT, "collect", A)
+    stale = course.run(GRADEKIT, "release-feedback", A, "--student", "cy", check=False)
+    assert stale.returncode == 1 and "was collected since: run `gradekit autograde" in stale.stderr, stale
+    assert _released(hub, _ids(hub, "cy")[-1]) == []
+    # and collect refuses while gradekit serve takes the hand-ins in itself
+    serve = Serve(course, tmp_path / "serve.log")
+    try:
+        busy = course.run(GRADEKIT, "collect", A, check=False)
+        assert busy.returncode == 2 and "another `gradekit serve` is running" in busy.stderr, busy.stderr
+    finally:
+        assert serve.stop() == 0
+
+
+def test_the_policies_hold_through_the_hub_exchange(hub, tmp_path):
+    """An attempts limit, the time between graded attempts (the newest waiting one graded), the best attempt
+    counting, and cells hidden until the due date -- shown once it has passed."""
+    course = hub.course
+    _exchange(hub).publish(A, force=True)
+    course.write_settings(A, '[serve]\nattempts = 3\nmin_interval = 8\ncounts = "best"\n'
+                             'hidden_until_due = ["test_kv_cache", "test_kv_cache_decode"]\n')
+    due = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=7)
+    course.run(NBGRADER, "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
+    key = course.answer_key("dee")
+    right = nbformat_bytes(key)
+    wrong = nbformat_bytes(with_solutions(key, known_sources("mistakes/softmax_wrong_axis")))
+    serve = Serve(course, tmp_path / "serve.log")
+    try:
+        assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": right}).status_code == 201
+        (first,) = serve.wait_for(r"graded dee self_attention attempt 1: 20/20")
+        shown = re.search(r"; the page shows (\S+)/20 until the due date, (.+) hidden$", first)
+        assert shown and "test_kv_cache (" in shown.group(2), first
+        (one,) = _ids(hub, "dee")
+        page = _pages(hub, "dee")[one]
+        assert "attempt 1 of 3" in page and "Checked after the due date" in page
+        # two more at once: the first waits its 8 s, and the newer one replaces it
+        assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": wrong}).status_code == 201
+        assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": wrong}).status_code == 201
+        serve.wait_for(r"superseded: dee self_attention hand-in 2, by hand-in 3 \(one graded at most every 8 s\)")
+        (second,) = serve.wait_for(r"graded dee self_attention attempt 2: 17/20 \(attempt 1 counts\)")
+        waited = _clock(second) - _clock(first)
+        assert 7 <= waited <= 20, (first, second)
+        three = _ids(hub, "dee")[2]
+        page = _pages(hub, "dee")[three]
+        assert "attempt 2 of 3" in page and "your best attempt counts: attempt 1 (20 points)" in page, page[:3000]
+        assert course.results(["dee"])["dee"].score == 20 and course.results(["dee"])["dee"].attempt == 1
+        # the third graded attempt, and then no more
+        time.sleep(8)
+        assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": wrong}).status_code == 201
+        serve.wait_for(r"graded dee self_attention attempt 3: 17/20 \(attempt 1 counts\)")
+        assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": right}).status_code == 201
+        serve.wait_for(r"not graded: dee self_attention hand-in 5: all 3 attempts used")
+        assert len(_pages(hub, "dee")) == 3                         # the fifth has no page
+        # the due date passes: a regrade shows the hidden cells on the page of the attempt that counts
+        past = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=1)
+        course.run(NBGRADER, "db", "assignment", "add", A, f"--duedate={past:%Y-%m-%d %H:%M:%S} UTC")
+        time.sleep(5.5)                                             # the service reads the due date again
+        course.run(GRADEKIT, "autograde", A, "--force", "--student", "dee")
+        serve.wait_for(r"gave dee self_attention's feedback again")
+        page = _pages(hub, "dee")[one]
+        assert "Checked after the due date" not in page and "attempt 1 of 3" in page, page[:3000]
+    finally:
+        assert serve.stop() == 0
+        course.write_settings(A, "")
+        course.run(NBGRADER, "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
+
+
+def nbformat_bytes(notebook) -> bytes:
+    import nbformat
+
+    return nbformat.writes(notebook).encode()
+
+
+def _clock(line: str) -> int:
+    h, m, s = (int(x) for x in line[:8].split(":"))
+    return h * 3600 + m * 60 + s
+
+
+def _slow(hub, who: str, length: int) -> socket.socket:
+    """A hand-in whose body arrives slowly: its headers and two bytes, straight to the service."""
+    sock = socket.create_connection(("127.0.0.1", hub.service_port), timeout=10)
+    head = (f"POST /services/gradekit-exchange/api/transformers101/handins/{A} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: token {hub.tokens[who]}\r\nX-Gradekit-Key: {secrets.token_hex(16)}\r\n"
+            f"Content-Length: {length}\r\n\r\nPK")
+    sock.sendall(head.encode())
+    return sock
+
+
+def _answered(sock: socket.socket, wait: float) -> bytes:
+    sock.settimeout(wait)
+    try:
+        return sock.recv(65536)
+    except TimeoutError:
+        return b""
+
+
+def test_a_flood_of_refused_hand_ins_leaves_the_class_unharmed(hub, tmp_path):
+    """eve floods the exchange -- hand-ins under bob's name, bodies over twice the limit, zip bombs whose
+    headers lie, slow uploads held open -- while bob hands in: his hand-in is accepted and graded as fast
+    as ever, eve's tries past her rate leave no record and one line of log, and nothing legit is lost."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    course = hub.course
+    exchange = _exchange(hub)
+    exchange.publish(A, force=True)
+    bob = Student(hub, "bob", tmp_path / "bob")
+    bob.nbgrader("fetch_assignment", A)
+    _put(bob, course.answer_key("bob"))
+    mark = len(hub.text())
+    serve = Serve(course, tmp_path / "serve.log")
+    try:
+        eve_key = nbformat_bytes(course.answer_key("eve"))
+        assert _handin(hub, "eve", {f"{NOTEBOOK}.ipynb": eve_key}).status_code == 201     # her own, before
+        serve.wait_for(r"graded eve self_attention attempt \d+: 20/20")
+        eve_before = _ids(hub, "eve")
+        # two slow uploads held open; the third is refused at once
+        held = [_slow(hub, "eve", 1 << 20) for _ in range(2)]
+        assert all(_answered(s, 1.0) == b"" for s in held)
+        third = _slow(hub, "eve", 1 << 20)
+        answer = _answered(third, 10)
+        assert answer.startswith(b"HTTP/1.1 429"), answer[:300]
+        assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"] == (
+            "2 hand-ins of yours are arriving already, the limit is 2 at once: wait for them, then hand in again")
+        third.close()
+        for held_open in held:
+            held_open.close()
+        time.sleep(0.5)
+        over = secrets.token_bytes(5 << 20)
+
+        def flood(i: int):
+            kind = i % 3
+            if kind == 0:
+                return _handin(hub, "eve", {f"{NOTEBOOK}.ipynb": b"{}"}, params={"user": "bob"})
+            key = {"X-Gradekit-Key": secrets.token_hex(16)}
+            body = over if kind == 1 else _lying_bomb()
+            return _call(hub, "eve", "POST", f"handins/{A}", data=body, headers=key)
+
+        with ThreadPoolExecutor(2) as pool:                        # as many at once as she may send
+            flooding = [pool.submit(flood, i) for i in range(60)]
+            time.sleep(0.5)
+            started = time.monotonic()
+            bob.nbgrader("submit", A)                               # bob hands in, in the middle of it
+            submitted = time.monotonic() - started
+            responses = [f.result() for f in flooding]
+        line = serve.wait_for(r"graded bob self_attention attempt \d+: 20/20 .* s after it arrived")[-1]
+        assert float(re.search(r"([\d.]+) s after it arrived", line).group(1)) < 5, line
+        assert submitted < 15, submitted
+        assert _feedback(bob)[1]                                   # his pages, fetched
+        # every refusal one line; past the rate, nothing but 429
+        for r in responses:
+            assert r.status_code in (400, 403, 413, 429) and "\n" not in r.json()["error"], r.text
+        codes = [r.status_code for r in responses]
+        assert codes.count(429) >= len(codes) - PER_MINUTE, codes
+        time.sleep(2)
+        claims = [h for h in exchange.look(None, [A])
+                  if h.kind == "impersonation" and h.account == "eve" and h.named == "bob"]   # this flood's
+        assert 0 < len(claims) <= PER_MINUTE, len(claims)
+        reported = [x for x in serve.lines() if "another student's name" in x and "named for bob" in x]
+        assert len(reported) == len(claims)
+        log = hub.text()[mark:]
+        # one line a refusal up to her rate, then one for going over it (and one for too many at once)
+        assert log.count("refused eve") <= PER_MINUTE + 2 and log.count("are not logged") == 2, log[-3000:]
+        # nothing legit lost: eve's own hand-in is there as it was, bob's is graded, nothing else of eve's is
+        assert _ids(hub, "eve") == eve_before
+        assert course.results(["bob"])["bob"].score == 20
+        assert not (hub.store / "incoming").exists() or not list((hub.store / "incoming").iterdir())
+    finally:
+        assert serve.stop() == 0

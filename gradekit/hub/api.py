@@ -1,0 +1,189 @@
+"""What the hub exchange's handlers share: its limits, its log, and who may call it.
+
+Limits     what a hand-in may hold and how often a student may try (``gradekit hub-exchange``'s options)
+say(line)  one line of the service's log, with the time
+Handler    a request from a caller the hub knows who may use the service: the course in the path
+           must be the service's; a request refused as it comes in is answered once its body is in
+           (read and dropped); an instructor's body is kept (a release, feedback pages)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from tornado import web
+
+from gradekit.hub.auth import CallerAPI, instructor_scope
+from gradekit.hub.store import Store, now
+
+NAME = "gradekit-exchange"  # the service's name in the hub, unless the hub names it
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_mb: float = 20.0
+    max_files: int = 50
+    per_minute: int = 10  # tries to hand in, refused ones included
+    at_once: int = 2  # hand-ins of one student arriving at the same time
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self.max_mb * (1 << 20))
+
+    @property
+    def drained(self) -> int:
+        """The largest body the server reads (and drops) to answer a refusal in one line; past it, it
+        closes the connection."""
+        return max(4 * self.max_bytes, 64 << 20)
+
+    def to_dict(self) -> dict:
+        return {
+            "max_mb": self.max_mb,
+            "max_files": self.max_files,
+            "per_minute": self.per_minute,
+            "at_once": self.at_once,
+        }
+
+
+def say(line: str) -> None:
+    print(f"{now():%H:%M:%S} {line}", file=sys.stdout, flush=True)
+
+
+def _refusal_first(method):
+    """``method``, unless the request was refused when it came in: then that refusal."""
+
+    @functools.wraps(method)
+    def handle(self, *args, **kwargs):
+        if self._refusal is not None:
+            raise self._refusal
+        return method(self, *args, **kwargs)
+
+    return handle
+
+
+@web.stream_request_body
+class Handler(CallerAPI):
+    """Any caller the hub knows who may use the service; the course in the path must be ours.
+
+    Every request's body streams in after the caller is let in (tornado would otherwise read it
+    whole before anything is asked): kept for an instructor (a release, feedback), dropped for anyone
+    else, whose requests carry none. A request refused as it comes in (:meth:`let_in`) is answered
+    once its body is in, read and dropped (up to Limits.drained): answered before, the connection
+    would be closed under the body still arriving, and the sender -- the hub's proxy first -- would
+    read an error of its own instead of the one line."""
+
+    fresh = True  # ask the hub every time: a revoked token is refused at once
+    _kept: list[bytes] | None = None  # the body, for a caller who may send one
+    _received = 0
+    _refusal: web.HTTPError | None = None  # why the request was refused as it came in
+    _close_now = False  # refused without reading its body (its sender has too many arriving)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("get", "put", "post", "delete", "patch"):
+            if name in cls.__dict__:
+                setattr(cls, name, _refusal_first(cls.__dict__[name]))
+
+    async def prepare(self) -> None:
+        try:
+            await self.let_in()
+        except web.HTTPError as exc:
+            length = self.request.headers.get("Content-Length", "0")
+            chunked = "chunked" in self.request.headers.get("Transfer-Encoding", "").lower()
+            if (
+                self._close_now
+                or (not chunked and (not length.isdigit() or int(length) == 0))
+                or (length.isdigit() and int(length) > self.limits.drained)  # cut off anyway: the line first
+            ):
+                raise
+            self._refusal, self._kept = exc, None
+
+    async def let_in(self) -> None:
+        """Who calls (the hub says), and whether they may use the service: a refusal raised here is
+        answered once the request's body is in."""
+        await super().prepare()
+
+    def data_received(self, chunk: bytes) -> None:
+        self._received += len(chunk)
+        if self._kept is not None and self._received <= self.limits.drained:
+            self._kept.append(chunk)
+
+    @property
+    def body(self) -> bytes:
+        """The request's body, as an instructor sent it."""
+        if self._received > self.limits.drained:
+            self.refuse(413, f"the body is over {self.limits.drained >> 20} MiB")
+        return b"".join(self._kept or [])
+
+    @property
+    def store(self) -> Store:
+        return self.settings["gradekit_store"]
+
+    @property
+    def limits(self) -> Limits:
+        return self.settings["gradekit_limits"]
+
+    async def admit(self) -> None:
+        await super().admit()
+        assert self.caller is not None
+        service = self.settings["gradekit_service"]
+        if not (self.caller.may(f"access:services!service={service}") or self.instructor):
+            self.refuse(403, f"{self.caller.name}'s token may not use the service {service}")
+        if self.instructor:
+            self._kept = []
+
+    @property
+    def instructor(self) -> bool:
+        assert self.caller is not None
+        return self.caller.instructs(self.course_id)
+
+    after: dict[str, str] = {}  # headers for a refusal (tornado clears the others when it sends an error)
+
+    def log_exception(self, typ, value, tb) -> None:
+        if not isinstance(value, web.HTTPError):  # a refusal said its own line (refuse): no second one
+            super().log_exception(typ, value, tb)
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        for name, value in self.after.items():
+            self.set_header(name, value)
+        super().write_error(status_code, **kwargs)
+
+    def refuse(self, status: int, line: str, who: str = "", log: bool = True, note: str = "") -> NoReturn:
+        who = who or (self.caller.name if self.caller is not None else "?")
+        if log:
+            say(f"refused {who}: {self.request.method} {self.request.path}: {line}{note}")
+        raise web.HTTPError(status, line)
+
+    def check_course(self, course: str) -> None:
+        if course != self.course_id:
+            self.refuse(404, f"this hub exchange serves {self.course_id}, not {course}")
+
+    def require_instructor(self, what: str) -> None:
+        if not self.instructor:
+            assert self.caller is not None
+            self.refuse(
+                403,
+                f"{self.caller.name} may not {what}: only the instructors of {self.course_id} may "
+                f"(their token carries {instructor_scope(self.course_id)})",
+            )
+
+    def whose(self, what: str) -> str:
+        """The user a student's request is for: the caller; another user's (?user=) only for an instructor."""
+        assert self.caller is not None
+        user = self.get_argument("user", self.caller.name)
+        if user != self.caller.name and not self.instructor:
+            self.refuse(403, f"{self.caller.name} may not read {user}'s {what}: a student reads only their own")
+        return user
+
+    def send_json(self, value: Any, status: int = 200) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps(value, ensure_ascii=False))
+
+    def send_zip(self, data: bytes) -> None:
+        self.set_header("Content-Type", "application/zip")
+        self.finish(data)

@@ -1,0 +1,164 @@
+"""The hub exchange's service in this process, over real HTTP, with a stand-in for the hub's answer about tokens.
+
+The hub is asked whose a token is (gradekit.hub.auth): here ``tok-<name>`` is the hub user <name>, and
+``prof`` teaches the course; everything else is the service's own handlers, limits and store. What a
+real hub adds (its proxy, its token checks) is tests/hub/test_hub_service.py's: these are the door's
+rules, quick to run -- a student holds at most two uploads at once, a body never held whole in memory,
+a refusal answered in one line even for a body far over the limit, and past a student's rate the hub is
+asked nothing more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import socket
+import threading
+
+import pytest
+
+requests = pytest.importorskip("requests")
+pytest.importorskip("jupyterhub")
+
+from gradekit.hub.auth import Caller, instructor_scope  # noqa: E402
+from gradekit.hub.exchange import Limits, application  # noqa: E402
+from gradekit.hub.store import Store  # noqa: E402
+from gradekit.untrusted import pack_zip  # noqa: E402
+
+COURSE = "c1"
+LIMITS = Limits(max_mb=2, max_files=20, per_minute=6, at_once=2)
+
+
+class Tokens:
+    """``Authorization: token tok-<name>`` is the hub user <name>; counts how often the hub is asked."""
+
+    asked = 0
+
+    def get_token(self, handler, in_cookie=True):
+        header = handler.request.headers.get("Authorization", "")
+        return header.split(" ", 1)[1] if header.startswith("token ") else None
+
+    async def get_user(self, handler, sync=False):
+        return None
+
+    async def identify_async(self, token, fresh=False):
+        self.asked += 1
+        if not (token or "").startswith("tok-"):
+            return None
+        scopes = {"access:services!service=gradekit-exchange"} | ({instructor_scope(COURSE)} if token == "tok-prof"
+                                                                    else set())
+        return Caller(token[4:], "user", frozenset(), frozenset(scopes))
+
+
+@pytest.fixture
+def service(tmp_path, capsys):
+    tokens = Tokens()
+    store = Store(tmp_path / "store")
+    app = application(COURSE, store, LIMITS, hub_auth=tokens, hub_identity=tokens, gradekit_course_id=COURSE)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    ready, stop = threading.Event(), {}
+
+    def run() -> None:
+        from tornado.httpserver import HTTPServer
+
+        async def main() -> None:
+            server = HTTPServer(app, max_body_size=LIMITS.drained, body_timeout=300)
+            server.listen(port, "127.0.0.1")
+            stop["event"], stop["loop"] = asyncio.Event(), asyncio.get_running_loop()
+            ready.set()
+            await stop["event"].wait()
+            server.stop()
+
+        asyncio.run(main())
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    ready.wait(10)
+    base = f"http://127.0.0.1:{port}/services/gradekit-exchange/api/{COURSE}/"
+    requests.put(base + "release/a1/eve", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("prof")).raise_for_status()
+    requests.put(base + "release/a1/bob", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("prof")).raise_for_status()
+    try:
+        yield type("Service", (), {"base": base, "port": port, "store": store, "tokens": tokens, "capsys": capsys})
+    finally:
+        stop["loop"].call_soon_threadsafe(stop["event"].set)
+        thread.join(10)
+        store.close()
+
+
+def _as(user: str, **headers) -> dict:
+    return {"Authorization": f"token tok-{user}", **headers}
+
+
+def _key() -> dict:
+    return {"X-Gradekit-Key": secrets.token_hex(16)}
+
+
+def _slow(service, user: str, length: int) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", service.port), timeout=10)
+    sock.sendall((f"POST /services/gradekit-exchange/api/{COURSE}/handins/a1 HTTP/1.1\r\nHost: x\r\n"
+                  f"Authorization: token tok-{user}\r\nX-Gradekit-Key: {secrets.token_hex(16)}\r\n"
+                  f"Content-Length: {length}\r\n\r\nPK").encode())
+    return sock
+
+
+def _answer(sock: socket.socket, wait: float) -> bytes:
+    sock.settimeout(wait)
+    try:
+        return sock.recv(65536)
+    except TimeoutError:
+        return b""
+
+
+def test_two_uploads_at_once_a_third_refused_at_once_and_the_class_unharmed(service):
+    held = [_slow(service, "eve", 1 << 20) for _ in range(2)]
+    assert [_answer(s, 0.5) for s in held] == [b"", b""]                # arriving, kept on disk as they come
+    third = _slow(service, "eve", 1 << 20)
+    answer = _answer(third, 5)
+    assert answer.startswith(b"HTTP/1.1 429 ")
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"] == (
+        "2 hand-ins of yours are arriving already, the limit is 2 at once: wait for them, then hand in again")
+    ok = requests.post(service.base + "handins/a1", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("bob", **_key()))
+    assert ok.status_code == 201                                         # bob hands in meanwhile
+    held[0].close()
+    for _ in range(50):                                                  # its slot is given back when it closes
+        fourth = _slow(service, "eve", 10)
+        if _answer(fourth, 0.2) == b"":
+            break
+    else:
+        raise AssertionError("eve's closed upload kept its slot")
+    fourth.sendall(b"\0" * 8)                                            # its 10 bytes: not a zip
+    assert b"the hand-in is not a zip archive" in _answer(fourth, 5)
+    for sock in (held[1], third, fourth):
+        sock.close()
+
+
+def test_a_body_far_over_the_limit_gets_the_one_line_and_past_the_rate_the_hub_is_not_asked(service):
+    over = requests.post(service.base + "handins/a1", data=secrets.token_bytes(100 << 20),
+                         headers=_as("eve", **_key()))
+    assert over.status_code == 413 and over.json()["error"] == (
+        "the hand-in is 100.0 MiB, over the limit of 2 MiB: leave out large data files and hand in again")
+    codes = []
+    for _ in range(LIMITS.per_minute + 5):
+        r = requests.post(service.base + "handins/a1", params={"user": "bob"}, data=pack_zip({"n.ipynb": b"{}"}),
+                          headers=_as("eve", **_key()))
+        codes.append(r.status_code)
+    assert codes == [403] * (LIMITS.per_minute - 1) + [429] * 6, codes
+    asked = service.tokens.asked
+    for _ in range(5):
+        assert requests.post(service.base + "handins/a1", data=b"x", headers=_as("eve", **_key())).status_code == 429
+    assert service.tokens.asked == asked                                 # her token is known: a refusal needs no hub
+    claims = [h for h in service.store.handins(COURSE) if h.kind == "impersonation"]
+    assert len(claims) == LIMITS.per_minute - 1                          # nothing recorded past the rate
+    out = service.capsys.readouterr()
+    assert out.out.count("refused eve") == LIMITS.per_minute + 1 and out.err.count("429") == 0, out
+
+
+def test_a_request_with_a_body_refused_as_it_comes_in_still_gets_its_line(service):
+    forged = requests.put(service.base + "feedback/1", data=b"x" * (3 << 20), headers={"Authorization": "token no"})
+    assert forged.status_code == 401 and forged.json()["error"].startswith("no token the hub knows")
+    eve = requests.put(service.base + "release/a1/bob", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("eve"))
+    assert eve.status_code == 403 and "only the instructors of c1" in eve.json()["error"]

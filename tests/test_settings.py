@@ -78,7 +78,7 @@ def test_the_page_before_the_due_date_hides_each_assignments_own_cells(course_fa
     from gradekit.grading.pipeline import Pipeline
     from gradekit.pages.feedback import Disclosure, write_feedback
     from gradekit.release.generate import write_answer_key
-    from gradekit.service.policy import Policy
+    from gradekit.handout.policy import Policy
 
     course = _course(course_factory, **{MHA: '[serve]\nshown_before_due = ["test_tq1"]\n'})
     loaded = course.course

@@ -91,8 +91,8 @@ def give_back(course: Course, exchange: Giver, student: str, assignment: str, pa
 def disclosure_now(course: Course, assignment: str, student: str, due: dt.datetime | None) -> Disclosure:
     """What the page of ``student``'s submission of record shows now: the assignment's policy, with the
     attempt it is and the one that counts when ``gradekit serve`` graded it (the ledger says)."""
+    from gradekit.handout.policy import Policy
     from gradekit.intake.ledger import LEDGER, Ledger
-    from gradekit.service.policy import Policy
     from gradekit.untrusted import read_receipt
 
     policy = Policy.of(course, assignment)
@@ -135,8 +135,8 @@ def release_feedback(
         return given  # nothing to write: neither the gradebook nor the pages' templates are opened
     from gradekit.gradebook.connect import open_gradebook
     from gradekit.gradebook.marks import final_marks, rubric_items
+    from gradekit.handout.policy import due_date
     from gradekit.pages.feedback import write_feedback
-    from gradekit.service.policy import due_date
 
     due = due_date(course, assignment)
     items = rubric_items(course, assignment)  # a person's rubric items, as gradekit feedback shows them

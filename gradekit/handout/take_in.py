@@ -41,8 +41,8 @@ def collect(course: Course, assignment: str, before_due: bool = False) -> Collec
     """Take ``assignment``'s hand-ins in from the course's exchange (see the module's docstring)."""
     from gradekit.errors import UsageError
     from gradekit.handout.exchanges import exchange_of
+    from gradekit.handout.policy import due_date
     from gradekit.intake.ledger import Entry, Ledger
-    from gradekit.service.policy import due_date
 
     course.source_of(assignment)
     exchange = exchange_of(course)

@@ -5,9 +5,8 @@ serve.py      Service: take each hand-in the exchange takes in, record it, queue
               kill -9 safe
 session.py    GradingSession: the warm runners and recorders autograde and serve both grade on;
               autograde's library side (a running service's session, or one of its own)
-queues.py     one queue per student, served in turn, throttled by the policy
-policy.py     the course's rules: attempts, the time between them, which counts, what shows before
-              the due date
+queues.py     one queue per student, served in turn, throttled by the assignment's policy
+              (gradekit.handout.policy)
 attempts.py   each graded hand-in kept as an attempt; the one that counts installed as the submission
 control.py    the service's socket: `gradekit autograde` hands its work to a running service
 """

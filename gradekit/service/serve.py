@@ -40,8 +40,8 @@ from gradekit.errors import CourseFailure, UsageError
 from gradekit.grading.options import Options
 from gradekit.handout.base import CourseExchange
 from gradekit.handout.exchanges import exchange_of
+from gradekit.handout.policy import Policy
 from gradekit.service import attempts
-from gradekit.service.policy import Policy
 from gradekit.service.queues import Queues, Waiting
 from gradekit.service.session import GradingSession
 from gradekit.settings import SETTINGS_FILE
@@ -353,7 +353,7 @@ class Service:
 
     def _due(self, assignment: str) -> dt.datetime | None:
         """The assignment's due date, read again at most every few seconds (an instructor may set it)."""
-        from gradekit.service.policy import due_date
+        from gradekit.handout.policy import due_date
 
         cached = self._dues.get(assignment)
         if cached is not None and time.monotonic() - cached[1] < 5:

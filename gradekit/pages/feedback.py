@@ -9,8 +9,9 @@ expected arrays; the checks that only differ in value are one line, with their
 cases in a short list (:mod:`gradekit.grading.lines`). A free-text answer left as
 handed out reads "not answered". Problems running the student's own cells and
 any restored tampering are listed too. The pages share the class report's
-look (:mod:`gradekit.pages.look`); they link to the student's other notebooks and
-up to the assignment's class report.
+look (:mod:`gradekit.pages.look`); they link to the student's other notebooks' pages, and to
+nothing a student does not receive with them (never up to the class report: a page in feedback/
+is the one a student is handed).
 
 A page is in the student's language (``SubmissionResult.language``): its own
 texts through the catalogs, the graders' texts through the translations the
@@ -141,7 +142,10 @@ def write_feedback(
     view = View(language, result.translations, translate)
     rubric = rubric_items(course, result.assignment, result.student, language)
     whole = ShownNow.of(result, disclosure)
-    held_parts = ", ".join(f"{name} ({page.points_phrase(points, translate)})" for name, points in whole.held)
+    held_parts = ", ".join(
+        f"{label} ({page.points_phrase(points, translate)})"
+        for label, points in held_labels(course, result, whole.held, language).items()
+    )
     for nb in result.notebooks:
         code, notes = _solutions(graded_dir / f"{nb.name}.ipynb")
         titles = _titles(course, result.assignment, nb.name, language)
@@ -174,7 +178,6 @@ def write_feedback(
                 }
                 for e in exercises(nb, titles)
             ],
-            overview=f"../../../reports/{result.assignment}/index.html",
             disclosure=disclosure,
             held=held,
             shown_score=sum(c.score or 0.0 for c in shown),
@@ -189,6 +192,23 @@ def write_feedback(
         atomic_write(path, html)
         paths.append(path)
     return paths
+
+
+def held_labels(course: Course, result: SubmissionResult, held, language: str) -> dict[str, float]:
+    """What waits for the due date as the student knows it, with its points: a notebook by its name
+    (the file they have), a cell by its exercise's title on the page ("Question 1"), not its grade id;
+    "quiz › Question 1" when the hand-in has several notebooks. Parts under one title are one."""
+    several = len(result.notebooks) > 1
+    out: dict[str, float] = {}
+    for name, points in held:
+        notebook, _sep, gid = name.partition("/")
+        label = notebook
+        if gid:
+            heading = _titles(course, result.assignment, notebook, language).get(gid)
+            title = heading.title if heading is not None else gid
+            label = f"{notebook} › {title}" if several else title
+        out[label] = out.get(label, 0.0) + points
+    return out
 
 
 _STORES: dict = {}
@@ -222,8 +242,10 @@ _INSTRUCTOR_ONLY = re.compile(r"<!--instructor-->.*?<!--/instructor-->", re.S)
 
 
 def student_copy(html: str) -> str:
-    """A feedback page as a student receives it: without what only the instructor's course
-    holds (the link up to the class report, which names every student)."""
+    """A feedback page as a student receives it: without what only the instructor's course holds.
+    The pages gradekit writes now hold nothing of the kind (their link up to the class report is
+    gone: feedback/ is what nbgrader's release_feedback hands out); this still strips it from a
+    page an older version wrote."""
     return _INSTRUCTOR_ONLY.sub("", html)
 
 

@@ -127,7 +127,8 @@ course-env: $(WHEEL)
 
 # every home useradd makes from now on is its account's alone (Debian's useradd -m makes them 0755, and a
 # classmate could read a notebook duplicated in it); the hub config gradekit hub-config writes makes a home
-# 0700 again at each login and gives each server umask 077. Homes made before: chmod 0700 /home/*
+# 0700 again at each login and gives each server umask 077. Homes made before: chmod 0700 each of the course's
+# accounts' homes, as docs/admin/jupyterhub.md does from the roster (never every home of a shared machine)
 private-homes:
 	@if [ "$$(id -u)" = 0 ] && [ -f /etc/login.defs ] && ! grep -Eq '^HOME_MODE[[:space:]]+0?700$$' /etc/login.defs; then \
 	  if grep -Eq '^#?HOME_MODE[[:space:]]' /etc/login.defs; then sed -Ei 's/^#?HOME_MODE[[:space:]].*/HOME_MODE 0700/' /etc/login.defs; \

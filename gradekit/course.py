@@ -36,7 +36,16 @@ def _secret_digest(value: bytes) -> str:
     ).hexdigest()
 
 
-__all__ = ["Course", "require_id", "load_config"]
+__all__ = ["Course", "require_id", "load_config", "keep_out_of_git"]
+
+
+def keep_out_of_git(directory: Path, made_by: str) -> None:
+    """A ``.gitignore`` in ``directory`` that keeps it all out of git, itself included: for a folder
+    of students' work or answers that a command made where its user said (``--keep DIR``), which no
+    course's own .gitignore can name in advance."""
+    (directory / ".gitignore").write_text(
+        f"# made by `{made_by}`: what it holds (answers, students' work) stays out of git\n*\n", encoding="utf-8"
+    )
 
 
 def _settings_class():

@@ -91,3 +91,17 @@ def test_the_tutorial_runs_as_written(tmp_path):
         assert proc.returncode == 0, (command, proc.stdout, proc.stderr)
         printed = proc.stdout + proc.stderr
         assert matches(shown, printed), f"$ {command}\n--- the tutorial shows:\n{shown}--- it printed:\n{printed}"
+    # the course the tutorial made, put in git: nothing but the course's public files is there to add
+    # (the answer keys in key/, the hand-ins, the gradebook, the secret, the pages are ignored)
+    subprocess.run(["git", "init", "-q"], cwd=cwd, check=True)
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=cwd,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    untracked = sorted(line[3:] for line in status if line.startswith("?? "))
+    ignored = [line[3:] for line in status if line.startswith("!! ")]
+    assert untracked == [".gitignore", "nbgrader_config.py", "source/week1/assignment.toml",
+                         "source/week1/params.py", "source/week1/week1.ipynb"], untracked
+    for private in ("key/bob/week1.ipynb", "submitted/bob/week1/week1.ipynb", "autograded/bob/week1/week1.ipynb",
+                    "feedback/bob/week1/week1.html", "release/chen/week1/week1.ipynb", "reports/week1/index.html",
+                    ".gradekit/secret", "gradebook.db", "roster.csv", "solutions/week1/reference.py",
+                    "autograder/week1/test_standardize.py"):
+        assert private in ignored, (private, status)

@@ -6,12 +6,21 @@ Graded by the content of the chosen option, never by its letter.
 import pytest
 
 from gradekit.graders import check
+from gradekit.i18n import N_
 
-IDS = ["mc_cost", "mc_flash", "mc_sparse", "mc_linear", "mc_window"]
+# each item's variable, and what the feedback calls it (the check's name: "concept check: {topic}")
+TOPICS = {
+    "mc_cost": N_("why a long context is costly"),
+    "mc_flash": N_("what FlashAttention trades"),
+    "mc_sparse": N_("what sparse attention gives up"),
+    "mc_linear": N_("what makes linear attention linear"),
+    "mc_window": N_("the cost of a sliding window"),
+}
+IDS = list(TOPICS)
 
 
-@pytest.mark.parametrize("qid", IDS)
-def test_concept(student, params, qid):
-    """concept check"""
+@pytest.mark.parametrize(("qid", "topic"), TOPICS.items(), ids=IDS)
+def test_concept(student, params, qid, topic):
+    """concept check: {topic}"""
     item = next(q for q in params["mc"] if q["id"] == qid)
     check.option(student[qid], item, what=qid)

@@ -9,7 +9,11 @@ Like ``nbgrader quickstart``, but the course grades from the start. ``DIR`` (new
 * ``roster.csv``, three example students (the command imports them into the gradebook, so that
   ``gradekit generate`` hands out at once);
 * ``.gitignore``, which keeps the private files out of git: the solutions, the hidden graders,
-  the course secret, the gradebook, the roster and everything students handed in or were given.
+  the course secret, the gradebook, the roster, and every folder a gradekit command (or nbgrader, or
+  ``make course-env``) writes into the course -- what students handed in or were given, the answer
+  keys (the docs' ``key/``), the pages, the reports, the exports. A folder the user names
+  (``check --keep DIR``, ``demo --keep DIR``) gets a ``.gitignore`` of its own
+  (:func:`gradekit.course.keep_out_of_git`).
 
 The files come from ``course_skeleton/`` (package data); ``__COURSE__`` in them becomes the
 course id. A directory that holds anything already is refused, and a failure half-way leaves

@@ -12,7 +12,12 @@ def add_parser(sub) -> None:
     p.add_argument("--students", type=int, default=20, help="simulated students (default: 20)")
     p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: one per core)")
     p.add_argument("--no-sandbox", action="store_true", help="run the QA set's code without bubblewrap")
-    p.add_argument("--json", action="store_true", help="print the report as JSON (one object: its rows, their status)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='print the report as JSON (one object: its rows, their status; {"ok": false, "error": ...} when the '
+        "check cannot run)",
+    )
     p.add_argument(
         "--keep",
         metavar="DIR",
@@ -23,6 +28,20 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    if not args.json:
+        return _check(args)
+    from gradekit.errors import GradekitError
+
+    try:
+        return _check(args)
+    except GradekitError as exc:  # stdout is still one JSON object; the line on stderr and the exit status stay
+        import json
+
+        print(json.dumps({"assignment": args.assignment, "ok": False, "error": str(exc), "exit": exc.exit_code}))
+        raise
+
+
+def _check(args) -> int:
     from gradekit.qa.rows import print_report
     from gradekit.qa.run import run_qa
 

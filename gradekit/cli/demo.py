@@ -38,6 +38,9 @@ def run_demo(origin: Path, keep: str | None = None, students: int = 30, sandboxe
     ids = [f"s{i:03d}" for i in range(1, students + 1)]
     print(f"demo course: {target} (a copy of {origin.resolve()})")
     course = build_course(target, ids, origin)
+    from gradekit.course import keep_out_of_git
+
+    keep_out_of_git(target, "gradekit demo")  # a whole course, its secret and a class's work: wherever --keep puts it
     for assignment in course.assignments():
         _grade_assignment(course, assignment, ids, sandboxed)
     _export(target)

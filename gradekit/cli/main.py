@@ -76,11 +76,36 @@ def build_parser() -> argparse.ArgumentParser:
             "2 a mistake in the command or its input, 3 a broken course or machine."
         ),
     )
+    parser.add_argument("--version", action=_Version, help="print gradekit's version and exit")
     parser.add_argument("--course", default=".", help="course directory (default: the current one)")
     sub = parser.add_subparsers(dest="command", required=True)
     for verb in VERBS:
         verb.add_parser(sub)
     return parser
+
+
+def version() -> str:
+    """The installed distribution's version (what pip installed: a wheel, a checkout), else the package's."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    from gradekit import __version__
+
+    try:
+        return installed("gradekit")
+    except PackageNotFoundError:  # the sources on sys.path, not installed
+        return __version__
+
+
+class _Version(argparse.Action):
+    """``--version``: looked up when asked for, not at each start."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"gradekit {version()}")
+        parser.exit()
 
 
 def _one_blas_thread() -> None:

@@ -9,8 +9,9 @@ which never include the expected arrays; the checks that only differ in value ar
 one line, with their cases in a short list (:mod:`gradekit.grading.lines`). A free-text
 answer left as handed out reads "not answered". Problems running the student's own
 cells and any restored tampering are listed too. The pages share the class report's
-look (:mod:`gradekit.pages.look`); they link to the student's other notebooks and
-up to the assignment's class report.
+look (:mod:`gradekit.pages.look`); they link to the student's other notebooks' pages, and
+to nothing a student does not receive with them (never up to the class report: a page in
+feedback/ is the one a student is handed).
 
 Everything a page shows is in the result (:mod:`gradekit.results`): the titles and
 the answers graded are put there by grading, the manual grades, late penalty and rubric
@@ -130,7 +131,10 @@ def write_feedback(
     translate = translator(course.root, result.assignment, language)
     view = View(language, result.translations, translate)
     whole = ShownNow.of(result, disclosure)
-    held_parts = ", ".join(f"{name} ({page.points_phrase(points, translate)})" for name, points in whole.held)
+    held_parts = ", ".join(
+        f"{label} ({page.points_phrase(points, translate)})"
+        for label, points in held_labels(result, whole.held, view).items()
+    )
     for nb in result.notebooks:
         titles = {c.grade_id: short(view(c.exercise)) if c.exercise else c.grade_id for c in nb.cells}
         held = {c.grade_id for c in nb.cells if disclosure.hides(nb, c)}
@@ -160,7 +164,6 @@ def write_feedback(
                 }
                 for e in exercises(nb, titles)
             ],
-            overview=f"../../../reports/{result.assignment}/index.html",
             disclosure=disclosure,
             held=held,
             shown_score=sum(c.score or 0.0 for c in shown),
@@ -175,6 +178,24 @@ def write_feedback(
         atomic_write(path, html)
         paths.append(path)
     return paths
+
+
+def held_labels(result: SubmissionResult, held, view: View) -> dict[str, float]:
+    """What waits for the due date as the student knows it, with its points: a notebook by its name
+    (the file they have), a cell by its exercise's title on the page ("Question 1"), not its grade id;
+    "quiz › Question 1" when the hand-in has several notebooks. Parts under one title are one."""
+    several = len(result.notebooks) > 1
+    exercises = {(nb.name, c.grade_id): c.exercise for nb in result.notebooks for c in nb.cells}
+    out: dict[str, float] = {}
+    for name, points in held:
+        notebook, _sep, gid = name.partition("/")
+        label = notebook
+        if gid:
+            exercise = exercises.get((notebook, gid))
+            title = short(view(exercise)) if exercise else gid
+            label = f"{notebook} › {title}" if several else title
+        out[label] = out.get(label, 0.0) + points
+    return out
 
 
 def rubric_lines(cell: CellResult, view: View) -> list[dict]:
@@ -194,8 +215,10 @@ _INSTRUCTOR_ONLY = re.compile(r"<!--instructor-->.*?<!--/instructor-->", re.S)
 
 
 def student_copy(html: str) -> str:
-    """A feedback page as a student receives it: without what only the instructor's course
-    holds (the link up to the class report, which names every student)."""
+    """A feedback page as a student receives it: without what only the instructor's course holds.
+    The pages gradekit writes now hold nothing of the kind (their link up to the class report is
+    gone: feedback/ is what nbgrader's release_feedback hands out); this still strips it from a
+    page an older version wrote."""
     return _INSTRUCTOR_ONLY.sub("", html)
 
 

@@ -304,6 +304,8 @@ def note_of(result: SubmissionResult) -> str:
 
 
 def _lost_everything(result: SubmissionResult) -> str:
+    """Why nothing was graded, or a notebook's cells that failed to run (each exercise is graded without
+    them: a notebook that kept full marks says so, so that its row never reads as a loss)."""
     if result.error:
         return result.error
     for nb in result.notebooks:
@@ -313,5 +315,8 @@ def _lost_everything(result: SubmissionResult) -> str:
         if failed and len(failed) == len(nb.runs):
             return f"{nb.name}: no cell ran: {failed[0].error}"
         if failed:
-            return f"{nb.name}: {len(failed)} cell(s) raised, first: {failed[0].error}"
+            what = f"{len(failed)} cell(s) failed, first: {failed[0].error}"
+            if nb.possible and nb.score >= nb.possible:  # skipped, and every exercise right without them
+                return f"{nb.name}: full marks, though {what}"
+            return f"{nb.name}: {what}"
     return ""

@@ -23,7 +23,7 @@ import html
 import shutil
 from pathlib import Path
 
-from gradekit.course import Course
+from gradekit.course import Course, keep_out_of_git
 from gradekit.errors import UsageError
 
 
@@ -40,6 +40,7 @@ def keep_class(qa: Course, tasks: list, outcomes: dict, directory: Path, skip: s
     from gradekit.pages.feedback import write_feedback
 
     directory.mkdir(parents=True, exist_ok=True)
+    keep_out_of_git(directory, "gradekit check --keep")
     rows = []
     seen: set[Path] = set()
     packs: dict[str, int] = {}

@@ -88,6 +88,18 @@ def _grouped(failures: list[str], ids: frozenset[str]) -> list[str]:
     ]
 
 
+def width() -> int | None:
+    """The table's width: the terminal's on a terminal (None: rich asks it), else $COLUMNS, else 100
+    (a log, a pipe, CI: what fits a window next to an editor)."""
+    import os
+    import sys
+
+    if sys.stdout.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) >= 40 else 100
+
+
 def print_report(report: CheckReport) -> None:
     """The table: one row per check, what failed and where; a summary line."""
     from rich.console import Console
@@ -101,8 +113,10 @@ def print_report(report: CheckReport) -> None:
         f"{report.gradings} gradings, {report.seconds:.1f} s",
         title_justify="left",
     )
-    table.add_column("check")
-    table.add_column("", justify="center")
+    console = Console(width=width())
+    # both wrap between words where the table is wider than the window; the details get the larger share
+    table.add_column("check", max_width=max(24, console.width * 2 // 5))
+    table.add_column("", justify="center", no_wrap=True)
     table.add_column("details")
     for row in report.rows:
         mark = (
@@ -115,7 +129,6 @@ def print_report(report: CheckReport) -> None:
             else Text("info", style="dim")
         )
         table.add_row(Text(row.check), mark, Text(shown(row.detail, 600)))
-    console = Console(width=140)
     console.print(table)
     failed = [row for row in report.rows if row.ok is False]
     if report.kept:

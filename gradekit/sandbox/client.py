@@ -313,7 +313,8 @@ class Sandbox:
         self.cell_results: list[dict] | None = None
         self.generation = 0
         self.restarts = 0
-        self.student_seconds = 0.0  # as the worker reports it: the time spent in the student's code
+        self.student_seconds = 0.0  # the time spent in the student's code: as the worker reports it, and a
+        # request it never answered (a timeout, a death) up to then (_ran_until_now)
         self.startup_seconds = 0.0  # waiting for a sandbox to finish starting (numpy, IPython imported in it)
         self.timeouts = 0  # requests the student's code did not answer in time
         self.kills = 0  # children that died or broke the protocol and were killed
@@ -466,7 +467,8 @@ class Sandbox:
             self._ensure_cells()
         channel = self.channel
         assert channel is not None  # _ensure_cells spawned a child
-        channel.deadline = time.monotonic() + timeout
+        sent = time.monotonic()
+        channel.deadline = sent + timeout
         try:
             channel.write(frame)
             while True:
@@ -485,10 +487,12 @@ class Sandbox:
                 return reply, value
         except TimeoutError:
             self.timeouts += 1
+            self._ran_until_now(sent, timeout)
             self._end_child(kill=True)
             raise SandboxTimeout(_("no answer within {seconds:g} s (endless loop?)").format(seconds=timeout)) from None
         except (EOFError, OSError):
             self.kills += 1
+            self._ran_until_now(sent, timeout)
             code = self._end_child(kill=True)
             raise SandboxCrashed(CodeFailure.CRASHED, _exit_reason(code)) from None
         except P.ProtocolError as exc:
@@ -916,12 +920,14 @@ class Sandbox:
         except TimeoutError:
             self.timeouts += 1
             failed = self._failed_call(batch, len(chunk), sent, done)
+            self._ran_until_now(seen[1], timeout)  # the call that hung, from when it started
             self._end_child(kill=True)
             message = _("no answer within {seconds:g} s (endless loop?)").format(seconds=timeout)
             error: StudentCodeError = SandboxTimeout(message)
         except (EOFError, OSError):
             self.kills += 1
             failed = self._failed_call(batch, len(chunk), sent, done)
+            self._ran_until_now(seen[1], timeout)
             error = SandboxCrashed(CodeFailure.CRASHED, _exit_reason(self._end_child(kill=True)))
         except P.ProtocolError as exc:
             self.kills += 1
@@ -936,6 +942,12 @@ class Sandbox:
         finally:
             channel.renew = None
         return done, (None if failed >= len(chunk) else (failed, error))  # all had answered: none failed
+
+    def _ran_until_now(self, started: float, timeout: float) -> None:
+        """A request the student's code never answered (it hung until the deadline, or its process died):
+        its time is the student's code's too, up to the deadline -- no reply carries it (an endless loop
+        stopped at 10 s is 10 s of the student's, not the grader's)."""
+        self.student_seconds += min(timeout, max(0.0, time.monotonic() - started))
 
     def _map_result(self, entry: Any, blobs: list[bytes], timeout: float, offset: int) -> tuple[bool, Any]:
         if type(entry) is not dict or type(entry.get("ok")) is not bool:

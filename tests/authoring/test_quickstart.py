@@ -52,3 +52,57 @@ def test_course_ids_from_directory_names(tmp_path):
     assert qs.course_id_for(tmp_path / "ml-101") == "ml-101"
     assert qs.course_id_for(tmp_path / "数学") == "course" and qs.course_id_for(tmp_path / "ml 数学") == "ml"
     assert qs.course_id_for(tmp_path / "...") == "course"
+
+
+# what each verb (and nbgrader, and make) writes into a course, by a path it writes there: all private
+WRITTEN = {
+    "generate, nbgrader release_assignment": "release/alice/week1/week1.ipynb",
+    "release --zip handout/ (the tutorial's folder)": "handout/alice.zip",
+    "collect, nbgrader collect": "submitted/alice/week1/week1.ipynb",
+    "autograde": "autograded/alice/week1/results.json",
+    "feedback": "feedback/alice/week1/week1.html",
+    "answer-key --out key/ (the tutorial's folder)": "key/alice/week1.ipynb",
+    "report, integrity": "reports/week1/index.html",
+    "nbgrader export": "grades.csv",
+    "export --format canvas": "canvas_grades.csv",
+    "the gradebook and its journal": "gradebook.db-journal",
+    "the course secret": ".gradekit/secret",
+    "the hand-in ledger and what it kept": ".gradekit/handins/week1/alice@1/week1.ipynb",
+    "serve's attempts": ".gradekit/attempts/week1/alice/1/week1.html",
+    "the grading page's marks": ".gradekit/manual/week1.sqlite",
+    "languages.csv": "languages.csv",
+    "make course-env COURSE_VENV=.venv": ".venv/bin/gradekit",
+    "nbgrader's log, when its logfile is set": ".nbgrader.log",
+    "translate, compiled": "source/week1/locale/zh.mo",
+}
+
+
+def test_every_folder_a_verb_writes_is_kept_out_of_git(tmp_path):
+    """git ignores each place a verb writes students' work, answers or secrets into a quickstart course,
+    and none of the course's own public files (its config, the templates, the params)."""
+    import subprocess
+
+    assert main(["quickstart", str(tmp_path / "c")]) == 0
+    root = tmp_path / "c"
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    public = ["nbgrader_config.py", ".gitignore", "source/week1/week1.ipynb", "source/week1/params.py"]
+    asked = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=root, capture_output=True,
+                           text=True, input="\n".join([*WRITTEN.values(), *public]) + "\n")
+    ignored = set(asked.stdout.split())
+    assert [what for what, path in WRITTEN.items() if path not in ignored] == []
+    assert ignored.isdisjoint(public)
+
+
+def test_a_kept_folder_keeps_itself_out_of_git(tmp_path):
+    """check --keep DIR and demo --keep DIR go where their user says: the folder ignores itself."""
+    import subprocess
+
+    from gradekit.course import keep_out_of_git
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "kept" / "answer-key" / "qa001").mkdir(parents=True)
+    (tmp_path / "kept" / "answer-key" / "qa001" / "week1.ipynb").write_text("{}")
+    keep_out_of_git(tmp_path / "kept", "gradekit check --keep")
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=tmp_path,
+                            capture_output=True, text=True, check=True).stdout
+    assert "??" not in status and "!! kept/" in status, status

@@ -119,6 +119,22 @@ def test_broken_config(course, capsys):
     assert "nbgrader_config.py" in err
 
 
+def test_check_json_on_a_broken_course_is_json_too(course):
+    """A script reading `gradekit check --json`'s stdout gets one JSON object, also when the check
+    cannot run: the error in it, the same one line on stderr, the same exit status."""
+    import json
+
+    (course.root / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.course_id = \n")
+    proc = course.run(GRADEKIT, "check", ASSIGNMENT, "--json", check=False)
+    assert proc.returncode == 3 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    printed = json.loads(proc.stdout)
+    assert printed["ok"] is False and printed["exit"] == 3 and printed["assignment"] == ASSIGNMENT
+    assert proc.stderr.strip() == f"gradekit: {printed['error']}" and "nbgrader_config.py" in printed["error"]
+    (course.root / "nbgrader_config.py").write_text("c = get_config()\n")
+    unknown = course.run(GRADEKIT, "check", "nope", "--json", check=False)
+    assert unknown.returncode == 2 and json.loads(unknown.stdout)["error"].startswith("unknown assignment 'nope'")
+
+
 def test_mistakes_through_the_installed_command(tmp_path, course):
     """The real entry point: exit status 2, one line on stderr, no traceback."""
     for args, cwd, needle in [(["autograde", ASSIGNMENT], tmp_path, "not a course directory"),
@@ -128,6 +144,16 @@ def test_mistakes_through_the_installed_command(tmp_path, course):
         assert proc.returncode == 2, proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1 and needle in proc.stderr
         assert "Traceback" not in proc.stderr
+
+
+def test_version_is_the_installed_one(tmp_path):
+    """`gradekit --version` (anywhere, no course needed) prints the version pip installed, pyproject.toml's."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    proc = subprocess.run([GRADEKIT, "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"gradekit {project['project']['version']}\n", "")
 
 
 def test_fresh_course_without_venv_on_path(course):

@@ -95,3 +95,31 @@ def test_a_passing_check_is_audited_only_when_asked():
     with observe.observing([audit]):
         check.array(right, right, what="a symmetric matrix", mistakes=mistakes)
     assert calls == [1] and audit.found == [("transposed", "a symmetric matrix")]
+
+
+NAMED_CASES = textwrap.dedent('''
+
+    @pytest.mark.parametrize(("case", "topic"), [("rows", "each row sums to one"), ("big", "no overflow")],
+                             ids=["rows", "big"])
+    def test_named_case(student, case, topic):
+        """softmax law: {topic}"""
+
+
+    @pytest.mark.parametrize("case", ["a", "b"])
+    def test_numbered_case(student, case):
+        """softmax case"""
+''')
+
+
+def test_a_parametrized_check_is_named_by_its_docstring_s_placeholders(course):
+    """A docstring's placeholder that names a parameter ("softmax law: {topic}") gives each case its own
+    human name; a docstring without one keeps the case's id in brackets."""
+    grader = course.root / "autograder" / "self_attention" / "test_softmax.py"
+    text = grader.read_text()
+    grader.write_text(("import pytest\n" if "import pytest" not in text else "") + text + NAMED_CASES)
+    course.generate("alice")
+    course.submit("alice", course.answer_key("alice"))
+    result = course.grade("alice")
+    names = [k.name for nb in result.notebooks for c in nb.cells if c.grade_id == "test_softmax" for k in c.checks]
+    assert {"softmax law: each row sums to one", "softmax law: no overflow",
+            "softmax case (a)", "softmax case (b)"} <= set(names), names

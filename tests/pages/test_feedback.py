@@ -70,7 +70,8 @@ def _two_notebooks(quiz_score: float):
     from gradekit.results import SubmissionResult
 
     exercise = NotebookResult("self_attention", [CellResult("test_softmax", 10, 8.0), CellResult("test_mask", 10, 10.0)])
-    quiz = NotebookResult("quiz", [CellResult("test_tq1", 9, quiz_score), CellResult("test_tq2", 10, 0.0)])
+    quiz = NotebookResult("quiz", [CellResult("test_tq1", 9, quiz_score, exercise="Question 1: the weights"),
+                                   CellResult("test_tq2", 10, 0.0, exercise="Question 2: the scale")])
     return SubmissionResult("alice", A, [exercise, quiz], seconds=0.1)
 
 
@@ -141,3 +142,46 @@ def test_rubric_items_titles_and_notes_come_from_the_result_in_the_students_lang
     assert html.count('<a href="#tq1_explain">问题一</a>') == 1        # both cells: one exercise in the summary
     assert "Q and K decide the weights." in html and "1 read-only cell(s) differ" in html
     assert html.count('class="rubric"') == 1                            # graded with no item: nothing listed
+
+
+def test_what_waits_for_the_due_date_is_named_as_the_page_names_it(course_factory, tmp_path):
+    """"Checked after the due date: quiz/test_tq1 (9 points)" named a cell by its grade id: it is named by
+    its exercise's title, as the page's table is, with the notebook when the hand-in has several; one
+    point is "1 more point is", in English and in Chinese."""
+    import dataclasses
+
+    from gradekit.pages.feedback import Disclosure
+
+    course = course_factory(quiz=True)
+    one_cell = Disclosure("full", frozenset({"test_tq1"}), "2026-12-18 23:59 UTC")
+    pages = {p.stem: p.read_text() for p in write_feedback(Course.load(course.root), _two_notebooks(9.0),
+                                                            out_dir=tmp_path / "en", disclosure=one_cell)}
+    title = re.search(r'<a href="#test_tq1">([^<]+)</a>', pages["quiz"]).group(1)
+    assert title.startswith("Question 1")
+    assert f"Checked after the due date (2026-12-18 23:59 UTC): quiz › {title} (9 points)." in pages["self_attention"]
+    assert "test_tq1 (" not in pages["self_attention"] and "quiz/test_tq1" not in pages["quiz"]
+    assert "9 more points are checked after the due date" in pages["quiz"]
+
+    worth_one = _two_notebooks(9.0)
+    worth_one.notebooks[1].cells[0] = dataclasses.replace(worth_one.notebooks[1].cells[0], points=1)
+    alone = dataclasses.replace(worth_one, notebooks=[worth_one.notebooks[1]])   # one notebook: the title alone
+    (quiz,) = write_feedback(Course.load(course.root), alone, out_dir=tmp_path / "one", disclosure=one_cell)
+    html = quiz.read_text()
+    assert "1 more point is checked after the due date (2026-12-18 23:59 UTC)" in html and "1 point more" not in html
+    assert f"Checked after the due date (2026-12-18 23:59 UTC): {title} (1 point)." in html
+    (zh,) = write_feedback(Course.load(course.root), dataclasses.replace(alone, language="zh"),
+                           out_dir=tmp_path / "zh", disclosure=one_cell)
+    assert "另有 1 分在截止日期（2026-12-18 23:59 UTC）后检查" in zh.read_text()
+
+
+def test_a_page_links_only_to_what_the_student_receives_with_it(course):
+    """The page in feedback/ is the one nbgrader's release_feedback hands the student: it links to its own
+    sections and to the student's other notebooks' pages, never up to the class report."""
+    (course.root / "languages.csv").write_text("student_id,language\n")
+    pages = write_feedback(Course.load(course.root), _two_notebooks(9.0))
+    for page in pages:
+        html = page.read_text()
+        links = set(re.findall(r'href="([^"]*)"', html))
+        assert links and all(link.startswith("#") or link in {"self_attention.html", "quiz.html"} for link in links), links
+        assert "reports/" not in html and "class overview" not in html
+        assert student_copy(html) == html

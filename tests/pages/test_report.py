@@ -113,7 +113,28 @@ def test_the_slowest_submissions_say_why():
     assert "broken" not in why
     assert why["first"] == "the first submission of its grading process: 1.2 s of it waited for the sandbox to start"
     assert why["slow_code"] == "the student's own code took 1.8 s of it"
-    assert why["plain"].startswith("no timeout or kill: the student's code took 0.05 s"), why
+    assert why["plain"].startswith("no timeout or crash: the student's code took 0.05 s"), why
+
+
+def test_the_health_counts_and_the_slowest_rows_say_the_same():
+    """The section counted "1 sandbox kills" (a student whose process exited) while the slowest row, a
+    timeout's, said "0 kill(s)": each count now has one word, said the same in the stats, the lists and
+    the rows, and a row names only what happened to it."""
+    from gradekit.pages.report import stats
+
+    layout = _layout(("a", 1, "A"))
+    looped, exited, fine = (_result(s, {"a": (1.0, 1)}) for s in ("looped", "exited", "fine"))
+    looped.seconds, looped.student_seconds, looped.timeouts = 10.15, 10.05, 1
+    looped.notebooks[0].cells[0].checks.append(
+        Check("f", False, "`f` did not finish: no answer within 10 s (endless loop?)"))
+    exited.seconds, exited.student_seconds, exited.kills = 0.2, 0.05, 1
+    fine.seconds = 0.1
+    health = stats.health(_class([looped, exited, fine], layout))
+    assert health["timeouts"] == ["looped"] and health["crashes"] == ["exited"]
+    why = {s["student"]: s["why"] for s in health["slowest"]}
+    assert why["looped"] == "1 timeout: `f` did not finish: no answer within 10 s (endless loop?)"
+    assert why["exited"] == "1 crash"
+    assert all("kill" not in text for text in why.values()), why
 
 
 def test_histogram_counts_everyone_and_full_marks_land_in_the_last_bin():

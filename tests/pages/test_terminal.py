@@ -110,3 +110,20 @@ def test_wide_names_each_students_named_mistakes_in_the_note_column(capsys):
     assert "softmax: normalised along axis 0 whatever the axis argument says" in " ".join(alice.split()), out
     bob = next(line for line in out.splitlines() if "bob" in line)
     assert bob.split("│")[-2].strip() == ""
+
+
+def test_a_cell_that_failed_in_a_notebook_that_kept_full_marks_is_no_loss():
+    """A cell that ended its process (os._exit) was skipped and every exercise graded without it: the row
+    said "20/20" beside "1 cell(s) raised, first: Crashed: ...". It says the notebook kept full marks;
+    where points were lost, the failed cells are the reason, as before."""
+    from gradekit.results import CellRun
+
+    exit_cell = CellRun("41c90fa7", False, "Crashed: the student's process exited with status 0 (sys.exit or "
+                        "os._exit?) -- this cell was skipped and the others run without it")
+    full = result()
+    full.notebooks[0].cells[1] = CellResult("test_kv_cache", 3.0, 3.0)
+    full.notebooks[0].runs = [CellRun("setup", True), exit_cell]
+    assert note_of(full) == f"self_attention: full marks, though 1 cell(s) failed, first: {exit_cell.error}"
+    lost = result()
+    lost.notebooks[0].runs = [CellRun("setup", True), exit_cell]
+    assert note_of(lost) == f"self_attention: 1 cell(s) failed, first: {exit_cell.error}"

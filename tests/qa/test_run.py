@@ -36,19 +36,49 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 def _check(root: Path, students: int = 3) -> tuple[int, dict[str, str]]:
     proc = _run(root, "check", A, "--students", str(students))
-    rows = {}
-    for line in proc.stdout.splitlines():
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    return proc.returncode, table_rows(proc.stdout)
+
+
+def table_rows(printed: str) -> dict[str, str]:
+    """{check: "status detail"} of the printed table, whose check and detail wrap onto the lines below."""
+    parts: list[tuple[list[str], str, list[str]]] = []
+    for line in printed.splitlines():
         line = line.strip()
         if not line.startswith(("│", "┃")):
             continue
         cells = [c.strip() for c in line[1:-1].replace("┃", "│").split("│")]
         if len(cells) == 3 and cells[1] in ("ok", "FAIL", "info", "warn"):
-            current = cells[0]
-            rows[current] = cells[1] + " " + cells[2]
-        elif len(cells) == 3 and not cells[0] and not cells[1] and rows:   # the row's detail goes on
-            rows[current] += " " + cells[2]
-    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
-    return proc.returncode, rows
+            parts.append(([cells[0]], cells[1], [cells[2]]))
+        elif len(cells) == 3 and not cells[1] and parts:   # the row goes on
+            parts[-1][0].append(cells[0])
+            parts[-1][2].append(cells[2])
+    return {" ".join(p for p in check if p): f"{status} " + " ".join(p for p in detail if p)
+            for check, status, detail in parts}
+
+
+def test_the_table_fits_100_columns_or_the_window_when_not_a_terminal(monkeypatch, capsys):
+    """Printed to a pipe or a log, the table wraps to $COLUMNS, else 100 columns (it was 140), and
+    reads back whole: every check's name and detail, wrapped between words."""
+    from gradekit.qa.rows import CheckReport, Row, print_report
+
+    report = CheckReport(A, 5, seconds=4.7, gradings=43)
+    long = ("week2 has no due date in the gradebook: under gradekit serve nothing waits for it, and whether "
+            "test_q1 is right would show at once. Set one: nbgrader db assignment add week2")
+    report.rows += [Row("untouched release: 0 on every autograded cell, no grader error", True, "0 everywhere"),
+                    Row("a due date to hide the value answers until", None, long, warn=True)]
+    for columns, fits in ((None, 100), ("120", 120), ("72", 72)):
+        if columns is None:
+            monkeypatch.delenv("COLUMNS", raising=False)
+        else:
+            monkeypatch.setenv("COLUMNS", columns)
+        print_report(report)
+        printed = capsys.readouterr().out
+        assert max(len(line) for line in printed.splitlines()) == fits, printed
+        assert table_rows(printed) == {
+            "untouched release: 0 on every autograded cell, no grader error": "ok 0 everywhere",
+            "a due date to hide the value answers until": f"warn {long}",
+        }, printed
 
 
 def _grader(root: Path) -> Path:

@@ -583,3 +583,20 @@ def test_a_grader_and_its_sandbox_share_one_core_and_workers_spread():
         assert cores["sandbox"] == cores["grader"]
         seen.append(cores["grader"][0])
     assert seen[0] != seen[1]
+
+
+@pytest.mark.e2e
+def test_a_call_stopped_at_its_deadline_is_the_student_s_time(stress):
+    """An endless loop stopped at 2 s is 2 s of the student's code, not the grader's (the class report said
+    "10.1 s, of which their code 0.04" beside a 10 s timeout); a call that kills its process counts until then."""
+    stress.call("count")
+    before = stress.student_seconds
+    with pytest.raises(SandboxTimeout):
+        stress.call("spin")
+    assert 1.9 <= stress.student_seconds - before <= 2.5
+    outcomes = stress.map("spin", [((), {})])
+    assert isinstance(outcomes[0][1], SandboxTimeout) and 3.9 <= stress.student_seconds - before <= 5.0
+    after_map = stress.student_seconds
+    with pytest.raises(SandboxCrashed):
+        stress.call("hard_exit")
+    assert 0 <= stress.student_seconds - after_map <= 2.0

@@ -233,10 +233,26 @@ def _label(item) -> tuple[str, str, float]:
     name = _(item.name.removeprefix("test_").replace("_", " "))
     doc = getattr(getattr(item, "function", None), "__doc__", None)
     if doc:
-        name = _(doc.strip().splitlines()[0])
-        if hasattr(item, "callspec"):
-            name = _("{name} ({id})").format(name=name, id=item.callspec.id)
+        first = doc.strip().splitlines()[0]
+        given = dict(item.callspec.params) if hasattr(item, "callspec") else {}
+        fields = _fields(first)
+        if given and fields and fields <= set(given):  # "concept check: {topic}": each case names itself
+            name = _(first).format(**{f: _(given[f]) if isinstance(given[f], str) else given[f] for f in fields})
+        else:
+            name = _(first)
+            if given:
+                name = _("{name} ({id})").format(name=name, id=item.callspec.id)
     return module_of(item.nodeid), name, weight
+
+
+def _fields(template: str) -> set[str]:
+    """The named placeholders of a docstring's first line ({topic}); none for one that is no format string."""
+    import string
+
+    try:
+        return {field for _text, field, _spec, _conv in string.Formatter().parse(template) if field}
+    except ValueError:  # a lone brace: plain text
+        return set()
 
 
 def _direct_plan(item) -> tuple:

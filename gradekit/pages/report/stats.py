@@ -8,7 +8,7 @@ in it, so the HTML, report.json and report.csv cannot disagree.
     items           per graded cell: mean %, full and zero shares, discrimination, flags
     misconceptions  per exercise: each named mistake, how many students, who (see misconceptions.py)
     concept_checks  per multiple-choice item: how often each option was chosen
-    health          grading time, the slowest submissions and why, timeouts, kills, restored tampering
+    health          grading time, the slowest submissions and why, timeouts, crashes, restored tampering
     students        one row per student
 
 Discrimination, as in classical test theory (and PrairieLearn's question
@@ -291,13 +291,13 @@ def _flags(row: dict) -> list[str]:
 def health(data: ClassData) -> dict:
     rows = [r for r in data.students if r.result is not None]
     seconds = [_result(r).seconds for r in rows if _result(r).seconds]
-    timeouts, kills = [], []
+    timeouts, crashes = [], []
     for r in rows:  # the sandbox's own counts; the message text only for results older than them
         texts = _problems(r)
         if _result(r).timeouts or any(TIMEOUT.search(t) for t in texts):
             timeouts.append(r.student)
         if _result(r).kills or any(KILLED.search(t) for t in texts):
-            kills.append(r.student)
+            crashes.append(r.student)
     # the graded ones: a file that could not be read is listed with its reason among the not gradable
     slowest = sorted(
         (r for r in rows if _result(r).seconds and not _result(r).error), key=lambda r: -_result(r).seconds
@@ -320,8 +320,8 @@ def health(data: ClassData) -> dict:
             }
             for r in slowest
         ],
-        "timeouts": timeouts,
-        "sandbox_kills": kills,
+        "timeouts": timeouts,  # a call or a cell run of theirs stopped at its time limit
+        "crashes": crashes,  # their process died (killed by a signal, exited) or broke the protocol
         "restored": [{"student": r.student, "notebook": nb, "note": note} for r in rows for nb, note in r.notes],
         "grading_failed": [r.student for r in rows if (_result(r).error or "").startswith("grading failed")],
     }
@@ -339,9 +339,13 @@ def _problems(row: Row) -> list[str]:
 
 def _why_slow(row: Row) -> str:
     res = _result(row)
-    if res.timeouts or res.kills:
+    if res.timeouts or res.kills:  # in the words, and with the counts, of the section's "timeout" and "crash"
         reason = next((t for t in _problems(row) if TIMEOUT.search(t) or KILLED.search(t)), "")
-        counted = f"{res.timeouts} timeout(s), {res.kills} kill(s) of the student's process"
+        counted = ", ".join(
+            f"{n} {word if n == 1 else words}"
+            for n, word, words in ((res.timeouts, "timeout", "timeouts"), (res.kills, "crash", "crashes"))
+            if n
+        )
         return (counted + (": " + reason if reason else ""))[:200]
     for text in _problems(row):
         if TIMEOUT.search(text):
@@ -358,7 +362,7 @@ def _why_slow(row: Row) -> str:
     if res.seconds and res.student_seconds >= 0.5 * res.seconds:
         return f"the student's own code took {_r(res.student_seconds, 2)} s of it"
     return (
-        f"no timeout or kill: the student's code took {_r(res.student_seconds, 2)} s, the rest was the "
+        f"no timeout or crash: the student's code took {_r(res.student_seconds, 2)} s, the rest was the "
         "grader's own work"
     )
 

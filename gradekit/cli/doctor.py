@@ -17,7 +17,8 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--student-python",
         metavar="PATH",
-        help=f"the Python the students' nbgrader runs (default: {STUDENT_PYTHON} when it exists)",
+        help="the Python the students' nbgrader runs (default: the one the --hub-config's spawner runs, else "
+        f"{STUDENT_PYTHON} when it exists)",
     )
     p.add_argument(
         "--hub-config",
@@ -34,15 +35,17 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gradekit.handout.doctor import diagnose
+    from gradekit.handout.doctor import diagnose, students_python
 
     course = course_of(args)
-    python = Path(args.student_python) if args.student_python else (STUDENT_PYTHON if STUDENT_PYTHON.exists() else None)
     hub = Path(args.hub_config).resolve() if args.hub_config else None
     if hub is not None and not hub.is_file():
         from gradekit.errors import UsageError
 
         raise UsageError(f"--hub-config {args.hub_config}: no such file")
+    python = Path(args.student_python) if args.student_python else (students_python(hub) if hub else None)
+    if python is None and not args.student_python and STUDENT_PYTHON.exists():
+        python = STUDENT_PYTHON
     problems = diagnose(course, python, hub, args.student_account)
     for problem in problems:
         print(problem.line())

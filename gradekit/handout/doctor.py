@@ -276,8 +276,11 @@ def student_problems(course, python: Path | None) -> list[Problem]:
             )
         )
     if os.geteuid() == 0:
+        runuser = _runuser()
+        if runuser is None:
+            return [*out, NO_RUNUSER]
         probe = subprocess.run(
-            ["runuser", "-u", "nobody", "--", str(python), "-c", "import gradekit.handout.exchange"],
+            [runuser, "-u", "nobody", "--", str(python), "-c", "import gradekit.handout.exchange"],
             capture_output=True,
             text=True,
         )
@@ -447,6 +450,7 @@ def hub_problems(config: Path) -> list[Problem]:
                 'c.LocalProcessSpawner.popen_kwargs = {"umask": 0o077} (gradekit hub-config writes it)',
             )
         )
+    out += _users_without_accounts(c, spawner)
     bind = str(hub.get("bind_url", "") or "")
     ip = str(hub.get("ip", "") or "")
     everywhere = (bind and ("://0.0.0.0" in bind or "://:" in bind)) or (not bind and ip in ("", "0.0.0.0"))
@@ -459,6 +463,48 @@ def hub_problems(config: Path) -> list[Problem]:
             )
         )
     return out
+
+
+def _users_without_accounts(c, spawner: str) -> list[Problem]:
+    """On a hub whose servers run as each user's own Unix account (the local process spawner, PAM): the
+    allowed users with no account here (JupyterHub logs an error for each at every start, and they cannot
+    log in)."""
+    import pwd
+
+    if spawner and "localprocess" not in spawner and "sudo" not in spawner:
+        return []  # servers in containers, or as one shared account: hub users need no Unix account
+    allowed = sorted(str(u) for u in (c.get("Authenticator", {}).get("allowed_users") or ()))
+    missing = []
+    for user in allowed:
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            missing.append(user)
+    if not missing:
+        return []
+    shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+    return [
+        Problem(
+            f"{len(missing)} allowed user(s) of the hub have no Unix account here: {shown} (they cannot log in, "
+            "and the hub logs an error for each at start)",
+            "useradd -m -K HOME_MODE=0700 NAME for each (docs/admin/jupyterhub.md, step 2), or take them out of "
+            "roster.csv and run gradekit hub-config --write again",
+        )
+    ]
+
+
+def students_python(config: Path) -> Path | None:
+    """The Python of the students' servers a hub config names (its spawner's command, in a venv's bin/)."""
+    c, _problem = _hub_config(config)
+    if c is None:
+        return None
+    cmd = c.get("Spawner", {}).get("cmd") or c.get("LocalProcessSpawner", {}).get("cmd") or []
+    if isinstance(cmd, str):
+        cmd = [cmd]
+    if not cmd or not str(cmd[0]).startswith("/"):
+        return None
+    python = Path(str(cmd[0])).parent / "python"
+    return python if python.exists() else None
 
 
 def _grants(scopes, service: str) -> bool:
@@ -582,12 +628,30 @@ def hub_exchange_problems(course, account: str | None) -> list[Problem]:
     return out
 
 
+NO_RUNUSER = Problem(
+    "runuser was not found (not on PATH, nor in /usr/sbin or /sbin): doctor cannot ask as another account "
+    "what it reads",
+    "apt-get install util-linux, or run doctor with /usr/sbin on PATH",
+)
+
+
+def _runuser() -> str | None:
+    """runuser's path: on PATH, else where Debian keeps it (/usr/sbin is not on a plain user's PATH)."""
+    import shutil
+
+    for found in (shutil.which("runuser"), "/usr/sbin/runuser", "/sbin/runuser"):
+        if found and os.access(found, os.X_OK):
+            return found
+    return None
+
+
 def _account_reads(account: str, path: Path) -> bool:
     """Whether ``account`` can read ``path`` (list it, for a folder): asked as that account (root only)."""
     test = ["test", "-r", str(path), "-a", "-x" if path.is_dir() else "-r", str(path)]
-    if os.geteuid() != 0:
+    runuser = _runuser()
+    if os.geteuid() != 0 or runuser is None:
         return False
-    probe = subprocess.run(["runuser", "-u", account, "--", *test], capture_output=True)
+    probe = subprocess.run([runuser, "-u", account, "--", *test], capture_output=True)
     return probe.returncode == 0
 
 

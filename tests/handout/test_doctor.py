@@ -260,3 +260,43 @@ def test_the_staff_group_may_read_the_course_and_a_student_in_it_may_not():
         shutil.rmtree(base, ignore_errors=True)
         unix_users.remove(names)
         subprocess.run(["groupdel", staff], capture_output=True)
+
+
+def test_doctor_finds_runuser_off_a_plain_users_path_and_the_students_python_from_the_hub_config(deployed, tmp_path):
+    """A newcomer's doctor --hub-config: with /usr/sbin off PATH (Debian's default for a plain account) it
+    printed runuser's FileNotFoundError as a traceback; and it checked /opt/gradekit's Python though the
+    hub config's spawner runs another deployment's."""
+    course, _here = deployed
+    private = tmp_path / "elsewhere" / "bin"          # a deployment no other account can reach (tmp_path is 0700)
+    private.mkdir(parents=True)
+    (private / "python").symlink_to(unix_users.STUDENT_BIN / "python")
+    config = tmp_path / "jupyterhub_config.py"
+    config.write_text(f'c.Spawner.cmd = ["{private}/jupyterhub-singleuser"]\n'
+                      'c.LocalProcessSpawner.popen_kwargs = {"umask": 0o077}\nc.JupyterHub.ip = "127.0.0.1"\n')
+    env = dict(os.environ, PATH=f"{VENV_BIN}:/usr/bin:/bin", GRADEKIT_SECRET="gradekit-test-suite-secret")
+    proc = course.run(GRADEKIT, "doctor", "--hub-config", str(config), check=False, env=env)
+    assert "Traceback" not in proc.stderr and proc.returncode == 1, proc.stderr
+    (line,) = [x for x in proc.stdout.splitlines() if "cannot import gradekit's exchange classes" in x]
+    assert f"with {private}/python" in line                     # the hub's students' Python, not /opt/gradekit's
+
+
+def test_allowed_users_with_no_account_are_named_where_servers_run_as_their_own_accounts(tmp_path):
+    """hub-config's allowed_users from a roster of example students (alice, bob, chen with no Unix account):
+    the hub logged a traceback for each at start and doctor said nothing."""
+    from gradekit.handout.doctor import hub_problems, students_python
+
+    config = tmp_path / "jupyterhub_config.py"
+    base = ('c.LocalProcessSpawner.popen_kwargs = {"umask": 0o077}\nc.JupyterHub.ip = "127.0.0.1"\n'
+            'c.Authenticator.allowed_users = {"root", "gk-nobody-here-1", "gk-nobody-here-2"}\n')
+    config.write_text(base + 'c.JupyterHub.spawner_class = "localprocess"\n')
+    (line,) = [p.line() for p in hub_problems(config)]
+    assert "2 allowed user(s) of the hub have no Unix account here: gk-nobody-here-1, gk-nobody-here-2" in line
+    assert "root" not in line.split(":", 1)[1].split("(")[0] and "useradd" in line
+    config.write_text(base + 'c.JupyterHub.spawner_class = "dockerspawner.DockerSpawner"\n')
+    assert hub_problems(config) == []          # servers in containers: hub users need no Unix account
+    assert students_python(config) is None     # no spawner command: doctor falls back to make deploy's
+    venv = tmp_path / "venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").symlink_to(shutil.which("python3"))
+    config.write_text(f'c.Spawner.cmd = ["{venv}/jupyterhub-singleuser"]\n')
+    assert students_python(config) == venv / "python"

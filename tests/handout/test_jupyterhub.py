@@ -430,7 +430,8 @@ def _shown_score(x, name: str, text: str, attempt: int) -> tuple[float, float]:
         counts = "计入成绩的是你最后一次提交" if declared.counts == "last" else "计入成绩的是你最好的一次"
     else:
         waits = f"Checked after the due date ({shows.until})."
-        more = f"more are checked after the due date ({shows.until})"
+        points = f"{shows.held_points:g}"
+        more = f"{points} more point{' is' if points == '1' else 's are'} checked after the due date ({shows.until})"
         so_far = re.search(r"Score so far: (\d+(?:\.\d+)?) / (\d+(?:\.\d+)?)", text)
         counted = f"attempt {attempt}" + (f" of {declared.attempts}" if declared.attempts else "")
         counts = "your last attempt counts" if declared.counts == "last" else "your best attempt counts"

@@ -229,10 +229,17 @@ def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: 
         release = releases.student_versions(variant)
         keys[student], released[student] = key, release
 
+        # a second grading is in another language: the same answers, handed in on the notebook as that
+        # student reads it, must get the same grades
+        other = languages[0] if languages and variant.language == "en" else None
+        other_key = key
+        if other is not None:
+            translated = build_variant(qa, source, student, language=other).notebooks
+            other_key = {name: stripper.answer_key(nb) for name, nb in translated.items()}
+
         def submit(label: str, notebooks: dict, qa_files: list, again: bool = False) -> None:
             folder = simulate.write_submission(base / f"{len(tasks):05d}", notebooks)
-            # a second grading is in another language: the same answers must get the same grades
-            language = languages[0] if again and languages and variant.language == "en" else None  # noqa: B023
+            language = other if again else None  # noqa: B023
             tasks.append(Task(label, student, folder, qa_files, again, language))  # noqa: B023 - called at once
 
         submit("answer key", key, [])
@@ -240,10 +247,11 @@ def _tasks(qa: Course, assignment: str, ids: list[str], files: list, languages: 
         if index == 0:  # each QA file alone: is it only its own exercise that loses points?
             for qa_file in mistakes + correct:
                 submit(qa_file.label, simulate.fill(key, qa_file.sections), [qa_file])
-            submit("answer key", key, [], again=True)
+            submit("answer key", other_key, [], again=True)
             for again in (False, True):  # a packed submission, graded twice
                 for group in packed[:1]:
-                    submit("+".join(f.label for f in group), simulate.fill(key, _merged(group)), group, again)
+                    on = other_key if again else key
+                    submit("+".join(f.label for f in group), simulate.fill(on, _merged(group)), group, again)
         else:
             for group in packed:
                 submit("+".join(f.label for f in group), simulate.fill(key, _merged(group)), group)
@@ -638,7 +646,14 @@ def _first_failure(cell) -> str:
 
 
 def _comparable(result: SubmissionResult) -> str:
+    """The grading of ``result``: its grades, checks, messages and notes -- not its timings, nor what it
+    copies from the notebook graded (the answers, the titles: in the student's language)."""
     data = result.to_dict()
+    for notebook in data.get("notebooks", []):
+        notebook.pop("title", None)
+        for cell in notebook.get("cells", []):
+            cell.pop("answer", None)
+            cell.pop("exercise", None)
     for key in (
         "seconds",
         "student_seconds",

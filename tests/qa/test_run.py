@@ -1,7 +1,6 @@
 """`gradekit check`: passes on a fresh `gradekit new` assignment, and fails on broken graders --
 one that passes everything, one that fails everything, one that prints the expected array --
-and on a template with an undefined variable. (The shipped assignments pass it in
-tests/test_shipped_assignments.py.)"""
+and on a template with an undefined variable. (`make test` runs it on every shipped assignment.)"""
 
 from __future__ import annotations
 
@@ -261,3 +260,13 @@ def test_a_multiple_choice_cell_left_out_of_choice_cells_is_told_where_to_declar
     assert concepts and all("chance" in row["detail"] or "choice_cells" in row["detail"] for row in concepts), concepts
     assert not any("larger space" in row["detail"] for row in concepts), concepts
     assert not any(name.endswith("not declared") for name in rows if not name.startswith("test_concepts"))
+
+
+def test_a_second_grading_in_another_language_is_handed_in_on_that_language_s_notebook():
+    """The determinism row grades the answer key again as a student of another language: it handed in
+    the English notebook, which the grader, rebuilding the Chinese one, took for someone else's (every
+    read-only cell differed, a note on the result) -- the row failed on every shipped assignment."""
+    proc = _run(REPO, "check", "self_attention", "--students", "2", "--json")
+    rows = {r["check"]: r for r in json.loads(proc.stdout)["rows"]}
+    twice = rows["grading twice gives the same grades and feedback"]
+    assert twice["status"] == "ok" and "the second time in zh" in twice["detail"], twice

@@ -30,6 +30,12 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--at-once", type=int, default=2, help="hand-ins of one student arriving at the same time (2)")
     p.add_argument(
+        "--reads-per-minute",
+        type=int,
+        default=120,
+        help="times a student may list, fetch or read feedback a minute (120; instructors' are not counted)",
+    )
+    p.add_argument(
         "--bind",
         default="",
         metavar="URL",
@@ -47,10 +53,10 @@ def run(args) -> int:
     if args.db.startswith(("postgresql", "postgres:")):
         extras.require("postgres", "the hub exchange's records on PostgreSQL")
     require_id("course", args.course_id)
-    for name in ("max_mb", "max_files", "per_minute", "at_once"):
+    for name in ("max_mb", "max_files", "per_minute", "at_once", "reads_per_minute"):
         if getattr(args, name) <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive")
     from gradekit.hub.exchange import Limits, serve
 
-    limits = Limits(args.max_mb, args.max_files, args.per_minute, args.at_once)
+    limits = Limits(args.max_mb, args.max_files, args.per_minute, args.at_once, args.reads_per_minute)
     return serve(args.course_id, args.store, args.db, limits, args.bind)

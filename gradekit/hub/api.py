@@ -1,10 +1,13 @@
 """What the hub exchange's handlers share: its limits, its log, and who may call it.
 
-Limits     what a hand-in may hold and how often a student may try (``gradekit hub-exchange``'s options)
+Limits     what a hand-in may hold, how often a student may try, and how often they may read
+           (``gradekit hub-exchange``'s options)
 say(line)  one line of the service's log, with the time
 Handler    a request from a caller the hub knows who may use the service: the course in the path
-           must be the service's; a request refused as it comes in is answered once its body is in
-           (read and dropped); an instructor's body is kept (a release, feedback pages)
+           must be the service's; a student's reads (GET) are counted per minute, and past
+           ``Limits.reads_per_minute`` refused without a question to the hub; a request refused as
+           it comes in is answered once its body is in (read and dropped); an instructor's body is
+           kept (a release, feedback pages)
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any, NoReturn
 from tornado import web
 
 from gradekit.hub.auth import CallerAPI, instructor_scope
+from gradekit.hub.gate import Gate
 from gradekit.hub.store import Store, now
 
 NAME = "gradekit-exchange"  # the service's name in the hub, unless the hub names it
@@ -29,6 +33,7 @@ class Limits:
     max_files: int = 50
     per_minute: int = 10  # tries to hand in, refused ones included
     at_once: int = 2  # hand-ins of one student arriving at the same time
+    reads_per_minute: int = 120  # a student's lists, fetches and feedback reads; instructors' are not counted
 
     @property
     def max_bytes(self) -> int:
@@ -46,6 +51,7 @@ class Limits:
             "max_files": self.max_files,
             "per_minute": self.per_minute,
             "at_once": self.at_once,
+            "reads_per_minute": self.reads_per_minute,
         }
 
 
@@ -104,8 +110,37 @@ class Handler(CallerAPI):
 
     async def let_in(self) -> None:
         """Who calls (the hub says), and whether they may use the service: a refusal raised here is
-        answered once the request's body is in."""
+        answered once the request's body is in. A student's read past their rate is refused, without
+        a question to the hub when their token was seen in the last minute."""
+        reading = self.request.method == "GET"
+        token = (self.hub_auth.get_token(self, in_cookie=False) or "") if reading else ""
+        known = self.reads.known(token) if reading else None
+        if known is not None:
+            self._too_many_reads(known, self.reads.wait(known))
         await super().prepare()
+        if reading and not self.instructor:
+            assert self.caller is not None
+            user = self.caller.name
+            wait = self.reads.wait(user)
+            if wait:
+                self._too_many_reads(user, wait)
+            self.reads.tried(user)  # a refused read is not counted: the rate lets them in again on time
+            self.reads.saw(token, user)
+
+    @property
+    def reads(self) -> Gate:
+        return self.settings["gradekit_reads"]
+
+    def _too_many_reads(self, user: str, wait: int) -> NoReturn:
+        self.after = {"Retry-After": str(wait)}
+        self.refuse(
+            429,
+            f"too many requests: the limit is {self.limits.reads_per_minute} a minute to list, fetch and read "
+            f"feedback: try again in {wait} s (your hand-ins are all kept)",
+            who=user,
+            log=self.reads.loud(user, "reads"),
+            note=" (more of these this minute are not logged)",
+        )
 
     def data_received(self, chunk: bytes) -> None:
         self._received += len(chunk)

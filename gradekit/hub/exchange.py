@@ -19,9 +19,10 @@ Who may do what
 Limits (:class:`Limits`, each a command-line option of ``gradekit hub-exchange``)
     a hand-in holds at most ``max_mb`` MiB (20) in at most ``max_files`` files (50), unpacked; a
     student tries to hand in at most ``per_minute`` times a minute (10), refused tries included,
-    and sends at most ``at_once`` hand-ins at the same time (2). Going over is refused with what the
-    limit is, before anything is read or recorded (gradekit.hub.gate); what was handed in before
-    stays, and the class is unharmed.
+    and sends at most ``at_once`` hand-ins at the same time (2); they read (list, fetch, fetch
+    feedback) at most ``reads_per_minute`` times a minute (120; instructors and the course's
+    services are not counted). Going over is refused with what the limit is, before anything is
+    read or recorded (gradekit.hub.gate); what was handed in before stays, and the class is unharmed.
 
 Its parts: gradekit.hub.api (the limits, the log, the handlers' common ground), gradekit.hub.handins
 (hand-ins in), gradekit.hub.gate (the rate, uploads at once, bodies spooled), gradekit.hub.store
@@ -223,6 +224,7 @@ def application(course_id: str, store: Store, limits: Limits, service: str = NAM
         gradekit_service=service,
         gradekit_arrived=locks.Condition(),
         gradekit_gate=Gate(limits.per_minute, limits.at_once),
+        gradekit_reads=Gate(limits.reads_per_minute, at_once=0),
         **settings,
     )
 
@@ -259,7 +261,7 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
             f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
             f"{store.engine.url.render_as_string(hide_password=True)}, files in {store.folder}; limits "
             f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} tries a minute, "
-            f"{limits.at_once} at once"
+            f"{limits.at_once} at once, {limits.reads_per_minute} reads a minute"
         )
         await stop.wait()
         server.stop()

@@ -4,8 +4,9 @@ The hub is asked whose a token is (gradekit.hub.auth): here ``tok-<name>`` is th
 ``prof`` teaches the course; everything else is the service's own handlers, limits and store. What a
 real hub adds (its proxy, its token checks) is tests/hub/test_hub_service.py's: these are the door's
 rules, quick to run -- a student holds at most two uploads at once, a body never held whole in memory,
-a refusal answered in one line even for a body far over the limit, and past a student's rate the hub is
-asked nothing more.
+a refusal answered in one line even for a body far over the limit, past a student's rate the hub is
+asked nothing more, and a student who polls is refused past their reads a minute while the class and
+the course's own service read on.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from gradekit.hub.store import Store  # noqa: E402
 from gradekit.untrusted import pack_zip  # noqa: E402
 
 COURSE = "c1"
-LIMITS = Limits(max_mb=2, max_files=20, per_minute=6, at_once=2)
+LIMITS = Limits(max_mb=2, max_files=20, per_minute=6, at_once=2, reads_per_minute=8)
 
 
 class Tokens:
@@ -162,3 +163,27 @@ def test_a_request_with_a_body_refused_as_it_comes_in_still_gets_its_line(servic
     assert forged.status_code == 401 and forged.json()["error"].startswith("no token the hub knows")
     eve = requests.put(service.base + "release/a1/bob", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("eve"))
     assert eve.status_code == 403 and "only the instructors of c1" in eve.json()["error"]
+
+
+def test_a_student_polling_is_refused_past_their_reads_and_nobody_else_is(service):
+    codes, paths = [], ["assignments", "release/a1", "feedback/a1", "ping"]
+    for i in range(LIMITS.reads_per_minute + 4):
+        codes.append(requests.get(service.base + paths[i % 4], headers=_as("eve")).status_code)
+    assert codes == [200] * LIMITS.reads_per_minute + [429] * 4, codes
+    refused = requests.get(service.base + "assignments", headers=_as("eve"))
+    assert refused.status_code == 429 and 1 <= int(refused.headers["Retry-After"]) <= 61
+    assert refused.json()["error"].startswith(
+        f"too many requests: the limit is {LIMITS.reads_per_minute} a minute to list, fetch and read feedback: "
+        "try again in ")
+    asked = service.tokens.asked
+    for _ in range(5):
+        assert requests.get(service.base + "feedback/a1", headers=_as("eve")).status_code == 429
+    assert service.tokens.asked == asked                                 # her token is known: no question to the hub
+    # her hand-in is a write, counted by its own rate: she still hands in, and so does the class
+    handin = requests.post(service.base + "handins/a1", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("eve", **_key()))
+    assert handin.status_code == 201, handin.text
+    assert requests.get(service.base + "assignments", headers=_as("bob")).status_code == 200
+    for _ in range(LIMITS.reads_per_minute * 3):                          # the course's reads are never counted
+        assert requests.get(service.base + "listing/eve", headers=_as("prof")).status_code == 200
+    out = service.capsys.readouterr()
+    assert out.out.count("refused eve: GET") == 1, out.out               # one line a minute in the log

@@ -18,6 +18,11 @@ comparable with each other, not across days):
     sqlite, kill -9   the same rush, with ``gradekit serve`` killed (-9) at W/3 and the exchange
                   service at 2W/3, each started again at once (as the hub restarts its services)
     postgresql    the exchange's records on PostgreSQL (a server on loopback, tests/pgserver.py)
+    flood         the sqlite rush while one more hub user floods the service from 4 threads for the
+                  whole window, with their own token: hand-ins of an assignment not released to
+                  them (each a try: refused past their rate) and reads of their feedback (refused
+                  past their reads a minute); the class's figures are the targets, the flooder's
+                  answers are counted by status
 ``--runs`` picks some. Targets (issue 30, this project's 2-core machine): p50 <= 0.5 s, p95 <= 1 s,
 nothing lost, nothing counted twice.
 """
@@ -220,8 +225,33 @@ def _post(url: str, token: str, body: bytes, key: str) -> dict:
     raise RuntimeError("the hand-in never got an answer")
 
 
+FLOODER = "flooder"  # a hub user on no class list
+
+
+def flood(hub: Hub, token: str, stop: threading.Event, codes: dict[int, int], lock: threading.Lock) -> None:
+    """One thread of a student flooding the service until ``stop``: a hand-in, then a read, again and again."""
+    handin = f"{hub.service_url}api/{COURSE}/handins/{ASSIGNMENT}"
+    read = f"{hub.service_url}api/{COURSE}/feedback/{ASSIGNMENT}"
+    while not stop.is_set():
+        for request in (
+            urllib.request.Request(
+                handin, data=b"PK" + secrets.token_bytes(2048), method="POST",
+                headers={"Authorization": f"token {token}", "X-Gradekit-Key": secrets.token_hex(16)}),
+            urllib.request.Request(read, headers={"Authorization": f"token {token}"}),
+        ):
+            try:
+                with urllib.request.urlopen(request, timeout=30) as answer:
+                    code = answer.status
+            except urllib.error.HTTPError as exc:
+                code = exc.code
+            except OSError:
+                code = 0  # no answer (the service is being started again)
+            with lock:
+                codes[code] = codes.get(code, 0) + 1
+
+
 def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, window: float, seed: int, label: str,
-         db: str = "", kill: bool = False) -> dict:
+         db: str = "", kill: bool = False, flooder: str = "") -> dict:
     from gradekit.untrusted import pack_zip
 
     texts = serve_bench.notebooks(root, n, rounds)
@@ -267,8 +297,13 @@ def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, wind
 
     say(f"{label}: {len(plan)} hand-ins of {n} students within {window:g} s")
     kills = [(window / 3, "serve"), (2 * window / 3, "exchange")] if kill else []
+    flood_codes: dict[int, int] = {}
+    flooding = [threading.Thread(target=flood, args=(hub, flooder, stop, flood_codes, lock), daemon=True)
+                for _ in range(4 if flooder else 0)]
     started = time.monotonic()
     pool = ThreadPoolExecutor(16)
+    for thread in flooding:
+        thread.start()
     try:
         for at, student, r in plan:
             while kills and time.monotonic() - started >= kills[0][0]:
@@ -286,6 +321,9 @@ def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, wind
             pool.submit(hand_in, student, r)
         pool.shutdown(wait=True)
         handed = time.monotonic() - started
+        stop.set()  # the flood lasts the rush
+        for thread in flooding:
+            thread.join(60)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # until every accepted hand-in has its feedback in the store
             if len(_released(store, db)) >= len(accepted):
@@ -324,7 +362,8 @@ def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, wind
             "p50": statistics.median(latencies) if latencies else None,
             "p95": q[94] if latencies else None, "max": latencies[-1] if latencies else None,
             "handed_in_within": handed, "all_fetchable_after": finished,
-            "throughput": len(latencies) / finished if finished else 0.0, "errors": errors[:5]}
+            "throughput": len(latencies) / finished if finished else 0.0, "errors": errors[:5],
+            "flood": {str(code): count for code, count in sorted(flood_codes.items())}}
 
 
 def main(argv=None) -> int:
@@ -333,7 +372,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--window", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--runs", default="sqlite,kill,postgresql", help="which runs: sqlite, kill, postgresql")
+    parser.add_argument("--runs", default="sqlite,kill,flood,postgresql",
+                        help="which runs: sqlite, kill, flood, postgresql")
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (the logs of serve and the exchange)")
     parser.add_argument("--deploy", default=os.environ.get("GRADEKIT_DEPLOY", "/opt/gradekit"),
                         help="make deploy's folder (configurable-http-proxy)")
@@ -349,7 +389,7 @@ def main(argv=None) -> int:
         work = Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         users = bench.student_ids(args.students)
-        hub = Hub(work, users, Path(args.deploy))
+        hub = Hub(work, [*users, FLOODER], Path(args.deploy))
         pg = None
         try:
             root = work / "course"
@@ -360,6 +400,9 @@ def main(argv=None) -> int:
             if "kill" in wanted:
                 runs.append(rush(root, hub, tokens, args.students, args.rounds, args.window, args.seed + 1,
                                  "sqlite, kill -9", kill=True))
+            if "flood" in wanted:
+                runs.append(rush(root, hub, tokens, args.students, args.rounds, args.window, args.seed + 3,
+                                 "sqlite, one floods", flooder=hub.token(FLOODER)))
             if "postgresql" in wanted:
                 from pgserver import PostgresServer
 
@@ -378,6 +421,12 @@ def main(argv=None) -> int:
                 rows, out)
     ok = all(r["lost"] == 0 and r["counted_twice"] == 0 for r in runs) and all(
         r["p50"] is not None and r["p50"] <= 0.5 and r["p95"] <= 1 for r in runs if "kill" not in r["label"])
+    for r in runs:
+        if r["flood"]:
+            answered = sum(c for code, c in r["flood"].items() if code != "0")
+            out.append(f"{r['label']}: the flooder's {sum(r['flood'].values())} requests in "
+                       f"{r['handed_in_within']:.0f} s ({answered / max(r['handed_in_within'], 1):.0f}/s answered), "
+                       "by status: " + ", ".join(f"{code}: {c}" for code, c in r["flood"].items()))
     out.append("targets (p50 <= 0.5 s, p95 <= 1 s without kills; nothing lost, nothing counted twice): "
                f"{'met' if ok else 'NOT met'}")
     out.append(f"at the end: {bench.load()}")

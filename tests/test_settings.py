@@ -163,3 +163,32 @@ def test_writing_an_assignment_names_every_setting():
     guide = (Path(__file__).resolve().parents[1] / "docs/guides/writing-an-assignment.md").read_text(encoding="utf-8")
     assert [k.name for k in settings.KEYS if f"`{k.name}`" not in guide] == []
     assert all(f"`[{section}]`" in guide for section in settings.SECTIONS)
+
+
+@pytest.mark.parametrize(
+    "hidden, before_due, names_it",
+    [
+        (frozenset({"test_tq1"}), "full", False),  # a hidden part: the best whole score would tell how it did
+        (frozenset(), "received", False),  # no score shows before the due date
+        (frozenset(), "full", True),
+        (frozenset(), "score", True),
+    ],
+)
+def test_which_attempt_counts_is_said_before_the_due_date_only_where_it_tells_nothing_hidden(
+    hidden, before_due, names_it
+):
+    import datetime as dt
+
+    from gradekit.handout.policy import Policy
+
+    policy = Policy(attempts=3, counts="best", before_due=before_due, hidden=hidden)
+    now = dt.datetime(2026, 12, 1, 12, 0)
+    graded = [(4, 20.0), (5, 17.0)]  # the first attempt's whole score is the best
+    before = policy.disclosure(now + dt.timedelta(days=1), now, 2, 4, graded)
+    after = policy.disclosure(now - dt.timedelta(days=1), now, 2, 4, graded)
+    assert after.counting == "your best attempt counts: attempt 1 (20 points)"
+    if names_it:
+        assert before.counting == after.counting
+    else:
+        assert before.counting == "your best attempt counts: which one is said after the due date"
+        assert "20" not in before.counting and "attempt 1" not in before.counting

@@ -122,16 +122,25 @@ class Policy:
             )
         counting_text = ""
         attempts = [a for a, _score in graded or []]
-        if self.counts == "best" and counting in attempts:
+        after_due = due is None or now > due
+        if self.counts == "best" and counting in attempts and (after_due or self._scores_shown()):
             best = next(score for a, score in graded or [] if a == counting)
             counting_text = _("your best attempt counts: attempt {k} ({score:g} points)").format(
                 k=attempts.index(counting) + 1, score=best
             )
+        elif self.counts == "best" and counting in attempts:
+            # the best is the best whole score, what waits for the due date included: which attempt it is,
+            # or its score, would tell how the hidden part of each attempt did
+            counting_text = _("your best attempt counts: which one is said after the due date")
         elif number is not None:
             counting_text = _("your last attempt counts")
-        if due is None or now > due:
+        if after_due:
             return Disclosure("full", frozenset(), "", attempt, counting_text)
         return Disclosure(self.before_due, self.hidden, f"{due:%Y-%m-%d %H:%M} UTC", attempt, counting_text)
+
+    def _scores_shown(self) -> bool:
+        """Whether a page before the due date shows a whole score: nothing hidden, and a score at all."""
+        return not self.hidden and self.before_due in ("full", "score")
 
 
 def due_date(course, assignment: str) -> dt.datetime | None:

@@ -306,9 +306,15 @@ class Service:
         self.graded += 1
         arrived = dt.datetime.fromisoformat(entry.arrived) if entry.arrived else None
         latency = f", {(_now() - arrived).total_seconds():.2f} s after it arrived" if arrived else ""
-        counts = f"attempt {counting} counts" if counting != entry.attempt else "it counts"
         from gradekit.pages.feedback import ShownNow
         from gradekit.pages.look import points
+
+        best = next(score for attempt, score in graded if attempt == counting)
+        counts = (
+            f"attempt {counting} counts: {points(best)}/{points(result.possible)}"
+            if counting != entry.attempt
+            else "it counts"
+        )
 
         shown = ShownNow.of(result, disclosure)  # the numbers as the page writes them
         held = (

@@ -105,3 +105,30 @@ def test_the_dockerspawner_config_runs_on_a_config(tmp_path):
     assert instructor_scope(COURSE) in roles[instructor_role(COURSE)]["scopes"] and "gradekit" in roles[
         instructor_role(COURSE)]["services"]
     assert ACCESS in roles["user"]["scopes"]
+
+
+def test_the_images_install_the_wheel_that_make_wheel_builds(tmp_path):
+    """gradekit is not on PyPI: each image copies in the wheel `make wheel` names and installs its extras
+    from it; the students' image takes the folder `gradekit student-config --dir` writes."""
+    import subprocess
+    import sys
+    import tomllib
+
+    root = PAGE.parents[2]
+    version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    wheel = f"gradekit-{version}-py3-none-any.whl"
+    assert f"WHEEL := dist/{wheel}" in (root / "Makefile").read_text()
+    students = _block("The students' image", "dockerfile")
+    exchange = _block("The exchange's image", "dockerfile")
+    for image, extras in ((students, "student"), (exchange, "hub,postgres")):
+        installs = [line for line in image.replace("\\\n", " ").splitlines() if "pip install" in line]
+        (install,) = installs
+        assert f"COPY {wheel} /tmp/" in image and f'"/tmp/{wheel}[{extras}]"' in install, image
+        assert not re.search(r'"gradekit(\[|")', install), install   # nothing named gradekit from an index
+    copied = re.search(r"^COPY (\S+)/ /etc/jupyter/$", students, re.M)
+    assert copied, students
+    out = tmp_path / copied.group(1)
+    subprocess.run([sys.executable, "-m", "gradekit", "student-config", "--dir", str(out)], check=True,
+                   capture_output=True, cwd=root)                     # the instructor, in the course directory
+    assert (out / "nbgrader_config.py").exists() and (out / "jupyter_server_config.d" / "gradekit.json").exists()
+    assert "USER 2000" in exchange and "--uid 2000" in exchange   # the manifest's runAsUser

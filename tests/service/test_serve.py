@@ -239,8 +239,8 @@ def test_the_assignments_settings_drive_serve_and_are_read_again_when_they_chang
         _, pages = _fetched(x.gkcat)
         page = pages[-1].read_text()
         assert f"attempt {first} of {graded_before + 2}" in page, page[:2000]
-        assert "your best attempt counts: attempt 1 (20 points)" in page, page[:2000]
-        service.wait_for(rf"graded gkcat {A} attempt {first}: 17/20 \(attempt 1 counts\)")
+        assert "your best attempt counts: which one is said after the due date" in page, page[:2000]
+        service.wait_for(rf"graded gkcat {A} attempt {first}: 17/20 \(attempt 1 counts: 20/20\)")
         assert x.course.results(["gkcat"])["gkcat"].score == 20          # the best, not the last
         # one attempt fewer, while the service runs: the next hand-in is received and not graded
         time.sleep(SETTLE)

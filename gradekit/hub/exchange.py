@@ -239,6 +239,7 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
     from tornado.httpserver import HTTPServer
 
     from gradekit.hub.auth import service_settings
+    from gradekit.service.lifetime import Hub
 
     os.umask(0o077)  # whatever it writes (SQLite's journal too) is the service's account's alone
     service = os.environ.get("JUPYTERHUB_SERVICE_NAME") or NAME
@@ -253,6 +254,7 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+        Hub().watch(lambda: loop.call_soon_threadsafe(stop.set))  # its hub died: stop (its port is the next one's)
         # a refused hand-in's body is read and dropped (never kept) up to Limits.drained, so that its sender
         # reads the one line; a larger one is cut off
         server = HTTPServer(app, max_body_size=limits.drained, body_timeout=300, xheaders=True)

@@ -548,3 +548,23 @@ def test_doctor_checks_that_the_students_tokens_reach_the_exchange_and_read_none
         for folder, mode in reversed(opened):
             os.chmod(folder, mode)
         unix_users.remove([shared.name])
+
+
+def test_a_hub_killed_with_sigkill_takes_its_exchange_with_it_and_the_next_one_starts(hub):
+    """The hub killed (-9): its exchange service stops by itself (gradekit.service.lifetime), so that the next
+    hub's exchange gets its port, and what was handed in is still there."""
+    from processes import live_processes
+
+    pattern = b"\0".join([b"hub-exchange", b"--course-id", COURSE.encode()])
+    (pid,) = live_processes(pattern)
+    handed = _call(hub, "prof", "GET", "handins").json()["handins"]
+    hub.kill()
+    started = time.monotonic()
+    while pid in live_processes(pattern) and time.monotonic() - started < 15:
+        time.sleep(0.05)
+    took = time.monotonic() - started
+    print(json.dumps({"exchange_stops_after_its_hub_died_s": round(took, 2)}))
+    assert pid not in live_processes(pattern), "the exchange still runs 15 s after its hub died"
+    hub.start()
+    hub.wait_for("hub exchange of")                                      # its port was free at once
+    assert _call(hub, "prof", "GET", "handins").json()["handins"] == handed   # nothing lost

@@ -65,3 +65,24 @@ def test_a_process_no_hub_started_is_never_ended(tmp_path):
         assert "gone" not in out.read_text()
     finally:
         os.kill(pid, 9)
+
+
+def test_a_service_whose_hub_died_before_it_looked_stops_at_once(tmp_path):
+    """The hub killed while its service was still starting: the service, a child of init when it looks,
+    takes its hub for dead (init is not a hub here), and is told at once."""
+    env = dict(os.environ, JUPYTERHUB_SERVICE_NAME="gradekit-test")
+    late = STUCK.replace("hub = Hub()", "time.sleep(1.5)\nhub = Hub()")   # still importing when its hub dies
+    out = tmp_path / "service.log"
+    hub = textwrap.dedent("""
+        import subprocess, sys
+        child = subprocess.Popen([sys.executable, "-c", sys.argv[1], "1.0"], stdout=open(sys.argv[2], "w"),
+                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        print(child.pid, flush=True)
+    """)
+    pid = int(subprocess.run([sys.executable, "-c", hub, late, str(out)], env=env, capture_output=True, text=True,
+                             check=True).stdout)
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), "a service whose hub died while it started still runs 30 s later"
+    assert out.read_text().split() == ["watching", "gone"], out.read_text()

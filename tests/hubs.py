@@ -122,3 +122,24 @@ class Hub:
     def close(self) -> None:
         self.stop()
         self.tracker.close()
+
+
+def slow_handin(port: int, course: str, assignment: str, token: str, length: int) -> socket.socket:
+    """A hand-in whose body arrives slowly: its headers and two bytes of ``length``, straight to the hub
+    exchange on ``port`` (the rest never sent)."""
+    import secrets
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall((f"POST /services/gradekit-exchange/api/{course}/handins/{assignment} HTTP/1.1\r\n"
+                  f"Host: 127.0.0.1\r\nAuthorization: token {token}\r\nX-Gradekit-Key: {secrets.token_hex(16)}\r\n"
+                  f"Content-Length: {length}\r\n\r\nPK").encode())
+    return sock
+
+
+def answer(sock: socket.socket, wait: float) -> bytes:
+    """What came back on ``sock`` within ``wait`` s (b"": nothing yet)."""
+    sock.settimeout(wait)
+    try:
+        return sock.recv(65536)
+    except TimeoutError:
+        return b""

@@ -85,3 +85,46 @@ class Tracker:
             self.group.rmdir()
         except OSError:
             pass
+
+
+class Serve:
+    """``gradekit serve`` (``gradekit`` is ``program``) in ``root`` as a child process, its log read line by line;
+    everything it starts is in a Tracker of its own. ``stop`` waits up to 15 s for them to end and records
+    those left (``left``) before it kills them."""
+
+    def __init__(self, program: str, root: Path, log: Path, *assignments: str, env: dict[str, str]):
+        import subprocess
+
+        self.log = log
+        self.tracker = Tracker(f"serve-{os.getpid()}-{log.stem}", "gkserve")
+        self.proc = subprocess.Popen([program, "serve", *assignments], cwd=root, env=env, stdout=open(log, "w"),
+                                     stderr=subprocess.STDOUT, preexec_fn=self.tracker.join)
+        self.left: dict[int, str] = {}
+        self.wait_for("serving ")
+
+    def lines(self) -> list[str]:
+        return self.log.read_text().splitlines()
+
+    def wait_for(self, pattern: str, count: int = 1, timeout: float = 90) -> list[str]:
+        import re
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [line for line in self.lines() if re.search(pattern, line)]
+            if len(found) >= count:
+                return found
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"no {count} x {pattern!r} in the service's log:\n" + "\n".join(self.lines()[-30:]))
+
+    def stop(self, signum: int = 15) -> int:
+        self.proc.send_signal(signum)
+        try:
+            return self.proc.wait(30)
+        finally:
+            deadline = time.monotonic() + 15
+            while self.tracker.alive() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            self.left = self.tracker.alive()
+            self.tracker.close()

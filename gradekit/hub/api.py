@@ -132,15 +132,21 @@ class Handler(CallerAPI):
         return self.settings["gradekit_reads"]
 
     def _too_many_reads(self, user: str, wait: int) -> NoReturn:
-        self.after = {"Retry-After": str(wait)}
-        self.refuse(
-            429,
+        self.over_rate(
+            user,
+            wait,
             f"too many requests: the limit is {self.limits.reads_per_minute} a minute to list, fetch and read "
             f"feedback: try again in {wait} s (your hand-ins are all kept)",
-            who=user,
-            log=self.reads.loud(user, "reads"),
-            note=" (more of these this minute are not logged)",
+            self.reads,
+            "reads",
         )
+
+    def over_rate(self, user: str, wait: int, line: str, gate: Gate, why: str) -> NoReturn:
+        """Refuse ``user``, over a rate of ``gate``'s, for ``wait`` s (429, Retry-After); logged the first
+        time a minute for ``why``."""
+        self.after = {"Retry-After": str(wait)}
+        loud = gate.loud(user, why)
+        self.refuse(429, line, who=user, log=loud, note=" (more of these this minute are not logged)")
 
     def data_received(self, chunk: bytes) -> None:
         self._received += len(chunk)

@@ -93,13 +93,11 @@ class HandinHandler(Handler):
         self._slot = user
 
     def _over(self, user: str, wait: int) -> NoReturn:
-        self.after = {"Retry-After": str(wait)}
         line = (
             f"too many hand-ins: the limit is {self.limits.per_minute} a minute, refused ones included: "
             f"hand in again in {wait} s (your earlier hand-ins are all kept)"
         )
-        loud = self.gate.loud(user, "rate")
-        self.refuse(429, line, who=user, log=loud, note=" (more of these this minute are not logged)")
+        self.over_rate(user, wait, line, self.gate, "rate")
 
     def _admit(self, assignment: str) -> None:
         """Refuse a hand-in that may not be sent now, before its body is read (see the class's docstring)."""

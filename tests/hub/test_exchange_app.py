@@ -17,6 +17,7 @@ import secrets
 import socket
 import threading
 
+import hubs
 import pytest
 
 requests = pytest.importorskip("requests")
@@ -99,26 +100,14 @@ def _key() -> dict:
 
 
 def _slow(service, user: str, length: int) -> socket.socket:
-    sock = socket.create_connection(("127.0.0.1", service.port), timeout=10)
-    sock.sendall((f"POST /services/gradekit-exchange/api/{COURSE}/handins/a1 HTTP/1.1\r\nHost: x\r\n"
-                  f"Authorization: token tok-{user}\r\nX-Gradekit-Key: {secrets.token_hex(16)}\r\n"
-                  f"Content-Length: {length}\r\n\r\nPK").encode())
-    return sock
-
-
-def _answer(sock: socket.socket, wait: float) -> bytes:
-    sock.settimeout(wait)
-    try:
-        return sock.recv(65536)
-    except TimeoutError:
-        return b""
+    return hubs.slow_handin(service.port, COURSE, "a1", f"tok-{user}", length)
 
 
 def test_two_uploads_at_once_a_third_refused_at_once_and_the_class_unharmed(service):
     held = [_slow(service, "eve", 1 << 20) for _ in range(2)]
-    assert [_answer(s, 0.5) for s in held] == [b"", b""]                # arriving, kept on disk as they come
+    assert [hubs.answer(s, 0.5) for s in held] == [b"", b""]                # arriving, kept on disk as they come
     third = _slow(service, "eve", 1 << 20)
-    answer = _answer(third, 5)
+    answer = hubs.answer(third, 5)
     assert answer.startswith(b"HTTP/1.1 429 ")
     assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"] == (
         "2 hand-ins of yours are arriving already, the limit is 2 at once: wait for them, then hand in again")
@@ -127,12 +116,12 @@ def test_two_uploads_at_once_a_third_refused_at_once_and_the_class_unharmed(serv
     held[0].close()
     for _ in range(50):                                                  # its slot is given back when it closes
         fourth = _slow(service, "eve", 10)
-        if _answer(fourth, 0.2) == b"":
+        if hubs.answer(fourth, 0.2) == b"":
             break
     else:
         raise AssertionError("eve's closed upload kept its slot")
     fourth.sendall(b"\0" * 8)                                            # its 10 bytes: not a zip
-    assert b"the hand-in is not a zip archive" in _answer(fourth, 5)
+    assert b"the hand-in is not a zip archive" in hubs.answer(fourth, 5)
     for sock in (held[1], third, fourth):
         sock.close()
 

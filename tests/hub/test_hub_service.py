@@ -18,7 +18,6 @@ import json
 import os
 import re
 import secrets
-import signal
 import struct
 import subprocess
 import sys
@@ -28,9 +27,9 @@ from pathlib import Path
 
 import hubs
 import nbformat
+import processes
 import pytest
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_sources, with_solutions
-from processes import Tracker
 
 pytest.importorskip("jupyterhub")
 requests = pytest.importorskip("requests")
@@ -176,37 +175,10 @@ def _lying_bomb(name: str = "bomb.ipynb", real: int = 256 << 20, claimed: int = 
     return bytes(data)
 
 
-class Serve:
+def Serve(course, log: Path, *assignments: str) -> processes.Serve:
     """``gradekit serve`` on the hub's course as a child process, its log read line by line."""
-
-    def __init__(self, course, log: Path, *assignments: str):
-        self.log = log
-        self.tracker = Tracker(f"serve-hub-{os.getpid()}-{log.stem}", "gkserve")
-        env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
-        self.proc = subprocess.Popen([GRADEKIT, "serve", *(assignments or (A,))], cwd=course.root, env=env,
-                                     stdout=open(log, "w"), stderr=subprocess.STDOUT, preexec_fn=self.tracker.join)
-        self.wait_for("serving ")
-
-    def lines(self) -> list[str]:
-        return self.log.read_text().splitlines()
-
-    def wait_for(self, pattern: str, count: int = 1, timeout: float = 90) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = [line for line in self.lines() if re.search(pattern, line)]
-            if len(found) >= count:
-                return found
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"no {count} x {pattern!r} in the service's log:\n" + "\n".join(self.lines()[-30:]))
-
-    def stop(self, signum=signal.SIGTERM) -> int:
-        self.proc.send_signal(signum)
-        try:
-            return self.proc.wait(30)
-        finally:
-            self.tracker.close()
+    env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
+    return processes.Serve(GRADEKIT, course.root, log, *(assignments or (A,)), env=env)
 
 
 def _put(student: Student, notebook) -> None:

@@ -15,16 +15,15 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
+import processes
 import pytest
 import unix_users
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_sources, with_solutions
-from processes import Tracker
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -34,41 +33,10 @@ GRADEKIT, NBGRADER = str(VENV_BIN / "gradekit"), str(VENV_BIN / "nbgrader")
 STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"
 
 
-class Service:
+def Service(course: CourseDir, log: Path) -> processes.Serve:
     """``gradekit serve`` as a child process, its log read line by line."""
-
-    def __init__(self, course: CourseDir, log: Path):
-        self.course, self.log = course, log
-        self.tracker = Tracker(f"serve-{os.getpid()}-{log.stem}", "gkserve")
-        env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
-        self.proc = subprocess.Popen([GRADEKIT, "serve", A], cwd=course.root, env=env, stdout=open(log, "w"),
-                                     stderr=subprocess.STDOUT, preexec_fn=self.tracker.join)
-        self.wait_for("serving ")
-
-    def lines(self) -> list[str]:
-        return self.log.read_text().splitlines()
-
-    def wait_for(self, pattern: str, count: int = 1, timeout: float = 60) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = [line for line in self.lines() if re.search(pattern, line)]
-            if len(found) >= count:
-                return found
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"no {count} x {pattern!r} in the service's log:\n" + "\n".join(self.lines()[-30:]))
-
-    def stop(self, signum=signal.SIGTERM) -> int:
-        self.proc.send_signal(signum)
-        try:
-            return self.proc.wait(30)
-        finally:
-            deadline = time.monotonic() + 15
-            while self.tracker.alive() and time.monotonic() < deadline:
-                time.sleep(0.1)
-            self.left = self.tracker.alive()
-            self.tracker.close()
+    env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}", GRADEKIT_SECRET=SECRET)
+    return processes.Serve(GRADEKIT, course.root, log, A, env=env)
 
 
 def _put(account, notebook) -> None:

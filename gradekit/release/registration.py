@@ -95,22 +95,15 @@ def _held(db: sqlite3.Connection, assignment: str, name: str) -> dict | None:
     if row is None:
         return None
     notebook_id, kernelspec = row
-    grade = {
-        n: (s, t)
-        for n, s, t in db.execute(
-            "SELECT b.name, g.max_score, g.cell_type FROM base_cell b JOIN grade_cells g ON g.id = b.id "
-            "WHERE b.notebook_id = ?",
-            (notebook_id,),
+
+    def scored(table: str) -> dict:  # grade_cells or task_cells: name -> (max_score, cell_type)
+        query = (
+            f"SELECT b.name, c.max_score, c.cell_type FROM base_cell b JOIN {table} c ON c.id = b.id "
+            "WHERE b.notebook_id = ?"
         )
-    }
-    task = {
-        n: (s, t)
-        for n, s, t in db.execute(
-            "SELECT b.name, t.max_score, t.cell_type FROM base_cell b JOIN task_cells t ON t.id = b.id "
-            "WHERE b.notebook_id = ?",
-            (notebook_id,),
-        )
-    }
+        return {n: (s, t) for n, s, t in db.execute(query, (notebook_id,))}
+
+    grade, task = scored("grade_cells"), scored("task_cells")
     solution = sorted(
         n
         for (n,) in db.execute(

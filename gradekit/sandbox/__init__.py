@@ -15,6 +15,7 @@ limits.py      Limits: the sandbox's limits, named as the course sets them
 Both sides:
 protocol.py    what crosses: JSON and .npy arrays only, frames of a bounded size
 
-The untrusted side, inside the sandbox (standard library, numpy and IPython only):
-worker.py      the untrusted side, inside the sandbox
+The untrusted side, inside the sandbox (bwrap.WORKER_FILES: the standard library, numpy and IPython only):
+worker.py        the zygote: numpy and IPython imported once, a child forked per submission, cleaned up after
+worker_child.py  a child: the grader's requests answered one by one (run, has, get, call, map, ...)
 """

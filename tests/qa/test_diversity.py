@@ -8,7 +8,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from gradekit.qa.run import binomial_tail, feedback_class, value_answers, wilson_low
+from gradekit.notebook.answers import value_answers
+from gradekit.qa.feedback import feedback_class
+from gradekit.qa.stats import binomial_tail, wilson_low
 from gradekit.qa.simulate import QAFile
 from gradekit.results import CellResult, Check, Relation
 

@@ -327,7 +327,7 @@ def test_demo_round_trip(course_factory, capsys):
 
     course = course_factory(students=STUDENTS3)
     course.generate()
-    assert demo_round_trip(course.root, ASSIGNMENT) == 0
+    assert demo_round_trip(course.root, ASSIGNMENT, list(STUDENTS3)) == 0
     out = capsys.readouterr().out
     for sid in STUDENTS3:
         assert re.search(rf"{sid}: fetched .*{NOTEBOOK}\.ipynb.*their own variant", out), out

@@ -328,8 +328,8 @@ class Sandbox:
         self.callbacks.refuse_reentry()
         results: list[tuple[bool, Any] | None] = [None] * len(calls)
         encoded: list[Encoded] = []
-        callbacks: dict[str, Callable] = dict(reference or {})
-        encode = special(callbacks)
+        functions: dict[str, Callable] = dict(reference or {})  # and the grader's functions among the arguments
+        encode = special(functions)
         for index, (args, kwargs) in enumerate(calls):
             blobs: list[bytes] = []
             try:
@@ -347,7 +347,7 @@ class Sandbox:
                     results[index] = (False, NotRun("budget"))
                 break
             chunk = framing.chunk(todo)
-            done, failure = self._map_round(target, chunk, callbacks, stop_at, limit)
+            done, failure = self._map_round(target, chunk, functions, stop_at, limit)
             for offset, result in done.items():
                 results[chunk[offset][0]] = result
             if failure is None:
@@ -390,14 +390,14 @@ class Sandbox:
         header: dict,
         values: dict,
         timeout: float,
-        callbacks: Mapping[str, Callable] | None = None,
+        reference: Mapping[str, Callable] | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> tuple[dict, Any]:
         """One request to the child (spawned, its cells run, if there is none) and its reply, with
         the value it carries decoded; a failure of the student's code raised as the
         StudentCodeError it is (the child ended)."""
         self.callbacks.refuse_reentry()
-        functions = dict(callbacks or {})
+        functions = dict(reference or {})  # and the grader's functions among the values, as they are encoded
         request = framing.frame(header, values, functions)
         if self.process.child is None:
             self._ensure_cells()
@@ -415,9 +415,9 @@ class Sandbox:
         self._ensure_cells()
         return self.trips.map_round(target, chunk, functions, self._wrap, stop_at, limit)
 
-    def _answer_callback(self, channel, request: dict, blobs: list[bytes], callbacks: Mapping[str, Callable]) -> None:
+    def _answer_callback(self, channel, request: dict, blobs: list[bytes], functions: Mapping[str, Callable]) -> None:
         """Answer a callback request of the student's code (see :meth:`Callbacks.answer`)."""
-        self.callbacks.answer(channel, request, blobs, callbacks)
+        self.callbacks.answer(channel, request, blobs, functions)
 
     def _raise_grader_fault(self) -> None:
         """Raise the grader's own mistake during a call that returned, if there was one."""

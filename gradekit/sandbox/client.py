@@ -279,7 +279,8 @@ class Sandbox:
         called without looking it up first, or StaleMethod is raised when it no longer is one."""
         self.callbacks.refuse_reentry()
         self._ensure_cells()
-        spec = target if isinstance(target, str) else self._unwrap(target)
+        handle_of = self._handle_of
+        spec = target if isinstance(target, str) else unwrap(target, handle_of)
         header = {
             "op": "call",
             "attr": attr,
@@ -288,7 +289,7 @@ class Sandbox:
         }
         if method:
             header["method"] = True
-        values = {"args": list(self._unwrap(tuple(args))), "kwargs": self._unwrap(dict(kwargs or {}))}
+        values = {"args": list(unwrap(tuple(args), handle_of)), "kwargs": unwrap(dict(kwargs or {}), handle_of)}
         self.callbacks.begin()
         try:
             reply, value = self._exchange(header, values, self.limits.call_timeout, reference)
@@ -329,11 +330,11 @@ class Sandbox:
         results: list[tuple[bool, Any] | None] = [None] * len(calls)
         encoded: list[Encoded] = []
         functions: dict[str, Callable] = dict(reference or {})  # and the grader's functions among the arguments
-        encode = special(functions)
+        encode, handle_of = special(functions), self._handle_of
         for index, (args, kwargs) in enumerate(calls):
             blobs: list[bytes] = []
             try:
-                args, kwargs = self._unwrap(list(args)), self._unwrap(dict(kwargs))
+                args, kwargs = unwrap(list(args), handle_of), unwrap(dict(kwargs), handle_of)
                 tree = P.encode(args, blobs, special=encode), P.encode(kwargs, blobs, special=encode)
                 encoded.append((index, *tree, blobs))
             except P.ProtocolError as exc:
@@ -371,7 +372,7 @@ class Sandbox:
         return cast("list[tuple[bool, Any]]", results)
 
     def getattr(self, obj: RemoteObject, name: str) -> Any:
-        header = {"op": "getattr", "target": P.encode(self._unwrap(obj), []), "attr": name}
+        header = {"op": "getattr", "target": P.encode(unwrap(obj, self._handle_of), []), "attr": name}
         reply, value = self._exchange(header, {}, self.limits.call_timeout)
         self._check(reply)
         if reply.get("method") is True and isinstance(value, RemoteObject):
@@ -379,7 +380,7 @@ class Sandbox:
         return value
 
     def length(self, obj: RemoteObject) -> Any:
-        header = {"op": "len", "target": P.encode(self._unwrap(obj), [])}
+        header = {"op": "len", "target": P.encode(unwrap(obj, self._handle_of), [])}
         reply, value = self._exchange(header, {}, self.limits.call_timeout)
         self._check(reply)
         return value
@@ -428,11 +429,9 @@ class Sandbox:
     def _wrap(self, handle: P.Handle) -> RemoteObject:
         return RemoteObject(self, handle, self.generation)
 
-    def _unwrap(self, value: Any) -> Any:
-        return unwrap(value, self._handle_of)
-
     def _handle_of(self, value: Any) -> Any:
-        """What crosses for an object of the student's: its handle, if it still lives in the child."""
+        """What crosses for an object of the student's (see crossing.unwrap): its handle, if it still
+        lives in the child."""
         if isinstance(value, RemoteObject):
             if value._generation != self.generation:
                 raise StudentCodeError(CodeFailure.LOST, "this object was lost when the student's code was restarted")

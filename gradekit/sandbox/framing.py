@@ -48,20 +48,28 @@ def frame(header: dict, values: dict, callbacks: dict[str, Callable]) -> bytes:
 
 def next_reply(
     channel: P.Channel,
-    answer: Callable[[P.Channel, dict, list[bytes]], None],
-    progress: Callable[[Any], None] | None = None,
+    answer: Callable[[P.Channel, dict, list[bytes], Mapping[str, Callable]], None],
+    functions: Mapping[str, Callable],
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[dict, list[bytes]]:
-    """The next frame of a request's reply: the callbacks before it answered (``answer``) and,
-    given ``progress``, the cells' progress told to it (without it a progress frame is a reply)."""
+    """The next frame of a request's reply: the callbacks before it answered (``answer``, with the
+    grader's ``functions``) and, given ``progress``, the cells' progress told to it (without it a
+    progress frame is a reply)."""
     while True:
         reply, blobs = P.read_frame(channel)
         op = reply.get("op")
         if op == "callback":
-            answer(channel, reply, blobs)
+            answer(channel, reply, blobs, functions)
         elif op == "progress" and progress is not None:
-            progress(reply.get("index"))
+            index = reply.get("index")
+            if isinstance(index, int):
+                progress(index)
         else:
             return reply, blobs
+
+
+def no_progress(index: int) -> None:
+    """A request's ``progress`` when no one is told: its progress frames are skipped."""
 
 
 def raised(reply: dict) -> StudentCodeError:

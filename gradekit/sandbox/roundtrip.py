@@ -71,18 +71,12 @@ class RoundTrips:
         channel = self.process.channel
         assert channel is not None  # the caller has a child
 
-        def answer(channel: P.Channel, request: dict, blobs: list[bytes]) -> None:
-            self.callbacks.answer(channel, request, blobs, functions)
-
-        def told(index: Any) -> None:
-            if progress is not None and isinstance(index, int):
-                progress(index)
-
         sent = time.monotonic()
         channel.deadline = sent + timeout
         try:
             channel.write(request)
-            reply, blobs = framing.next_reply(channel, answer, told)
+            told = progress if progress is not None else framing.no_progress
+            reply, blobs = framing.next_reply(channel, self.callbacks.answer, functions, told)
             value = P.decode(reply.get("value"), blobs, wrap) if "value" in reply else None
         except FAILURES as exc:
             raise self._failure(exc, sent, timeout) from None
@@ -119,16 +113,13 @@ class RoundTrips:
             seen[:] = note
             return min(note[1] + timeout, cap)
 
-        def answer(channel: P.Channel, request: dict, blobs: list[bytes]) -> None:
-            self.callbacks.answer(channel, request, blobs, functions)
-
         cap = limit if stop_at is None else min(limit, stop_at + timeout)
         channel.deadline, channel.renew = min(sent + timeout, cap), renew
         self.callbacks.begin()
         try:
             P.write_frame(channel, header, blobs)
             while True:
-                reply, rblobs = framing.next_reply(channel, answer)
+                reply, rblobs = framing.next_reply(channel, self.callbacks.answer, functions)
                 for entry in framing.map_entries(reply, len(done), len(chunk)):
                     done[len(done)] = self._map_result(entry, rblobs, timeout, len(done), wrap)
                 if reply.get("done") is True:
@@ -155,9 +146,10 @@ class RoundTrips:
             raise P.ProtocolError("bad result in a reply to map")
         if not entry["ok"]:
             return False, self.callbacks.judged(raised(entry), offset)
-        fault = self.callbacks.grader_fault(offset)
-        if fault is not None:
-            return False, fault
+        if self.callbacks.faults:  # the grader's own mistake in this call, if any
+            fault = self.callbacks.grader_fault(offset)
+            if fault is not None:
+                return False, fault
         value = P.decode(entry.get("value"), blobs, wrap)
         seconds = entry.get("seconds")
         if isinstance(seconds, (int, float)) and 0 <= seconds <= timeout:

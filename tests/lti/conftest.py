@@ -52,6 +52,7 @@ def id_token(lms, username: str, kind: str = "resource") -> dict:
     person = lms.by_username(username)
     if kind == "deep":
         lms.deep_link_url = lms.deep_link_url or "http://tool.invalid/pick"
+        lms.registration.set_deeplink_launch_url(lms.deep_link_url)
     q = {"response_type": "id_token", "scope": "openid", "response_mode": "form_post", "prompt": "none",
          "client_id": lms.client_id, "redirect_uri": lms.redirect_uris[0], "login_hint": person.sub,
          "nonce": "n-" + username + kind + str(dt.datetime.now().timestamp()), "state": "s",

@@ -47,8 +47,10 @@ def test_each_score_once_then_again_when_it_changes(lti_course, lms, capsys):
 def test_before_the_due_date_only_what_the_policy_shows(lti_course, lms):
     from gradekit.handout.policy import Policy
 
+    first = _cells(lti_course)[0]
+    lti_course.write_settings(ASSIGNMENT, f'[serve]\nhidden_until_due = ["{first}"]\n')
     hidden = Policy.of(lti_course.course, ASSIGNMENT).hidden
-    assert hidden, "the assignment hides some cells until the due date"
+    assert first in hidden
     with lti_course.gradebook() as gb:
         gb.update_or_create_assignment(ASSIGNMENT, duedate=dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(days=3))
     try:
@@ -59,6 +61,7 @@ def test_before_the_due_date_only_what_the_policy_shows(lti_course, lms):
         shown = sum(g.max_score for g in _grades(lti_course, "wei") if g.name not in hidden)
         assert abs(wei["scoreGiven"] - shown) < 0.01 and shown < wei["scoreMaximum"]
     finally:
+        lti_course.write_settings(ASSIGNMENT, "")
         with lti_course.gradebook() as gb:
             gb.update_or_create_assignment(ASSIGNMENT, duedate=dt.datetime.now(dt.UTC).replace(tzinfo=None) - dt.timedelta(seconds=1))
     assert _sync(lti_course) == 0  # the due date passed: everything, FullyGraded

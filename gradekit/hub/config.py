@@ -53,6 +53,7 @@ class Plan:
     ssl_cert: str = ""
     ssl_key: str = ""
     extra_env: dict[str, str] = field(default_factory=dict)
+    lti: object = None  # gradekit.lti.platform.Platform: the hub's login from the LMS (hub-config --lti)
 
     @property
     def venv_bin(self) -> Path:
@@ -134,18 +135,17 @@ def text(plan: Plan) -> str:
         'c.JupyterHub.cookie_secret_file = f"{STATE}/jupyterhub_cookie_secret"',
         'c.JupyterHub.pid_file = f"{STATE}/jupyterhub.pid"',
         "",
-        "# who logs in: the roster's accounts and the instructors, with their Unix passwords",
-        'c.JupyterHub.authenticator_class = "pam"',
-        f"c.Authenticator.allowed_users = {_lit(set(users))}",
+        *_login(plan, users, role, scheme),
         "",
         "# the course's instructors: a hub group and role; gradekit's services let in those whose login",
         "# carries the role's scope (a hub admin outside the group is not let in)",
         f"INSTRUCTORS = {_lit(set(plan.instructors))}",
         f'c.JupyterHub.custom_scopes = {{{_lit(scope)}: {{"description": "teaches {cid} (gradekit)"}}}}',
-        f'c.JupyterHub.load_groups = {{{_lit(role)}: {{"users": sorted(INSTRUCTORS)}}}}',
+        *([] if plan.lti else [f'c.JupyterHub.load_groups = {{{_lit(role)}: {{"users": sorted(INSTRUCTORS)}}}}']),
         "c.JupyterHub.load_roles = [",
         f'    {{"name": {_lit(role)}, "groups": [{_lit(role)}],',
-        f'     "scopes": [{_lit(scope)}, "access:services!service={grade}", "access:services!service={report}"]}},',
+        f'     "scopes": [{_lit(scope)}, "access:services!service={grade}", "access:services!service={report}"'
+        + (', "access:services!service=gradekit-lti"' if plan.lti else "") + "]},",
         "]",
         "",
         "# each server runs as its own account, writes nothing another account can read (umask 077), in a",
@@ -213,10 +213,32 @@ def text(plan: Plan) -> str:
         f'        "oauth_client_allowed_scopes": [{_lit(scope)}],',
         '        "oauth_no_confirm": True,',
         "    },",
+        *_lti_service(plan, scope),
         "]",
         "",
     ]
     return "\n".join(lines)
+
+
+def _login(plan: Plan, users: list[str], role: str, scheme: str) -> list[str]:
+    """Who logs in: PAM with the roster's accounts, or the LMS's launches (--lti: gradekit.lti.hubconf)."""
+    if plan.lti is not None:  # LTI (issue 39): the login block is gradekit.lti's
+        from gradekit.lti.hubconf import login_lines
+
+        return login_lines(plan.lti, role, scheme == "https" or plan.public_url.startswith("https"))  # type: ignore[arg-type]
+    return [
+        "# who logs in: the roster's accounts and the instructors, with their Unix passwords",
+        'c.JupyterHub.authenticator_class = "pam"',
+        f"c.Authenticator.allowed_users = {_lit(set(users))}",
+    ]
+
+
+def _lti_service(plan: Plan, scope: str) -> list[str]:
+    if plan.lti is None:
+        return []
+    from gradekit.lti.hubconf import service_entry
+
+    return service_entry(plan.assignments, scope)
 
 
 def instructors_config(course, exchange: str) -> str:

@@ -9,8 +9,8 @@ import re
 import jwt
 import pytest
 
-from tests.conftest import ASSIGNMENT, CourseDir
-from tests.lti.lms import Served
+from conftest import ASSIGNMENT, CourseDir
+from lti.lms import Served
 
 STUDENTS = ("ada", "wei")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import NamedTuple
 
-from tests.conftest import ASSIGNMENT
-from tests.lti.conftest import grade, gradebook, launch, scores_of
+from conftest import ASSIGNMENT
+from lti.conftest import grade, gradebook, launch, scores_of
 
 
 def _sync(course) -> int:

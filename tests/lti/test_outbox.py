@@ -12,9 +12,9 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
-from tests.conftest import ASSIGNMENT, CourseDir
-from tests.lti.conftest import grade, gradebook, id_token, launch, register
-from tests.lti.lms import Served
+from conftest import ASSIGNMENT, CourseDir
+from lti.conftest import grade, gradebook, id_token, launch, register
+from lti.lms import Served
 
 pytestmark = pytest.mark.slow
 
@@ -176,7 +176,7 @@ def test_a_deep_link_answer_another_tool_signed_is_refused(lti_course, lms):
     """The test LMS checks what a real one does: the answer's signature against the tool's JWKS."""
     import jwt as pyjwt
 
-    from tests.lti.lms import _pem_pair
+    from lti.lms import _pem_pair
 
     private, _ = _pem_pair()
     forged = pyjwt.encode({"iss": lms.client_id, "aud": lms.issuer}, private, algorithm="RS256",

@@ -20,7 +20,8 @@ from gradekit.lti.launches import record
 from gradekit.lti.sender import lineitem
 
 
-def answer(course, platform, connector, request: dict, assignment: str, title: str = "") -> tuple[str, str]:
+def answer(course, platform, connector, request: dict, assignment: str, title: str = "",
+           username: str = "") -> tuple[str, str]:
     """(the LMS's return URL, the signed LtiDeepLinkingResponse) for ``assignment``; its line item made."""
     from pylti1p3.deep_link import DeepLink
     from pylti1p3.deep_link_resource import DeepLinkResource
@@ -28,7 +29,7 @@ def answer(course, platform, connector, request: dict, assignment: str, title: s
     from gradekit.lti.services import tool_registration
 
     settings = request.get(claims.DL_SETTINGS) or {}
-    key = record(course, request, "")
+    key = record(course, request, username)
     if key is not None:
         lineitem(course, connector, key, assignment, label=title or assignment)
     signing = current(course)

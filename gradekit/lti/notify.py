@@ -19,7 +19,11 @@ def path_of(course) -> Path:
 
 
 def poke(course) -> None:
-    path = path_of(course)
+    poke_at(path_of(course))
+
+
+def poke_at(path: Path) -> None:
+    """:func:`poke`, by the socket's path (the hub's login knows the course's folder, not a Course)."""
     if not path.exists():
         return
     try:

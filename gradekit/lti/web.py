@@ -70,7 +70,8 @@ class _Pick:
 
         try:
             url, token = await asyncio.get_running_loop().run_in_executor(
-                None, deeplink.answer, s["gradekit_course"], s["lti_platform"], s["lti_connector"], request, assignment
+                None, deeplink.answer, s["gradekit_course"], s["lti_platform"], s["lti_connector"], request, assignment,
+                "", self.caller.name,  # type: ignore[attr-defined]
             )
         except ServiceError as exc:
             raise web.HTTPError(502, f"the LMS did not take the line item: {exc}") from None

@@ -441,6 +441,9 @@ class LMS:
         launch.set_launch_context_claim(self.context, ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"],
                                         "Transformers 101", "T101")
         launch.set_custom_parameters_claim({"username": person.username})
+        launch.set_launch_presentation_claim("window", self.base + "/course")
+        launch.set_extra_claims({"https://purl.imsglobal.org/spec/lti/claim/tool_platform": {  # as LMSs send it
+            "guid": self.issuer, "name": "gradekit's test LMS", "product_family_code": "lti1p3platform"}})
         launch.set_nrps(self.base + f"/courses/{self.context}/memberships")
         launch.set_ags(self.base + f"/courses/{self.context}/lineitems", allow_creating_lineitems=True)
         if hint.get("kind") == "deep":

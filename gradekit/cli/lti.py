@@ -21,11 +21,16 @@ def add_parser(sub) -> None:
     plat.add_argument("--token-url", required=True, help="the platform's OAuth2 token endpoint")
     plat.add_argument("--jwks-url", required=True, help="the platform's public keyset URL")
     plat.add_argument("--hub-url", required=True, help="the hub's public address, e.g. https://hub.example.edu/")
-    plat.add_argument("--username-claim", default="email",
-                      help="the claim that is the username: email (default), sub, preferred_username, custom_<name>")
+    plat.add_argument(
+        "--username-claim",
+        default="email",
+        help="the claim that is the username: email (default), sub, preferred_username, custom_<name>",
+    )
     plat.set_defaults(run=_platform)
 
-    k = verbs.add_parser("keys", help="print the tool's JWKS (--rotate: a new signing key; the last one stays published)")
+    k = verbs.add_parser(
+        "keys", help="print the tool's JWKS (--rotate: a new signing key; the last one stays published)"
+    )
     k.add_argument("--rotate", action="store_true")
     k.set_defaults(run=_keys)
 
@@ -66,13 +71,21 @@ def _platform(args) -> int:
 
     course = course_of(args)
     platform = Platform(
-        issuer=args.issuer, client_id=args.client_id, deployment_ids=tuple(args.deployment), auth_url=args.auth_url,
-        token_url=args.token_url, jwks_url=args.jwks_url, hub_url=args.hub_url, username_claim=args.username_claim,
+        issuer=args.issuer,
+        client_id=args.client_id,
+        deployment_ids=tuple(args.deployment),
+        auth_url=args.auth_url,
+        token_url=args.token_url,
+        jwks_url=args.jwks_url,
+        hub_url=args.hub_url,
+        username_claim=args.username_claim,
     )
     path = save(course, platform)
     key = keys.current(course)
-    print(f"{path}: {platform.issuer}, client {platform.client_id}, deployment(s) {', '.join(platform.deployment_ids)}; "
-          f"signing key {key.kid}")
+    print(
+        f"{path}: {platform.issuer}, client {platform.client_id}, deployment(s) {', '.join(platform.deployment_ids)}; "
+        f"signing key {key.kid}"
+    )
     return 0
 
 
@@ -124,10 +137,12 @@ def _roster(args) -> int:
         from gradekit.errors import UsageError
 
         raise UsageError(f"the roster was not read: {exc}") from None
-    print(f"{len(done.learners)} student(s) in the gradebook, {len(done.teachers)} instructor(s)"
-          + (f"; dropped (kept with their grades): {', '.join(done.dropped)}" if done.dropped else "")
-          + (f"; {done.unnamed} with no username until their first launch" if done.unnamed else "")
-          + (f"; {done.hub}" if done.hub else ""))
+    print(
+        f"{len(done.learners)} student(s) in the gradebook, {len(done.teachers)} instructor(s)"
+        + (f"; dropped (kept with their grades): {', '.join(done.dropped)}" if done.dropped else "")
+        + (f"; {done.unnamed} with no username until their first launch" if done.unnamed else "")
+        + (f"; {done.hub}" if done.hub else "")
+    )
     return 0
 
 
@@ -140,8 +155,8 @@ def _status(args) -> int:
 
 
 def _sync(args) -> int:
+    from gradekit.changes import path_of, poke
     from gradekit.lti import launches, reconcile, sender, store
-    from gradekit.lti.notify import path_of, poke
     from gradekit.lti.platform import load
     from gradekit.lti.services import Connector
 
@@ -155,7 +170,9 @@ def _sync(args) -> int:
     done = reconcile.reconcile(course, _assignments(course, args.assignment))
     if path_of(course).exists():
         poke(course)
-        print(f"{done.queued} new score(s), {again} failed one(s) queued again: the running gradekit lti serve sends them")
+        print(
+            f"{done.queued} new score(s), {again} failed one(s) queued again: the running gradekit lti serve sends them"
+        )
         return 0
     from gradekit.errors import UsageError
 
@@ -167,8 +184,10 @@ def _sync(args) -> int:
         return 0
     for line in result.lines:
         print(line, file=sys.stderr)
-    print(f"{result.sent} score(s) sent, {result.retrying} to try again, {result.failed} refused"
-          + (f"; no LMS user for: {', '.join(done.unmapped)}" if done.unmapped else ""))
+    print(
+        f"{result.sent} score(s) sent, {result.retrying} to try again, {result.failed} refused"
+        + (f"; no LMS user for: {', '.join(done.unmapped)}" if done.unmapped else "")
+    )
     return 1 if result.failed else 0
 
 

@@ -145,7 +145,8 @@ def text(plan: Plan) -> str:
         "c.JupyterHub.load_roles = [",
         f'    {{"name": {_lit(role)}, "groups": [{_lit(role)}],',
         f'     "scopes": [{_lit(scope)}, "access:services!service={grade}", "access:services!service={report}"'
-        + (', "access:services!service=gradekit-lti"' if plan.lti else "") + "]},",
+        + (', "access:services!service=gradekit-lti"' if plan.lti else "")
+        + "]},",
         "]",
         "",
         "# each server runs as its own account, writes nothing another account can read (umask 077), in a",

@@ -22,5 +22,7 @@ The modules, as the data flow::
                     Blackboard)
     hubconf.py      the LTI login block of ``gradekit hub-config``
     web.py          ``gradekit lti serve``: the hub service (JWKS, the picker) and the sender's loop
-    notify.py       the writers' cheap wake-up of the sender (stdlib only)
+    loop.py         the sender's loop: woken by gradekit.changes, a scan, each due date
+    status.py       gradekit lti status
+    launches.py     the hub's recorded launches into the course's tables
 """

@@ -20,8 +20,9 @@ from gradekit.lti.launches import record
 from gradekit.lti.sender import lineitem
 
 
-def answer(course, platform, connector, request: dict, assignment: str, title: str = "",
-           username: str = "") -> tuple[str, str]:
+def answer(
+    course, platform, connector, request: dict, assignment: str, title: str = "", username: str = ""
+) -> tuple[str, str]:
     """(the LMS's return URL, the signed LtiDeepLinkingResponse) for ``assignment``; its line item made."""
     from pylti1p3.deep_link import DeepLink
     from pylti1p3.deep_link_resource import DeepLinkResource
@@ -35,10 +36,13 @@ def answer(course, platform, connector, request: dict, assignment: str, title: s
     signing = current(course)
     registration = tool_registration(course, platform)
     resource = (
-        DeepLinkResource().set_title(title or assignment).set_url(platform.urls.launch)
+        DeepLinkResource()
+        .set_title(title or assignment)
+        .set_url(platform.urls.launch)
         .set_custom_params({"assignment": assignment})
     )
-    message = DeepLink(registration, request.get(claims.DEPLOYMENT_ID), settings).get_message_jwt([resource])
+    deployment = str(request.get(claims.DEPLOYMENT_ID, ""))
+    message = DeepLink(registration, deployment, settings).get_message_jwt([resource])  # type: ignore[arg-type]
     if settings.get("data") is None:
         message.pop(claims.DL_DATA, None)  # pylti1p3next writes data: null
     token = jwt.encode(message, signing.pem, algorithm="RS256", headers={"kid": signing.kid})

@@ -38,7 +38,7 @@ def login_lines(platform: Platform, group: str, https: bool) -> list[str]:
     ]
     if https:
         lines.append(
-            '# the launch is a cross-site POST: the hub\'s cookies must be SameSite=None (and so Secure) for it\n'
+            "# the launch is a cross-site POST: the hub's cookies must be SameSite=None (and so Secure) for it\n"
             'c.JupyterHub.tornado_settings = {"cookie_options": {"samesite": "None", "secure": True}}'
         )
     return lines

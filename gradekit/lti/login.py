@@ -36,8 +36,8 @@ from ltiauthenticator.lti13.handlers import LTI13CallbackHandler
 from tornado.web import HTTPError
 from traitlets import Set, Unicode
 
+from gradekit.changes import poke_at
 from gradekit.lti import claims, spool
-from gradekit.lti.notify import poke_at
 from gradekit.lti.platform import SERVICE
 
 NONCE_AGE = 900  # seconds a nonce is remembered: more than the launch's max_age (600 s) and its leeway
@@ -92,7 +92,7 @@ class GradekitCallbackHandler(LTI13CallbackHandler):
         if folder is not None:
             try:
                 spool.record_launch(folder, token, user.name)
-                poke_at(folder / "wake.sock")  # the course's LTI service reads it in at once
+                poke_at(folder.parent / "changes.sock")  # the course's LTI service reads it in at once
             except OSError as exc:
                 self.log.warning("LTI launch of %s not recorded for the course: %s", user.name, exc)
         await self.redirect_to_next_url(user)

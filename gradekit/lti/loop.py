@@ -1,6 +1,6 @@
 """The sender's loop: launches in, reconcile, send -- woken by the writers, by its scan, at due dates.
 
-    woken       a writer's poke (gradekit.lti.notify): reconcile and send at once
+    woken       a writer's poke (gradekit.changes): reconcile and send at once
     scan        every ``scan`` seconds anyway (what no poke told: a due date set, a settings file)
     due dates   at each assignment's due date: FullyGraded, and the parts hidden until then
     retries     the outbox's own times (gradekit.lti.sender's backoff)
@@ -16,14 +16,22 @@ import sys
 import threading
 import time
 
-from gradekit.lti import launches, notify, reconcile, sender, store
+from gradekit import changes
+from gradekit.lti import launches, reconcile, sender, store
 
 SCAN = 30.0  # seconds between scans when nothing wakes the loop
 
 
 class Loop:
-    def __init__(self, course, platform, assignments: list[str], scan: float = SCAN,
-                 backoff: sender.Backoff = sender.Backoff(), out=None):
+    def __init__(
+        self,
+        course,
+        platform,
+        assignments: list[str],
+        scan: float = SCAN,
+        backoff: sender.Backoff = sender.Backoff(),
+        out=None,
+    ):
         from gradekit.lti.services import Connector
 
         self.course, self.platform, self.assignments = course, platform, assignments
@@ -37,7 +45,7 @@ class Loop:
         print(f"{dt.datetime.now():%H:%M:%S} {line}", file=self.out, flush=True)
 
     def run(self) -> None:
-        wake = notify.listen(self.course)
+        wake = changes.listen(self.course)
         try:
             last_scan = 0.0
             next_due: dt.datetime | None = None
@@ -61,7 +69,7 @@ class Loop:
                 select.select([wake], [], [], self._wait(last_scan, next_due))
         finally:
             wake.close()
-            notify.path_of(self.course).unlink(missing_ok=True)
+            changes.path_of(self.course).unlink(missing_ok=True)
 
     def _drain(self, wake) -> bool:
         woken = False
@@ -74,7 +82,8 @@ class Loop:
 
     def _wait(self, last_scan: float, next_due: dt.datetime | None) -> float:
         """Seconds until the next thing to do: the scan, a due date, the first pending row's time."""
-        from sqlalchemy import func, select as sql_select
+        from sqlalchemy import func
+        from sqlalchemy import select as sql_select
 
         until = last_scan + self.scan - time.time()
         if next_due is not None:

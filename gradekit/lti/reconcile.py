@@ -31,9 +31,9 @@ def reconcile(course, assignments: list[str], now: dt.datetime | None = None) ->
     now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None)
     db = store.engine(course)
     with db.connect() as conn:
-        linked = conn.execute(
-            select(store.contexts.c.key).where(store.contexts.c.lineitems_url.isnot(None))
-        ).scalars().all()
+        linked = (
+            conn.execute(select(store.contexts.c.key).where(store.contexts.c.lineitems_url.isnot(None))).scalars().all()
+        )
         people = conn.execute(
             select(store.people.c.context_key, store.people.c.student, store.people.c.sub).where(
                 store.people.c.student.isnot(None), store.people.c.status == "Active"
@@ -72,7 +72,10 @@ def _enqueue(db, key: str, score: want.Score, sub: str, now: dt.datetime) -> int
             if held is None:
                 conn.execute(
                     insert(store.wanted).values(
-                        context_key=key, assignment=score.assignment, student=score.student, digest=digest,
+                        context_key=key,
+                        assignment=score.assignment,
+                        student=score.student,
+                        digest=digest,
                         timestamp=timestamp,
                     )
                 )
@@ -87,15 +90,24 @@ def _enqueue(db, key: str, score: want.Score, sub: str, now: dt.datetime) -> int
         o = store.outbox.c
         conn.execute(
             update(store.outbox)
-            .where(o.context_key == key, o.assignment == score.assignment, o.student == score.student,
-                   o.state == "pending")
+            .where(
+                o.context_key == key, o.assignment == score.assignment, o.student == score.student, o.state == "pending"
+            )
             .values(state="superseded")
         )
         stamp = store.now()
         conn.execute(
             insert(store.outbox).values(
-                context_key=key, assignment=score.assignment, student=score.student, body=json.dumps(body),
-                state="pending", tries=0, next_at=stamp, error=None, created=stamp, sent=None,
+                context_key=key,
+                assignment=score.assignment,
+                student=score.student,
+                body=json.dumps(body),
+                state="pending",
+                tries=0,
+                next_at=stamp,
+                error=None,
+                created=stamp,
+                sent=None,
             )
         )
     return 1

@@ -1,13 +1,13 @@
 """What each LMS asks for to register the tool, from the hub's public URL.
 
-    canvas       the JSON of a Developer Key's "Paste JSON" (LTI 1.3): URLs, scopes, placements
-                 (course navigation, and assignment selection for deep linking), custom username
-    moodle       External tool, "LTI 1.3": tool URL, initiate login URL, redirection URI(s), public
-                 keyset URL, deep linking URL, services (AGS, NRPS)
-    brightspace  LTI Advantage tool registration: domain, redirect URLs, OpenID Connect login URL,
-                 target link URI, keyset URL, extensions (AGS, NRPS, deep linking)
-    blackboard   a registered LTI 1.3 tool (developer portal): domain, login initiation URL, tool
-                 redirect URL(s), tool JWKS URL, signing algorithm
+canvas       the JSON of a Developer Key's "Paste JSON" (LTI 1.3): URLs, scopes, placements
+             (course navigation, and assignment selection for deep linking), custom username
+moodle       External tool, "LTI 1.3": tool URL, initiate login URL, redirection URI(s), public
+             keyset URL, deep linking URL, services (AGS, NRPS)
+brightspace  LTI Advantage tool registration: domain, redirect URLs, OpenID Connect login URL,
+             target link URI, keyset URL, extensions (AGS, NRPS, deep linking)
+blackboard   a registered LTI 1.3 tool (developer portal): domain, login initiation URL, tool
+             redirect URL(s), tool JWKS URL, signing algorithm
 """
 
 from __future__ import annotations
@@ -37,12 +37,23 @@ def canvas(urls: ToolURLs, title: str, username_claim: str) -> dict:
                 "privacy_level": "public",
                 "settings": {
                     "placements": [
-                        {"placement": "course_navigation", "message_type": "LtiResourceLinkRequest",
-                         "target_link_uri": urls.launch, "windowTarget": "_blank", "default": "enabled"},
-                        {"placement": "assignment_selection", "message_type": "LtiDeepLinkingRequest",
-                         "target_link_uri": urls.deep_link},
-                        {"placement": "link_selection", "message_type": "LtiDeepLinkingRequest",
-                         "target_link_uri": urls.deep_link},
+                        {
+                            "placement": "course_navigation",
+                            "message_type": "LtiResourceLinkRequest",
+                            "target_link_uri": urls.launch,
+                            "windowTarget": "_blank",
+                            "default": "enabled",
+                        },
+                        {
+                            "placement": "assignment_selection",
+                            "message_type": "LtiDeepLinkingRequest",
+                            "target_link_uri": urls.deep_link,
+                        },
+                        {
+                            "placement": "link_selection",
+                            "message_type": "LtiDeepLinkingRequest",
+                            "target_link_uri": urls.deep_link,
+                        },
                     ]
                 },
             }
@@ -79,7 +90,8 @@ def fields(lms: str, urls: ToolURLs, title: str, username_claim: str) -> dict:
             **common,
             "Domain": f"https://{urls.domain}",
             "Extensions": "Assignment and Grade Services, Deep Linking, Names and Role Provisioning Services",
-            "Roles": "Send Institution Role; give the learner role 'Can be graded' (scores for other roles are refused)",
+            "Roles": "Send Institution Role; give the learner role 'Can be graded' "
+            "(scores for other roles are refused)",
             "Substitution parameters": "Send user name and email",
             "Custom parameters": "username={UserName}" if username_claim.startswith("custom_") else "",
         }

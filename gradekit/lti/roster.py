@@ -114,7 +114,7 @@ def _into_hub(course, hub, learners: list[str], teachers: list[str]) -> str:
     """The hub's users and its instructors group, through its REST API (``hub``: (api_url, token))."""
     import requests
 
-    from gradekit.hub.auth import instructor_role
+    from gradekit.web.auth import instructor_role
 
     api, token = hub
     headers = {"Authorization": f"token {token}"}
@@ -122,11 +122,16 @@ def _into_hub(course, hub, learners: list[str], teachers: list[str]) -> str:
         have = {u["name"] for u in requests.get(f"{api}/users", headers=headers, timeout=10).json()}
         new = [n for n in [*learners, *teachers] if n not in have]
         if new:
-            requests.post(f"{api}/users", headers=headers, data=json.dumps({"usernames": new}),
-                          timeout=10).raise_for_status()
+            requests.post(
+                f"{api}/users", headers=headers, data=json.dumps({"usernames": new}), timeout=10
+            ).raise_for_status()
         if teachers:
-            requests.post(f"{api}/groups/{instructor_role(course.course_id)}/users", headers=headers,
-                          data=json.dumps({"users": teachers}), timeout=10).raise_for_status()
+            requests.post(
+                f"{api}/groups/{instructor_role(course.course_id)}/users",
+                headers=headers,
+                data=json.dumps({"users": teachers}),
+                timeout=10,
+            ).raise_for_status()
     except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
         return f"the hub was not told ({type(exc).__name__}: {str(exc)[:120]})"
     return f"the hub: {len(new)} new user(s), {len(teachers)} in the instructors group"

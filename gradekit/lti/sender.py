@@ -130,13 +130,17 @@ def lineitem(course, connector: Connector, key: str, assignment: str, label: str
         stamp = store.now()
         if row is None:
             try:
-                conn.execute(insert(store.lineitems).values(context_key=key, assignment=assignment, url=None,
-                                                            claimed=stamp))
+                conn.execute(
+                    insert(store.lineitems).values(context_key=key, assignment=assignment, url=None, claimed=stamp)
+                )
             except IntegrityError:
                 raise ServiceError(f"another process is making the line item of {assignment}", True) from None
         elif stamp - row.claimed < CLAIM_STALE:
             raise ServiceError(f"another process is making the line item of {assignment}", True)
-        elif conn.execute(update(store.lineitems).where(where, li.claimed == row.claimed).values(claimed=stamp)).rowcount != 1:
+        elif (
+            conn.execute(update(store.lineitems).where(where, li.claimed == row.claimed).values(claimed=stamp)).rowcount
+            != 1
+        ):
             raise ServiceError(f"another process is making the line item of {assignment}", True)
     with db.connect() as conn:
         found = conn.execute(select(store.contexts.c.lineitems_url).where(store.contexts.c.key == key)).scalar_one()

@@ -15,13 +15,13 @@ def lines(course) -> list[str]:
     with store.engine(course).connect() as conn:
         counts = dict(conn.execute(select(o.state, func.count()).group_by(o.state)).all())
         contexts = conn.execute(select(func.count()).select_from(store.contexts)).scalar_one()
-        items = conn.execute(select(func.count()).select_from(store.lineitems).where(store.lineitems.c.url.isnot(None))).scalar_one()
+        items = conn.execute(
+            select(func.count()).select_from(store.lineitems).where(store.lineitems.c.url.isnot(None))
+        ).scalar_one()
         pending = conn.execute(
             select(o.student, o.assignment, o.tries, o.next_at, o.error).where(o.state == "pending").order_by(o.id)
         ).all()
-        failed = conn.execute(
-            select(o.student, o.assignment, o.error).where(o.state == "failed").order_by(o.id)
-        ).all()
+        failed = conn.execute(select(o.student, o.assignment, o.error).where(o.state == "failed").order_by(o.id)).all()
     out.append(
         f"{contexts} LMS course(s), {items} line item(s); scores: {counts.get('sent', 0)} sent, "
         f"{counts.get('pending', 0)} pending, {counts.get('failed', 0)} failed, "

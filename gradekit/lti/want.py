@@ -86,7 +86,7 @@ class Held:
 def scores(course, assignment: str, now: dt.datetime | None = None) -> tuple[list[Score], dt.datetime | None]:
     """Every submitted student's :class:`Score` of ``assignment`` as the LMS should hold it ``now`` (naive
     UTC), and the assignment's due date."""
-    from gradekit.handout.policy import Policy  # the attempt and disclosure policy, whichever module holds it
+    from gradekit.service.policy import Policy
 
     now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None)
     policy = Policy.of(course, assignment)
@@ -100,8 +100,15 @@ def scores(course, assignment: str, now: dt.datetime | None = None) -> tuple[lis
             total = max(0.0, sum(c.score for c in h.cells) - h.penalty)
             waits = any(c.waits for c in h.cells)
             out.append(
-                Score(h.student, assignment, total, maximum, COMPLETED, PENDING_MANUAL if waits else FULLY_GRADED,
-                      submitted)
+                Score(
+                    h.student,
+                    assignment,
+                    total,
+                    maximum,
+                    COMPLETED,
+                    PENDING_MANUAL if waits else FULLY_GRADED,
+                    submitted,
+                )
             )
             continue
         shown = None
@@ -119,10 +126,19 @@ def read(course, assignment: str) -> tuple[dt.datetime | None, float, list[Held]
     from gradekit.lti.store import engine
 
     orm = api()
-    A, N, SA, SN, G, BC = orm.Assignment, orm.Notebook, orm.SubmittedAssignment, orm.SubmittedNotebook, orm.Grade, orm.BaseCell
+    A, N, SA, SN, G, BC = (
+        orm.Assignment,
+        orm.Notebook,
+        orm.SubmittedAssignment,
+        orm.SubmittedNotebook,
+        orm.Grade,
+        orm.BaseCell,
+    )
     GC, TC = orm.GradeCell, orm.TaskCell
     with engine(course).connect() as db:
-        found = db.execute(select(A.__table__.c.id, A.__table__.c.duedate).where(A.__table__.c.name == assignment)).first()
+        found = db.execute(
+            select(A.__table__.c.id, A.__table__.c.duedate).where(A.__table__.c.name == assignment)
+        ).first()
         if found is None:
             return None, 0.0, []
         aid, due = found
@@ -130,19 +146,33 @@ def read(course, assignment: str) -> tuple[dt.datetime | None, float, list[Held]
         nb, bc = N.__table__.c, BC.__table__.c
         maximum = db.execute(
             select(func.coalesce(func.sum(cell_max), 0.0))
-            .select_from(BC.__table__.join(N.__table__, bc.notebook_id == nb.id)
-                         .outerjoin(GC.__table__, GC.__table__.c.id == bc.id)
-                         .outerjoin(TC.__table__, TC.__table__.c.id == bc.id))
+            .select_from(
+                BC.__table__.join(N.__table__, bc.notebook_id == nb.id)
+                .outerjoin(GC.__table__, GC.__table__.c.id == bc.id)
+                .outerjoin(TC.__table__, TC.__table__.c.id == bc.id)
+            )
             .where(nb.assignment_id == aid, bc.type.in_(("GradeCell", "TaskCell")))
         ).scalar_one()
         sa, sn, g = SA.__table__.c, SN.__table__.c, G.__table__.c
         rows = db.execute(
-            select(sa.student_id, sa.timestamp, nb.name, bc.name, g.auto_score, g.manual_score, g.extra_credit,
-                   g.needs_manual_grade, sn.late_submission_penalty, sn.id)
-            .select_from(G.__table__.join(SN.__table__, g.notebook_id == sn.id)
-                         .join(SA.__table__, sn.assignment_id == sa.id)
-                         .join(N.__table__, sn.notebook_id == nb.id)
-                         .join(BC.__table__, g.cell_id == bc.id))
+            select(
+                sa.student_id,
+                sa.timestamp,
+                nb.name,
+                bc.name,
+                g.auto_score,
+                g.manual_score,
+                g.extra_credit,
+                g.needs_manual_grade,
+                sn.late_submission_penalty,
+                sn.id,
+            )
+            .select_from(
+                G.__table__.join(SN.__table__, g.notebook_id == sn.id)
+                .join(SA.__table__, sn.assignment_id == sa.id)
+                .join(N.__table__, sn.notebook_id == nb.id)
+                .join(BC.__table__, g.cell_id == bc.id)
+            )
             .where(sa.assignment_id == aid)
         ).all()
     by_student: dict[str, dict] = {}

@@ -30,13 +30,15 @@ class _JWKS(web.RequestHandler):
 
 
 class _Pick:
-    """The picker (mixed with gradekit.hub.auth.InstructorPage)."""
+    """The picker (mixed with gradekit.web.auth.InstructorPage)."""
 
     def _request(self) -> dict:
         rid = self.get_argument("request", "")  # type: ignore[attr-defined]
         found = spool.read_request(folder(self.settings["gradekit_course"]), rid)  # type: ignore[attr-defined]
         if found is None:
-            raise web.HTTPError(404, "no such deep-linking request (or over an hour old): add the tool again from the LMS")
+            raise web.HTTPError(
+                404, "no such deep-linking request (or over an hour old): add the tool again from the LMS"
+            )
         if found.get("username") != self.caller.name:  # type: ignore[attr-defined]
             raise web.HTTPError(403, "this deep-linking request is another person's")
         return found["claims"]
@@ -70,8 +72,15 @@ class _Pick:
 
         try:
             url, token = await asyncio.get_running_loop().run_in_executor(
-                None, deeplink.answer, s["gradekit_course"], s["lti_platform"], s["lti_connector"], request, assignment,
-                "", self.caller.name,  # type: ignore[attr-defined]
+                None,
+                deeplink.answer,
+                s["gradekit_course"],
+                s["lti_platform"],
+                s["lti_connector"],
+                request,
+                assignment,
+                "",
+                self.caller.name,  # type: ignore[attr-defined]
             )
         except ServiceError as exc:
             raise web.HTTPError(502, f"the LMS did not take the line item: {exc}") from None
@@ -81,10 +90,10 @@ class _Pick:
 
 
 def serve(course, platform, assignments: list[str], loop, say=print) -> None:
-    from gradekit.hub import web as hubweb
+    from gradekit.web import serving as hubweb
 
     def make_app(b: hubweb.Binding) -> web.Application:
-        from gradekit.hub.auth import InstructorPage, oauth_callback, service_settings
+        from gradekit.web.auth import InstructorPage, oauth_callback, service_settings
 
         p = b.prefix
         handlers = [
@@ -94,8 +103,13 @@ def serve(course, platform, assignments: list[str], loop, say=print) -> None:
         ]
         extra = service_settings(course.course_id) if b.in_hub else {"cookie_secret": b"x" * 32}
         return web.Application(
-            handlers, gradekit_course=course, assignments=list(assignments), lti_platform=platform,
-            lti_connector=loop.connector, xsrf_cookies=True, **extra,
+            handlers,
+            gradekit_course=course,
+            assignments=list(assignments),
+            lti_platform=platform,
+            lti_connector=loop.connector,
+            xsrf_cookies=True,
+            **extra,
         )
 
     thread = threading.Thread(target=loop.run, name="gradekit-lti-sender", daemon=True)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import json
 import re
 
 import jwt
 import pytest
-
 from conftest import ASSIGNMENT, CourseDir
+
 from lti.lms import Served
 
 STUDENTS = ("ada", "wei")
@@ -35,11 +36,29 @@ def register(course: CourseDir, lms, hub_url: str = "http://127.0.0.1:9/") -> No
     """``gradekit lti platform`` with what the LMS gave; the LMS given the tool's keys."""
     from gradekit.lti import keys
 
-    assert course.cli(
-        "lti", "platform", "--issuer", lms.issuer, "--client-id", lms.client_id, "--deployment", lms.deployment_id,
-        "--auth-url", lms.base + "/authorize", "--token-url", lms.token_url, "--jwks-url", lms.base + "/jwks",
-        "--hub-url", hub_url, "--username-claim", "custom_username",
-    ) == 0
+    assert (
+        course.cli(
+            "lti",
+            "platform",
+            "--issuer",
+            lms.issuer,
+            "--client-id",
+            lms.client_id,
+            "--deployment",
+            lms.deployment_id,
+            "--auth-url",
+            lms.base + "/authorize",
+            "--token-url",
+            lms.token_url,
+            "--jwks-url",
+            lms.base + "/jwks",
+            "--hub-url",
+            hub_url,
+            "--username-claim",
+            "custom_username",
+        )
+        == 0
+    )
     lms.registration.set_tool_key_set(keys.jwks(course.course))
     if not lms.redirect_uris:
         lms.redirect_uris = ("http://tool.invalid/callback",)
@@ -53,10 +72,18 @@ def id_token(lms, username: str, kind: str = "resource") -> dict:
     if kind == "deep":
         lms.deep_link_url = lms.deep_link_url or "http://tool.invalid/pick"
         lms.registration.set_deeplink_launch_url(lms.deep_link_url)
-    q = {"response_type": "id_token", "scope": "openid", "response_mode": "form_post", "prompt": "none",
-         "client_id": lms.client_id, "redirect_uri": lms.redirect_uris[0], "login_hint": person.sub,
-         "nonce": "n-" + username + kind + str(dt.datetime.now().timestamp()), "state": "s",
-         "lti_message_hint": '{"kind": "%s"}' % kind}
+    q = {
+        "response_type": "id_token",
+        "scope": "openid",
+        "response_mode": "form_post",
+        "prompt": "none",
+        "client_id": lms.client_id,
+        "redirect_uri": lms.redirect_uris[0],
+        "login_hint": person.sub,
+        "nonce": "n-" + username + kind + str(dt.datetime.now().timestamp()),
+        "state": "s",
+        "lti_message_hint": json.dumps({"kind": kind}),
+    }
     page = TestClient(lms.app).get("/authorize", params=q).text
     token = html.unescape(re.search(r"name='id_token' value='([^']+)'", page).group(1))
     return jwt.decode(token, lms.public_key, algorithms=["RS256"], audience=lms.client_id)
@@ -71,11 +98,14 @@ def launch(course: CourseDir, lms, username: str) -> dict:
     return token
 
 
-def grade(course: CourseDir, student: str, fraction: float = 1.0, when: dt.datetime | None = None,
-          manual: dict | None = None) -> None:
+def grade(
+    course: CourseDir, student: str, fraction: float = 1.0, when: dt.datetime | None = None, manual: dict | None = None
+) -> None:
     """``student``'s submission in the gradebook with every cell at ``fraction`` of its points."""
     with course.gradebook() as gb:
-        sub = gb.update_or_create_submission(ASSIGNMENT, student, timestamp=when or dt.datetime(2026, 12, 1, 10, 0, 0, 123456))
+        sub = gb.update_or_create_submission(
+            ASSIGNMENT, student, timestamp=when or dt.datetime(2026, 12, 1, 10, 0, 0, 123456)
+        )
         for nb in sub.notebooks:
             for g in nb.grades:
                 g.auto_score = round(g.max_score * fraction, 4)

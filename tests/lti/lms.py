@@ -71,9 +71,11 @@ def _pem_pair() -> tuple[str, str]:
     private = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     ).decode()
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
     return private, public
 
 
@@ -156,9 +158,19 @@ class State:
 class LMS:
     """The platform (see the module's docstring); ``app`` is its FastAPI application."""
 
-    def __init__(self, base: str, students: int = 2, context: str = "ctx1", tool_jwks_url: str = "",
-                 tool_login_url: str = "", tool_redirect_uris: tuple[str, ...] = (), deep_link_url: str = "",
-                 launch_url: str = "", username_claim: str = "custom_username", names: list[str] | None = None):
+    def __init__(
+        self,
+        base: str,
+        students: int = 2,
+        context: str = "ctx1",
+        tool_jwks_url: str = "",
+        tool_login_url: str = "",
+        tool_redirect_uris: tuple[str, ...] = (),
+        deep_link_url: str = "",
+        launch_url: str = "",
+        username_claim: str = "custom_username",
+        names: list[str] | None = None,
+    ):
         self.base = base.rstrip("/")
         self.issuer = self.base
         self.client_id = "gradekit-tool-" + uuid.uuid4().hex[:8]
@@ -201,8 +213,10 @@ class LMS:
         return next(p for p in self.people.values() if p.username == username)
 
     def claims_for(self, person: Person) -> dict:
-        return {"lineitems": self.base + f"/courses/{self.context}/lineitems",
-                "memberships": self.base + f"/courses/{self.context}/memberships"}
+        return {
+            "lineitems": self.base + f"/courses/{self.context}/lineitems",
+            "memberships": self.base + f"/courses/{self.context}/memberships",
+        }
 
     # -- the application --------------------------------------------------------------------------
     def _app(self) -> FastAPI:
@@ -236,11 +250,17 @@ class LMS:
         def list_items(ctx: str, request: Request):
             lms._auth(request, {LINEITEM, LINEITEM_READ})
             q = request.query_params
-            items = [i for i in lms.state.lineitems.values()
-                     if all(not q.get(k) or i.get(f) == q.get(k)
-                            for k, f in (("resource_id", "resourceId"), ("tag", "tag"),
-                                         ("resource_link_id", "resourceLinkId")))]
-            return lms._page(request, sorted(items, key=lambda i: i["id"]), "application/vnd.ims.lis.v2.lineitemcontainer+json")
+            items = [
+                i
+                for i in lms.state.lineitems.values()
+                if all(
+                    not q.get(k) or i.get(f) == q.get(k)
+                    for k, f in (("resource_id", "resourceId"), ("tag", "tag"), ("resource_link_id", "resourceLinkId"))
+                )
+            ]
+            return lms._page(
+                request, sorted(items, key=lambda i: i["id"]), "application/vnd.ims.lis.v2.lineitemcontainer+json"
+            )
 
         @app.post("/courses/{ctx}/lineitems")
         async def make_item(ctx: str, request: Request):
@@ -250,8 +270,14 @@ class LMS:
                 raise _Refused(400, "label and scoreMaximum > 0 are required")
             with lms.lock:
                 item_id = f"{lms.base}/courses/{ctx}/lineitems/{len(lms.state.lineitems) + 1}"
-                item = {**{k: body[k] for k in ("label", "scoreMaximum", "resourceId", "tag", "resourceLinkId") if k in body},
-                        "id": item_id}
+                item = {
+                    **{
+                        k: body[k]
+                        for k in ("label", "scoreMaximum", "resourceId", "tag", "resourceLinkId")
+                        if k in body
+                    },
+                    "id": item_id,
+                }
                 lms.state.lineitems[item_id] = item
             return JSONResponse(item, status_code=201, media_type="application/vnd.ims.lis.v2.lineitem+json")
 
@@ -282,11 +308,24 @@ class LMS:
         @app.get("/courses/{ctx}/memberships")
         def members(ctx: str, request: Request):
             lms._auth(request, {NRPS})
-            people = [{"user_id": p.sub, "roles": p.roles, "status": "Active", "name": p.name,
-                       "given_name": p.name.split()[0], "family_name": p.name.split()[-1], "email": p.email}
-                      for p in lms.people.values()]
-            return lms._page(request, people, "application/vnd.ims.lti-nrps.v2.membershipcontainer+json",
-                             wrap=lambda page: {"id": str(request.url), "context": {"id": ctx}, "members": page})
+            people = [
+                {
+                    "user_id": p.sub,
+                    "roles": p.roles,
+                    "status": "Active",
+                    "name": p.name,
+                    "given_name": p.name.split()[0],
+                    "family_name": p.name.split()[-1],
+                    "email": p.email,
+                }
+                for p in lms.people.values()
+            ]
+            return lms._page(
+                request,
+                people,
+                "application/vnd.ims.lti-nrps.v2.membershipcontainer+json",
+                wrap=lambda page: {"id": str(request.url), "context": {"id": ctx}, "members": page},
+            )
 
         @app.get("/launch")
         def launch(user: str, kind: str = "resource"):
@@ -318,9 +357,16 @@ class LMS:
             with lms.lock:
                 return {
                     "lineitems": list(lms.state.lineitems.values()),
-                    "scores": [{"lineitem": k[0], "user": k[1], "username": lms.people[k[1]].username
-                                if k[1] in lms.people else "", "applied": v, "posts": lms.state.posts.get(k, 0)}
-                               for k, v in lms.state.applied.items()],
+                    "scores": [
+                        {
+                            "lineitem": k[0],
+                            "user": k[1],
+                            "username": lms.people[k[1]].username if k[1] in lms.people else "",
+                            "applied": v,
+                            "posts": lms.state.posts.get(k, 0),
+                        }
+                        for k, v in lms.state.applied.items()
+                    ],
                     "refused": lms.state.refused,
                     "links": lms.state.links,
                 }
@@ -349,8 +395,13 @@ class LMS:
             key = next((k for k in keys if k.get("kid") == header.get("kid")), None)
             if key is None:
                 raise _Refused(401, f"no key {header.get('kid')!r} in the tool's JWKS")
-            claims = jwt.decode(assertion, jwt.PyJWK(key).key, algorithms=["RS256"], audience=self.token_url,
-                                options={"require": ["exp", "iat", "jti", "iss", "sub", "aud"]})
+            claims = jwt.decode(
+                assertion,
+                jwt.PyJWK(key).key,
+                algorithms=["RS256"],
+                audience=self.token_url,
+                options={"require": ["exp", "iat", "jti", "iss", "sub", "aud"]},
+            )
         except jwt.PyJWTError as exc:
             raise _Refused(401, f"client assertion: {exc}") from None
         if claims["iss"] != self.client_id or claims["sub"] != self.client_id:
@@ -359,7 +410,9 @@ class LMS:
             if claims["jti"] in self.state.jtis:
                 raise _Refused(401, "client assertion: jti used before")
             self.state.jtis.add(claims["jti"])
-        granted = [s for s in str(form.get("scope", "")).split() if s in (LINEITEM, LINEITEM_READ, SCORE, RESULT_READ, NRPS)]
+        granted = [
+            s for s in str(form.get("scope", "")).split() if s in (LINEITEM, LINEITEM_READ, SCORE, RESULT_READ, NRPS)
+        ]
         token = self.registration.platform_encode_and_sign(
             {"iss": self.issuer, "sub": self.client_id, "scopes": " ".join(granted)}, expiration=3600
         )
@@ -438,17 +491,28 @@ class LMS:
         launch._registration = self.registration
         launch.validate_preflight_response(q)
         launch.set_user_data(person.sub, person.roles, person.name, person.email, person.username)
-        launch.set_launch_context_claim(self.context, ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"],
-                                        "Transformers 101", "T101")
+        launch.set_launch_context_claim(
+            self.context, ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"], "Transformers 101", "T101"
+        )
         launch.set_custom_parameters_claim({"username": person.username})
         launch.set_launch_presentation_claim("window", self.base + "/course")
-        launch.set_extra_claims({"https://purl.imsglobal.org/spec/lti/claim/tool_platform": {  # as LMSs send it
-            "guid": self.issuer, "name": "gradekit's test LMS", "product_family_code": "lti1p3platform"}})
+        launch.set_extra_claims(
+            {
+                "https://purl.imsglobal.org/spec/lti/claim/tool_platform": {  # as LMSs send it
+                    "guid": self.issuer,
+                    "name": "gradekit's test LMS",
+                    "product_family_code": "lti1p3platform",
+                }
+            }
+        )
         launch.set_nrps(self.base + f"/courses/{self.context}/memberships")
         launch.set_ags(self.base + f"/courses/{self.context}/lineitems", allow_creating_lineitems=True)
         if hint.get("kind") == "deep":
-            launch.set_dl(self.base + "/deep_link_return", accept_types={"ltiResourceLink"},
-                          extra_data={"opaque": uuid.uuid4().hex})
+            launch.set_dl(
+                self.base + "/deep_link_return",
+                accept_types={"ltiResourceLink"},
+                extra_data={"opaque": uuid.uuid4().hex},
+            )
             launch.set_launch_url(self.deep_link_url)
         else:
             launch.set_resource_link_claim("rl-" + self.context, title="gradekit")
@@ -456,9 +520,12 @@ class LMS:
         data = launch.generate_launch_request()
         action = html.escape(q["redirect_uri"], quote=True)
         return (
-            "<!doctype html><html><body><form id='f' method='post' action='" + action + "'>"
-            + "".join(f"<input type='hidden' name='{k}' value='{html.escape(str(v), quote=True)}'>"
-                      for k, v in data.items())
+            "<!doctype html><html><body><form id='f' method='post' action='"
+            + action
+            + "'>"
+            + "".join(
+                f"<input type='hidden' name='{k}' value='{html.escape(str(v), quote=True)}'>" for k, v in data.items()
+            )
             + "</form><script>document.getElementById('f').submit()</script></body></html>"
         )
 
@@ -469,8 +536,13 @@ class LMS:
             key = next((k for k in keys if k.get("kid") == header.get("kid")), None)
             if key is None:
                 raise _Refused(401, "no such key in the tool's JWKS")
-            claims = jwt.decode(token, jwt.PyJWK(key).key, algorithms=["RS256"], audience=self.issuer,
-                                options={"require": ["exp", "iat", "iss", "aud"]})
+            claims = jwt.decode(
+                token,
+                jwt.PyJWK(key).key,
+                algorithms=["RS256"],
+                audience=self.issuer,
+                options={"require": ["exp", "iat", "iss", "aud"]},
+            )
         except jwt.PyJWTError as exc:
             raise _Refused(401, f"deep link: {exc}") from None
         if claims["iss"] != self.client_id:
@@ -490,10 +562,14 @@ class LMS:
                 if item.get("lineItem"):  # as platforms do: a line item for a link that asks for one
                     li = item["lineItem"]
                     item_id = f"{self.base}/courses/{self.context}/lineitems/{len(self.state.lineitems) + 1}"
-                    self.state.lineitems[item_id] = {"id": item_id, "label": li.get("label", item.get("title")),
-                                                     "scoreMaximum": li.get("scoreMaximum"),
-                                                     "resourceId": li.get("resourceId"), "tag": li.get("tag"),
-                                                     "resourceLinkId": link["id"]}
+                    self.state.lineitems[item_id] = {
+                        "id": item_id,
+                        "label": li.get("label", item.get("title")),
+                        "scoreMaximum": li.get("scoreMaximum"),
+                        "resourceId": li.get("resourceId"),
+                        "tag": li.get("tag"),
+                        "resourceLinkId": link["id"],
+                    }
         return items
 
 
@@ -509,8 +585,9 @@ class Served:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         self.lms = LMS(f"http://127.0.0.1:{port}", **kwargs)
-        self.server = uvicorn.Server(uvicorn.Config(self.lms.app, host="127.0.0.1", port=port, log_level="warning",
-                                                    lifespan="off"))
+        self.server = uvicorn.Server(
+            uvicorn.Config(self.lms.app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
         deadline = time.time() + 20

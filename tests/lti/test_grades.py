@@ -6,6 +6,7 @@ import datetime as dt
 from typing import NamedTuple
 
 from conftest import ASSIGNMENT
+
 from lti.conftest import grade, gradebook, launch, scores_of
 
 
@@ -29,7 +30,9 @@ def test_each_score_once_then_again_when_it_changes(lti_course, lms, capsys):
     assert score["scoreMaximum"] == item["scoreMaximum"]
     assert abs(score["scoreGiven"] - item["scoreMaximum"] / 2) < 0.01
     assert dt.datetime.fromisoformat(score["timestamp"]).tzinfo is not None and "." in score["timestamp"]
-    assert score["https://canvas.instructure.com/lti/submission"]["submitted_at"].startswith("2026-12-01T10:00:00.123456")
+    assert score["https://canvas.instructure.com/lti/submission"]["submitted_at"].startswith(
+        "2026-12-01T10:00:00.123456"
+    )
 
     assert _sync(lti_course) == 0  # nothing changed: nothing sent
     assert sum(s["posts"] for s in gradebook(lms)["scores"]) == 2
@@ -45,14 +48,16 @@ def test_each_score_once_then_again_when_it_changes(lti_course, lms, capsys):
 
 
 def test_before_the_due_date_only_what_the_policy_shows(lti_course, lms):
-    from gradekit.handout.policy import Policy
+    from gradekit.service.policy import Policy
 
     first = _cells(lti_course)[0]
     lti_course.write_settings(ASSIGNMENT, f'[serve]\nhidden_until_due = ["{first}"]\n')
     hidden = Policy.of(lti_course.course, ASSIGNMENT).hidden
     assert first in hidden
     with lti_course.gradebook() as gb:
-        gb.update_or_create_assignment(ASSIGNMENT, duedate=dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(days=3))
+        gb.update_or_create_assignment(
+            ASSIGNMENT, duedate=dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(days=3)
+        )
     try:
         grade(lti_course, "wei", 1.0)
         assert _sync(lti_course) == 0
@@ -63,7 +68,9 @@ def test_before_the_due_date_only_what_the_policy_shows(lti_course, lms):
     finally:
         lti_course.write_settings(ASSIGNMENT, "")
         with lti_course.gradebook() as gb:
-            gb.update_or_create_assignment(ASSIGNMENT, duedate=dt.datetime.now(dt.UTC).replace(tzinfo=None) - dt.timedelta(seconds=1))
+            gb.update_or_create_assignment(
+                ASSIGNMENT, duedate=dt.datetime.now(dt.UTC).replace(tzinfo=None) - dt.timedelta(seconds=1)
+            )
     assert _sync(lti_course) == 0  # the due date passed: everything, FullyGraded
     wei = scores_of(lms, "wei")[-1]
     assert wei["gradingProgress"] == "FullyGraded" and abs(wei["scoreGiven"] - wei["scoreMaximum"]) < 0.01

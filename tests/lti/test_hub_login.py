@@ -32,27 +32,54 @@ def hub(lti_course, lms, tmp_path_factory):
         pytest.skip(hubs.unavailable(HUB_BIN))
     port, hub_port, api_port, grade_port, report_port = hubs.free_ports(5)
     base = f"http://127.0.0.1:{port}"
-    lms.tool(jwks_url=f"{base}/services/gradekit-lti/jwks", login_url=f"{base}/hub/lti13/oauth_login",
-             redirect_uris=(f"{base}/hub/lti13/oauth_callback",), deep_link_url=f"{base}/services/gradekit-lti/pick",
-             launch_url=f"{base}/hub/")
+    lms.tool(
+        jwks_url=f"{base}/services/gradekit-lti/jwks",
+        login_url=f"{base}/hub/lti13/oauth_login",
+        redirect_uris=(f"{base}/hub/lti13/oauth_callback",),
+        deep_link_url=f"{base}/services/gradekit-lti/pick",
+        launch_url=f"{base}/hub/",
+    )
     from lti.conftest import register
 
     register(lti_course, lms, hub_url=base + "/")
     lms.registration.set_tool_key_set(None)  # from the tool's JWKS URL, through the hub, as an LMS reads it
     folder = tmp_path_factory.mktemp("hub")
     out = lti_course.run(
-        str(Path(sys.executable).parent / "gradekit"), "hub-config", ASSIGNMENT, "--lti", "--write", "--dir", str(folder), "--instructors", "prof",
-        "--deploy", str(unix_users.DEPLOY), "--gradekit", str(Path(sys.executable).parent / "gradekit"),
-        "--port", str(port), "--hub-port", str(hub_port), "--proxy-api-port", str(api_port),
-        "--grade-port", str(grade_port), "--report-port", str(report_port),
+        str(Path(sys.executable).parent / "gradekit"),
+        "hub-config",
+        ASSIGNMENT,
+        "--lti",
+        "--write",
+        "--dir",
+        str(folder),
+        "--instructors",
+        "prof",
+        "--deploy",
+        str(unix_users.DEPLOY),
+        "--gradekit",
+        str(Path(sys.executable).parent / "gradekit"),
+        "--port",
+        str(port),
+        "--hub-port",
+        str(hub_port),
+        "--proxy-api-port",
+        str(api_port),
+        "--grade-port",
+        str(grade_port),
+        "--report-port",
+        str(report_port),
     ).stdout
     assert "GradekitLTI13Authenticator" in out and '"gradekit-lti"' in out
     config = (folder / "jupyterhub_config.py").read_text()
     # the tests' hub runs the course's venv (gradekit.lti and the authenticator), and no grading service
     config += "\nc.JupyterHub.services = [s for s in c.JupyterHub.services if s['name'] == 'gradekit-lti']\n"
     config += f"c.JupyterHub.services[0]['url'] = 'http://127.0.0.1:{hubs.free_ports(1)[0]}'\n"
-    h = hubs.Hub(folder / "state", config, hub_bin=HUB_BIN,
-                 env={"JUPYTERHUB_CRYPT_KEY": secrets.token_hex(32), "GRADEKIT_SECRET": os.environ["GRADEKIT_SECRET"]})
+    h = hubs.Hub(
+        folder / "state",
+        config,
+        hub_bin=HUB_BIN,
+        env={"JUPYTERHUB_CRYPT_KEY": secrets.token_hex(32), "GRADEKIT_SECRET": os.environ["GRADEKIT_SECRET"]},
+    )
     h.start()
     h.wait_for(r"LTI tool of", timeout=60)
     yield base, h
@@ -108,7 +135,9 @@ def test_a_replayed_launch_and_another_deployment_are_refused(hub, lms):
     seen: dict = {}
     assert _launch(lms, base, "wei", keep=seen).status_code == 302
     again = requests.post(seen["action"], data=seen["fields"], cookies=seen["cookies"], allow_redirects=False)
-    assert again.status_code == 401 and again.json() == {"error": "LTI launch refused: this launch was used before (nonce replayed)"}
+    assert again.status_code == 401 and again.json() == {
+        "error": "LTI launch refused: this launch was used before (nonce replayed)"
+    }
     lms.registration.set_deployment_id("dep-elsewhere")
     try:
         other = _launch(lms, base, "wei")

@@ -10,9 +10,9 @@ import sys
 import time
 
 import pytest
+from conftest import ASSIGNMENT, CourseDir
 from starlette.testclient import TestClient
 
-from conftest import ASSIGNMENT, CourseDir
 from lti.conftest import grade, gradebook, id_token, launch, register
 from lti.lms import Served
 
@@ -53,9 +53,27 @@ def _no_duplicates(lms) -> None:
 def _serve(course, *extra, log):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
-        [sys.executable, "-m", "gradekit", "--course", str(course.root), "lti", "serve", ASSIGNMENT, "--no-web",
-         "--scan", "0.5", "--retry-first", "0.2", "--retry-cap", "1", *extra],
-        stdout=log, stderr=subprocess.STDOUT, env=env,
+        [
+            sys.executable,
+            "-m",
+            "gradekit",
+            "--course",
+            str(course.root),
+            "lti",
+            "serve",
+            ASSIGNMENT,
+            "--no-web",
+            "--scan",
+            "0.5",
+            "--retry-first",
+            "0.2",
+            "--retry-cap",
+            "1",
+            *extra,
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
     )
 
 
@@ -69,13 +87,14 @@ def test_lms_down_during_a_rush_every_score_arrives_once(tmp_path):
         _wait(lambda: _last_scores(lms).get("s000"))
         TestClient(lms.app).post("/test/control", json={"down_for": 3})
         wanted = {}
-        for rnd, fraction in enumerate((0.5, 0.75, 1.0)):  # the rush: every student's grade changes, thrice
+        for fraction in (0.5, 0.75, 1.0):  # the rush: every student's grade changes, thrice
             for i in range(8):
                 grade(course, f"s{i:03d}", fraction - 0.01 * i)
                 wanted[f"s{i:03d}"] = fraction - 0.01 * i
             time.sleep(0.5)
-        _wait(lambda: all(abs(_last_scores(lms).get(s, -1) / _max(lms) - f) < 1e-3 for s, f in wanted.items()),
-              timeout=30)
+        _wait(
+            lambda: all(abs(_last_scores(lms).get(s, -1) / _max(lms) - f) < 1e-3 for s, f in wanted.items()), timeout=30
+        )
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(10)
@@ -144,8 +163,10 @@ def test_two_processes_make_one_line_item(tmp_path):
         "    except ServiceError:\n"
         "        time.sleep(0.05)\n"
     )
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(course.root), ASSIGNMENT], stdout=subprocess.PIPE,
-                              text=True) for _ in range(3)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(course.root), ASSIGNMENT], stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
     urls = {p.communicate(timeout=60)[0].strip() for p in procs}
     served.close()
     assert len(gradebook(lms)["lineitems"]) == 1
@@ -179,7 +200,8 @@ def test_a_deep_link_answer_another_tool_signed_is_refused(lti_course, lms):
     from lti.lms import _pem_pair
 
     private, _ = _pem_pair()
-    forged = pyjwt.encode({"iss": lms.client_id, "aud": lms.issuer}, private, algorithm="RS256",
-                          headers={"kid": "someone-else"})
+    forged = pyjwt.encode(
+        {"iss": lms.client_id, "aud": lms.issuer}, private, algorithm="RS256", headers={"kid": "someone-else"}
+    )
     answer = TestClient(lms.app).post("/deep_link_return", data={"JWT": forged})
     assert answer.status_code == 401 and "JWKS" in answer.json()["error"]

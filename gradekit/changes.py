@@ -1,9 +1,10 @@
-"""The writers' wake-up of the LTI sender: one datagram, never a wait (standard library only).
+"""A course's change notice: whoever changes a counting score says so, whoever waits for one hears it.
 
-Whatever changes a counting score -- a grading recorded, a manual grade, a late penalty -- calls
-:func:`poke` after its write; a sender listening on the course's socket reconciles at once instead of
-at its next periodic scan. No sender (no socket), a full buffer, any error: nothing happens, and the
-periodic scan finds the change anyway.
+The writers of the gradebook -- a grading recorded (``serve``, ``autograde``, a regrade), a manual
+grade, a late penalty -- call :func:`poke` after their write: one datagram on the course's socket,
+never a wait. A listener (the LTI sender, gradekit.lti.loop) acts at once instead of at its next
+periodic scan. No listener (no socket), a full buffer, any error: nothing happens, and the
+listener's scan finds the change anyway. Standard library only: the hub's login pokes too.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-SOCKET = Path(".gradekit") / "lti" / "wake.sock"
+SOCKET = Path(".gradekit") / "changes.sock"
 
 
 def path_of(course) -> Path:
@@ -35,7 +36,7 @@ def poke_at(path: Path) -> None:
 
 
 def listen(course) -> socket.socket:
-    """The sender's end: a datagram socket on the course's path (0600)."""
+    """The listener's end: a datagram socket on the course's path (0600)."""
     import os
 
     path = path_of(course)

@@ -53,7 +53,13 @@ def add_parser(sub) -> None:
         help="log in from the LMS (LTI 1.3, the platform `gradekit lti platform` registered) instead of PAM, "
         "with the course's LTI service (docs/admin/lti.md)",
     )
-    for name, default in (("hub-port", 8081), ("proxy-api-port", 8001), ("grade-port", 8082), ("report-port", 8083)):
+    for name, default in (
+        ("hub-port", 8081),
+        ("proxy-api-port", 8001),
+        ("grade-port", 8082),
+        ("report-port", 8083),
+        ("lti-port", 8084),
+    ):
         p.add_argument(f"--{name}", type=int, default=default, help=f"(default: {default}, on 127.0.0.1)")
     p.set_defaults(run=run)
 
@@ -122,6 +128,7 @@ def run(args) -> int:
         proxy_api_port=args.proxy_api_port,
         grade_port=args.grade_port,
         report_port=args.report_port,
+        lti_port=args.lti_port,
         public_url=args.public_url,
         ssl_cert=args.ssl_cert,
         ssl_key=args.ssl_key,

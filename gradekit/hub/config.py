@@ -49,6 +49,7 @@ class Plan:
     proxy_api_port: int = 8001
     grade_port: int = 8082
     report_port: int = 8083
+    lti_port: int = 8084  # the LTI service's (with --lti)
     public_url: str = ""
     ssl_cert: str = ""
     ssl_key: str = ""
@@ -239,7 +240,7 @@ def _lti_service(plan: Plan, scope: str) -> list[str]:
         return []
     from gradekit.lti.hubconf import service_entry
 
-    return service_entry(plan.assignments, scope)
+    return service_entry(plan.assignments, scope, plan.lti_port)
 
 
 def instructors_config(course, exchange: str) -> str:

@@ -44,12 +44,12 @@ def login_lines(platform: Platform, group: str, https: bool) -> list[str]:
     return lines
 
 
-def service_entry(assignments: list[str], scope: str) -> list[str]:
+def service_entry(assignments: list[str], scope: str, port: int = PORT) -> list[str]:
     served = ", ".join(json.dumps(a) for a in assignments)
     return [
         "    {",
         f'        "name": "{SERVICE}",  # LTI: the tool\'s keys, the deep-linking picker, every score to the LMS',
-        f'        "url": "http://127.0.0.1:{PORT}",',
+        f'        "url": "http://127.0.0.1:{port}",',
         f'        "command": [GRADEKIT, "--course", COURSE, "lti", "serve", {served}],',
         '        "cwd": COURSE,',
         '        "environment": SERVICE_ENV,',

@@ -30,7 +30,7 @@ HUB_BIN = Path(sys.executable).parent / "jupyterhub"  # the course's venv: grade
 def hub(lti_course, lms, tmp_path_factory):
     if hubs.unavailable(HUB_BIN):
         pytest.skip(hubs.unavailable(HUB_BIN))
-    port, hub_port, api_port, grade_port, report_port = hubs.free_ports(5)
+    port, hub_port, api_port, grade_port, report_port, lti_port = hubs.free_ports(6)
     base = f"http://127.0.0.1:{port}"
     lms.tool(
         jwks_url=f"{base}/services/gradekit-lti/jwks",
@@ -68,12 +68,13 @@ def hub(lti_course, lms, tmp_path_factory):
         str(grade_port),
         "--report-port",
         str(report_port),
+        "--lti-port",
+        str(lti_port),
     ).stdout
     assert "GradekitLTI13Authenticator" in out and '"gradekit-lti"' in out
     config = (folder / "jupyterhub_config.py").read_text()
     # the tests' hub runs the course's venv (gradekit.lti and the authenticator), and no grading service
     config += "\nc.JupyterHub.services = [s for s in c.JupyterHub.services if s['name'] == 'gradekit-lti']\n"
-    config += f"c.JupyterHub.services[0]['url'] = 'http://127.0.0.1:{hubs.free_ports(1)[0]}'\n"
     h = hubs.Hub(
         folder / "state",
         config,

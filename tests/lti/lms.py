@@ -147,6 +147,7 @@ class State:
     lineitems: dict[str, dict] = field(default_factory=dict)  # id -> line item
     applied: dict[tuple[str, str], list[dict]] = field(default_factory=dict)  # (item, user) -> scores applied
     posts: dict[tuple[str, str], int] = field(default_factory=dict)  # (item, user) -> score POSTs answered 2xx
+    received: dict[tuple[str, str], list[float]] = field(default_factory=dict)  # when each applied score came
     refused: list[str] = field(default_factory=list)
     links: list[dict] = field(default_factory=list)  # resource links made by deep linking
     jtis: set[str] = field(default_factory=set)
@@ -363,6 +364,7 @@ class LMS:
                             "user": k[1],
                             "username": lms.people[k[1]].username if k[1] in lms.people else "",
                             "applied": v,
+                            "received": lms.state.received.get(k, []),
                             "posts": lms.state.posts.get(k, 0),
                         }
                         for k, v in lms.state.applied.items()
@@ -378,7 +380,41 @@ class LMS:
                 lms.state.down_until = time.time() + float(body["down_for"])
             if "score_delay" in body:
                 lms.state.score_delay = float(body["score_delay"])
+            if "tool_jwks" in body:  # the tool's keys, as an admin pastes them (no JWKS URL without a hub)
+                lms.registration.set_tool_key_set(body["tool_jwks"])
             return {"ok": True}
+
+        @app.get("/test/registration")
+        def registration():
+            return {
+                "issuer": lms.issuer,
+                "client_id": lms.client_id,
+                "deployment_id": lms.deployment_id,
+                "token_url": lms.token_url,
+                "people": {p.username: p.sub for p in lms.people.values()},
+            }
+
+        @app.post("/test/id_token")
+        async def make_id_token(request: Request):
+            """A launch's id_token for a user, as /authorize signs it (for a bench's many launches)."""
+            body = await request.json()
+            person = lms.by_username(body["user"])
+            q = {
+                "response_type": "id_token",
+                "scope": "openid",
+                "response_mode": "form_post",
+                "prompt": "none",
+                "client_id": lms.client_id,
+                "redirect_uri": lms.redirect_uris[0],
+                "login_hint": person.sub,
+                "nonce": uuid.uuid4().hex,
+                "state": "s",
+                "lti_message_hint": "{}",
+            }
+            page = lms._authorize(q)
+            import re
+
+            return {"id_token": html.unescape(re.search(r"name='id_token' value='([^']+)'", page).group(1))}
 
         return app
 
@@ -474,6 +510,7 @@ class LMS:
                     self.state.posts[key] = self.state.posts.get(key, 0) + 1
                     return  # the same score again: kept once
             history.append(body)
+            self.state.received.setdefault(key, []).append(time.time())
             self.state.posts[key] = self.state.posts.get(key, 0) + 1
 
     def _authorize(self, q: dict) -> str:
@@ -599,3 +636,23 @@ class Served:
     def close(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+
+
+def main() -> None:
+    """``python tests/lti/lms.py --port P --names a,b,...``: the LMS in a process of its own (bench/lti.py)."""
+    import argparse
+
+    import uvicorn
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--names", required=True, help="the learners' usernames, comma-separated")
+    args = parser.parse_args()
+    lms = LMS(
+        f"http://127.0.0.1:{args.port}", names=args.names.split(","), tool_redirect_uris=("http://tool.invalid/cb",)
+    )
+    uvicorn.run(lms.app, host="127.0.0.1", port=args.port, log_level="warning", lifespan="off")
+
+
+if __name__ == "__main__":
+    main()

@@ -191,7 +191,7 @@ def measure(root: Path, lms: LMS, label: str) -> dict:
 
     course = Course.load(root)
     book = lms.book()
-    received = {s["username"]: list(zip(s["received"], s["applied"])) for s in book["scores"]}
+    received = {s["username"]: list(zip(s["received"], s["applied"], strict=True)) for s in book["scores"]}
     wanted = {s.student: s.given for s in want.scores(course, ASSIGNMENT)[0]}
     latencies, lost, twice = [], [], 0
     with Ledger(course) as ledger:
@@ -282,7 +282,8 @@ def main(argv=None) -> int:
     ]
     print(f"load average {load:.2f} -> {os.getloadavg()[0]:.2f}")
     print(
-        f"{'run':<8} {'graded':>6} {'lost':>4} {'twice':>5} {'p50':>7} {'p95':>7} {'max':>7} {'posts':>6} {'applied':>7}"
+        f"{'run':<8} {'graded':>6} {'lost':>4} {'twice':>5} {'p50':>7} {'p95':>7} {'max':>7} "
+        f"{'posts':>6} {'applied':>7}"
     )
     for r in results:
         fmt = lambda v: f"{v:.2f} s" if v is not None else "-"  # noqa: E731

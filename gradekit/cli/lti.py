@@ -37,6 +37,7 @@ def add_parser(sub) -> None:
     t = verbs.add_parser("tool-config", help="what the LMS asks for to register the tool")
     t.add_argument("--lms", required=True, choices=("canvas", "moodle", "brightspace", "blackboard"))
     t.add_argument("--title", default="")
+    t.add_argument("--hub-url", default="", help="the hub's public address (default: the registered platform's)")
     t.set_defaults(run=_tool_config)
 
     r = verbs.add_parser("roster", help="the LMS course's members (NRPS) into the gradebook and the hub")
@@ -101,12 +102,16 @@ def _keys(args) -> int:
 
 
 def _tool_config(args) -> int:
-    from gradekit.lti.platform import load
+    from gradekit.lti.platform import ToolURLs, load
     from gradekit.lti.registration import fields
 
     course = course_of(args)
-    platform = load(course)
-    data = fields(args.lms, platform.urls, args.title or course.course_id, platform.username_claim)
+    if args.hub_url:  # before the LMS gave anything: what it asks for first
+        urls, claim = ToolURLs(args.hub_url), "custom_username"
+    else:
+        platform = load(course)
+        urls, claim = platform.urls, platform.username_claim
+    data = fields(args.lms, urls, args.title or course.course_id, claim)
     if args.lms == "canvas":
         print(json.dumps(data, indent=2))
     else:

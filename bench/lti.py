@@ -17,6 +17,7 @@ Runs, side by side:
     quiet       the LMS up
     outage      the LMS answers 503 to everything for ``--down`` seconds (default 30) from W/3
     kill        ``gradekit lti serve`` killed (-9) at W/3 and 2W/3, started again at once
+(both counted from the first hand-in's arrival)
 
 Targets (issue 39, this project's 2-core machine): hand-in -> score in the LMS p95 <= 5 s with the LMS up,
 none lost, none twice in every run.
@@ -246,8 +247,15 @@ def one_run(work: Path, label: str, n: int, rounds: int, window: float, seed: in
         if label == "kill":
             for at in (window / 3, 2 * window / 3):
                 events.append(threading.Timer(at, lambda: (sender.kill(), sender.start())))
-        for e in events:
-            e.start()
+        serve_log = root.parent / f"serve-{label}.log"
+
+        def at_first_hand_in() -> None:  # the events' times count from the rush's first hand-in
+            while not (serve_log.exists() and " received " in serve_log.read_text()):
+                time.sleep(0.05)
+            for e in events:
+                e.start()
+
+        threading.Thread(target=at_first_hand_in, daemon=True).start()
         rush = rushes.rush(root, exchange, n, rounds, window, seed, label)
         deadline = time.monotonic() + 60 + (down if label == "outage" else 0)
         result = measure(root, lms, label)

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from ltiauthenticator.lti13.auth import LTI13Authenticator
-from ltiauthenticator.lti13.error import ValidationError
+from ltiauthenticator.lti13.error import InvalidAudienceError, ValidationError
 from ltiauthenticator.lti13.handlers import LTI13CallbackHandler
 from tornado.web import HTTPError
 from traitlets import Set, Unicode
@@ -79,6 +79,8 @@ class GradekitCallbackHandler(LTI13CallbackHandler):
                 raise Refused(403, "the hub did not let this person in")
         except HTTPError as exc:
             return self._refuse(exc.status_code, exc.log_message or exc.reason or "refused")
+        except InvalidAudienceError as exc:  # a token for another tool: 401, as the authenticator answers it
+            return self._refuse(401, str(exc))
         except ValidationError as exc:
             return self._refuse(400, str(exc))
         except Refused as exc:

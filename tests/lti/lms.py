@@ -154,6 +154,7 @@ class State:
     nonces: dict[str, str] = field(default_factory=dict)
     down_until: float = 0.0
     score_delay: float = 0.0  # seconds a score's answer waits after it was applied
+    forge: dict = field(default_factory=dict)  # a test's bad launch: claims overridden, "lifetime", "other_key"
 
 
 class LMS:
@@ -554,7 +555,21 @@ class LMS:
         else:
             launch.set_resource_link_claim("rl-" + self.context, title="gradekit")
             launch.set_launch_url(self.launch_url or self.tool_login_url)
-        data = launch.generate_launch_request()
+        forge = dict(self.state.forge)
+        if "lifetime" in forge:
+            launch.set_id_token_expiration(int(forge.pop("lifetime")))
+        other = forge.pop("other_key", False)
+        if forge:
+            launch.set_extra_claims(forge)
+        if other:  # signed by a key the platform's JWKS does not hold
+            own = self.registration.get_platform_private_key()
+            self.registration.set_platform_private_key(_pem_pair()[0])
+            try:
+                data = launch.generate_launch_request()
+            finally:
+                self.registration.set_platform_private_key(own)
+        else:
+            data = launch.generate_launch_request()
         action = html.escape(q["redirect_uri"], quote=True)
         return (
             "<!doctype html><html><body><form id='f' method='post' action='"

@@ -146,3 +146,27 @@ def test_a_replayed_launch_and_another_deployment_are_refused(hub, lms):
         lms.registration.set_deployment_id(lms.deployment_id)
     assert other.status_code == 401 and "deployment_id 'dep-elsewhere'" in other.json()["error"]
     assert len(h.wait_for(r"LTI launch refused \(401\)", count=2)) >= 2
+
+
+@pytest.mark.parametrize(
+    "forge, status, line",
+    [
+        ({"lifetime": -30}, 400, "Signature has expired"),
+        ({"aud": "another-tool"}, 401, "Audience doesn't match"),
+        ({"iss": "https://lms.invalid"}, 400, "Invalid issuer"),
+        ({"other_key": True}, 400, "Unable to find a signing key"),
+        ({"azp": "another-tool", "aud": None}, 401, "azp is not this tool's client id"),
+    ],
+)
+def test_each_bad_launch_is_refused_in_one_line(hub, lms, forge, status, line):
+    base, h = hub
+    if forge.get("aud", "") is None:  # azp alone wrong: the aud stays the tool's
+        forge = {"azp": forge["azp"]}
+    lms.state.forge = forge
+    try:
+        answer = _launch(lms, base, "wei")
+    finally:
+        lms.state.forge = {}
+    assert answer.status_code == status, answer.text
+    error = answer.json()["error"]
+    assert error.startswith("LTI launch refused: ") and line in error and "\n" not in error, error

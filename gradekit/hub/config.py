@@ -71,7 +71,7 @@ def check(plan: Plan) -> None:
     for path, what in needed.items():
         if not os.access(path, os.X_OK):
             raise UsageError(f"{path} does not exist or cannot be run: {what}")
-    if not plan.instructors:
+    if not plan.instructors and plan.lti is None:  # with --lti the LMS's roles say who teaches
         raise UsageError(
             "no instructors: name them with --instructors NAME,... (or set c.Gradekit.staff_group to a Unix "
             "group whose members teach the course)"
@@ -177,10 +177,11 @@ def text(plan: Plan) -> str:
         "    home = os.stat(account.pw_dir)",
         "    if home.st_uid == account.pw_uid and home.st_mode & 0o077:",
         "        os.chmod(account.pw_dir, home.st_mode & 0o700)  # useradd -m makes it 0755 on Debian",
-        '    settings = f"{HUB}/instructors" if name in INSTRUCTORS else f"{HUB}/students"',
+        *([f"    teaches = {_teaches(plan)}"] if plan.lti else []),
+        f'    settings = f"{{HUB}}/instructors" if {_who(plan)} else f"{{HUB}}/students"',
         '    spawner.environment = {**spawner.environment, "JUPYTER_CONFIG_PATH": settings}',
         '    spawner.default_url = "/tree" if interface_of(name) == "notebook" else "/lab"',
-        "    if name in INSTRUCTORS:  # Formgrader opens a course only below the server's root: /, opened at home",
+        f"    if {_who(plan)}:  # Formgrader opens a course only below the server's root: /, opened at home",
         '        spawner.notebook_dir = "/"',
         '        spawner.args = [*spawner.args, f"--ContentsManager.preferred_dir={account.pw_dir}"]',
         "",
@@ -233,6 +234,21 @@ def _login(plan: Plan, users: list[str], role: str, scheme: str) -> list[str]:
         'c.JupyterHub.authenticator_class = "pam"',
         f"c.Authenticator.allowed_users = {_lit(set(users))}",
     ]
+
+
+def _who(plan: Plan) -> str:
+    return "teaches" if plan.lti else "name in INSTRUCTORS"
+
+
+def _teaches(plan: Plan) -> str:
+    """Who gets the instructors' settings: the named instructors, and with --lti whoever the LMS's roles
+    put in the instructors group at their launch."""
+    if plan.lti is None:
+        return "name in INSTRUCTORS"
+    from gradekit.web.auth import instructor_role
+
+    group = instructor_role(plan.course.course_id)  # type: ignore[attr-defined]
+    return f"name in INSTRUCTORS or any(g.name == {_lit(group)} for g in spawner.user.groups)"
 
 
 def _lti_service(plan: Plan, scope: str) -> list[str]:

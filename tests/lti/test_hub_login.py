@@ -117,6 +117,8 @@ def test_launches_roles_and_the_picker(hub, lms, lti_course):
     ada = _launch(lms, base, "ada")
     assert ada.status_code == 302 and ada.headers["Location"].startswith("/hub/"), ada.text
     assert ada.session.get(base + prof.headers["Location"]).status_code == 403  # a student: no instructor page
+    posted = ada.session.post(page.url.split("?")[0], data={"_xsrf": xsrf, "request": rid, "assignment": ASSIGNMENT})
+    assert posted.status_code == 403  # nor its form: no student request makes a line item or sends a score
     deadline = time.time() + 20
     from sqlalchemy import select
 

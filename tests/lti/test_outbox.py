@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -205,3 +206,31 @@ def test_a_deep_link_answer_another_tool_signed_is_refused(lti_course, lms):
     )
     answer = TestClient(lms.app).post("/deep_link_return", data={"JWT": forged})
     assert answer.status_code == 401 and "JWKS" in answer.json()["error"]
+
+
+def test_at_the_due_date_the_loop_sends_fully_graded_unasked(tmp_path):
+    """No writer pokes and no scan comes: the due date itself wakes the sender."""
+    import datetime as dt
+
+    from gradekit.lti import platform
+    from gradekit.lti.loop import Loop
+    from gradekit.lti.sender import Backoff
+
+    course, served = _fresh(tmp_path, students=("ada",))
+    lms = served.lms
+    with course.gradebook() as gb:
+        gb.update_or_create_assignment(ASSIGNMENT, duedate=dt.datetime.now(dt.UTC).replace(tzinfo=None)
+                                       + dt.timedelta(seconds=4))
+    grade(course, "ada", 1.0)
+    c = course.course
+    loop = Loop(c, platform.load(c), [ASSIGNMENT], scan=600, backoff=Backoff(0.2, 1))
+    thread = threading.Thread(target=loop.run, daemon=True)
+    thread.start()
+    try:
+        _wait(lambda: gradebook(lms)["scores"], timeout=15)
+        assert [s["gradingProgress"] for s in gradebook(lms)["scores"][0]["applied"]] == ["Pending"]
+        _wait(lambda: gradebook(lms)["scores"][0]["applied"][-1]["gradingProgress"] == "FullyGraded", timeout=15)
+    finally:
+        loop.stop.set()
+        thread.join(10)
+        served.close()

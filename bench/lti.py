@@ -9,7 +9,7 @@ counting score as it changes. Every student launched once before the rush (their
 For each graded hand-in, the latency is from the moment ``gradekit serve`` settled it as graded (the
 ledger's time, after its gradebook write and its feedback page: 0 when the LMS had the score first)
 to the moment the LMS applied the first score of that student that holds it (its Canvas
-``submitted_at``, the hand-in's time, is this hand-in's or a later one's), both on this machine's
+``submitted_at`` is the time this hand-in counts at, the ledger's, or a later one's), both on this machine's
 clock; and the same from the hand-in's arrival (its grading inside the figure). Reported: p50, p95,
 max; lost (a student whose last score in the LMS is not their counting score in the gradebook, 60 s
 after the rush); twice (a score applied twice: two equal timestamps for one student and line item).
@@ -218,7 +218,8 @@ def measure(root: Path, book: dict, label: str) -> dict:
             for entry in ledger.graded_attempts(ASSIGNMENT, student):
                 arrived = dt.datetime.fromisoformat(entry.arrived).replace(tzinfo=dt.UTC).timestamp()
                 graded = dt.datetime.fromisoformat(entry.graded).replace(tzinfo=dt.UTC).timestamp()
-                after = [t for t, body in got if _submitted(body) >= arrived - 0.05]  # holds this hand-in
+                counts_at = dt.datetime.fromisoformat(entry.counted or entry.arrived).replace(tzinfo=dt.UTC).timestamp()
+                after = [t for t, body in got if _submitted(body) >= counts_at - 0.001]  # holds this hand-in
                 if after:
                     from_hand_in.append(after[0] - arrived)
                     from_grade.append(max(0.0, after[0] - graded))  # 0: the LMS had it before serve settled

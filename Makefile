@@ -161,6 +161,7 @@ bench: setup deploy
 	$(VENV)/bin/python bench/integrity.py
 	$(VENV)/bin/python bench/grade.py
 	$(VENV)/bin/python bench/hub.py --deploy $(DEPLOY)
+	$(VENV)/bin/python bench/lti.py
 
 clean:
 	rm -rf $(VENV) submitted autograded feedback reports gradebook.db dist docs/_build

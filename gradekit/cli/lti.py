@@ -125,9 +125,10 @@ def _roster(args) -> int:
     import os
     from pathlib import Path
 
+    from gradekit.errors import LMSUnavailable
     from gradekit.lti import launches, roster
     from gradekit.lti.platform import load
-    from gradekit.lti.services import Connector, ServiceError
+    from gradekit.lti.services import Connector
 
     course = course_of(args)
     platform = load(course)
@@ -138,10 +139,8 @@ def _roster(args) -> int:
         token = Path(course.root / ".gradekit" / "hub-token").read_text().strip()
     try:
         done = roster.sync(course, platform, Connector(course, platform), hub=(api, token) if api and token else None)
-    except ServiceError as exc:
-        from gradekit.errors import UsageError
-
-        raise UsageError(f"the roster was not read: {exc}") from None
+    except LMSUnavailable as exc:
+        raise type(exc)(f"the roster was not read: {exc}", exc.status) from None
     print(
         f"{len(done.learners)} student(s) in the gradebook, {len(done.teachers)} instructor(s)"
         + (f"; dropped (kept with their grades): {', '.join(done.dropped)}" if done.dropped else "")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -42,7 +42,6 @@ class Platform:
     jwks_url: str
     hub_url: str
     username_claim: str = "email"
-    extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
         for name in ("issuer", "auth_url", "token_url", "jwks_url", "hub_url"):
@@ -66,12 +65,11 @@ class Platform:
     def to_json(self) -> str:
         data = asdict(self)
         data["deployment_ids"] = list(self.deployment_ids)
-        data.pop("extra")
         return json.dumps(data, indent=2) + "\n"
 
     @classmethod
     def from_dict(cls, data: dict) -> Platform:
-        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k != "extra"}
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         if isinstance(known.get("deployment_ids"), str):
             known["deployment_ids"] = [known["deployment_ids"]]
         known["deployment_ids"] = tuple(str(d) for d in known.get("deployment_ids") or ())

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from sqlalchemy import and_, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from gradekit.errors import LMSUnavailable
 from gradekit.lti import store
-from gradekit.lti.services import Connector, ServiceError, tag_of
+from gradekit.lti.services import Connector, lms_error, tag_of
 
 CLAIM_STALE = 60.0  # seconds: a line item's claim older than this was left by a process that died
 BATCH = 50  # rows read at a time
@@ -73,7 +74,7 @@ def send_due(course, connector: Connector, backoff: Backoff = Backoff(), limit: 
             try:
                 url = lineitem(course, connector, row.context_key, row.assignment)
                 connector.post_score(url, json.loads(row.body))
-            except ServiceError as exc:
+            except LMSUnavailable as exc:
                 tries = row.tries + 1
                 if exc.retry:
                     wait = backoff.delay(tries)
@@ -134,14 +135,14 @@ def lineitem(course, connector: Connector, key: str, assignment: str, label: str
                     insert(store.lineitems).values(context_key=key, assignment=assignment, url=None, claimed=stamp)
                 )
             except IntegrityError:
-                raise ServiceError(f"another process is making the line item of {assignment}", True) from None
+                raise lms_error(f"another process is making the line item of {assignment}", True) from None
         elif stamp - row.claimed < CLAIM_STALE:
-            raise ServiceError(f"another process is making the line item of {assignment}", True)
+            raise lms_error(f"another process is making the line item of {assignment}", True)
         elif (
             conn.execute(update(store.lineitems).where(where, li.claimed == row.claimed).values(claimed=stamp)).rowcount
             != 1
         ):
-            raise ServiceError(f"another process is making the line item of {assignment}", True)
+            raise lms_error(f"another process is making the line item of {assignment}", True)
     with db.connect() as conn:
         found = conn.execute(select(store.contexts.c.lineitems_url).where(store.contexts.c.key == key)).scalar_one()
     tag = tag_of(course, assignment)
@@ -150,7 +151,7 @@ def lineitem(course, connector: Connector, key: str, assignment: str, label: str
         if item is None:
             _due, maximum, _held = read(course, assignment)
             item = connector.create_lineitem(found, label or assignment, maximum or 1.0, assignment, tag)
-    except ServiceError:
+    except LMSUnavailable:
         with db.begin() as conn:  # let the next try have it at once
             conn.execute(update(store.lineitems).where(where, li.url.is_(None)).values(claimed=0.0))
         raise

@@ -14,8 +14,9 @@ user, or gets wrong, is done here:
 - ``Grade.set_timestamp`` drops the sub-seconds and writes ``+0000``: scores are posted as the body
   :meth:`gradekit.lti.want.Score.body` makes, with the timestamp it was first given.
 
-Errors become :class:`ServiceError`, which says whether trying again may help (a timeout, a refused
-connection, 408, 429, 5xx) or not (any other 4xx: the LMS refuses that score).
+Errors become :class:`gradekit.errors.LMSUnavailable` (trying again may help: a timeout, a refused
+connection, 408, 429, 5xx) or its :class:`~gradekit.errors.LMSRefused` (any other 4xx: the LMS
+refuses that score).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from gradekit.errors import LMSRefused, LMSUnavailable
 from gradekit.lti import claims
 from gradekit.lti.keys import current
 from gradekit.lti.platform import Platform
@@ -36,12 +38,9 @@ SCORE = "application/vnd.ims.lis.v1.score+json"
 MEMBERS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 
 
-class ServiceError(Exception):
-    """The LMS refused or did not answer; ``retry``: whether trying again later may help."""
-
-    def __init__(self, message: str, retry: bool, status: int | None = None):
-        super().__init__(message)
-        self.retry, self.status = retry, status
+def lms_error(message: str, retry: bool, status: int | None = None) -> LMSUnavailable:
+    """The error to raise: LMSUnavailable when trying again may help, LMSRefused otherwise."""
+    return (LMSUnavailable if retry else LMSRefused)(message, status)
 
 
 @dataclass(frozen=True)
@@ -106,11 +105,11 @@ class Connector:
                 self._tokens.clear()  # a token the LMS no longer takes: a new one next time
             text = " ".join((exc.response.text or "").split())[:200]
             retry = status in (401, 408, 425, 429) or status >= 500
-            raise ServiceError(f"the LMS answered {status} to {_short(url)}: {text}", retry, status) from None
+            raise lms_error(f"the LMS answered {status} to {_short(url)}: {text}", retry, status) from None
         except requests.RequestException as exc:
-            raise ServiceError(f"the LMS did not answer {_short(url)}: {type(exc).__name__}", True) from None
+            raise lms_error(f"the LMS did not answer {_short(url)}: {type(exc).__name__}", True) from None
         except (ValueError, KeyError) as exc:  # a token answer that is not JSON or has no access_token
-            raise ServiceError(f"the LMS's answer from {_short(url)} cannot be read: {exc}", True) from None
+            raise lms_error(f"the LMS's answer from {_short(url)} cannot be read: {exc}", True) from None
         return answer["body"], answer["next_page_url"]
 
     # -- AGS -----------------------------------------------------------------------------------------
@@ -130,7 +129,7 @@ class Connector:
             [claims.SCOPE_LINEITEM], lineitems_url, body=body, content_type=LINEITEM, accept=LINEITEM
         )
         if not isinstance(made, dict) or not made.get("id"):
-            raise ServiceError(f"the LMS made a line item at {_short(lineitems_url)} but gave no id", True)
+            raise lms_error(f"the LMS made a line item at {_short(lineitems_url)} but gave no id", True)
         return _lineitem(made)
 
     def post_score(self, lineitem_url: str, body: dict) -> None:

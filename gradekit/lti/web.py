@@ -68,7 +68,7 @@ class _Pick:
         if assignment not in self.settings["assignments"]:  # type: ignore[attr-defined]
             raise web.HTTPError(404, f"{assignment!r} is not an assignment of this course")
         s = self.settings  # type: ignore[attr-defined]
-        from gradekit.lti.services import ServiceError
+        from gradekit.errors import LMSUnavailable
 
         try:
             url, token = await asyncio.get_running_loop().run_in_executor(
@@ -82,7 +82,7 @@ class _Pick:
                 "",
                 self.caller.name,  # type: ignore[attr-defined]
             )
-        except ServiceError as exc:
+        except LMSUnavailable as exc:
             raise web.HTTPError(502, f"the LMS did not take the line item: {exc}") from None
         self.set_header("Content-Type", "text/html; charset=utf-8")  # type: ignore[attr-defined]
         self.set_header("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; form-action *")  # type: ignore[attr-defined]

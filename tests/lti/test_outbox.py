@@ -154,14 +154,14 @@ def test_two_processes_make_one_line_item(tmp_path):
     lms = served.lms
     code = (
         "import sys; from gradekit.course import Course; from gradekit.lti import platform, sender, store;"
-        "from gradekit.lti.services import Connector, ServiceError; import time\n"
+        "from gradekit.lti.services import Connector; from gradekit.errors import LMSUnavailable; import time\n"
         "c = Course.load(sys.argv[1]); p = platform.load(c); conn = Connector(c, p)\n"
         "from sqlalchemy import select\n"
         "key = store.engine(c).connect().execute(select(store.contexts.c.key)).scalar_one()\n"
         "for _ in range(100):\n"
         "    try:\n"
         "        print(sender.lineitem(c, conn, key, sys.argv[2])); break\n"
-        "    except ServiceError:\n"
+        "    except LMSUnavailable:\n"
         "        time.sleep(0.05)\n"
     )
     procs = [

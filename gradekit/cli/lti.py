@@ -159,7 +159,10 @@ def _status(args) -> int:
 
 
 def _sync(args) -> int:
-    from gradekit.changes import path_of, poke
+    import contextlib
+
+    from gradekit.changes import poke
+    from gradekit.errors import UsageError
     from gradekit.lti import launches, reconcile, sender, store
     from gradekit.lti.platform import load
     from gradekit.lti.services import Connector
@@ -167,31 +170,28 @@ def _sync(args) -> int:
     course = course_of(args)
     platform = load(course)
     launches.ingest(course)
-    with store.engine(course).begin() as conn:
+    o = store.outbox.c
+    with store.engine(course).begin() as conn:  # the failed ones again, and what waits on a backoff: now
         again = conn.execute(
-            store.outbox.update().where(store.outbox.c.state == "failed").values(state="pending", next_at=0.0, tries=0)
+            store.outbox.update().where(o.state == "failed").values(state="pending", next_at=0.0, tries=0)
         ).rowcount
+        conn.execute(store.outbox.update().where(o.state == "pending").values(next_at=0.0))
     done = reconcile.reconcile(course, _assignments(course, args.assignment))
-    if path_of(course).exists():
-        poke(course)
-        print(
-            f"{done.queued} new score(s), {again} failed one(s) queued again: the running gradekit lti serve sends them"
-        )
-        return 0
-    from gradekit.errors import UsageError
-
-    try:
-        with course.lock("lti-send"):
-            result = sender.send_due(course, Connector(course, platform))
-    except UsageError:
-        print(f"{done.queued} new score(s), {again} failed one(s) queued again: another sender sends them")
-        return 0
+    unmapped = f"; no LMS user for: {', '.join(done.unmapped)}" if done.unmapped else ""
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(course.lock("lti-send"))
+        except UsageError:  # gradekit lti serve runs: it sends them, woken now
+            poke(course)
+            print(
+                f"{done.queued} new score(s), {again} failed one(s) queued again: the running sender sends them"
+                + unmapped
+            )
+            return 0
+        result = sender.send_due(course, Connector(course, platform))
     for line in result.lines:
         print(line, file=sys.stderr)
-    print(
-        f"{result.sent} score(s) sent, {result.retrying} to try again, {result.failed} refused"
-        + (f"; no LMS user for: {', '.join(done.unmapped)}" if done.unmapped else "")
-    )
+    print(f"{result.sent} score(s) sent, {result.retrying} to try again, {result.failed} refused" + unmapped)
     return 1 if result.failed else 0
 
 

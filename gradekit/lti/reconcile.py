@@ -1,7 +1,8 @@
 """Wanted vs last wanted: an outbox row for each difference.
 
 For each LMS course (a context whose launches gave an AGS line-items URL), each assignment and each of
-its students with an LMS user: :func:`gradekit.lti.want.scores` says what the LMS should hold; when
+its students with an LMS user who is a learner there (Brightspace, and the spec, take no scores for
+anyone else): :func:`gradekit.lti.want.scores` says what the LMS should hold; when
 that differs from what was last put in the outbox (``lti_wanted``'s digest), a new row goes in with
 the timestamp of now, and an unsent row for the same student is superseded (the LMS needs only the
 newest). Two processes reconciling at once put in one row: the change of ``lti_wanted`` is
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from gradekit.lti import store, want
+from gradekit.lti import claims, store, want
 
 
 @dataclass(frozen=True)
@@ -35,13 +36,13 @@ def reconcile(course, assignments: list[str], now: dt.datetime | None = None) ->
             conn.execute(select(store.contexts.c.key).where(store.contexts.c.lineitems_url.isnot(None))).scalars().all()
         )
         people = conn.execute(
-            select(store.people.c.context_key, store.people.c.student, store.people.c.sub).where(
+            select(store.people.c.context_key, store.people.c.student, store.people.c.sub, store.people.c.roles).where(
                 store.people.c.student.isnot(None), store.people.c.status == "Active"
             )
         ).all()
     subs: dict[str, list[tuple[str, str]]] = {}
-    for key, student, sub in people:
-        if key in linked:
+    for key, student, sub, roles in people:
+        if key in linked and claims.learns(json.loads(roles or "[]")):  # LMSs take scores for learners only
             subs.setdefault(student, []).append((key, sub))
     queued, unmapped, ahead = 0, set(), []
     for assignment in assignments:

@@ -89,3 +89,19 @@ def _grades(course, student):
 
 def _cells(course):
     return [g.name for g in _grades(course, "ada")]
+
+
+def test_a_refused_score_is_kept_with_the_lms_line_and_sent_again_by_sync(lti_course, lms, capsys):
+    wei = lms.by_username("wei")
+    del lms.people[wei.sub]  # dropped at the LMS; the course has not read its roster since
+    try:
+        grade(lti_course, "wei", 0.25)
+        assert _sync(lti_course) == 1
+        capsys.readouterr()
+        assert lti_course.cli("lti", "status") == 0
+        failed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("failed wei")]
+        assert len(failed) == 1 and "answered 403" in failed[0] and "is not a learner of this course" in failed[0]
+    finally:
+        lms.people[wei.sub] = wei  # back in the course
+    assert _sync(lti_course) == 0
+    assert abs(scores_of(lms, "wei")[-1]["scoreGiven"] / scores_of(lms, "wei")[-1]["scoreMaximum"] - 0.25) < 1e-3

@@ -219,8 +219,9 @@ def test_at_the_due_date_the_loop_sends_fully_graded_unasked(tmp_path):
     course, served = _fresh(tmp_path, students=("ada",))
     lms = served.lms
     with course.gradebook() as gb:
-        gb.update_or_create_assignment(ASSIGNMENT, duedate=dt.datetime.now(dt.UTC).replace(tzinfo=None)
-                                       + dt.timedelta(seconds=4))
+        gb.update_or_create_assignment(
+            ASSIGNMENT, duedate=dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(seconds=4)
+        )
     grade(course, "ada", 1.0)
     c = course.course
     loop = Loop(c, platform.load(c), [ASSIGNMENT], scan=600, backoff=Backoff(0.2, 1))

@@ -113,6 +113,18 @@ def test_launches_roles_and_the_picker(hub, lms, lti_course):
     rid = re.search(r"name=request value='([^']+)'", page.text).group(1)
     answer = prof.session.post(page.url.split("?")[0], data={"_xsrf": xsrf, "request": rid, "assignment": ASSIGNMENT})
     assert answer.status_code == 200 and lms.base + "/deep_link_return" in answer.text, answer.text[:300]
+    # the form posted back, as the browser does
+    jwt_value = html.unescape(re.search(r"name='JWT' value='([^']+)'", answer.text).group(1))
+    assert requests.post(lms.base + "/deep_link_return", data={"JWT": jwt_value}).status_code == 200
+    again = _launch(lms, base, "prof", kind="deep")  # the same assignment added a second time
+    page = again.session.get(base + again.headers["Location"])
+    rid = re.search(r"name=request value='([^']+)'", page.text).group(1)
+    xsrf = re.search(r"name=_xsrf value='([^']+)'", page.text).group(1)
+    answer = again.session.post(page.url.split("?")[0], data={"_xsrf": xsrf, "request": rid, "assignment": ASSIGNMENT})
+    jwt_value = html.unescape(re.search(r"name='JWT' value='([^']+)'", answer.text).group(1))
+    assert requests.post(lms.base + "/deep_link_return", data={"JWT": jwt_value}).status_code == 200
+    book = requests.get(lms.base + "/test/gradebook").json()
+    assert len(book["links"]) == 2 and [i["resourceId"] for i in book["lineitems"]] == [ASSIGNMENT]  # one line item
 
     ada = _launch(lms, base, "ada")
     assert ada.status_code == 302 and ada.headers["Location"].startswith("/hub/"), ada.text

@@ -3,8 +3,9 @@
 Each member is saved with their LMS user id, roles, names and status (``lti_person``). A learner
 whose username the platform's username rule gives (:func:`gradekit.lti.claims.username_of`; for a
 ``custom_`` claim, which NRPS does not carry, the username their own launch gave) is added to the
-gradebook or updated there (names, email, ``lms_user_id``), and to the hub's users; those who teach
-join the hub's instructors group. A member who is no longer listed is marked Inactive: nothing of
+gradebook or updated there (names, email, ``lms_user_id``), and everyone to the hub's users; who
+teaches joins the instructors group at their launch (the hub's login manages groups: its API
+refuses changes to them). A member who is no longer listed is marked Inactive: nothing of
 theirs leaves the gradebook (their grades stay), and no score is sent for them.
 """
 
@@ -114,8 +115,6 @@ def _into_hub(course, hub, learners: list[str], teachers: list[str]) -> str:
     """The hub's users and its instructors group, through its REST API (``hub``: (api_url, token))."""
     import requests
 
-    from gradekit.web.auth import instructor_role
-
     api, token = hub
     headers = {"Authorization": f"token {token}"}
     try:
@@ -125,13 +124,6 @@ def _into_hub(course, hub, learners: list[str], teachers: list[str]) -> str:
             requests.post(
                 f"{api}/users", headers=headers, data=json.dumps({"usernames": new}), timeout=10
             ).raise_for_status()
-        if teachers:
-            requests.post(
-                f"{api}/groups/{instructor_role(course.course_id)}/users",
-                headers=headers,
-                data=json.dumps({"users": teachers}),
-                timeout=10,
-            ).raise_for_status()
     except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
         return f"the hub was not told ({type(exc).__name__}: {str(exc)[:120]})"
-    return f"the hub: {len(new)} new user(s), {len(teachers)} in the instructors group"
+    return f"the hub: {len(new)} new user(s) (who teaches joins the instructors group at their launch)"

@@ -23,7 +23,8 @@ from conftest import ASSIGNMENT
 requests = pytest.importorskip("requests")
 pytestmark = [pytest.mark.slow]
 
-HUB_BIN = Path(sys.executable).parent / "jupyterhub"  # the course's venv: gradekit.lti.login and the authenticator
+HUB_BIN = Path(sys.executable).parent / "jupyterhub"
+ADMIN_TOKEN = secrets.token_hex(16)  # the course's venv: gradekit.lti.login and the authenticator
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +76,12 @@ def hub(lti_course, lms, tmp_path_factory):
     config = (folder / "jupyterhub_config.py").read_text()
     # the tests' hub runs the course's venv (gradekit.lti and the authenticator), and no grading service
     config += "\nc.JupyterHub.services = [s for s in c.JupyterHub.services if s['name'] == 'gradekit-lti']\n"
+    # and a token for the instructor's gradekit lti roster (the hub's users, through its API)
+    config += (
+        f"c.JupyterHub.services.append({{'name': 'test-admin', 'api_token': '{ADMIN_TOKEN}'}})\n"
+        "c.JupyterHub.load_roles.append({'name': 'test-admin', 'services': ['test-admin'], "
+        "'scopes': ['admin:users', 'list:users']})\n"
+    )
     h = hubs.Hub(
         folder / "state",
         config,
@@ -184,3 +191,16 @@ def test_each_bad_launch_is_refused_in_one_line(hub, lms, forge, status, line):
     assert answer.status_code == status, answer.text
     error = answer.json()["error"]
     assert error.startswith("LTI launch refused: ") and line in error and "\n" not in error, error
+
+
+def test_the_roster_into_the_gradebook_and_the_hub(hub, lms, lti_course):
+    base, h = hub
+    env = {**os.environ, "JUPYTERHUB_API_TOKEN": ADMIN_TOKEN}
+    out = lti_course.run(
+        str(Path(sys.executable).parent / "gradekit"), "lti", "roster", "--hub-api", f"{base}/hub/api", env=env
+    ).stdout
+    assert out.startswith("2 student(s) in the gradebook, 1 instructor(s)") and "the hub: " in out, out
+    users = requests.get(f"{base}/hub/api/users", headers={"Authorization": f"token {ADMIN_TOKEN}"}).json()
+    assert {"ada", "wei", "prof"} <= {u["name"] for u in users}
+    groups = {u["name"]: u["groups"] for u in users}
+    assert groups["prof"] == [f"{lti_course.course.course_id}-instructors"] and groups["ada"] == []

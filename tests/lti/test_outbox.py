@@ -4,6 +4,7 @@ making one line item, a deep link made twice. Intervals are injected (the 30 s o
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,10 +21,21 @@ from lti.lms import Served
 pytestmark = pytest.mark.slow
 
 
-def _fresh(tmp_path, students=("ada", "wei")):
-    """A course of its own and its LMS: these tests count every score the LMS gets."""
-    course = CourseDir.create(tmp_path / "course", students=students)
+RUSH = tuple(f"s{i:03d}" for i in range(8))
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """One course generated for every student these tests use, copied for each test."""
+    course = CourseDir.create(tmp_path_factory.mktemp("outbox") / "course", students=("ada", "wei", *RUSH))
     course.generate()
+    return course.root
+
+
+def _fresh(generated, tmp_path, students=("ada", "wei")):
+    """A course of its own and its LMS: these tests count every score the LMS gets."""
+    shutil.copytree(generated, tmp_path / "course")
+    course = CourseDir(tmp_path / "course")
     served = Served(names=list(students))
     register(course, served.lms)
     for s in students:
@@ -78,8 +90,8 @@ def _serve(course, *extra, log):
     )
 
 
-def test_lms_down_during_a_rush_every_score_arrives_once(tmp_path):
-    course, served = _fresh(tmp_path, students=tuple(f"s{i:03d}" for i in range(8)))
+def test_lms_down_during_a_rush_every_score_arrives_once(generated, tmp_path):
+    course, served = _fresh(generated, tmp_path, students=RUSH)
     lms = served.lms
     log = open(tmp_path / "serve.log", "w")
     proc = _serve(course, log=log)
@@ -111,8 +123,8 @@ def _max(lms) -> float:
     return gradebook(lms)["lineitems"][0]["scoreMaximum"]
 
 
-def test_sender_killed_mid_send_nothing_lost_nothing_twice(tmp_path):
-    course, served = _fresh(tmp_path)
+def test_sender_killed_mid_send_nothing_lost_nothing_twice(generated, tmp_path):
+    course, served = _fresh(generated, tmp_path)
     lms = served.lms
     TestClient(lms.app).post("/test/control", json={"score_delay": 5})  # applied, then the answer waits
     grade(course, "ada", 0.5)
@@ -149,8 +161,8 @@ def _outbox(course) -> dict:
         return dict(conn.execute(select(store.outbox.c.state, func.count()).group_by(store.outbox.c.state)).all())
 
 
-def test_two_processes_make_one_line_item(tmp_path):
-    course, served = _fresh(tmp_path)
+def test_two_processes_make_one_line_item(generated, tmp_path):
+    course, served = _fresh(generated, tmp_path)
     lms = served.lms
     code = (
         "import sys; from gradekit.course import Course; from gradekit.lti import platform, sender, store;"
@@ -208,7 +220,7 @@ def test_a_deep_link_answer_another_tool_signed_is_refused(lti_course, lms):
     assert answer.status_code == 401 and "JWKS" in answer.json()["error"]
 
 
-def test_at_the_due_date_the_loop_sends_fully_graded_unasked(tmp_path):
+def test_at_the_due_date_the_loop_sends_fully_graded_unasked(generated, tmp_path):
     """No writer pokes and no scan comes: the due date itself wakes the sender."""
     import datetime as dt
 
@@ -216,7 +228,7 @@ def test_at_the_due_date_the_loop_sends_fully_graded_unasked(tmp_path):
     from gradekit.lti.loop import Loop
     from gradekit.lti.sender import Backoff
 
-    course, served = _fresh(tmp_path, students=("ada",))
+    course, served = _fresh(generated, tmp_path, students=("ada",))
     lms = served.lms
     with course.gradebook() as gb:
         gb.update_or_create_assignment(

@@ -49,27 +49,42 @@ class Loop:
         try:
             last_scan = 0.0
             next_due: dt.datetime | None = None
+            failing = 0
             while not self.stop.is_set():
-                now = time.time()
-                due_now = next_due is not None and dt.datetime.now(dt.UTC).replace(tzinfo=None) >= next_due
-                woken = self._drain(wake)
-                if woken or due_now or now - last_scan >= self.scan:
-                    last_scan = now
-                    launches.ingest(self.course)
-                    done = reconcile.reconcile(self.course, self.assignments)
-                    next_due = done.next_due
-                    if done.queued:
-                        self.say(f"LTI: {done.queued} score(s) to send")
-                result = sender.send_due(self.course, self.connector, self.backoff)
-                self.sent += result.sent
-                if result.sent:
-                    self.say(f"LTI: {result.sent} score(s) sent")
-                for line in result.lines:
-                    self.say(line)
-                select.select([wake], [], [], self._wait(last_scan, next_due))
+                try:
+                    last_scan, next_due = self._turn(wake, last_scan, next_due)
+                    failing = 0
+                    wait = self._wait(last_scan, next_due)
+                except Exception as exc:  # noqa: BLE001 - a course or database that fails now: said, tried again
+                    failing += 1
+                    wait = min(self.scan, 2.0 ** min(failing, 5))
+                    first = str(exc).splitlines()[0][:200] if str(exc) else ""
+                    self.say(f"LTI: {type(exc).__name__}: {first}; trying again in {wait:.0f} s (nothing is lost)")
+                    last_scan = 0.0  # a full look next time
+                select.select([wake], [], [], wait)
         finally:
             wake.close()
             changes.path_of(self.course).unlink(missing_ok=True)
+
+    def _turn(self, wake, last_scan: float, next_due: dt.datetime | None) -> tuple[float, dt.datetime | None]:
+        """One turn: launches in and reconcile when woken, at a due date or at the scan's time; then send."""
+        now = time.time()
+        due_now = next_due is not None and dt.datetime.now(dt.UTC).replace(tzinfo=None) >= next_due
+        woken = self._drain(wake)
+        if woken or due_now or now - last_scan >= self.scan:
+            last_scan = now
+            launches.ingest(self.course)
+            done = reconcile.reconcile(self.course, self.assignments)
+            next_due = done.next_due
+            if done.queued:
+                self.say(f"LTI: {done.queued} score(s) to send")
+        result = sender.send_due(self.course, self.connector, self.backoff)
+        self.sent += result.sent
+        if result.sent:
+            self.say(f"LTI: {result.sent} score(s) sent")
+        for line in result.lines:
+            self.say(line)
+        return last_scan, next_due
 
     def _drain(self, wake) -> bool:
         woken = False

@@ -247,3 +247,31 @@ def test_at_the_due_date_the_loop_sends_fully_graded_unasked(generated, tmp_path
         loop.stop.set()
         thread.join(10)
         served.close()
+
+
+def test_a_course_that_fails_for_a_while_is_said_in_one_line_and_nothing_is_lost(generated, tmp_path):
+    import io
+
+    from gradekit.lti import platform
+    from gradekit.lti.loop import Loop
+    from gradekit.lti.sender import Backoff
+
+    course, served = _fresh(generated, tmp_path, students=("ada",))
+    course.write_settings(ASSIGNMENT, '[serve]\nbefore_due = "everything"\n')  # not a value it takes
+    grade(course, "ada", 0.5)
+    out = io.StringIO()
+    c = course.course
+    loop = Loop(c, platform.load(c), [ASSIGNMENT], scan=0.3, backoff=Backoff(0.2, 1), out=out)
+    thread = threading.Thread(target=loop.run, daemon=True)
+    thread.start()
+    try:
+        _wait(lambda: "trying again" in out.getvalue(), timeout=15)
+        line = next(x for x in out.getvalue().splitlines() if "trying again" in x)
+        assert "CourseError" in line and "before_due" in line and "nothing is lost" in line, line
+        assert thread.is_alive() and not gradebook(served.lms)["scores"]
+        course.write_settings(ASSIGNMENT, "")  # fixed
+        _wait(lambda: gradebook(served.lms)["scores"], timeout=15)
+    finally:
+        loop.stop.set()
+        thread.join(10)
+        served.close()

@@ -62,7 +62,7 @@ class Helpers(importlib.abc.MetaPathFinder):
                     f"Python already imports: rename it (for instance _{name}_helpers.py)"
                 )
 
-    def find_spec(self, fullname, path=None, target=None):  # type: ignore[override]
+    def find_spec(self, fullname, path=None, target=None):
         """A helper's spec, for a top-level import of its name (a package's submodules are found by
         the usual path finder, from the package's ``__path__``)."""
         if path is not None or fullname not in self.files:

@@ -48,6 +48,7 @@ from gradekit.qa.disclosure import disclosure_rows
 from gradekit.qa.items import testwise_rows
 from gradekit.qa.rows import CheckReport, Row
 from gradekit.qa.stats import beyond_chance, binomial_tail
+from gradekit.qa.warned import warning_rows
 from gradekit.results import SubmissionResult
 from gradekit.runners.base import Outcome
 from gradekit.untrusted import clip, shown
@@ -108,6 +109,7 @@ def run_qa(
         _feedback_rows(tasks, outcomes, files, report)
         _diversity_rows(qa, tasks, outcomes, notebooks, variants, report)
         _translation_rows(tasks, outcomes, spoken, report)
+        report.rows.extend(warning_rows(outcomes.values()))
         report.rows.extend(testwise_rows(variants))
         for language in simulate.translations(qa, assignment):
             from gradekit.i18n.catalogs import translator

@@ -231,3 +231,57 @@ def test_an_answer_the_same_for_everyone_still_fails_on_three_students(tmp_path)
     assert code == 1
     row = rows[DIVERSITY]
     assert row["status"] == "fail" and "3 of 3 pairs (100%): the same for every student" in row["detail"], row
+
+
+# -- naming, renaming and removing an assignment, as the guide says ------------------------------------
+
+def _guide_blocks() -> list[str]:
+    """The sh blocks of writing-an-assignment.md's "Renaming or removing an assignment"."""
+    import re
+
+    from conftest import REPO
+
+    text = (REPO / "docs" / "guides" / "writing-an-assignment.md").read_text()
+    section = text.split("### Renaming or removing an assignment", 1)[1].split("\n## ", 1)[0]
+    return [re.sub(r"\n +", "\n", block) for block in re.findall(r"```sh\n(.*?)```", section, flags=re.S)]
+
+
+def _sh(root, script: str):
+    import os
+    import subprocess
+
+    from conftest import VENV_BIN
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRADEKIT_")}
+    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"
+    return subprocess.run(["bash", "-ec", script], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.e2e
+def test_renaming_before_generate_as_the_guide_says(tmp_path):
+    rename, _ = _guide_blocks()
+    root = tmp_path / "physics101"
+    assert main(["quickstart", str(root), "--assignment", "week2"]) == 0
+    assert (root / "source" / "week2" / "week2.ipynb").is_file()
+    done = _sh(root, rename)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert "every check passed" in done.stdout
+    assert sorted(p.name for p in (root / "source").iterdir()) == ["lab2"]
+    assert (root / "source" / "lab2" / "lab2.ipynb").is_file()
+    assert not (root / "autograder" / "week2").exists() and not (root / "solutions" / "week2").exists()
+
+
+@pytest.mark.e2e
+def test_removing_after_generate_as_the_guide_says(tmp_path):
+    _, remove = _guide_blocks()
+    root = tmp_path / "physics101"
+    assert main(["quickstart", str(root), "--assignment", "week2"]) == 0
+    assert main(["--course", str(root), "new", "week3"]) == 0
+    generated = _sh(root, "gradekit generate week2 && gradekit generate week3 && nbgrader export --log-level=ERROR && "
+                          "cut -d, -f1 grades.csv | sort -u")
+    assert generated.returncode == 0 and generated.stdout.split()[-3:] == ["assignment", "week2", "week3"], generated
+    done = _sh(root, remove + "\nnbgrader export --log-level=ERROR && cut -d, -f1 grades.csv | sort -u\n")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert done.stdout.split()[-2:] == ["assignment", "week3"], done.stdout  # no zeros for week2 any more
+    assert not list(root.glob("release/*/week2")) and not (root / ".gradekit" / "releases" / "week2").exists()
+    assert list(root.glob("release/*/week3")) and (root / ".gradekit" / "releases" / "week3").is_dir()

@@ -560,17 +560,19 @@ def _diversity_rows(
         shared = beyond_chance(right, pairs, limit, 0.01 if gid in choice else SIGNIFICANCE)
         share = f"right for another student on {right} of {pairs} pairs ({right / pairs:.0%})"
         title = f"variant diversity: {gid}, {name}"
-        if not shared and right / pairs > limit:  # above the limit, on too few pairs to tell it from chance
-            report.rows.append(
-                Row(
-                    title,
-                    None,
-                    f"{share}: more than {limit:.0%}, but chance alone gives as many "
-                    f"{binomial_tail(right, pairs, limit):.0%} of the time on {pairs} pair(s): too few "
-                    f"students to tell; run gradekit check with more (--students 20, the default, tells)",
-                    warn=True,
-                )
+        if not shared and right / pairs > limit and gid not in choice:  # too few pairs to tell it from chance
+            # (a multiple-choice answer agrees above chance on a few pairs all the time: no warning)
+            undecided = (
+                f"{share}: more than {limit:.0%}, but chance alone gives as many "
+                f"{binomial_tail(right, pairs, limit):.0%} of the time on {pairs} pair(s)"
             )
+            if worth > SHARED_POINTS + 1e-9:  # whether it is shared decides: say how to tell
+                tell = "too few students to tell; run gradekit check with more (the default, 20, gives 120 pairs)"
+                report.rows.append(Row(title, None, f"{undecided}: {tell}", warn=True))
+            else:
+                report.rows.append(
+                    Row(title, None, f"{undecided}, worth {worth:.2g} points (at most {SHARED_POINTS:g})")
+                )
             continue
         if not shared:
             report.rows.append(Row(title, True, share + (f", chance {chance:.0%}" if gid in choice else "")))

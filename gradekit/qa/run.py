@@ -39,6 +39,7 @@ This module runs the check in that order; each part is a module of its own:
     feedback.py    the rows on what the feedback says: the mistakes named, the translations
     diversity.py   the rows on variant diversity: a classmate's right answer, handed in as one's own
     items.py       the rows on multiple-choice items against test-wise guessing
+    warned.py      the rows on what the course's code warned as it graded
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from gradekit.qa.items import testwise_rows
 from gradekit.qa.rows import CheckReport, Row
 from gradekit.qa.static import coverage_rows, variant_rows
 from gradekit.qa.tasks import COPIED, class_tasks, grade_tasks
+from gradekit.qa.warned import warning_rows
 
 
 def run_qa(
@@ -93,6 +95,7 @@ def run_qa(
         feedback_rows(tasks, outcomes, files, report)
         diversity_rows(qa, tasks, outcomes, notebooks, variants, report)
         translation_rows(tasks, outcomes, spoken, report)
+        report.rows.extend(warning_rows(outcomes.values()))
         report.rows.extend(testwise_rows(variants))
         for language in simulate.translations(qa, assignment):
             from gradekit.i18n.catalogs import translator

@@ -46,7 +46,8 @@ from gradekit.errors import (
     StudentFailure,
 )
 from gradekit.i18n.text import Text, _
-from gradekit.sandbox.client import LEAVES, Callback, NotRun, RemoteObject, Sandbox, StaleMethod, StudentName
+from gradekit.sandbox.client import Callback, NotRun, RemoteObject, Sandbox, StaleMethod, StudentName
+from gradekit.sandbox.crossing import unwrap
 
 __all__ = ["Student", "StudentFunction", "StudentObject", "Results", "Call", "call", "GiveUp"]
 
@@ -483,18 +484,12 @@ def _holds_objects(value: Any) -> bool:
 def _unwrap(value: Any) -> Any:
     """``value`` with the student's objects and functions in it (in lists, tuples and dicts) as
     what crosses for them -- their remote handles, their names -- and the grader's functions as
-    :class:`~gradekit.sandbox.client.Callback`: they stay here, called back."""
-    kind = type(value)
-    if kind in LEAVES:
-        return value
-    if kind is list or kind is tuple:
-        if all(type(v) in LEAVES for v in value):  # nothing to unwrap: the usual arguments
-            return value
-        return kind(_unwrap(v) for v in value)
-    if kind is dict:
-        if all(type(v) in LEAVES for v in value.values()):
-            return value
-        return {k: _unwrap(v) for k, v in value.items()}
+    :class:`~gradekit.sandbox.crossing.Callback`: they stay here, called back."""
+    return unwrap(value, _crossing)
+
+
+def _crossing(value: Any) -> Any:
+    """What crosses for one value of a grader's arguments that is not plain data (see :func:`_unwrap`)."""
     if isinstance(value, StudentObject):
         return value._remote
     if isinstance(value, StudentFunction):

@@ -1,6 +1,14 @@
 """``gradekit check``: an assignment's QA, run before any student sees it.
 
-run.py        the simulated class, the gradings and one Row per check
+run.py        the check, in order: the simulated class, its gradings, one Row per check
+static.py     the rows that grade nothing: templates render, variants differ, graders and points
+tasks.py      the simulated class's submissions (Task), graded by a runner as autograde grades
+grades.py     the rows on the grades: answer keys, releases, the QA set's files, determinism, leaks
+feedback.py   the rows on the feedback: the QA set's mistakes named / related / bare, translations
+diversity.py  the rows on variant diversity: a classmate's right answer, handed in as one's own
+disclosure.py the rows on what a student sees of the assignment before and after its due date
+stats.py      how likely chance alone gives what the rows see: the tails they are judged by
+keep.py       ``--keep DIR``: the simulated class kept for the author to read
 rows.py       Row, CheckReport and the table
 simulate.py   the temporary course, the simulated students, the QA set's submissions
 qaset.py      the QA set's files: known mistakes and right answers written differently

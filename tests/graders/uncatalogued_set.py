@@ -27,7 +27,8 @@ from conftest import REPO
 from gradekit.course import Course
 from gradekit.qa import simulate
 from gradekit.qa.qaset import parse
-from gradekit.qa.run import LEAK_STAGE, STRENGTH, Task, feedback_class, grade_tasks
+from gradekit.qa.feedback import STRENGTH, feedback_class
+from gradekit.qa.tasks import LEAK_STAGE, Task, grade_tasks
 
 HERE = Path(__file__).resolve().parent / "uncatalogued"
 VARIANTS = 10
@@ -38,7 +39,7 @@ _FIRST = re.compile(r"# (relation|correct): ?(.*)")
 class Verdict:
     """One file on one variant."""
 
-    kind: str  # named / related / bare / missed (gradekit.qa.run.feedback_class); a right answer: "kept" or "lost"
+    kind: str  # named / related / bare / missed (gradekit.qa.feedback.feedback_class); a right answer: "kept" or "lost"
     names: list[str]  # mistake names given on its cells, or on cells outside its submission's mistakes
     elsewhere: set[str]  # test cells outside the submission's mistakes that lost points
     kept: bool  # a mistake: it lost no point on its own test cells

@@ -19,10 +19,13 @@
 3. **Said by** (with the table): for each relation family of the engine, the mistakes whose feedback
    it said on most of their variants (a mistake said by two families counts for both).
 
-``python bench/relations.py [--variants 10] [--cost] [--assignment A] [--dir PATH]``; the tables
-are printed and written to bench/out/relations.txt. ``--dir PATH`` grades a set kept anywhere,
-in the same format (``PATH/<assignment>/*.py``, ``PATH/<assignment>/correct/*.py``, or one
-assignment's folder itself, named after it) instead of the project's.
+``python bench/relations.py [--variants 10] [--cost] [--assignment A] [--dir PATH] [--course DIR]
+[--sentences FILE]``; the tables are printed and written to bench/out/relations.txt. ``--dir PATH``
+grades a set kept anywhere, in the same format (``PATH/<assignment>/*.py``,
+``PATH/<assignment>/correct/*.py``, or one assignment's folder itself, named after it) instead of
+the project's; ``--course DIR`` grades it against another course directory (a course written
+elsewhere, its set beside it); ``--sentences FILE`` writes what every file's cells said on every
+variant (and its ``# truth:`` line, when it has one), to read them against what the mistake is.
 """
 
 from __future__ import annotations
@@ -243,11 +246,14 @@ def main(argv=None) -> int:
     parser.add_argument("--cost", action="store_true", help="grade in this process and time the relations")
     parser.add_argument("--only", action="append", help="only this file name (repeatable)")
     parser.add_argument("--dir", type=Path, help="grade the set kept in this folder instead of the project's")
+    parser.add_argument("--course", type=Path, default=REPO, help="the course directory the set is for")
+    parser.add_argument("--sentences", type=Path, help="write what each file's cells said to this file")
     args = parser.parse_args(argv)
     root, chosen = HERE, args.assignment
+    course = args.course.expanduser().resolve()
     if args.dir is not None:
         try:
-            root, chosen = _outside(args.dir, args.assignment)
+            root, chosen = _outside(args.dir, args.assignment, course)
         except ValueError as exc:
             print(f"bench/relations.py: {exc}", file=sys.stderr)
             return 2
@@ -257,9 +263,11 @@ def main(argv=None) -> int:
         costs.install()
     rows = []
     started = time.monotonic()
-    for assignment in chosen or assignments(root):
+    for assignment in chosen or assignments(root, course):
         rows += grade(assignment, args.variants, jobs=1 if args.cost else 0,
-                      only=set(args.only) if args.only else None, root=root)
+                      only=set(args.only) if args.only else None, root=root, course=course)
+    if args.sentences is not None:
+        args.sentences.write_text("\n".join(sentences(rows)) + "\n")
     title = "uncatalogued sets" if args.dir is None else f"the set in {args.dir}"
     lines = [f"{title}, {args.variants} variants each ({time.monotonic() - started:.0f} s)"] + table(rows)
     lines += [""] + said_by(rows)
@@ -273,14 +281,28 @@ def main(argv=None) -> int:
     return 0
 
 
-def _outside(folder: Path, chosen: list[str] | None) -> tuple[Path, list[str] | None]:
+def sentences(rows: list) -> list[str]:
+    """What each file's cells said, variant by variant (its ``# truth:`` line first, when it has one)."""
+    out = []
+    for graded in rows:
+        out.append(f"== {graded.label} [{graded.family}] {verdict(graded)}")
+        truth = [line for line in graded.path.read_text().splitlines() if line.startswith("# truth:")]
+        out += truth[:1]
+        for k, v in enumerate(graded.verdicts):
+            head = f"  v{k} {v.kind}" + (f" NAMES {v.names}" if v.names else "")
+            out.append(head)
+            out += [f"     {line}" for line in v.said]
+    return out
+
+
+def _outside(folder: Path, chosen: list[str] | None, root: Path = REPO) -> tuple[Path, list[str] | None]:
     """(the root holding <assignment>/ folders, the assignments to grade) for a set kept in ``folder``."""
     from gradekit.course import Course
 
     folder = folder.expanduser().resolve()
     if not folder.is_dir():
         raise ValueError(f"--dir {folder}: no such folder")
-    course = Course.load(REPO).assignments()
+    course = Course.load(root).assignments()
     unknown = [a for a in chosen or [] if a not in course]
     if unknown:
         raise ValueError(f"--assignment {', '.join(unknown)}: not an assignment of this course ({', '.join(course)})")

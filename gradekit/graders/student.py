@@ -74,6 +74,7 @@ class GiveUp:
         self.searched: dict[str, int] = {}
         self.found: dict[str, set[str]] = {}  # per cell and function: the relations its deep searches found
         self.cell = ""
+        self.calls = 0  # calls of the student's code so far (a check made with none grades an answer, a value)
         self.deadline = time.monotonic() + budget if budget else None
         self.budget = budget
 
@@ -145,6 +146,7 @@ class Student:
 
     def _call(self, key: str, target, args: tuple, kwargs: dict, attr: str | None = None, method: bool = False) -> Any:
         helpers = self._helpers_map
+        self._give_up.calls += 1
         args, kwargs = _unwrap(args), _unwrap(kwargs)
         return self._guard(
             lambda: self._sandbox.call(target, args, kwargs, attr=attr, reference=helpers, method=method), key
@@ -163,6 +165,7 @@ class Student:
         this notebook's give-ups and budget as :meth:`_guarded` applies them."""
         helpers = self._helpers_map
         give_up = self._give_up
+        give_up.calls += len(calls)
         if name in give_up.reasons:
             return [(False, NotRun("timeout"))] * len(calls)
         if give_up.deadline is not None and time.monotonic() > give_up.deadline:

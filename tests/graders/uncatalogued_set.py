@@ -65,9 +65,10 @@ class Graded:
         return max(seen, key=lambda k: (seen[k], STRENGTH.get(k, 0)))
 
 
-def assignments(root: Path = HERE) -> list[str]:
-    """The course's assignments that have an uncatalogued set (a folder in ``root``, by default here)."""
-    return [a for a in Course.load(REPO).assignments() if (root / a).is_dir()]
+def assignments(root: Path = HERE, course: Path = REPO) -> list[str]:
+    """The course's assignments that have an uncatalogued set (a folder in ``root``, by default here); the
+    course is the project's unless ``course`` names another course directory."""
+    return [a for a in Course.load(course).assignments() if (root / a).is_dir()]
 
 
 def family_of(path: Path) -> str:
@@ -92,15 +93,16 @@ def _files(assignment: str, tests: dict, root: Path = HERE) -> list[simulate.QAF
 
 
 def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[str] | None = None,
-          root: Path = HERE) -> list[Graded]:
+          root: Path = HERE, course: Path = REPO) -> list[Graded]:
     """Every file of ``assignment``'s set (or those named in ``only``) on ``variants`` variants; the set
-    is ``root/<assignment>/`` (by default the project's, here)."""
+    is ``root/<assignment>/`` (by default the project's, here), of the course in ``course`` (by default
+    the project's)."""
     from gradekit.authoring.template import AssignmentSource
     from gradekit.authoring.variant import build_variant
     from gradekit.grading.diagnosis import notes
     from gradekit.release.stripper import Stripper
 
-    with simulate.simulated_course(Course.load(REPO), assignment) as qa:
+    with simulate.simulated_course(Course.load(course), assignment) as qa:
         source = AssignmentSource.load(qa, assignment)
         ids = simulate.students(variants)
         tasks: list[Task] = []

@@ -1,8 +1,8 @@
 """Where the values differ, described by a simple predicate: right everywhere but on the diagonal,
-above or below it (at j ≥ i + k, j ≤ i - k), near it or far from it (|j - i| ≤ k, ≥ k) -- on a square
-table only, where rows and columns count the same things --, in the last row or column, the first k, from k on, one
-slice along an axis; or but where the right values are negative, positive or 0 -- and whether the
-student's values are 0 there.
+above or below it (at j ≥ i + k, j ≤ i - k), near it or far from it (|j - i| ≤ k, ≥ k) -- on a table
+whose rows and columns count the same things only (:func:`alike`) --, in the last row or column, the
+first k, from k on, one slice along an axis; or but where the right values are negative, positive
+or 0 -- and whether the student's values are 0 there.
 
 Also: where the student's values are 0 and the right ones are not, when that is exactly
 one predicate's entries ("your values are 0 on the diagonal": a token kept from itself),
@@ -81,11 +81,20 @@ BAND = 4  # how far a band's ends are tried beyond the differing diagonals
 DIAGONALS = ("diag", "above", "below", "band", "near", "far")  # the predicates on (i, j) of the last two axes
 
 
-def square(shape: tuple[int, ...]) -> bool:
-    """Whether the last two axes are a square table of at least 2 × 2: only there do its rows and columns
-    count the same things (a query and a key), and a diagonal, a band or a triangle means something; on
-    queries × features, "j ≤ i - 2" would be a coincidence of the sizes."""
-    return len(shape) >= 2 and shape[-1] == shape[-2] >= 2
+def alike(shape: tuple[int, ...], arrays: dict[str, np.ndarray]) -> bool:
+    """Whether the last two axes count the same kind of things, so that a diagonal, a band or a triangle
+    means something: a square table, or one whose rows and columns are each as many as the rows of an
+    input table (queries and keys) and as wide as none (on queries × features, "j ≤ i - 2" would be a
+    coincidence of the sizes)."""
+    if len(shape) < 2 or min(shape[-2:]) < 2:
+        return False
+    rows, cols = shape[-2:]
+    if rows == cols:
+        return True
+    tables = [a for a in arrays.values() if a.ndim >= 2]
+    counts = {a.shape[-2] for a in tables}
+    widths = {a.shape[-1] for a in tables} | {a.shape[0] for a in arrays.values() if a.ndim == 1}
+    return {rows, cols} <= counts and not {rows, cols} & widths
 
 
 class Where(Family):
@@ -103,7 +112,7 @@ class Where(Family):
         if R.ndim >= 2 and R.shape[-1] * R.shape[-2] >= 2:
             for kind in DIAGONALS:  # tried (and ruled out where they do not hold) on every table
                 self.tried(part, kind + ":")
-            if square(R.shape):
+            if alike(R.shape, part.inputs.arrays):
                 found += _diagonals(D)
         for axis, n in enumerate(R.shape):
             if n >= 2:
@@ -136,7 +145,7 @@ class Where(Family):
         Z = zero & ~(np.abs(R) <= tol[1])
         if not Z.any() or Z.all() or R.ndim < 2:
             return
-        diagonals = _diagonals(Z) if square(Z.shape) else []
+        diagonals = _diagonals(Z) if alike(Z.shape, part.inputs.arrays) else []
         for key, _count in diagonals + [p for axis in range(Z.ndim) for p in _slices(Z, axis)]:
             P = _entries(key, Z.shape)
             if P is not None and np.all(zero[P]):

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gradekit.course import Course
 from gradekit.errors import GraderError
+from gradekit.grading.harness import cases
 from gradekit.grading.harness.plugin import GraderPlugin, module_of
 from gradekit.results import Check
 
@@ -99,6 +100,7 @@ class GraderSuite:
                 plugin.run_direct(item)
             else:
                 hook.pytest_runtest_protocol(item=item, nextitem=following[item])
+        cases.gather(plugin, items, module_of)  # a test stopped at its first failure: its further cases
         return plugin.checks
 
     def grader_errors(self) -> list[tuple[str, str]]:

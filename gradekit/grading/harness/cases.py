@@ -1,0 +1,83 @@
+"""Further cases: a test that stopped at its first failure, run again past it, for the evidence its loop
+never reached.
+
+A grader that compares several cases in one test (``for shape in SHAPES: check.array(...)``) stops at
+the first that fails: the cell then has one failed input, and one input proves nothing -- a known
+mistake may give the student's values there by a coincidence of its numbers, which a later case would
+have shown. Nothing is named, and no relation said, on fewer than two independent inputs; so when a
+cell's failed comparisons hold fewer than :data:`ENOUGH` different inputs, its failed tests are run
+again (the plain ones, at most :data:`RERUNS` of them, with the same fixtures: the same inputs, in the
+same order), their failed comparisons kept instead of raised (:func:`gradekit.graders.check.keeping`):
+the test goes on past its first failure, calling the student's code in the sandbox as always and the
+catalogue's mistakes on each further input. What those cases show is evidence only -- it is attached to
+the failed check (``Check.evidence["more"]``), weighed with the cell (:mod:`gradekit.grading.diagnosis`)
+and said as "further cases"; the score and the checks the student reads are the first run's.
+
+Costs nothing for a right answer (no failed check), and for a wrong one at most RERUNS more runs of
+its failed tests, each within the notebook's budget.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gradekit.grading import verify
+from gradekit.results import Check
+
+ENOUGH = 3  # different failed inputs in a cell with which no test is run again
+RERUNS = 3  # failed tests of a cell run again, at most
+KEPT = 8  # further failed cases kept from one run
+
+
+def witness(check: Check) -> Any:
+    """The raw values of a failed comparison of values that is no answer (a value the student wrote)."""
+    evidence = check.evidence or {}
+    if check.passed or evidence.get("answer"):
+        return None
+    return evidence.get("raw")
+
+
+def inputs(checks: list[Check]) -> set[str]:
+    """The different inputs a cell's failed comparisons (and the further cases found so far) were made on."""
+    seen = set()
+    for check in checks:
+        for one in [check, *((check.evidence or {}).get("more", []))]:
+            raw = witness(one)
+            if raw is not None:
+                seen.add(verify.fingerprint(raw))
+    return seen
+
+
+def gather(plugin, items: list, module_of) -> None:
+    """Run again the failed tests of each cell short of inputs, and attach their further cases."""
+    for cell, checks in plugin.checks.items():
+        if not any(witness(c) is not None for c in checks) or len(inputs(checks)) >= ENOUGH:
+            continue
+        failed = {id(c) for c in checks if witness(c) is not None}
+        runs = 0
+        for item, check in _tests(plugin, items, cell, module_of):
+            if id(check) not in failed or not plugin.is_direct(item):
+                continue
+            seen = inputs(checks)
+            more = [m for m in plugin.run_again(item) if witness(m) is not None]
+            fresh = []
+            for case in more:
+                key = verify.fingerprint(witness(case))
+                if key not in seen:
+                    seen.add(key)
+                    fresh.append(case)
+            if fresh:
+                assert check.evidence is not None  # it has raw values
+                check.evidence["more"] = fresh[:KEPT]
+            runs += 1
+            if runs >= RERUNS or len(seen) >= ENOUGH + 1:
+                break
+
+
+def _tests(plugin, items: list, cell: str, module_of) -> list[tuple[Any, Check]]:
+    """The cell's tests, each with the check it recorded (in order: one check per test run)."""
+    mine = [item for item in items if module_of(item.nodeid) == cell]
+    recorded = plugin.checks.get(cell, [])
+    if len(mine) != len(recorded):  # a skipped test recorded nothing: pair them by name
+        return []
+    return list(zip(mine, recorded, strict=True))

@@ -1,0 +1,146 @@
+"""The verifier: every sentence the engine would say about a wrong answer, recomputed on the raw values
+of every failed check it cites, by code that shares nothing with the search that found it.
+
+The relation search (:mod:`gradekit.graders.relations`) and the catalogue's evidence
+(:func:`gradekit.graders.check.evidence`) propose; the weighing (:mod:`gradekit.grading.relate`,
+:mod:`gradekit.grading.diagnosis`) asks here, for each failed check of the subject, whether the
+claim is true there, false there, or cannot be told there, and says a claim only when it is false
+on none and true on enough of them -- with the counts this module gave. Each family's words are
+read again here (a factor named as sqrt(d_k) is sqrt of this check's d_k; "only in the last row,
+and 0 there" is built as a mask of this check's shape), from the check's witness
+(:mod:`gradekit.graders.witness`): the student's values, the right ones, the call, and what the
+student's function gave when the search called it again.
+
+    basics.py    one check as a claim reads it; sizes, axes, expressions, two digits
+    values.py    what the values are: a factor, a function of R, an order, a precision ...
+    places.py    where the values differ, and what they are there
+    calls.py     what the right function gives on changed inputs; what the student's gave
+
+A claim true on a check only because nothing could refute it there is no evidence: each claim is
+also tried with the student's values replaced by noise, and one that holds of noise too is "cannot
+be told" there (one number per check, a place that names every entry).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import numpy as np
+
+from gradekit.graders.witness import Witness
+from gradekit.grading.verify import calls, places, values
+from gradekit.grading.verify.basics import Case
+
+Outcome = bool | None
+
+CHECKS: dict[str, Callable[[str, Case], Outcome]] = {
+    "factor": values.factor,
+    "shift": values.shift,
+    "offset": values.offset,
+    "elementwise": values.elementwise,
+    "order": values.order,
+    "normalised": values.normalised,
+    "zeros": values.zeros,
+    "scaled": values.scaled,
+    "precision": values.precision,
+    "input": values.of_input,
+    "sums": values.sums,
+    "step": values.step,
+    "where": places.where,
+    "changed": calls.changed,
+    "pieces": calls.pieces,
+    "transformed": calls.transformed,
+    "fitted": calls.fitted,
+    "independent": calls.independent,
+}
+
+
+def _composition(arg: str, case: Case) -> Outcome:
+    return calls.again(arg, case) if arg.startswith("again:") else values.composition(arg, case)
+
+
+CHECKS["composition"] = _composition
+# claims noise says nothing about: the grader's step (a claim about the check, not its values); no 0
+# where the right values are 0 (an absence, which the student's values refute by having zeros there)
+ABOUT_THE_CHECK = frozenset({"step", "zeros"})
+
+
+def known(family: str) -> bool:
+    """Whether this module can check the claims of ``family`` (a claim it cannot check is not said)."""
+    return family in CHECKS
+
+
+def claim(family: str, arg: str, subject: str, raw: Witness, detail: dict | None = None, said=None) -> Outcome:
+    """Whether the relation ``family``/``arg`` of ``subject`` is true on this failed check (None: this
+    check is not about the subject, or cannot refute the claim). ``detail`` is what the search found
+    here (a fitted c: a witness this function checks, never trusts); ``said``, what the sentence shows
+    (its digits, its totals)."""
+    check = CHECKS.get(family)
+    if check is None:
+        return None
+    case = Case(raw, subject, detail, said or {})
+    if not case.present:
+        return None
+    if case.derived:
+        found = calls.mixed(case, case.derived)
+        if found is None:
+            return None
+        case.S, case.R = [found[0]], [found[1]]
+    try:
+        outcome = check(arg, case)
+    except Exception:  # noqa: BLE001 - a claim that cannot be recomputed here is not evidence for it
+        return None
+    if outcome is True and family not in ABOUT_THE_CHECK and _holds_of_noise(check, arg, case):
+        return None
+    return outcome
+
+
+def _holds_of_noise(check: Callable[[str, Case], Outcome], arg: str, case: Case) -> bool:
+    """Whether the claim would hold had the student's values been noise of their shape: then this check
+    could not have refuted it, and says nothing for it."""
+    rng = np.random.default_rng(20261204)
+    kept = case.S
+    with np.errstate(all="ignore"):
+        case.S = [S + (np.abs(S) + 1.0) * rng.standard_normal(S.shape) for S in kept]
+    try:
+        with np.errstate(all="ignore"):
+            return check(arg, case) is True
+    except Exception:  # noqa: BLE001
+        return False
+    finally:
+        case.S = kept
+
+
+def mistake(name: str, raw: Witness) -> Outcome:
+    """Whether the known mistake ``name`` gives the student's values on this check (None: its value is
+    unknown here). A mistake that gives the right answer here, or would raise, is not the student's."""
+    value = raw.mistakes.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):  # "fails": it would raise on this input, and the student got a value
+        return False
+    if len(value) != len(raw.got):
+        return None
+    rtol, atol = raw.tol
+
+    def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+        with np.errstate(all="ignore"):
+            return all(
+                x.shape == y.shape and bool(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
+                for x, y in zip(a, b, strict=True)
+            )
+
+    if same(value, raw.expected):
+        return False
+    return same(raw.got, value)
+
+
+def fingerprint(raw: Witness) -> str:
+    """What tells two inputs apart: the right values (two checks with the same are one input)."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    for e in raw.expected:
+        digest.update(str(e.shape).encode())
+        with np.errstate(all="ignore"):
+            digest.update(np.round(e, 6).tobytes())
+    return digest.hexdigest()

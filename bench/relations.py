@@ -292,6 +292,7 @@ def sentences(rows: list) -> list[str]:
             head = f"  v{k} {v.kind}" + (f" NAMES {v.names}" if v.names else "")
             out.append(head)
             out += [f"     {line}" for line in v.said]
+            out += [f"     | {line[:240]}" for line in getattr(v, "messages", [])[:4]]
     return out
 
 

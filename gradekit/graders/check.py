@@ -51,7 +51,7 @@ from typing import Any, cast
 import numpy as np
 
 from gradekit.errors import Mismatch
-from gradekit.graders import observe
+from gradekit.graders import observe, recent
 from gradekit.graders.answers import _none_message, choice, option, truth
 from gradekit.graders.catalogue import (
     DEFAULT_ATOL,
@@ -109,11 +109,13 @@ class Call:
     (``{"axis": 1}``) and never changed; ``sizes`` names the sizes a factor may be made of (default:
     the integer inputs and every input's shape, as ``K.shape[0]``); ``part`` is the index of the
     checked value in what the function returns (a tuple), ``returns`` the names a student reads
-    for those parts (``(_("the output"), _("the weights"))``). Either function may be None: the
-    relations that need it are then not tried.
+    for those parts (``(_("the output"), _("the weights"))``), ``roles`` what an input is for the
+    engine's own probes (``{"dim": "axis", "eps": "epsilon", "T": "scale"}``: an axis is tried as
+    another axis and never as a number; an epsilon or a scale is set to 0 and 1; an input named
+    ``axis`` needs no role). Either function may be None: the relations that need it are then not tried.
     """
 
-    __slots__ = ("student", "reference", "inputs", "keywords", "sizes", "part", "returns")
+    __slots__ = ("student", "reference", "inputs", "keywords", "sizes", "part", "returns", "roles")
 
     def __init__(
         self,
@@ -125,8 +127,10 @@ class Call:
         sizes: Mapping[str, int] | None = None,
         part: int | None = None,
         returns: Sequence[str] | None = None,
+        roles: Mapping[str, str] | None = None,
     ):
         self.student, self.reference, self.inputs = student, reference, dict(inputs)
+        self.roles: dict[str, str] = dict(roles or {})
         self.keywords: dict[str, Any] = dict(keywords or {})
         self.sizes = dict(sizes) if sizes is not None else None
         self.part, self.returns = part, list(returns) if returns is not None else None
@@ -249,15 +253,21 @@ def arrays(
     if not problems:
         if mistakes and observe.auditing():
             _audit(mistakes, exps, "; ".join(str(w) for w in what), lambda v, e: _all_close(v, e, *_tol(rtol, atol)))
+        if mistakes and relations and _keeping_passes():
+            values = [to_array(v, str(w)) for v, w in zip(got, what, strict=False)]
+            _passed(Witness(values, exps, _tol(rtol, atol), call=call, mistakes=_kept(_values(mistakes, len(exps)))))
         return
     if any(p is None for p in parts):
         raise Mismatch(join("; ", problems))
     values = cast(list[np.ndarray], parts)  # none is None
     known = _values(mistakes, len(values))
     candidates, ruled_out = _weighed(values, exps, known, rtol, atol)
+    if call is None and relations:  # the call that made the value, when the test's calls show it for certain
+        call = recent.call_for(values, exps, _tol(rtol, atol))
     witness = Witness(values, exps, _tol(rtol, atol), call=call, step=step, mistakes=_kept(known))
     observations = [] if candidates else _observe(probes)
-    found = _relations(values, exps, what, call, rtol, atol, step, bool(candidates), witness) if relations else None
+    search = relations and not _seen(witness)
+    found = _relations(values, exps, what, call, rtol, atol, step, bool(candidates), witness) if search else None
     bare = len(differs) == len(problems) and not observations
     _fail(
         Mismatch(
@@ -273,29 +283,64 @@ def arrays(
     )
 
 
-_KEEPING: contextvars.ContextVar[list[Mismatch] | None] = contextvars.ContextVar("gradekit_keeping", default=None)
+class Kept:
+    """What a test run inside :func:`keeping` compared: its failed comparisons (``failed``, each a
+    :class:`Mismatch`), and -- when asked -- the raw values of its passing comparisons that had known
+    mistakes (``passed``: a mistake whose value there is not the right one is not the student's)."""
+
+    def __init__(self, seen: set[str], passes: bool):
+        self.failed: list[Mismatch] = []
+        self.passed: list[Witness] = []
+        self.seen, self.passes = seen, passes
+
+
+_KEEPING: contextvars.ContextVar[Kept | None] = contextvars.ContextVar("gradekit_keeping", default=None)
 
 
 @contextlib.contextmanager
-def keeping() -> Iterator[list[Mismatch]]:
-    """Inside, a failed comparison of values (:func:`array`, :func:`arrays`, :func:`scalar`) is kept in
-    the list given, not raised: the grader's test goes on to its further cases. The harness runs a
-    test that stopped at its first failure again so (gradekit.grading.harness.cases), for the inputs
-    its loop never reached; a grader has no need of it."""
-    found: list[Mismatch] = []
-    token = _KEEPING.set(found)
+def keeping(seen: set[str] | None = None, passes: bool = False) -> Iterator[Kept]:
+    """Inside, a failed comparison of values (:func:`array`, :func:`arrays`, :func:`scalar`) is kept, not
+    raised: the grader's test goes on to its further cases -- but for an input in ``seen`` (a witness's
+    fingerprint), already compared: it is neither searched nor kept. With ``passes``, a passing
+    comparison's known mistakes are worked out and kept too. The harness runs a test that stopped at
+    its first failure again so, and a failed cell's passing tests (gradekit.grading.harness.cases); a
+    grader has no need of it."""
+    kept = Kept(set(seen or ()), passes)
+    token = _KEEPING.set(kept)
     try:
-        yield found
+        yield kept
     finally:
         _KEEPING.reset(token)
 
 
+def _seen(witness: Witness) -> bool:
+    """Whether, inside :func:`keeping`, this input was compared already (nothing more to learn)."""
+    kept = _KEEPING.get()
+    return kept is not None and witness.fingerprint() in kept.seen
+
+
+def _keeping_passes() -> bool:
+    kept = _KEEPING.get()
+    return kept is not None and kept.passes
+
+
+def _passed(witness: Witness) -> None:
+    kept = _KEEPING.get()
+    if kept is not None:
+        kept.passed.append(witness)
+
+
 def _fail(mismatch: Mismatch) -> None:
-    """Raise the mismatch -- or keep it, inside :func:`keeping`."""
-    found = _KEEPING.get()
-    if found is None:
+    """Raise the mismatch -- or keep it, inside :func:`keeping` (once per input)."""
+    kept = _KEEPING.get()
+    if kept is None:
         raise mismatch
-    found.append(mismatch)
+    witness = mismatch.witness
+    if witness is not None and witness.fingerprint() in kept.seen:
+        return
+    if witness is not None:
+        kept.seen.add(witness.fingerprint())
+    kept.failed.append(mismatch)
 
 
 def _relations(got, expected, what, call, rtol, atol, step, known, witness) -> dict | None:
@@ -304,9 +349,10 @@ def _relations(got, expected, what, call, rtol, atol, step, known, witness) -> d
     from gradekit.graders.relations import engine
 
     try:
-        return engine.search(
-            got, expected, what=what, call=call, rtol=rtol, atol=atol, step=step, known=known, witness=witness
-        )
+        with recent.quiet():  # the search's calls of the student's function are its own, not the test's
+            return engine.search(
+                got, expected, what=what, call=call, rtol=rtol, atol=atol, step=step, known=known, witness=witness
+            )
     except Exception:  # noqa: BLE001 - a search that cannot look says nothing; the check's verdict stands
         return None
 
@@ -319,14 +365,17 @@ def scalar(
     rtol: float = DEFAULT_RTOL,
     atol: float = DEFAULT_ATOL,
     mistakes: Mistakes = None,
+    call: Call | None = None,
 ) -> None:
-    """Check one number; ``mistakes`` as in :func:`array`::
+    """Check one number; ``mistakes`` and ``call`` as in :func:`array`::
 
         check.scalar(student["q1_mean"], float(np.mean(values)), what="q1_mean", rtol=0, atol=0.005,
                      mistakes={_("that is the sum of the numbers, not their mean"): float(np.sum(values))})
 
     A numeric answer should be hidden until the due date under ``gradekit serve`` (it is, by
-    default: see the assignment's settings), or a student could hand in until it is right.
+    default: see the assignment's settings), or a student could hand in until it is right. A
+    number a function of the student's returned is described by the relation search as an array's
+    values are (the call is found from the test's calls when ``call`` is not given).
     """
     if got is None:
         raise Mismatch(_none_message(what))
@@ -339,19 +388,27 @@ def scalar(
     if math.isclose(value, float(expected), rel_tol=rtol, abs_tol=atol):
         if mistakes and observe.auditing():
             _audit(mistakes, float(expected), what, lambda v, e: math.isclose(float(v), e, rel_tol=rtol, abs_tol=atol))
+        if mistakes and _keeping_passes():
+            known = {n: v if v is None or v is FAILS else [np.asarray(float(v))] for n, v in _known(mistakes).items()}
+            right = [np.asarray(float(expected))]
+            _passed(Witness([np.asarray(value)], right, _tol(rtol, atol), mistakes=_kept(_values(known, 1))))
         return
     known = _values(
         {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _known(mistakes).items()}, 1
     )
     got_, right = [np.asarray(value, dtype=np.float64)], [np.asarray(float(expected), dtype=np.float64)]
     candidates, ruled_out = _weighed(got_, right, known, rtol, atol)
-    witness = Witness(got_, right, _tol(rtol, atol), mistakes=_kept(known))
+    if call is None:
+        call = recent.call_for(got_, right, _tol(rtol, atol))
+    witness = Witness(got_, right, _tol(rtol, atol), call=call, mistakes=_kept(known))
+    search = not _seen(witness)
+    found = _relations(got_, right, [what], call, rtol, atol, None, bool(candidates), witness) if search else None
     message = (
         _("{what}: wrong value").format(what=what)
         if rtol == 0 and atol == 0
         else _("{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})").format(what=what, rtol=rtol, atol=atol)
     )
-    _fail(Mismatch(message, candidates=candidates, ruled_out=ruled_out, witness=witness))
+    _fail(Mismatch(message, candidates=candidates, ruled_out=ruled_out, relations=found, witness=witness))
 
 
 def _difference(arr: np.ndarray, exp: np.ndarray, what: str, rtol: float, atol: float) -> Text | None:

@@ -50,7 +50,8 @@ def diagnose(cell: CellResult) -> None:
     """Weigh the evidence of all the cell's checks: its findings, its diagnosis (the mistake(s)
     the best-supported finding names) and, when nothing is named, its relations."""
     more = [m for c in cell.checks for m in (c.evidence or {}).get("more", [])]  # further cases (harness.cases)
-    cell.findings = weigh(cell.checks, more)
+    passed = [w for c in cell.checks for w in (c.evidence or {}).get("passed", [])]  # where the student was right
+    cell.findings = weigh(cell.checks, more, passed)
     best = max(cell.findings, key=lambda f: f.checks, default=None)
     cell.diagnosis = list(best.mistakes) if best else []
     cell.relations = [] if cell.findings else relate(cell.checks, more)
@@ -71,10 +72,12 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def weigh(checks: Iterable[Check], more: Iterable[Check] = ()) -> list[Finding]:
+def weigh(checks: Iterable[Check], more: Iterable[Check] = (), passed: Iterable = ()) -> list[Finding]:
     """The findings of one cell, one per subject with enough evidence; sets each check's ``mistake``
     to the mistake its subject was diagnosed as (None where nothing was named). ``more`` are further
-    cases of the cell's failed tests (evidence only: gradekit.grading.harness.cases)."""
+    cases of the cell's failed tests, ``passed`` the raw values of its passing comparisons with known
+    mistakes (evidence only: gradekit.grading.harness.cases)."""
+    passed = list(passed)
     checks = list(checks)
     further = [c for c in more if not c.passed and (c.candidates or c.ruled_out)]
     extra = {id(c) for c in further}
@@ -83,7 +86,7 @@ def weigh(checks: Iterable[Check], more: Iterable[Check] = ()) -> list[Finding]:
         check.mistake = None
     found = []
     for group in _subjects(failed + further):
-        finding = _weigh_subject(group)
+        finding = _weigh_subject(group, passed)
         if finding is None:
             continue
         finding.more = sum(1 for c in group if id(c) in extra)
@@ -183,7 +186,7 @@ def _subjects(failed: list[Check]) -> list[list[Check]]:
     return list(groups.values())
 
 
-def _weigh_subject(group: list[Check]) -> Finding | None:
+def _weigh_subject(group: list[Check], passed: list = ()) -> Finding | None:  # type: ignore[assignment]
     group = [c for c in group if not _refuted(c)]
     if not group:
         return None
@@ -201,7 +204,7 @@ def _weigh_subject(group: list[Check]) -> Finding | None:
     consistent = [r for r in order if against[r] == 0 and 2 * support[r] >= failed]
     named = [r for r in consistent if _separated(r, group)]
     mistakes = named if named else (consistent if len(consistent) > 1 else [])
-    mistakes = [m for m in mistakes if _reproduced(m, group)]
+    mistakes = [m for m in mistakes if _reproduced(m, group) and not _contradicted(m, passed)]
     if not mistakes or len(mistakes) > MAX_ALTERNATIVES:
         return None
     mistakes = sorted(mistakes, key=lambda r: -support[r])
@@ -238,6 +241,12 @@ def _reproduced(mistake: str, group: list[Check]) -> bool:
         if outcome:
             inputs.add(verify.fingerprint(raw))
     return len(inputs) >= 2
+
+
+def _contradicted(mistake: str, passed: list) -> bool:
+    """Whether the mistake gives a wrong value where the student's value was right (a passing
+    comparison's raw values): then the student's code is not the mistake's."""
+    return any(verify.contradicts(mistake, raw) for raw in passed)
 
 
 def _raw(check: Check):

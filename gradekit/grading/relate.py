@@ -5,11 +5,11 @@ on its input (:mod:`gradekit.graders.relations`: which relations of each family
 it tried, which hold). One input proves little, so a relation is said only when
 
 * it holds on every failed check where it was tried,
-* it holds on at least two failed checks where no known mistake matched the
-  value (a known mistake's values are no evidence for a relation; a family said
-  beside what the values are -- a step, right for the first t steps -- is the
-  exception: it says where the values go wrong, which a known mistake does not
-  contradict),
+* it holds on at least two failed checks (a known mistake's values count: relations are said only
+  when no mistake is named, and a value that matched a mistake on some input is still the
+  student's), and the verifier (:mod:`gradekit.grading.verify`), recomputing it from each failed
+  check's raw values, finds it false on none and true on two -- on one, for a number the student
+  wrote (:data:`ONE_ANSWER`),
 * every other relation of its family that held with it somewhere was told apart
   from it somewhere else (held with it, ruled out on another of its checks);
   two or three that never were are said together ("... or ..."), and names of
@@ -30,6 +30,7 @@ values show, never as a cause, never showing an expected value.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MAX_ALTERNATIVES = 3
 MAX_SAID = 3  # relations said per cell
+# a number the student wrote is its only input: a relation of these families -- a function of the right
+# number, a simple factor, its digits -- is said of it alone when it holds to this tolerance (computed, not
+# typed: a coincidence of a few candidates with nine digits is out of reach)
+ONE_ANSWER = frozenset({"elementwise", "factor", "precision"})
+ANSWER_TOL = (1e-9, 1e-12)
 
 
 def relate(checks: Iterable[Check], more: Iterable[Check] = ()) -> list[Relation]:
@@ -50,7 +56,7 @@ def relate(checks: Iterable[Check], more: Iterable[Check] = ()) -> list[Relation
     ``more`` are further cases of its failed tests (evidence only: gradekit.grading.harness.cases)."""
     further = [c for c in more if not c.passed and c.evidence]
     failed = [c for c in checks if not c.passed and c.evidence] + further
-    if len(failed) < 2:
+    if len(failed) < 2 and not any((c.evidence or {}).get("answer") for c in failed):
         return []
     from gradekit.graders.relations.engine import young_only
 
@@ -61,7 +67,7 @@ def relate(checks: Iterable[Check], more: Iterable[Check] = ()) -> list[Relation
 
 def _relate(failed: list[Check], extra: set[int] = frozenset()) -> list[Relation]:  # type: ignore[assignment]
     cases = [_Case(c.evidence, id(c) in extra) for c in failed if c.evidence]
-    if len(cases) < 2:
+    if len(cases) < 2 and not any(c.answer for c in cases):
         return []
     keys: dict[str, None] = {}
     for case in cases:
@@ -95,6 +101,7 @@ class _Case:
         self.labels: dict[str, str] = evidence.get("labels", {})
         self.known = bool(evidence.get("known"))
         self.raw: Witness | None = evidence.get("raw")  # the check's raw values, for the verifier
+        self.answer = bool(evidence.get("answer"))  # a value the student wrote, checked without a call
 
     def tried(self, key: str) -> bool:
         return key in self.tested or key in self.holds or any(key.startswith(w) for w in self.wildcards)
@@ -121,8 +128,9 @@ def _best(subject: str, keys: list[str], cases: list[_Case], families: Sequence[
         of_kind = [k for k in keys if k.split("|")[1] == family.name]
         candidates = []
         for key in of_kind:
-            support = [i for i, c in enumerate(cases) if key in c.holds and (family.beside or not c.known)]
-            if len(support) >= 2 and not any(c.ruled_out(key) for c in cases):
+            support = [i for i, c in enumerate(cases) if key in c.holds]
+            enough = len(support) >= 2 or (len(support) == 1 and cases[support[0]].answer)
+            if enough and not any(c.ruled_out(key) for c in cases):
                 candidates.append((key, support))
         checked = _Verified(subject, family, cases)
         for level in sorted({family.level(_arg(k)) for k, _s in candidates}):
@@ -157,15 +165,25 @@ class _Verified:
         return self.seen[key]
 
     def support(self, key: str, said: dict) -> list[int] | None:
-        """The checks where the claim is true and counts (no known mistake matched there, but for a
-        family said beside what the values are); None when it is false on one, or true on fewer than two."""
+        """The checks where the claim is true; None when it is false on one, or true on fewer than two
+        -- or, for a number the student wrote (an answer: there is no other input), on that one only when
+        it holds to nine digits, a family of no number of its own (see :data:`ONE_ANSWER`)."""
         outcomes = self.outcomes(key, said)
         if any(o is False for o in outcomes):
             return None
         true = [i for i, o in enumerate(outcomes) if o]
-        if len([i for i in true if self.family.beside or not self.cases[i].known]) < 2:
-            return None
-        return true
+        counted = true
+        if len(counted) >= 2:
+            return true
+        if len(counted) == 1 and self._exact_answer(key, said, self.cases[counted[0]]):
+            return true
+        return None
+
+    def _exact_answer(self, key: str, said: dict, case: _Case) -> bool:
+        if not case.answer or case.raw is None or self.family.name not in ONE_ANSWER:
+            return False
+        exact = dataclasses.replace(case.raw, tol=ANSWER_TOL)
+        return verify.claim(self.family.name, _arg(key), self.subject, exact, case.holds.get(key), said) is True
 
 
 def _said(
@@ -278,6 +296,7 @@ def _merged(found: list[tuple[str, int, Relation]]) -> list[Relation]:
 # -- sentences ----------------------------------------------------------------------------------
 
 COUNTED = _("{relation} (on all {failed} failed checks).")
+COUNTED_ONE = _("{relation} (on its one failed check).")
 COUNTED_TRIED = _("{relation} (on the {tried} of {failed} failed checks where it was tried).")
 COUNTED_MORE = _(
     "{relation} (on all {failed} failed cases, {more} of them further cases of the same tests, run past their "
@@ -302,7 +321,9 @@ def sentences(relations: Sequence[Relation], name: Callable[[Any], str] = str) -
         if relation.subject:
             clause = ABOUT.format(subject=name(relation.subject), relation=clause)
         more = getattr(relation, "more", 0)
-        if relation.tried < relation.failed:  # it holds wherever it was tried
+        if relation.failed == 1:  # a number the student wrote: its one check
+            out.append(COUNTED_ONE.format(relation=clause))
+        elif relation.tried < relation.failed:  # it holds wherever it was tried
             counted = COUNTED_TRIED_MORE if more else COUNTED_TRIED
             out.append(counted.format(relation=clause, tried=relation.tried, failed=relation.failed, more=more))
         else:

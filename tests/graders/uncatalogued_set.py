@@ -32,6 +32,21 @@ from gradekit.qa.run import LEAK_STAGE, STRENGTH, Task, feedback_class, grade_ta
 HERE = Path(__file__).resolve().parent / "uncatalogued"
 VARIANTS = 10
 _FIRST = re.compile(r"# (relation|correct): ?(.*)")
+# a number's check that says only that it is wrong: no more than "values differ"
+_WRONG_VALUE = re.compile(r": wrong value( \(tolerance rtol=[^)]*\))?$")
+
+
+def verdict_of(qa_file, cells) -> str:
+    """gradekit check's verdict (feedback_class), with a number said only to be wrong counted as bare."""
+    kind = feedback_class(qa_file, cells)
+    if kind != "related":
+        return kind
+    lost = [cells[g] for g in qa_file.breaks if g in cells and (cells[g].score or 0) < cells[g].points - 1e-9]
+    if any(c.relations for c in lost):
+        return kind
+    failed = [k for c in lost for k in c.checks if not k.passed]
+    plain = all((k.differs and not k.observations) or _WRONG_VALUE.search(k.message) for k in failed)
+    return "bare" if plain else kind
 
 
 @dataclass
@@ -45,6 +60,7 @@ class Verdict:
     leaks: list[str]
     said: list[str] = field(default_factory=list)  # what its cells' relations say (English)
     families: list[str] = field(default_factory=list)  # the relation families that said it
+    messages: list[str] = field(default_factory=list)  # its failed checks' own messages (English)
 
 
 @dataclass
@@ -138,12 +154,13 @@ def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[st
             leaks = [leak for seen in outcomes[index].observed.values() for leak in seen.get("leaks", [])]
             said = [n for g in qa_file.breaks if g in cells for n in notes(cells[g])]
             families = [r.family for g in qa_file.breaks if g in cells for r in cells[g].relations]
+            messages = [str(k.message) for g in qa_file.breaks if g in cells for k in cells[g].checks if not k.passed]
             if qa_file.kind == "correct":
                 kind = "lost" if lost & set(qa_file.breaks) else "kept"
-                verdicts.append(Verdict(kind, names, lost - allowed, True, leaks, said, families))
+                verdicts.append(Verdict(kind, names, lost - allowed, True, leaks, said, families, messages))
             else:
-                verdicts.append(Verdict(feedback_class(qa_file, cells), names, lost - allowed,
-                                        not (lost & set(qa_file.breaks)), leaks, said, families))
+                verdicts.append(Verdict(verdict_of(qa_file, cells), names, lost - allowed,
+                                        not (lost & set(qa_file.breaks)), leaks, said, families, messages))
         out.append(Graded(assignment, qa_file.path, "correct" if qa_file.kind == "correct"
                           else family_of(qa_file.path), verdicts))
     return out

@@ -134,3 +134,20 @@ def test_a_candidate_the_values_refute_is_not_named():
     lying = [_mistaken(2 * R1, R1, 2 * R1), _mistaken(2 * R2, R2, 2 * R2)]
     lying[1].evidence["raw"].mistakes["m"] = [3 * R2]         # the search said candidate; the values say not
     assert weigh(lying) == []
+
+
+def test_a_mistake_that_would_be_wrong_where_the_student_was_right_is_not_named():
+    R1, R2, R3 = RNG.normal(size=4), RNG.normal(size=4), RNG.normal(size=4)
+    two = [_mistaken(2 * R1, R1, 2 * R1), _mistaken(2 * R2, R2, 2 * R2)]
+    right_there = raw(R3, R3, mistakes={"m": [2 * R3]})       # a passing check: the mistake gives another value
+    assert weigh(two, passed=[right_there]) == []
+    agrees = raw(R3, R3, mistakes={"m": [R3]})                # the mistake gives the right answer there: no evidence
+    assert [f.mistakes for f in weigh(two, passed=[agrees])] == [["m"]]
+
+
+def test_a_factor_said_as_a_division_is_one_over_all_of_it():
+    Q, K = RNG.normal(size=(3, 8)), RNG.normal(size=(4, 8))
+    R = Q @ K.T / np.sqrt(8)
+    call = Call(None, None, dict(Q=Q, K=K))
+    assert claim("factor", "expr:1/2·sqrt(K.shape[1])", R / (2 * np.sqrt(8)), R, call) is True
+    assert claim("factor", "expr:1/2·sqrt(K.shape[1])", R * np.sqrt(8) / 2, R, call) is False

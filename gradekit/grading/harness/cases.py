@@ -13,8 +13,13 @@ catalogue's mistakes on each further input. What those cases show is evidence on
 the failed check (``Check.evidence["more"]``), weighed with the cell (:mod:`gradekit.grading.diagnosis`)
 and said as "further cases"; the score and the checks the student reads are the first run's.
 
-Costs nothing for a right answer (no failed check), and for a wrong one at most RERUNS more runs of
-its failed tests, each within the notebook's budget.
+A cell whose failed checks point to a known mistake has its passing tests run again too (at most
+:data:`PASSES`), their comparisons' known mistakes worked out: a mistake whose values are not the right
+ones where the student's were right is not the student's (a name must fit the student's values
+everywhere they were compared, not only where they were wrong).
+
+Costs nothing for a right answer (no failed check), and for a wrong one at most RERUNS + PASSES more
+runs of its tests, each within the notebook's budget.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from gradekit.results import Check
 ENOUGH = 3  # different failed inputs in a cell with which no test is run again
 RERUNS = 3  # failed tests of a cell run again, at most
 KEPT = 8  # further failed cases kept from one run
+PASSES = 6  # passing tests of a cell with a candidate mistake run again, at most
 
 
 def witness(check: Check) -> Any:
@@ -49,8 +55,12 @@ def inputs(checks: list[Check]) -> set[str]:
 
 
 def gather(plugin, items: list, module_of) -> None:
-    """Run again the failed tests of each cell short of inputs, and attach their further cases."""
+    """Run again the failed tests of each cell short of inputs, and attach their further cases; and the
+    passing tests of a cell whose failed checks point to a known mistake, for the values of that
+    mistake where the student was right."""
     for cell, checks in plugin.checks.items():
+        if any(c.candidates for c in checks if witness(c) is not None):
+            _passing(plugin, items, cell, module_of)
         if not any(witness(c) is not None for c in checks) or len(inputs(checks)) >= ENOUGH:
             continue
         failed = {id(c) for c in checks if witness(c) is not None}
@@ -59,7 +69,7 @@ def gather(plugin, items: list, module_of) -> None:
             if id(check) not in failed or not plugin.is_direct(item):
                 continue
             seen = inputs(checks)
-            more = [m for m in plugin.run_again(item) if witness(m) is not None]
+            more = [m for m in plugin.run_again(item, seen)[0] if witness(m) is not None]
             fresh = []
             for case in more:
                 key = verify.fingerprint(witness(case))
@@ -72,6 +82,27 @@ def gather(plugin, items: list, module_of) -> None:
             runs += 1
             if runs >= RERUNS or len(seen) >= ENOUGH + 1:
                 break
+
+
+def _passing(plugin, items: list, cell: str, module_of) -> None:
+    """Run again (at most PASSES of) the cell's passing tests, keeping the raw values of their
+    comparisons with known mistakes: a mistake whose values there are not the right ones -- where the
+    student's are -- is not the student's. Attached to the cell's first failed check (``"passed"``)."""
+    checks = plugin.checks.get(cell, [])
+    first = next((c for c in checks if witness(c) is not None), None)
+    if first is None or first.evidence is None:
+        return
+    passed: list = []
+    runs = 0
+    for item, check in _tests(plugin, items, cell, module_of):
+        if not check.passed or not plugin.is_direct(item):
+            continue
+        passed += plugin.run_again(item, set(), passes=True)[1]
+        runs += 1
+        if runs >= PASSES:
+            break
+    if passed:
+        first.evidence["passed"] = passed
 
 
 def _tests(plugin, items: list, cell: str, module_of) -> list[tuple[Any, Check]]:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from gradekit.errors import CodeFailure, Mismatch, StudentCodeError, StudentFailure
-from gradekit.graders import observe
+from gradekit.graders import observe, recent
 from gradekit.graders.student import GiveUp, Student
 from gradekit.i18n import Text, _
 from gradekit.i18n.text import Say
@@ -140,6 +140,7 @@ class GraderPlugin(GraderFixtures):
         names, given = self._plan(item)
         arguments = {name: given[name] if name in given else self._fixture(name, item) for name in names}
         self._calls_at_start = self.give_up.calls
+        recent.begin()
         try:
             item.obj(**arguments)
         except pytest.skip.Exception:
@@ -150,21 +151,24 @@ class GraderPlugin(GraderFixtures):
         else:
             self._record(item, "passed", "")
 
-    def run_again(self, item) -> list[Check]:
+    def run_again(self, item, seen: set[str], passes: bool = False) -> tuple[list[Check], list]:
         """Run a plain grader test again, its failed comparisons kept instead of raised
         (:func:`gradekit.graders.check.keeping`), and give them as checks -- recorded nowhere: the
-        cases its loop never reached after its first failure (see gradekit.grading.harness.cases)."""
+        cases its loop never reached after its first failure (see gradekit.grading.harness.cases);
+        ``seen``, the inputs compared already (their fingerprints): not kept again. With ``passes``,
+        also the raw values of its passing comparisons that had known mistakes (witnesses)."""
         from gradekit.graders.check import keeping
 
         names, given = self._plan(item)
         arguments = {name: given[name] if name in given else self._fixture(name, item) for name in names}
         self._calls_at_start = self.give_up.calls
-        with keeping() as found:
+        recent.begin()
+        with keeping(seen, passes) as kept:
             try:
                 item.obj(**arguments)
             except (Exception, pytest.fail.Exception, pytest.skip.Exception):  # noqa: BLE001 - the run ends there
                 pass
-        return [self._check(item, "failed", feedback_message(m), m) for m in found]
+        return [self._check(item, "failed", feedback_message(m), m) for m in kept.failed], kept.passed
 
     def _record(self, item, outcome: str, message: str, exc: BaseException | None = None) -> None:
         if outcome == "skipped":
@@ -206,6 +210,7 @@ class GraderPlugin(GraderFixtures):
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item) -> None:
         self._calls_at_start = self.give_up.calls
+        recent.begin()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item, call) -> pytest.TestReport:

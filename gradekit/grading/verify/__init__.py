@@ -15,6 +15,7 @@ student's function gave when the search called it again.
     values.py    what the values are: a factor, a function of R, an order, a precision ...
     places.py    where the values differ, and what they are there
     calls.py     what the right function gives on changed inputs; what the student's gave
+    probes.py    the engine's own questions: a setting changed; the student's answer on a probe
 
 A claim true on a check only because nothing could refute it there is no evidence: each claim is
 also tried with the student's values replaced by noise, and one that holds of noise too is "cannot
@@ -23,13 +24,12 @@ be told" there (one number per check, a place that names every entry).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 
 import numpy as np
 
 from gradekit.graders.witness import Witness
-from gradekit.grading.verify import calls, places, values
+from gradekit.grading.verify import calls, places, probes, values
 from gradekit.grading.verify.basics import Case
 
 Outcome = bool | None
@@ -53,6 +53,8 @@ CHECKS: dict[str, Callable[[str, Case], Outcome]] = {
     "transformed": calls.transformed,
     "fitted": calls.fitted,
     "independent": calls.independent,
+    "keyword": probes.keyword,
+    "probed": probes.probed,
 }
 
 
@@ -62,8 +64,10 @@ def _composition(arg: str, case: Case) -> Outcome:
 
 CHECKS["composition"] = _composition
 # claims noise says nothing about: the grader's step (a claim about the check, not its values); no 0
-# where the right values are 0 (an absence, which the student's values refute by having zeros there)
-ABOUT_THE_CHECK = frozenset({"step", "zeros"})
+# where the right values are 0 (an absence, which the student's values refute by having zeros there);
+# what the student's function answered on the engine's probes (their answer there refutes it, not the
+# value checked)
+ABOUT_THE_CHECK = frozenset({"step", "zeros", "probed"})
 
 
 def known(family: str) -> bool:
@@ -136,11 +140,24 @@ def mistake(name: str, raw: Witness) -> Outcome:
     return same(raw.got, value)
 
 
+def contradicts(name: str, raw: Witness) -> bool:
+    """Whether the known mistake ``name`` gives another value than the student's where the student's value
+    was right (``raw``: a passing comparison), or would raise there: then it is not the student's."""
+    value = raw.mistakes.get(name)
+    if value is None:
+        return False
+    if isinstance(value, str):
+        return True
+    if len(value) != len(raw.expected):
+        return False
+    rtol, atol = raw.tol
+    with np.errstate(all="ignore"):
+        return not all(
+            v.shape == e.shape and bool(np.allclose(v, e, rtol=rtol, atol=atol, equal_nan=True))
+            for v, e in zip(value, raw.expected, strict=True)
+        )
+
+
 def fingerprint(raw: Witness) -> str:
     """What tells two inputs apart: the right values (two checks with the same are one input)."""
-    digest = hashlib.sha1(usedforsecurity=False)
-    for e in raw.expected:
-        digest.update(str(e.shape).encode())
-        with np.errstate(all="ignore"):
-            digest.update(np.round(e, 6).tobytes())
-    return digest.hexdigest()
+    return raw.fingerprint()

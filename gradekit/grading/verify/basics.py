@@ -167,7 +167,11 @@ _NAMES = {"sqrt": math.sqrt, "log": math.log, "pi": math.pi, "e": math.e}
 
 def evaluate(text: str, known: dict[str, int]) -> float | None:
     """The number an expression of a sentence says (``sqrt(d_k/(d_k - 1))``, ``2·n``, ``ln 2``,
-    ``n^(1/4)``, ``1/sqrt(K.shape[1])``) with these sizes; None when it names a size not here."""
+    ``n^(1/4)``, ``1/sqrt(K.shape[1])``, ``1/2·sqrt(d)``: one over all the rest) with these sizes; None when
+    it names a size not here."""
+    if text.startswith("1/"):  # a factor said as a division: "divided by 2·sqrt(d)"
+        below = evaluate(text[2:], known)
+        return 1.0 / below if below else None
     python = text.replace("·", "*").replace("^", "**").replace("π", "pi")
     python = python.replace("ln 2", "log(2)").replace("ln 10", "log(10)")
     values: dict[str, float] = {}

@@ -92,6 +92,7 @@ class Relation:
     failed: int = 0  # the failed checks of that subject
     tried: int = 0  # of which it was tried on (a search that calls the functions again tries a few)
     more: int = 0  # of the failed checks, further cases of the same tests, run past their first failure
+    of: str = ""  # what it is of, as the engine names it ("softmax#0"; several joined by ","), for an audit
 
 
 @dataclass

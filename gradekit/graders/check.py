@@ -264,7 +264,7 @@ def arrays(
     candidates, ruled_out = _weighed(values, exps, known, rtol, atol)
     if call is None and relations:  # the call that made the value, when the test's calls show it for certain
         call = recent.call_for(values, exps, _tol(rtol, atol))
-    witness = Witness(values, exps, _tol(rtol, atol), call=call, step=step, mistakes=_kept(known))
+    witness = Witness(values, exps, _tol(rtol, atol), call=call, step=step, mistakes=_kept(known), right=relations)
     observations = [] if candidates else _observe(probes)
     search = relations and not _seen(witness)
     found = _relations(values, exps, what, call, rtol, atol, step, bool(candidates), witness) if search else None

@@ -45,6 +45,7 @@ class Witness:
     # the known mistakes' values here: name -> the parts it gives, None (unknown here) or "fails" (it would raise)
     mistakes: dict[str, list[np.ndarray] | str | None] = field(default_factory=dict)
     asked: list[Asked] = field(default_factory=list)
+    right: bool = True  # the expected values are the right answer (False: a law, the student's own values)
 
     def fingerprint(self) -> str:
         """What tells two inputs apart: the right values (two checks with the same are one input)."""

@@ -232,7 +232,9 @@ def _said(
     tried = min(len(t) for _a, t in kept)
     label = next((c.labels.get(subject, "") for c in cases if subject in c.labels), "")
     more = sum(1 for c in cases if c.further and c.about(subject))
-    relation = Relation(label, family.name, [a for a, _t in kept], details, tried, max(failed, tried), tried, more)
+    relation = Relation(
+        label, family.name, [a for a, _t in kept], details, tried, max(failed, tried), tried, more, of=subject
+    )
     return relation, used
 
 
@@ -288,6 +290,7 @@ def _merged(found: list[tuple[str, int, Relation]]) -> list[Relation]:
         )
         if twin is not None:
             twin.subject = f"{twin.subject}, {relation.subject}"
+            twin.of = f"{twin.of},{relation.of}"
             continue
         out.append(relation)
     return out

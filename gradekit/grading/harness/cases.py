@@ -38,9 +38,10 @@ PASSES = 6  # passing tests of a cell with a candidate mistake run again, at mos
 def witness(check: Check) -> Any:
     """The raw values of a failed comparison of values that is no answer (a value the student wrote)."""
     evidence = check.evidence or {}
-    if check.passed or evidence.get("answer"):
-        return None
-    return evidence.get("raw")
+    raw = evidence.get("raw")
+    if check.passed or evidence.get("answer") or raw is None or not raw.right:
+        return None  # a law compares the student's values with their own: no input of the right answer
+    return raw
 
 
 def inputs(checks: list[Check]) -> set[str]:
@@ -78,10 +79,22 @@ def gather(plugin, items: list, module_of) -> None:
                     fresh.append(case)
             if fresh:
                 assert check.evidence is not None  # it has raw values
-                check.evidence["more"] = fresh[:KEPT]
+                check.evidence["more"] = [_no_step(case) for case in fresh[:KEPT]]
             runs += 1
             if runs >= RERUNS or len(seen) >= ENOUGH + 1:
                 break
+
+
+def _no_step(case: Check) -> Check:
+    """A further case of a test that builds its output step by step comes after the step that failed
+    first: it is no evidence of where the values go wrong (right for t steps), only of what they are."""
+    evidence = case.evidence or {}
+    raw = evidence.get("raw")
+    if raw is not None and raw.step is not None:
+        raw.step = None
+        evidence["holds"] = {k: v for k, v in evidence.get("holds", {}).items() if "|step|" not in k}
+        evidence["tested"] = [k for k in evidence.get("tested", []) if "|step|" not in k]
+    return case
 
 
 def _passing(plugin, items: list, cell: str, module_of) -> None:

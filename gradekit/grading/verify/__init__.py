@@ -120,7 +120,7 @@ def mistake(name: str, raw: Witness) -> Outcome:
     """Whether the known mistake ``name`` gives the student's values on this check (None: its value is
     unknown here). A mistake that gives the right answer here, or would raise, is not the student's."""
     value = raw.mistakes.get(name)
-    if value is None:
+    if value is None or not raw.right:
         return None
     if isinstance(value, str):  # "fails": it would raise on this input, and the student got a value
         return False

@@ -128,7 +128,7 @@ def _zeroed(head: str, S: np.ndarray, R: np.ndarray, case: Case) -> Outcome:
     P = entries(head, S, R)
     if P is None or P.all() or not P.any():
         return None
-    return bool(np.all(np.abs(S[P]) <= case.atol) and np.all(np.abs(R[P]) > case.atol))
+    return bool(np.all(np.abs(S[P]) <= case.atol) and np.all(R[P] != 0))  # "the right ones are not": not 0 at all
 
 
 def alike(shape: tuple[int, ...], case: Case) -> bool:

@@ -263,7 +263,7 @@ def arrays(
     known = _values(mistakes, len(values))
     candidates, ruled_out = _weighed(values, exps, known, rtol, atol)
     if call is None and relations:  # the call that made the value, when the test's calls show it for certain
-        call = recent.call_for(values, exps, _tol(rtol, atol))
+        call = recent.call_for(values, exps, _tol(rtol, atol), Call)
     witness = Witness(values, exps, _tol(rtol, atol), call=call, step=step, mistakes=_kept(known), right=relations)
     observations = [] if candidates else _observe(probes)
     search = relations and not _seen(witness)
@@ -399,7 +399,7 @@ def scalar(
     got_, right = [np.asarray(value, dtype=np.float64)], [np.asarray(float(expected), dtype=np.float64)]
     candidates, ruled_out = _weighed(got_, right, known, rtol, atol)
     if call is None:
-        call = recent.call_for(got_, right, _tol(rtol, atol))
+        call = recent.call_for(got_, right, _tol(rtol, atol), Call)
     witness = Witness(got_, right, _tol(rtol, atol), call=call, mistakes=_kept(known))
     search = not _seen(witness)
     found = _relations(got_, right, [what], call, rtol, atol, None, bool(candidates), witness) if search else None

@@ -7,8 +7,7 @@ each call of a function of the student's made in the current test (its name, arg
 came back, and the reference's function of the same name); when a comparison fails without a
 call, :func:`call_for` finds the noted call whose result is the value compared, and takes it for the
 check's call only when the reference's function, called here on the same arguments, gives the
-expected value -- then it is certain which call the grader checked. A leaf, but for
-:class:`gradekit.graders.check.Call`, imported late.
+expected value -- then it is certain which call the grader checked. A leaf.
 """
 
 from __future__ import annotations
@@ -84,12 +83,11 @@ def quiet() -> Iterator[None]:
         _QUIET.reset(token)
 
 
-def call_for(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], tol: tuple[float, float]) -> Any:
-    """The :class:`~gradekit.graders.check.Call` that produced ``got`` (all of a call's result, or one
-    part of it), certain by the reference giving ``expected`` on its arguments; None when no noted
-    call is that."""
-    from gradekit.graders.check import Call
-
+def call_for(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], tol: tuple[float, float], make: Any) -> Any:
+    """The call that produced ``got`` (all of a call's result, or one part of it), certain by the
+    reference giving ``expected`` on its arguments, made with ``make`` (the
+    :class:`~gradekit.graders.check.Call` class, which imports this module); None when no noted call
+    is that."""
     for noted in reversed(_NOTED.get() or []):
         parts = _parts(noted.result)
         if noted.reference is None:
@@ -110,7 +108,7 @@ def call_for(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], tol: tup
         if names is None:
             continue
         part = index[0] if len(index) == 1 and len(parts) > 1 else None
-        return Call(
+        return make(
             noted.function, noted.reference, dict(zip(names, noted.args, strict=True)), keywords=noted.kwargs, part=part
         )
     return None

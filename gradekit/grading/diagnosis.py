@@ -37,9 +37,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from gradekit.grading import verify
 from gradekit.grading.relate import relate
 from gradekit.grading.relate import sentences as relation_sentences
+from gradekit.grading.verify import claims as verify
 from gradekit.i18n.text import Text, _, join
 from gradekit.results import CellResult, Check, Finding
 

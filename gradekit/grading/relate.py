@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gradekit.graders.witness import Witness
-from gradekit.grading import verify
+from gradekit.grading.verify import claims as verify
 from gradekit.i18n.text import Text, _
 from gradekit.results import Check, Relation
 

@@ -300,7 +300,7 @@ class Problem:
 
 def audit(graded: list[Graded], fresh: int = 2) -> list[Problem]:
     """Every sentence of every graded mutant checked (see the module's docstring)."""
-    from gradekit.grading import verify
+    from gradekit.grading.verify import claims as verify
 
     problems = []
     rng = np.random.default_rng(20261204)
@@ -373,7 +373,7 @@ def _fresh(g: Graded, cell: str, relation, arg: str, subject: str, seen: Seen, r
     only of the grader's numbers was a coincidence."""
     from gradekit.graders.check import Call
     from gradekit.graders.witness import Witness
-    from gradekit.grading import verify
+    from gradekit.grading.verify import claims as verify
     from gradekit.grading.verify.probes import probe_inputs
 
     problems = []

@@ -7,7 +7,7 @@ import numpy as np
 
 from gradekit.graders.check import Call
 from gradekit.graders.witness import Witness
-from gradekit.grading import verify
+from gradekit.grading.verify import claims as verify
 from gradekit.grading.diagnosis import weigh
 from gradekit.results import Check
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradekit.grading import verify
+from gradekit.grading.verify import claims as verify
 from gradekit.results import Check
 
 ENOUGH = 3  # different failed inputs in a cell with which no test is run again

@@ -7,7 +7,8 @@ mistake may give the student's values there by a coincidence of its numbers, whi
 have shown. Nothing is named, and no relation said, on fewer than two independent inputs; so when a
 cell's failed comparisons hold fewer than :data:`ENOUGH` different inputs, its failed tests are run
 again (the plain ones, at most :data:`RERUNS` of them, with the same fixtures: the same inputs, in the
-same order), their failed comparisons kept instead of raised (:func:`gradekit.graders.check.keeping`):
+same order; then, if the cell is still short, with its ``rng`` seeded anew: the same test on numbers
+of its own), their failed comparisons kept instead of raised (:func:`gradekit.graders.check.keeping`):
 the test goes on past its first failure, calling the student's code in the sandbox as always and the
 catalogue's mistakes on each further input. What those cases show is evidence only -- it is attached to
 the failed check (``Check.evidence["more"]``), weighed with the cell (:mod:`gradekit.grading.diagnosis`)
@@ -70,19 +71,29 @@ def gather(plugin, items: list, module_of) -> None:
             if id(check) not in failed or not plugin.is_direct(item):
                 continue
             seen = inputs(checks)
-            more = [m for m in plugin.run_again(item, seen)[0] if witness(m) is not None]
-            fresh = []
-            for case in more:
-                key = verify.fingerprint(witness(case))
-                if key not in seen:
-                    seen.add(key)
-                    fresh.append(case)
+            fresh = _new(plugin.run_again(item, seen)[0], seen)  # past its first failure, on the same numbers
+            if len(seen) < ENOUGH + 1:  # and on numbers of its own (a test of one case, or of one input)
+                fresh += _new(plugin.run_again(item, seen, again=1)[0], seen)
             if fresh:
                 assert check.evidence is not None  # it has raw values
                 check.evidence["more"] = [_no_step(case) for case in fresh[:KEPT]]
             runs += 1
             if runs >= RERUNS or len(seen) >= ENOUGH + 1:
                 break
+
+
+def _new(cases: list[Check], seen: set[str]) -> list[Check]:
+    """The cases on inputs not seen yet (``seen`` gets them)."""
+    out = []
+    for case in cases:
+        raw = witness(case)
+        if raw is None:
+            continue
+        key = verify.fingerprint(raw)
+        if key not in seen:
+            seen.add(key)
+            out.append(case)
+    return out
 
 
 def _no_step(case: Check) -> Check:

@@ -49,6 +49,7 @@ class GraderFixtures:
         self.say = say or Say()
         self.checks: dict[str, list[Check]] = {}
         self._calls_at_start = 0
+        self._again = 0  # a test run again on new numbers: its rng seeded anew (gradekit.grading.harness.cases)
         self.grader_errors: list[tuple[str, str]] = []  # (test's node id, "Kind: message"): see is_grader_error
         self.give_up = GiveUp(budget)
 
@@ -81,7 +82,8 @@ class GraderFixtures:
         return self._rng_for(item.nodeid)
 
     def _rng_for(self, nodeid: str) -> np.random.Generator:
-        salt = zlib.crc32(nodeid.split("::", 1)[-1].encode())
+        name = nodeid.split("::", 1)[-1] + (f"#again{self._again}" if self._again else "")
+        salt = zlib.crc32(name.encode())
         return np.random.default_rng([self._seed & (2**64 - 1), self._seed >> 64, salt])
 
 
@@ -151,16 +153,21 @@ class GraderPlugin(GraderFixtures):
         else:
             self._record(item, "passed", "")
 
-    def run_again(self, item, seen: set[str], passes: bool = False) -> tuple[list[Check], list]:
+    def run_again(self, item, seen: set[str], passes: bool = False, again: int = 0) -> tuple[list[Check], list]:
         """Run a plain grader test again, its failed comparisons kept instead of raised
         (:func:`gradekit.graders.check.keeping`), and give them as checks -- recorded nowhere: the
         cases its loop never reached after its first failure (see gradekit.grading.harness.cases);
         ``seen``, the inputs compared already (their fingerprints): not kept again. With ``passes``,
-        also the raw values of its passing comparisons that had known mistakes (witnesses)."""
+        also the raw values of its passing comparisons that had known mistakes (witnesses). ``again``
+        (1, 2, ...) seeds its ``rng`` anew: the same test on other numbers."""
         from gradekit.graders.check import keeping
 
         names, given = self._plan(item)
-        arguments = {name: given[name] if name in given else self._fixture(name, item) for name in names}
+        self._again = again
+        try:
+            arguments = {name: given[name] if name in given else self._fixture(name, item) for name in names}
+        finally:
+            self._again = 0
         self._calls_at_start = self.give_up.calls
         recent.begin()
         with keeping(seen, passes) as kept:

@@ -122,6 +122,8 @@ class Costs:
         self.pending_gc = 0.0
         self.gc: dict[str, float] = defaultdict(float)
         self.done_gc: list[float] = []
+        self.again: dict[str, float] = defaultdict(float)  # of which running tests again (further cases)
+        self.done_again: list[float] = []
 
     def install(self) -> None:
         from gradekit.grading import diagnosis, stages
@@ -168,6 +170,28 @@ class Costs:
                 costs.pending_cpu += time.process_time() - cpu
                 costs.pending_gc += costs.collecting - collecting
 
+        again = getattr(plugin.GraderPlugin, "run_again", None)
+        running = {"depth": 0}
+
+        def timed_again(self, item, *args, **kwargs):
+            """A test run again (further cases, a cell's passing tests): its whole time, sandbox included,
+            counts for its cell -- the searches inside it are not counted twice."""
+            cell = plugin._label(item)[0]
+            started, cpu = time.perf_counter(), time.process_time()
+            running["depth"] += 1
+            pending = (costs.pending, costs.pending_cpu, costs.pending_gc, costs.pending_sandbox)
+            try:
+                return again(self, item, *args, **kwargs)
+            finally:
+                running["depth"] -= 1
+                costs.pending, costs.pending_cpu, costs.pending_gc, costs.pending_sandbox = pending
+                costs.cells[cell] += time.perf_counter() - started
+                costs.cpu[cell] += time.process_time() - cpu
+                costs.again[cell] += time.perf_counter() - started
+
+        if again is not None:
+            plugin.GraderPlugin.run_again = timed_again
+
         def timed_record(self, item, *args, **kwargs):
             cell = plugin._label(item)[0]
             costs.cells[cell] += costs.pending
@@ -177,10 +201,10 @@ class Costs:
             costs.pending = costs.pending_sandbox = costs.pending_gc = costs.pending_cpu = 0.0
             return record(self, item, *args, **kwargs)
 
-        def timed_relate(checks):
+        def timed_relate(checks, *more):
             started, cpu, collecting = time.perf_counter(), time.process_time(), costs.collecting
             try:
-                return relate(checks)
+                return relate(checks, *more)
             finally:
                 costs.pending += time.perf_counter() - started
                 costs.pending_cpu += time.process_time() - cpu
@@ -193,6 +217,7 @@ class Costs:
             sandbox = costs.sandbox.pop(cell.grade_id, 0.0)
             collecting = costs.gc.pop(cell.grade_id, 0.0) + costs.pending_gc
             cpu = costs.cpu.pop(cell.grade_id, 0.0) + costs.pending_cpu
+            rerun = costs.again.pop(cell.grade_id, 0.0)
             costs.pending = costs.pending_sandbox = costs.pending_gc = costs.pending_cpu = 0.0
             if cell.score is not None and cell.score < cell.points - 1e-9 and any(
                     not c.passed for c in cell.checks):
@@ -200,6 +225,7 @@ class Costs:
                 costs.done_sandbox.append(sandbox)
                 costs.done_gc.append(collecting)
                 costs.done_cpu.append(cpu)
+                costs.done_again.append(rerun)
 
         where.search = timed_search
         diagnosis.relate = timed_relate
@@ -231,7 +257,10 @@ class Costs:
                f"  CPU time of this process (what the searches computed, without waiting for a core or for "
                f"the sandbox): median {1000 * statistics.median(self.done_cpu):.1f} ms, 90th percentile "
                f"{1000 * sorted(self.done_cpu)[min(len(ms) - 1, int(0.9 * len(ms)))]:.1f} ms, worst "
-               f"{1000 * max(self.done_cpu):.1f} ms"]
+               f"{1000 * max(self.done_cpu):.1f} ms",
+               f"  running tests again (further cases, passing tests: sandbox and searches included): median "
+               f"{1000 * statistics.median(self.done_again or [0.0]):.1f} ms, worst "
+               f"{1000 * max(self.done_again or [0.0]):.1f} ms"]
         for cell, values in sorted(by_cell.items(), key=lambda kv: -max(kv[1]))[:8]:
             out.append(f"  {cell}: median {statistics.median(values):.1f} ms, worst {max(values):.1f} ms "
                        f"({len(values)} cells; CPU median {statistics.median(cpu_by_cell[cell]):.1f} ms, worst "

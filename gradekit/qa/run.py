@@ -46,6 +46,7 @@ from gradekit.notebook.answers import exercise_tests, value_answers
 from gradekit.qa import simulate
 from gradekit.qa.disclosure import disclosure_rows
 from gradekit.qa.items import testwise_rows
+from gradekit.qa.loops import loop_rows
 from gradekit.qa.rows import CheckReport, Row
 from gradekit.qa.stats import binomial_tail, wilson_low
 from gradekit.results import SubmissionResult
@@ -95,6 +96,7 @@ def run_qa(
         notebooks = next(iter(variants.values())).notebooks
         files, problems = simulate.load_qa_set(qa.graders_dir(assignment), notebooks)
         _coverage_rows(qa, assignment, notebooks, report)
+        report.rows.extend(loop_rows(qa.graders_dir(assignment), qa.root))
         tasks = _tasks(qa, assignment, ids, files, simulate.translations(qa, assignment))
         outcomes = grade_tasks(qa, assignment, tasks, jobs, sandboxed)
         report.gradings = len(tasks)

@@ -168,6 +168,7 @@ class Seen:
     passed: list  # the witnesses of its passing comparisons with known mistakes
     seconds: float  # the weighing and the verifying of this cell
     messages: list[str] = field(default_factory=list)  # its failed checks' own messages
+    holds: list[dict] = field(default_factory=list)  # the search's findings on each raw's check
 
 
 @dataclass
@@ -198,18 +199,23 @@ def grade(course_root: Path, assignment: str, chosen: list[Mutant], seed_student
         started = time.perf_counter()
         raws = []
         passed = []
+        holds = []  # what the search found on each raw's check (a fitted c: the witness the verifier checks)
         for check in cell.checks:
             evidence = check.evidence or {}
             if not check.passed and evidence.get("raw") is not None:
                 raws.append(evidence["raw"])
-            raws += [(m.evidence or {}).get("raw") for m in evidence.get("more", []) if (m.evidence or {}).get("raw")]
+                holds.append(evidence.get("holds", {}))
+            for more in evidence.get("more", []):
+                if (more.evidence or {}).get("raw") is not None:
+                    raws.append(more.evidence["raw"])
+                    holds.append(more.evidence.get("holds", {}))
             passed += evidence.get("passed", [])
         original_diagnose(cell)
         from gradekit.grading.diagnosis import notes
 
         seen = Seen(cell.grade_id, cell.score or 0.0, cell.points, list(cell.relations), list(cell.findings),
                     [str(n) for n in notes(cell)], raws, passed, time.perf_counter() - started,
-                    [str(c.message) for c in cell.checks if not c.passed])
+                    [str(c.message) for c in cell.checks if not c.passed], holds)
         captured.setdefault(current.get("folder", ""), {})[cell.grade_id] = seen
 
     os.environ.setdefault("GRADEKIT_SECRET", "gradekit-test-suite-secret")
@@ -309,8 +315,9 @@ def audit(graded: list[Graded], fresh: int = 2) -> list[Problem]:
             for relation in seen.relations:
                 for subject in relation.of.split(","):
                     for arg in relation.args:
-                        outcomes = [verify.claim(relation.family, arg, subject, raw, None, relation.details)
-                                    for raw in seen.raws]
+                        key = f"{subject}|{relation.family}|{arg}"
+                        outcomes = [verify.claim(relation.family, arg, subject, raw, found.get(key), relation.details)
+                                    for raw, found in zip(seen.raws, seen.holds, strict=True)]
                         true = sum(1 for o in outcomes if o)
                         if any(o is False for o in outcomes):
                             problems.append(Problem(g.mutant.label, cell, f"false on a failed check: {relation}"))

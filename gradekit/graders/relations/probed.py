@@ -20,7 +20,7 @@ from gradekit.graders.relations.family import Cost, Family, Whole
 from gradekit.graders.relations.values import close
 from gradekit.i18n.text import Text, phrase
 
-RIGHT_WHEN = phrase("your values are right when {condition}", zh="{condition}时，你的结果是对的")
+RIGHT_WHEN = phrase("your values are right when {condition}", zh="当 {condition} 时，你的结果是对的")
 CONDITIONS = {
     "centred": phrase("every column of {name} has mean 0", zh="{name} 的每一列均值都是 0"),
     "centred_1d": phrase("{name} has mean 0", zh="{name} 的均值是 0"),
@@ -41,9 +41,11 @@ CONDITIONS = {
     "ones": phrase("{name} is all ones", zh="{name} 全是 1"),
     "identity": phrase("{name} is the identity matrix", zh="{name} 是单位矩阵"),
 }
-SAME = phrase("your values change when {change}; the right ones do not", zh="{change}时，你的结果变了，而正确结果不变")
+SAME = phrase(
+    "your values change when {change}; the right ones do not", zh="当 {change} 时，你的结果变了，而正确结果不变"
+)
 FOLLOW = phrase(
-    "when {change}, the right values {follow}; yours do not", zh="{change}时，正确结果{follow}，你的结果却没有"
+    "when {change}, the right values {follow}; yours do not", zh="当 {change} 时，正确结果{follow}，你的结果却没有"
 )
 CHANGES = {
     "double": phrase("{name} is doubled", zh="{name} 乘以 2"),

@@ -151,3 +151,9 @@ def test_a_factor_said_as_a_division_is_one_over_all_of_it():
     call = Call(None, None, dict(Q=Q, K=K))
     assert claim("factor", "expr:1/2·sqrt(K.shape[1])", R / (2 * np.sqrt(8)), R, call) is True
     assert claim("factor", "expr:1/2·sqrt(K.shape[1])", R * np.sqrt(8) / 2, R, call) is False
+
+
+def test_a_shape_said_is_the_shape_of_every_check():
+    R = RNG.normal(size=(4, 6))
+    assert claim("order", "reshape", R.reshape(6, 4), R, said={"shape": [[6, 4]]}) is True
+    assert claim("order", "reshape", R.reshape(8, 3), R, said={"shape": [[6, 4]]}) is False

@@ -194,8 +194,8 @@ def order(arg: str, case: Case) -> Outcome:
     if kind == "T_all":
         return R.ndim >= 2 and case.near(S, np.transpose(R)) and not case.near(S, R)
     if kind == "reshape":  # "... but in the shape (6, 4)": the shape the sentence shows
-        shown = case.said.get("shape") or []
-        if shown and list(S.shape) != list(shown[0]):
+        shown = [list(shape) for shape in case.said.get("shape") or []]
+        if shown and list(S.shape) not in shown:
             return False
         return S.size == R.size and S.shape != R.shape and case.near(S, R.reshape(S.shape))
     if kind == "permuted":

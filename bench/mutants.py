@@ -1,7 +1,8 @@
 """Benchmark: mistakes made automatically from the answers of every shipped assignment and of
 ``gradekit quickstart``'s course, graded, every sentence audited (tests/graders/mutants.py).
 
-For each assignment: how many mutants, what the engine said of them (named, said a relation, other:
+For each assignment: how many mutants (every single change, and pairs of changes drawn with a fixed seed:
+two slips at once), what the engine said of them (named, said a relation, other:
 an exception, a shape; bare: only that values differ; missed: the mutant gives the right answers),
 the problems the audit found (a sentence false on a failed check, a value not the mutant's own, a
 relation that does not hold on new inputs of the same shapes, a name on fewer than two inputs), and
@@ -47,6 +48,7 @@ def quickstart(folder: Path) -> Path:
 def run(root: Path, assignment: str, limit: int | None, seed: int) -> tuple[list, list, float]:
     cells = M.exercise_cells(root, assignment)
     every = [m for cell, src in cells.items() for m in M.mutants(cell, src, assignment)]
+    every += [m for cell, src in cells.items() for m in M.pairs(cell, src, assignment, count=4 * len(every) // len(cells))]
     chosen = every if limit is None or limit >= len(every) else random.Random(seed).sample(every, limit)
     started = time.perf_counter()
     graded = []

@@ -51,10 +51,18 @@ def diagnose(cell: CellResult) -> None:
     the best-supported finding names) and, when nothing is named, its relations."""
     more = [m for c in cell.checks for m in (c.evidence or {}).get("more", [])]  # further cases (harness.cases)
     passed = [w for c in cell.checks for w in (c.evidence or {}).get("passed", [])]  # where the student was right
-    cell.findings = weigh(cell.checks, more, passed)
+    try:
+        cell.findings = weigh(cell.checks, more, passed)
+    except Exception:  # noqa: BLE001 - a weighing that cannot finish names nothing; the grade stands
+        cell.findings = []
+        for check in cell.checks:
+            check.mistake = None
     best = max(cell.findings, key=lambda f: f.checks, default=None)
     cell.diagnosis = list(best.mistakes) if best else []
-    cell.relations = [] if cell.findings else relate(cell.checks, more)
+    try:
+        cell.relations = [] if cell.findings else relate(cell.checks, more)
+    except Exception:  # noqa: BLE001 - nor says anything it could not verify
+        cell.relations = []
     for check in cell.checks:
         check.evidence = None  # weighed: a stored result keeps the relations, not each input's evidence
 

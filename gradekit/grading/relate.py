@@ -318,7 +318,10 @@ def sentences(relations: Sequence[Relation], name: Callable[[Any], str] = str) -
     """The relations as sentences for the student (``name`` shows a stored label in their language)."""
     out = []
     for relation in relations:
-        clause = _clause(relation)
+        try:
+            clause = _clause(relation)
+        except Exception:  # noqa: BLE001 - a sentence that cannot be put in words is not said; the grading goes on
+            clause = None
         if clause is None:
             continue
         if relation.subject:

@@ -1,10 +1,11 @@
 """Mistakes made automatically from an assignment's own answers, graded, and every sentence checked.
 
 A *mutant* is the answer key's code of one exercise with one thing changed (:func:`mutants`): an
-operator (+ for -, * for /, < for <=), a constant (n for n ± 1, 0 for 1, a float doubled or halved),
-an axis (-1 for 0 ...) or ``keepdims``, a slice or an index (``[1:]`` for ``[:]``, ``[-1]`` for
-``[0]``), the order of two arguments, one function for another (max for min, sum for mean, exp for
-log, sqrt left out, ``.T`` left out), or the value returned times 2 or transposed. Every mutant that
+operator (+ for -, * for /, @ for *, < for <=), one operand of a sum or a product left out, a
+constant (n for n ± 1, a float doubled or halved), an axis (-1 for 0 ...) or ``keepdims``, a slice,
+the order of two arguments or of @'s operands, one input of a function for another, one function for
+another (max for min, sum for mean, exp for log, sqrt for square, tril for triu ...), sqrt left out,
+``.T`` left out, or the value returned doubled or negated. Every mutant that
 still runs is graded as ``gradekit check`` grades a QA set (:func:`grade`: one variant each, packed
 with mutants of other exercises, in this process), and what the engine said of it is audited
 (:func:`audit`):
@@ -44,7 +45,8 @@ SWAPS = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
 }
 FUNCTIONS = {"max": "min", "min": "max", "sum": "mean", "mean": "sum", "exp": "log", "log": "exp",
-             "argmax": "argmin", "tril": "triu", "triu": "tril", "std": "var", "var": "std"}
+             "argmax": "argmin", "tril": "triu", "triu": "tril", "std": "var", "var": "std",
+             "maximum": "minimum", "minimum": "maximum", "sqrt": "square", "abs": "negative", "cumsum": "cumprod"}
 AXES = {-1: 0, 0: -1, 1: 0, -2: -1, 2: 1}
 
 
@@ -89,6 +91,38 @@ def mutants(cell: str, source: str, assignment: str = "") -> Iterator[Mutant]:
             yield Mutant(assignment, cell, kind, f"{getattr(node, 'lineno', 0)}:{type(node).__name__}", text)
 
 
+def pairs(cell: str, source: str, assignment: str = "", count: int = 200, seed: int = 20261204) -> Iterator[Mutant]:
+    """Second-order mutants: two changes at once in the cell's code (two slips), ``count`` at most,
+    drawn with a fixed seed from the pairs of single changes."""
+    import random
+
+    tree = ast.parse(source)
+    sites = [n for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef) for n in ast.walk(fn)]
+    options = [(i, k) for i, node in enumerate(sites) for k, _change in enumerate(_changes(node))]
+    draw = random.Random(f"{seed}:{cell}")
+    seen = {ast.unparse(tree)}
+    for _attempt in range(count * 4):
+        if len(seen) > count or len(options) < 2:
+            return
+        (i, a), (j, b) = draw.sample(options, 2)
+        if i == j:
+            continue
+        new = copy.deepcopy(tree)
+        nodes = [n for fn in ast.walk(new) if isinstance(fn, ast.FunctionDef) for n in ast.walk(fn)]
+        try:
+            first, second = list(_changes(nodes[i]))[a], list(_changes(nodes[j]))[b]
+            if not (first[1](nodes[i]) and second[1](nodes[j])):
+                continue
+            text = ast.unparse(ast.fix_missing_locations(new))
+            compile(text, "<mutant>", "exec")
+        except (SyntaxError, ValueError, TypeError, IndexError):
+            continue
+        if text in seen:
+            continue
+        seen.add(text)
+        yield Mutant(assignment, cell, f"{first[0]} + {second[0]}", f"{i}:{j}", text)
+
+
 def _params_of(tree: ast.AST, name: ast.Name) -> list[str]:
     """The parameters of the function whose body holds ``name``, when ``name`` is one of them."""
     for fn in ast.walk(tree):
@@ -125,16 +159,32 @@ def _changes(node: ast.AST):
         yield "function", lambda n: _set(n, "attr", FUNCTIONS[n.attr])
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sqrt" and node.args:
         yield "no sqrt", _unwrap_call
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        yield "left operand only", lambda n: _become(n, n.left)  # a term or a factor left out
+        yield "right operand only", lambda n: _become(n, n.right)
+    if isinstance(node, ast.Constant) and isinstance(node.value, float) and node.value not in (0.0,):
+        yield "constant/2", lambda n: _set(n, "value", n.value / 2)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
         yield "operands", _swapped
     if isinstance(node, ast.Attribute) and node.attr == "T":  # x.T -> x.T.T: no transpose
         yield "no transpose", lambda n: _set(n, "value", ast.Attribute(value=n.value, attr="T", ctx=ast.Load()))
     if isinstance(node, ast.Return) and node.value is not None and not isinstance(node.value, ast.Tuple):
         yield "returned times 2", lambda n: _set(n, "value", ast.BinOp(ast.Constant(2.0), ast.Mult(), n.value))
+        yield "returned negated", lambda n: _set(n, "value", ast.UnaryOp(ast.USub(), n.value))
 
 
 def _set(node: ast.AST, name: str, value: Any) -> bool:
     setattr(node, name, value)
+    return True
+
+
+def _become(node: ast.BinOp, part: ast.expr) -> bool:
+    """The expression becomes one of its operands: (a + b) -> (a + 0)... written as ``part * 1``'s
+    node, in place (a node of the same place: a BinOp ``part + 0`` for a sum, ``part * 1`` else)."""
+    keep = copy.deepcopy(part)
+    neutral = 0 if isinstance(node.op, (ast.Add, ast.Sub)) else 1
+    node.left, node.right = keep, ast.Constant(neutral)
+    node.op = ast.Add() if neutral == 0 else ast.Mult()
     return True
 
 

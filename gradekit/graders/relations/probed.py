@@ -25,6 +25,13 @@ CONDITIONS = {
     "centred": phrase("every column of {name} has mean 0", zh="{name} 的每一列均值都是 0"),
     "centred_1d": phrase("{name} has mean 0", zh="{name} 的均值是 0"),
     "centred_all": phrase("{names} have mean 0", zh="{names} 的均值都是 0"),
+    "centred_every": phrase(
+        "every input has mean 0 (each column of a table)", zh="每个输入的均值都是 0（表格则每一列）"
+    ),
+    "standard_every": phrase(
+        "every input has mean 0 and standard deviation 1 (each column of a table)",
+        zh="每个输入的均值都为 0、标准差都为 1（表格则每一列）",
+    ),
     "centred_all_2d": phrase("every column of {names} has mean 0", zh="{names} 的每一列均值都是 0"),
     "standard": phrase(
         "every column of {name} has mean 0 and standard deviation 1", zh="{name} 的每一列均值为 0、标准差为 1"
@@ -156,8 +163,10 @@ def condition_of(probe: str, ndim: int = 2, names: list[str] | None = None):
     """The words of a probe's condition ("every column of X has mean 0"; of a vector, "x has mean 0")."""
     kind, _sep, rest = probe.partition(":")
     if kind in ("centred", "standard"):
+        if rest == "*" and not names:  # a rival's words, without its own details: every input
+            return CONDITIONS[f"{kind}_every"]
         if rest == "*":
-            return CONDITIONS[f"{kind}_all" + ("_2d" if ndim >= 2 else "")].format(names=words.names(names or []))
+            return CONDITIONS[f"{kind}_all" + ("_2d" if ndim >= 2 else "")].format(names=words.names(list(names or [])))
         return CONDITIONS[kind if ndim >= 2 else f"{kind}_1d"].format(name=rest)
     if kind == "rows":
         return CONDITIONS["row"] if rest == "1" else CONDITIONS["rows"].format(k=rest)

@@ -100,7 +100,10 @@ class GraderSuite:
                 plugin.run_direct(item)
             else:
                 hook.pytest_runtest_protocol(item=item, nextitem=following[item])
-        cases.gather(plugin, items, module_of)  # a test stopped at its first failure: its further cases
+        try:
+            cases.gather(plugin, items, module_of)  # a test stopped at its first failure: its further cases
+        except Exception:  # noqa: BLE001 - evidence only: without it the checks and the score are the same
+            pass
         return plugin.checks
 
     def grader_errors(self) -> list[tuple[str, str]]:

@@ -54,6 +54,7 @@ from gradekit.qa.diversity import diversity_rows
 from gradekit.qa.feedback import feedback_rows, translation_rows
 from gradekit.qa.grades import result_rows
 from gradekit.qa.items import testwise_rows
+from gradekit.qa.loops import loop_rows
 from gradekit.qa.rows import CheckReport, Row
 from gradekit.qa.static import coverage_rows, variant_rows
 from gradekit.qa.tasks import COPIED, class_tasks, grade_tasks
@@ -83,6 +84,7 @@ def run_qa(
         notebooks = next(iter(variants.values())).notebooks
         files, problems = simulate.load_qa_set(qa.graders_dir(assignment), notebooks)
         coverage_rows(qa, assignment, notebooks, report)
+        report.rows.extend(loop_rows(qa.graders_dir(assignment), qa.root))
         tasks = class_tasks(qa, assignment, ids, files, simulate.translations(qa, assignment))
         outcomes = grade_tasks(qa, assignment, tasks, jobs, sandboxed)
         report.gradings = len(tasks)

@@ -213,18 +213,6 @@ def hub(tmp_path_factory):
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def browser(hub):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=tj.CHROMIUM, headless=True,
-                              args=["--no-sandbox", "--disable-gpu", "--no-first-run",
-                                    "--disable-background-networking", "--disable-component-update"])
-        yield b
-        b.close()
-
-
 def test_a_student_in_jupyterlab_on_a_shared_account_reads_a_named_mistake_and_fixes_it(hub, browser, monkeypatch):
     monkeypatch.setattr(tj, "Student", HubStudent)
     timings = tj._journey(browser, hub, LAB, "lab")

@@ -438,7 +438,7 @@ def pytest_collection_modifyitems(config, items):
         scopes = {d.scope for defs in (info.name2fixturedefs.values() if info else ()) for d in defs}
         if scopes & {"module", "class", "package"}:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    if config.getvalue("loadgroup"):  # a worker of --dist loadgroup: the group goes in the test's id, as
+    if getattr(config.option, "loadgroup", False):  # a worker of --dist loadgroup: the group goes in the test's id, as
         from _pytest.nodeid import NodeId  # xdist 3.8 writes it (item._nodeid, which pytest 9 no longer reads)
 
         for item in items:

@@ -68,8 +68,8 @@ def _instructors(course, given: str | None) -> list[str]:
 
 def _accounts(course) -> list[str]:
     """The roster's accounts: the gradebook's students, under the names c.Gradekit.identities gives them."""
+    from gradekit.exchange.identity import Identities
     from gradekit.gradebook import read
-    from gradekit.intake.identity import Identities
 
     identities = Identities.of(course)
     return sorted(identities.account_of(s) or s for s in read.students(course))
@@ -86,7 +86,7 @@ def _services_gradekit(course) -> Path:
 
 def run(args) -> int:
     from gradekit.errors import UsageError
-    from gradekit.handout.exchanges import exchange_of
+    from gradekit.exchange.exchanges import exchange_of
     from gradekit.hub.config import Plan, check, text, write
 
     course = course_of(args)

@@ -7,7 +7,7 @@ processes), with every path in full (a hub's services do not search its PATH):
                     proxy with TLS by default, or TLS of its own), its proxy and API on loopback
     who logs in     the roster's accounts and the instructors (PAM: their Unix passwords)
     instructors     a hub group and role holding the course's instructor scope and access to its
-                    services (gradekit.hub.auth)
+                    services (gradekit.web.auth)
     each server     the student's own account; a private home and umask 077 (nothing a server
                     writes is anyone else's to read); the course's settings folder (students/
                     or instructors/, on JUPYTER_CONFIG_PATH); JupyterLab, or Notebook 7 for the
@@ -88,7 +88,7 @@ def _lit(value) -> str:
 
 
 def text(plan: Plan) -> str:
-    from gradekit.hub.auth import instructor_role, instructor_scope
+    from gradekit.web.auth import instructor_role, instructor_scope
 
     course = plan.course
     cid: str = course.course_id  # type: ignore[attr-defined]
@@ -241,7 +241,7 @@ def instructors_config(course, exchange: str) -> str:
 def write(plan: Plan, config: str) -> list[Path]:
     """The hub's folder: jupyterhub_config.py, instructors/, interfaces.csv (kept if there), state/; the
     students' settings folder (students/) is `gradekit student-config --dir`'s."""
-    from gradekit.handout.layout import exchange_root
+    from gradekit.exchange.filesystem.layout import exchange_root
 
     folder = plan.folder
     folder.mkdir(parents=True, exist_ok=True)

@@ -149,7 +149,7 @@ test: setup
 	@$(MAKE) --no-print-directory -j4 -O lint docs suite check
 
 suite: $(STAMP) wheel deploy
-	$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder tests
+	$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20 tests
 
 check: $(STAMP) translations
 	@for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done

@@ -142,14 +142,15 @@ docs: $(STAMP)
 
 # the linter and the type checker on gradekit/, the docs, the test suite, every shipped assignment's own QA:
 # side by side (make -j), since the suite waits on processes (hubs, browsers, services) more than it computes;
-# each step's output printed whole as it ends. The suite runs in TEST_WORKERS pytest-xdist workers: the tests
-# of a module that share a module-scoped fixture run on one (tests/conftest.py), slowest groups first
+# each line of their output whole. The suite runs in TEST_WORKERS pytest-xdist workers: the tests
+# of a module that share a module-scoped fixture run on one (tests/conftest.py), slowest groups first; its
+# real-user tests run the deployment DEPLOY that make deploy built
 TEST_WORKERS ?= 6
 test: setup
-	@$(MAKE) --no-print-directory -j4 -O lint docs suite check
+	@$(MAKE) --no-print-directory -j4 -Oline lint docs suite check
 
 suite: $(STAMP) wheel deploy
-	$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20 tests
+	GRADEKIT_DEPLOY=$(DEPLOY) $(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20 tests
 
 check: $(STAMP) translations
 	@for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done

@@ -428,8 +428,9 @@ def pytest_collection_modifyitems(config, items):
 
     A module-scoped fixture is made once for the tests that use it, and its tests may build on each other
     (a hub's state, a service's log, a class graded once): those tests of a module are one group, run by one
-    worker in their order. Every other test goes to whichever worker is free. The groups go first, the
-    slow ones (``slow``, ``e2e``) before the others, so that no long group starts last.
+    worker in their order. Every other test goes to whichever worker is free. The longest go first (a group
+    with a browser, a hub's among them, then the slow ones, then the whole pipeline's), so that no long group
+    starts last.
     """
     for item in items:
         if item.get_closest_marker("xdist_group"):
@@ -438,8 +439,10 @@ def pytest_collection_modifyitems(config, items):
         scopes = {d.scope for defs in (info.name2fixturedefs.values() if info else ()) for d in defs}
         if scopes & {"module", "class", "package"}:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    if getattr(config.option, "loadgroup", False):  # a worker of --dist loadgroup: the group goes in the test's id, as
-        from _pytest.nodeid import NodeId  # xdist 3.8 writes it (item._nodeid, which pytest 9 no longer reads)
+    if getattr(config.option, "loadgroup", False):
+        # a worker of --dist loadgroup: the group goes into the test's id, as xdist 3.8 would write it (it sets
+        # item._nodeid, which pytest 9 no longer reads)
+        from _pytest.nodeid import NodeId
 
         for item in items:
             group = item.get_closest_marker("xdist_group")
@@ -447,11 +450,20 @@ def pytest_collection_modifyitems(config, items):
                 item._id = NodeId.parse(f"{item.nodeid}@{group.args[0] if group.args else group.kwargs['name']}")
 
     def weight(item) -> int:
-        grouped = item.get_closest_marker("xdist_group") is not None
-        slow = item.get_closest_marker("slow") is not None or item.get_closest_marker("e2e") is not None
-        return -(2 * grouped + slow)
+        """How long the test's group may take: a browser (and a hub with it), then slow, then the whole pipeline."""
+        return (8 * ("browser" in item.fixturenames) + 4 * (item.get_closest_marker("xdist_group") is not None)
+                + 2 * (item.get_closest_marker("slow") is not None) + (item.get_closest_marker("e2e") is not None))
 
-    items.sort(key=weight)   # stable: each group's tests keep their order
+    def group(item) -> str:
+        mark = item.get_closest_marker("xdist_group")
+        return mark.args[0] if mark and mark.args else mark.kwargs["name"] if mark else item.nodeid
+
+    heaviest: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        heaviest[group(item)] = max(heaviest.get(group(item), 0), weight(item))
+        first.setdefault(group(item), index)
+    items.sort(key=lambda item: (-heaviest[group(item)], first[group(item)]))   # stable: a group keeps its order
 
 
 @pytest.fixture(scope="session", autouse=True)

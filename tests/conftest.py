@@ -337,7 +337,8 @@ def assignment_course(root: Path, assignment: str, students) -> CourseDir:
     root.mkdir(parents=True)
     shutil.copy2(REPO / "nbgrader_config.py", root)
     for part in ("source", "autograder", "solutions"):
-        shutil.copytree(REPO / part / assignment, root / part / assignment, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / part / assignment, root / part / assignment,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(_empty_gradebook(), root / "gradebook.db")
     course = CourseDir(root)
     course.add_students(*students)

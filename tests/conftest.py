@@ -413,14 +413,13 @@ def browser():
 
 
 def pytest_configure(config):
-    """The run's core claims (gradekit.runners.cores) in a folder of its own, apart from any other gradekit on
-    the machine, and one for all the run's workers (pytest-xdist): their grading processes share the cores."""
-    if not hasattr(config, "workerinput"):  # the run itself, not one of its workers (they inherit it)
-        import tempfile
+    """This process's core claims (gradekit.runners.cores) in a folder of its own, apart from any other gradekit
+    on the machine and from the run's other workers (pytest-xdist): a test that claims a core finds one free."""
+    import tempfile
 
-        runtime = tempfile.mkdtemp(prefix="gradekit-test-runtime-")
-        os.environ["GRADEKIT_RUNTIME_DIR"] = runtime
-        config.add_cleanup(lambda: shutil.rmtree(runtime, ignore_errors=True))
+    runtime = tempfile.mkdtemp(prefix="gradekit-test-runtime-")
+    os.environ["GRADEKIT_RUNTIME_DIR"] = runtime
+    config.add_cleanup(lambda: shutil.rmtree(runtime, ignore_errors=True))
 
 
 @pytest.hookimpl(tryfirst=True)

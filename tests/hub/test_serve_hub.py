@@ -256,6 +256,7 @@ def test_a_flood_of_refused_hand_ins_leaves_the_class_unharmed(hub, tmp_path):
     mark = len(hub.text())
     serve = Serve(course, tmp_path / "serve.log")
     try:
+        began = time.monotonic()                                   # eve's first request of this test
         eve_key = nbformat_bytes(course.answer_key("eve"))
         assert _handin(hub, "eve", {f"{NOTEBOOK}.ipynb": eve_key}).status_code == 201     # her own, before
         serve.wait_for(r"graded eve self_attention attempt \d+: 20/20")
@@ -289,6 +290,8 @@ def test_a_flood_of_refused_hand_ins_leaves_the_class_unharmed(hub, tmp_path):
             bob.nbgrader("submit", A)                               # bob hands in, in the middle of it
             submitted = time.monotonic() - started
             responses = [f.result() for f in flooding]
+        # her rate is per minute: the minutes her requests spanned (one, unless a loaded machine drew them out)
+        minutes = int((time.monotonic() - began) // 60) + 1
         line = serve.wait_for(r"graded bob self_attention attempt \d+: 20/20 .* s after it arrived")[-1]
         # how fast, beside a hand-in with no flood: bench/hub.py's flood run (a timed assertion here fails on a
         # loaded machine, not on a slow service)
@@ -299,16 +302,17 @@ def test_a_flood_of_refused_hand_ins_leaves_the_class_unharmed(hub, tmp_path):
         for r in responses:
             assert r.status_code in (400, 403, 413, 429) and "\n" not in r.json()["error"], r.text
         codes = [r.status_code for r in responses]
-        assert codes.count(429) >= len(codes) - PER_MINUTE, codes
+        assert codes.count(429) >= len(codes) - PER_MINUTE * minutes, (minutes, codes)
         time.sleep(2)
         claims = [h for h in exchange.look(None, [A])
                   if h.kind == "impersonation" and h.account == "eve" and h.named == "bob"]   # this flood's
-        assert 0 < len(claims) <= PER_MINUTE, len(claims)
+        assert 0 < len(claims) <= PER_MINUTE * minutes, (minutes, len(claims))
         reported = [x for x in serve.lines() if "another student's name" in x and "named for bob" in x]
         assert len(reported) == len(claims)
         log = hub.text()[mark:]
-        # one line a refusal up to her rate, then one for going over it (and one for too many at once)
-        assert log.count("refused eve") <= PER_MINUTE + 2 and log.count("are not logged") == 2, log[-3000:]
+        # one line a refusal up to her rate, then one for going over it (a minute), and one for too many at once
+        assert log.count("refused eve") <= PER_MINUTE * minutes + 2, (minutes, log[-3000:])
+        assert 2 <= log.count("are not logged") <= 1 + minutes, (minutes, log[-3000:])
         # nothing legit lost: eve's own hand-in is there as it was, bob's is graded, nothing else of eve's is
         assert _ids(hub, "eve") == eve_before
         assert course.results(["bob"])["bob"].score == 20

@@ -44,7 +44,7 @@ from conftest import ASSIGNMENT, CHROMIUM, NOTEBOOK, SECRET, VENV_BIN, CourseDir
 
 from gradekit.exchange.filesystem import layout
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("hub-journeys")]   # test_hub_exchange.py's
 
 A, NB = ASSIGNMENT, NOTEBOOK
 LAB, NB7, TEACHER = "gkada", "gkwei", "gkprof"

@@ -37,7 +37,9 @@ from conftest import ASSIGNMENT, SECRET, VENV_BIN, CourseDir
 
 from gradekit.web.auth import instructor_role, instructor_scope
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+# one worker runs both hub journeys, one after the other: this hub's doctor reads the homes of the hub users
+# gkada and gkwei, which test_jupyterhub.py makes real accounts with homes 0755 (claimed below against other runs)
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("hub-journeys")]
 
 A = ASSIGNMENT
 SHARED = "gkjovyan"
@@ -158,6 +160,7 @@ def hub(tmp_path_factory):
         pytest.skip(reason)
     pytest.importorskip("playwright.sync_api")
     (shared,) = unix_users.create([SHARED])
+    unix_users.claim([LAB, NB7])   # their homes, if test_jupyterhub.py's accounts: not while this hub runs
     base = Path("/tmp") / f"gk-hubx-{os.getpid()}"
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(mode=0o755)
@@ -210,19 +213,8 @@ def hub(tmp_path_factory):
         if h is not None:
             h.close()
         unix_users.remove([SHARED])
+        unix_users.release([LAB, NB7])
         shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def browser(hub):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=tj.CHROMIUM, headless=True,
-                              args=["--no-sandbox", "--disable-gpu", "--no-first-run",
-                                    "--disable-background-networking", "--disable-component-update"])
-        yield b
-        b.close()
 
 
 def test_a_student_in_jupyterlab_on_a_shared_account_reads_a_named_mistake_and_fixes_it(hub, browser, monkeypatch):

@@ -1,6 +1,6 @@
-"""A receipt for every submission: what was handed in, when it counts, which attempt -- signed.
+"""A receipt for every hand-in: what was handed in, when it counts, which hand-in it is -- signed.
 
-    gk1~<student>~<assignment>~<attempt>~<time it counts, UTC>~<first 16 of the files' SHA-256>~<HMAC>
+    gk1~<student>~<assignment>~<hand-in number>~<time it counts, UTC>~<first 16 of the files' SHA-256>~<HMAC>
 
 The HMAC is keyed with the course secret, so a student cannot make one, nor
 change a field of theirs: ``gradekit receipt CHECK`` says whether a receipt a
@@ -22,12 +22,12 @@ _FMT = "%Y%m%dT%H%M%SZ"
 class Receipt:
     student: str
     assignment: str
-    attempt: int
+    number: int  # the student's how-manieth hand-in of the assignment (the ledger's number)
     counted: dt.datetime  # naive UTC, to the second
     sha256: str  # the first 16 hex digits of the files' SHA-256
 
     def fields(self) -> list[str]:
-        return [PREFIX, self.student, self.assignment, str(self.attempt), self.counted.strftime(_FMT), self.sha256[:16]]
+        return [PREFIX, self.student, self.assignment, str(self.number), self.counted.strftime(_FMT), self.sha256[:16]]
 
 
 def _mac(secret: bytes, course_id: str, fields: list[str]) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ from gradekit.exchange.base import CourseExchange, Events, Listed, Released
 from gradekit.exchange.filesystem import layout
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gradekit.exchange.filesystem.inbound import Handin
+    from gradekit.exchange.handin import Handin
 
 QUIET = 5.0  # seconds after its last change a folder with nbgrader's final mode missing is taken as complete
 
@@ -120,12 +121,14 @@ class FilesystemExchange(CourseExchange):
     def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
         return layout.give_feedback(self.course, self.feedback_dir, student, submission, pages)
 
-    def feedback_given(self, student: str, assignment: str, submission: Path) -> bool:
-        secret = layout.read_submission_secret(submission)
-        notebooks = sorted(p.stem for p in submission.glob("*.ipynb"))
-        return bool(secret and notebooks) and any(
-            (self.feedback_dir / layout.feedback_name(secret or "", nb)).exists() for nb in notebooks
-        )
+    def feedback_given(self, assignment: str, submissions: Mapping[str, Path]) -> set[str]:
+        given = set()
+        for student, submission in submissions.items():
+            secret = layout.read_submission_secret(submission)
+            notebooks = sorted(p.stem for p in submission.glob("*.ipynb"))
+            if secret and any((self.feedback_dir / layout.feedback_name(secret, nb)).exists() for nb in notebooks):
+                given.add(student)
+        return given
 
     # -- what a student may list ----------------------------------------------------------------
     def listing(self, student: str) -> list[Listed]:
@@ -143,12 +146,12 @@ class FilesystemExchange(CourseExchange):
                     secret = files.get("submission_secret.txt", b"").decode("utf-8", "replace")
                     names = [layout.feedback_name(secret, Path(p).stem) for p in files if p.endswith(".ipynb")]
                     if secret and names and all((self.feedback_dir / n).exists() for n in names):
-                        with_feedback.append(entry.name)
+                        with_feedback.append(entry.ref.place)
                 out.append(
                     Listed(
                         assignment,
                         (self.here / "outbound" / assignment / student).is_dir(),
-                        tuple(e.name for e in mine),
+                        tuple(e.ref.place for e in mine),
                         tuple(with_feedback),
                     )
                 )

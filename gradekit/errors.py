@@ -25,6 +25,7 @@
     │   ├── MissingExtra           an optional part not installed: names the extra to install
     │   └── HubUnreachable         the JupyterHub a service asks who is calling does not answer
     └── SubmissionError            a submission that cannot be graded: zero + the reason
+        └── HandinTooLarge         a hand-in over a limit of its files' number or size
 
     StudentCodeError               the student's code raised, hung, crashed or broke the
     ├── SandboxTimeout             protocol (raised on the trusted side by the sandbox client;
@@ -48,6 +49,9 @@ may be what is broken), and stays the student's failure when the key passes.
 
 ``CodeFailure`` is an enum, so that a student's own exception named ``Timeout``
 or ``Lost`` cannot pass for one of gradekit's.
+
+An error a service answers over HTTP carries its status (``status``), as the CLI's carry
+their exit code: no status is picked from a message.
 
 Three exceptions stay private to the module that raises and catches them, and never
 reach a caller: ``sandbox.protocol.ProtocolError`` (a frame outside the protocol, turned
@@ -133,7 +137,16 @@ class HubUnreachable(CourseFailure):
 
 
 class SubmissionError(GradekitError):
-    """A submitted notebook that cannot be graded; the message is the reason (a zero)."""
+    """A submitted notebook that cannot be graded; the message is the reason (a zero). A service
+    refuses one with ``status``, its HTTP status (gradekit.exchange.hub.wire)."""
+
+    status = 400
+
+
+class HandinTooLarge(SubmissionError):
+    """A hand-in over a limit: too many files, or too many bytes once unpacked."""
+
+    status = 413
 
 
 # -- student code, seen from the trusted side ---------------------------------------------

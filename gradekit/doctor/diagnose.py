@@ -578,6 +578,7 @@ def hub_exchange_problems(course, account: str | None) -> list[Problem]:
     """A course on the hub exchange: the service answers the course's token as an instructor's, and the
     students' ``account`` (the one every student's server runs as) reads neither the exchange's
     store nor the course's private files."""
+    from gradekit.exchange.hub import wire
     from gradekit.exchange.hub.course import HubExchange, settings_of
 
     exchange = HubExchange(course)
@@ -594,7 +595,7 @@ def hub_exchange_problems(course, account: str | None) -> list[Problem]:
                 "the instructor scope (docs/admin/kubernetes-docker.md)",
             )
         ]
-    info = exchange.client.json("GET", "ping")
+    info = exchange.client.json("GET", wire.PING.url())
     if account is None:
         return []
     private = [Path(info["store"])] if info.get("store") else []

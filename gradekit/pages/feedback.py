@@ -26,7 +26,6 @@ it carries (:class:`gradekit.i18n.text.View`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,17 +39,6 @@ from gradekit.i18n.text import View
 from gradekit.notebook.exercises import short
 from gradekit.pages import look as page
 from gradekit.results import CellResult, NotebookResult, SubmissionResult
-
-
-def write_class_feedback(course: Course, assignment: str, results: Iterable[SubmissionResult]) -> int:
-    """``gradekit feedback``: the pages of each of ``results`` (each as it stands now:
-    :func:`gradekit.gradebook.marks.marked_results`); returns how many pages were written."""
-    from gradekit.errors import UsageError
-
-    count = sum(len(write_feedback(course, result)) for result in results)
-    if count == 0:
-        raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde` first")
-    return count
 
 
 @dataclass(frozen=True)
@@ -112,11 +100,23 @@ def write_feedback(
     out_dir: Path | None = None,
     disclosure: Disclosure = EVERYTHING,
 ) -> list[Path]:
-    """One page per notebook; pass the result through :func:`gradekit.gradebook.marks.final_marks` first for
-    the instructor's manual grades, the late penalty and the rubric items. ``out_dir``: another place
-    than feedback/ (an attempt's, gradekit serve); ``disclosure``: what it shows."""
-    paths = []
+    """:func:`render_feedback`'s pages written in ``out_dir`` (default: feedback/<student>/<assignment>/),
+    one ``<notebook>.html`` each. What may reach a student is the delivery's to decide
+    (gradekit.service.delivery): it is what writes the pages of a course."""
     out_dir = out_dir or course.feedback_dir(result.student, result.assignment)
+    paths = []
+    for notebook, html in render_feedback(course, result, disclosure).items():
+        path = out_dir / f"{notebook}.html"
+        atomic_write(path, html)
+        paths.append(path)
+    return paths
+
+
+def render_feedback(course: Course, result: SubmissionResult, disclosure: Disclosure = EVERYTHING) -> dict[str, str]:
+    """One page per notebook (notebook name -> its HTML), showing what ``disclosure`` lets it show; pass the
+    result through :func:`gradekit.gradebook.marks.final_marks` first for the instructor's manual grades, the
+    late penalty and the rubric items."""
+    pages: dict[str, str] = {}
     siblings = [
         {
             "name": nb.name,
@@ -174,10 +174,8 @@ def write_feedback(
             rubric={c.grade_id: rubric_lines(c, view) for c in nb.cells if c.rubric},
             rubric_title=view(_("What your grader noted")),
         )
-        path = out_dir / f"{nb.name}.html"
-        atomic_write(path, html)
-        paths.append(path)
-    return paths
+        pages[nb.name] = html
+    return pages
 
 
 def held_labels(result: SubmissionResult, held, view: View) -> dict[str, float]:

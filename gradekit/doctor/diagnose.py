@@ -281,7 +281,7 @@ def student_problems(course, python: Path | None) -> list[Problem]:
         if runuser is None:
             return [*out, NO_RUNUSER]
         probe = subprocess.run(
-            [runuser, "-u", "nobody", "--", str(python), "-c", "import gradekit.exchange.filesystem.nbgrader"],
+            [runuser, "-u", "nobody", "--", str(python), "-c", "import gradekit.exchange.filesystem.student"],
             capture_output=True,
             text=True,
         )

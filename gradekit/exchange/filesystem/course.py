@@ -1,6 +1,6 @@
 """The filesystem exchange: nbgrader's exchange folders, with gradekit's modes and its judge of hand-ins.
 
-    releases out    gradekit.exchange.filesystem.nbgrader.GradekitReleaseAssignment: outbound/<a>/<student>/, that
+    releases out    gradekit.exchange.filesystem.release.GradekitReleaseAssignment: outbound/<a>/<student>/, that
                     student's alone (an ACL entry, or chowned to them)
     hand-ins in     inbound/<student>+<a>+<time>+<random>/, read as gradekit.exchange.filesystem.inbound reads them: the
                     account that owns the folder is who handed it in, its latest change time is when
@@ -57,7 +57,7 @@ class FilesystemExchange(CourseExchange):
 
     # -- releases out ---------------------------------------------------------------------------
     def publish(self, assignment: str, force: bool = False, student: str | None = None) -> Released:
-        from gradekit.exchange.filesystem.nbgrader import GradekitReleaseAssignment
+        from gradekit.exchange.filesystem.release import GradekitReleaseAssignment
         from gradekit.exchange.filesystem.steps import run_step
 
         overrides: dict[str, bool | str] = {"ExchangeReleaseAssignment.force": force}

@@ -111,6 +111,7 @@ def deliver(
     ``due``: the caller's, when it holds them (else read); ``keep``: a folder the pages are written to
     as well (a graded attempt's feedback/)."""
     from gradekit.atomic import atomic_write
+    from gradekit.grading.told import TOLD
     from gradekit.pages.feedback import ShownNow, render_feedback, student_copy
 
     student = result.student
@@ -118,7 +119,7 @@ def deliver(
     if problem:
         return Delivered(student, problem=problem)
     disclosure = disclosure_of(course, result, submission, attempts, policy, due)
-    pages = render_feedback(course, result, disclosure)
+    pages = render_feedback(course, result, disclosure, told=TOLD)
     if keep is not None:
         for notebook, html in pages.items():
             atomic_write(keep / f"{notebook}.html", html)
@@ -256,6 +257,7 @@ def write_class_pages(course: Course, assignment: str, results) -> tuple[int, in
     release step may hand out -- and, for each page that holds something back, the whole page in
     feedback-instructor/<student>/<assignment>/; (pages written in feedback/, whole pages kept apart)."""
     from gradekit.errors import UsageError
+    from gradekit.grading.told import TOLD
     from gradekit.pages.feedback import write_feedback
     from gradekit.service.policy import Policy, due_date
 
@@ -264,9 +266,10 @@ def write_class_pages(course: Course, assignment: str, results) -> tuple[int, in
     for result in results:
         submission = course.submitted_dir(result.student, assignment)
         disclosure = disclosure_of(course, result, submission, policy=policy, due=due)
-        shown += len(write_feedback(course, result, disclosure=disclosure))
+        shown += len(write_feedback(course, result, disclosure=disclosure, told=TOLD))
         if disclosure.level != "full" or disclosure.hidden:
-            whole += len(write_feedback(course, result, instructor_feedback_dir(course, result.student, assignment)))
+            folder = instructor_feedback_dir(course, result.student, assignment)
+            whole += len(write_feedback(course, result, folder, told=TOLD))
     if shown == 0:
         raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde` first")
     return shown, whole

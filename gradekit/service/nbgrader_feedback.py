@@ -6,8 +6,9 @@ gives (:func:`gradekit.service.delivery.release_feedback`): every graded student
 of ``--student``), written now from their result with the gradebook's final marks, shown as the
 assignment's policy shows them -- never the files found in feedback/, which may be the instructor's
 whole pages. On the filesystem exchange they go into this step's feedback folder (nbgrader's root,
-as given), on the hub exchange through the service. A page goes back only for the submission it was
-graded from, so a resubmission collected after grading never gets the older one's feedback.
+as given: the course's FilesystemExchange there), on the hub exchange through the service. A page
+goes back only for the submission it was graded from, so a resubmission collected after grading
+never gets the older one's feedback.
 """
 
 from __future__ import annotations
@@ -15,23 +16,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from nbgrader.exchange.default import ExchangeReleaseFeedback
-
-from gradekit.exchange.filesystem import layout
-
-
-class _FeedbackFolder:
-    """The filesystem exchange's feedback back, into this step's folder (nbgrader's root, as given)."""
-
-    label = "nbgrader exchange"
-
-    def __init__(self, course, folder: Path):
-        self.course, self.folder = course, folder
-
-    def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
-        return layout.give_feedback(self.course, self.folder, student, submission, pages)
-
-    def close(self) -> None:
-        pass
 
 
 class GradekitReleaseFeedback(ExchangeReleaseFeedback):
@@ -43,17 +27,13 @@ class GradekitReleaseFeedback(ExchangeReleaseFeedback):
     def copy_files(self):
         from gradekit.course import Course
         from gradekit.errors import GradekitError
+        from gradekit.exchange.exchanges import exchange_of
         from gradekit.gradebook import read
         from gradekit.service.delivery import release_feedback
 
         cd = self.coursedir
         course = Course.load(cd.root)
-        if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
-            from gradekit.exchange.hub.course import HubExchange
-
-            giver: HubExchange | _FeedbackFolder = HubExchange(course)
-        else:
-            giver = _FeedbackFolder(course, Path(self.dest_path))
+        giver = exchange_of(course, here=Path(self.dest_path).parent)  # the feedback folder this step was given
         exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
         wanted = [cd.student_id] if cd.student_id not in ("", "*") else read.students(course)
         self.released_for: dict[str, list[str]] = {}

@@ -28,6 +28,7 @@ from gradekit.exchange.filesystem import layout
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.exchange.handin import Handin
+    from gradekit.exchange.identity import Identities
 
 QUIET = 5.0  # seconds after its last change a folder with nbgrader's final mode missing is taken as complete
 
@@ -38,17 +39,17 @@ class FilesystemExchange(CourseExchange):
     kind = "filesystem"
     label = "nbgrader exchange"
 
-    def __init__(self, course):
+    def __init__(self, course, here: Path | None = None):
         super().__init__(course)
-        self.here = layout.course_exchange(course)
+        self.here = here or layout.course_exchange(course)  # <Exchange.root>/<course>/
         self.inbound = self.here / "inbound"
         self.feedback_dir = self.here / "feedback"
         self.trust_names = bool((course.config or {}).get("GradekitCollect", {}).get("trust_names", False))
         self.incomplete: dict[str, float] = {}  # a folder still being written: name -> first seen
-        self._identities = None
+        self._identities: Identities | None = None
 
     @property
-    def identities(self):
+    def identities(self) -> Identities:
         if self._identities is None:
             from gradekit.exchange.identity import Identities
 

@@ -21,19 +21,41 @@ from nbgrader.exchange.default import ExchangeReleaseFeedback
 class GradekitReleaseFeedback(ExchangeReleaseFeedback):
     """nbgrader's release_feedback through gradekit's delivery (see the module's docstring)."""
 
+    _course = None
+
+    def course(self):
+        if self._course is None:
+            from gradekit.course import Course
+
+            self._course = Course.load(self.coursedir.root)
+        return self._course
+
     def init_src(self):
         pass  # the pages are written from the results, not read from feedback/
 
+    def _on_hub(self) -> bool:
+        return str(getattr(self.course().settings, "exchange", "") or "filesystem") == "hub"
+
+    def ensure_root(self):
+        if not self._on_hub():  # the hub exchange keeps the pages: no folder of nbgrader's
+            super().ensure_root()
+
+    def init_dest(self):
+        if self._on_hub():
+            self.dest_path = ""
+            return
+        super().init_dest()
+
     def copy_files(self):
-        from gradekit.course import Course
         from gradekit.errors import GradekitError
         from gradekit.exchange.exchanges import exchange_of
         from gradekit.gradebook import read
         from gradekit.service.delivery import release_feedback
 
         cd = self.coursedir
-        course = Course.load(cd.root)
-        giver = exchange_of(course, here=Path(self.dest_path).parent)  # the feedback folder this step was given
+        course = self.course()
+        # the filesystem exchange: the feedback folder this step was given (nbgrader's root, as given)
+        giver = exchange_of(course, here=Path(self.dest_path).parent if self.dest_path else None)
         exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
         wanted = [cd.student_id] if cd.student_id not in ("", "*") else read.students(course)
         self.released_for: dict[str, list[str]] = {}

@@ -250,40 +250,6 @@ def parse_timestamp(raw: bytes | str, now: dt.datetime | None = None) -> Timesta
     return Timestamp(when.strftime(TIMESTAMP_FORMAT))
 
 
-RECEIPT_FILE = "receipt.json"  # beside a collected submission: its receipt, its hand-in and times
-
-
-@dataclass(frozen=True)
-class ReceiptFile:
-    """What gradekit's collect wrote beside a submission (``receipt.json``): the hand-in's receipt, its
-    number (the student's how-manieth hand-in) and its exchange's reference (gradekit.exchange.handin)."""
-
-    receipt: str | None = None
-    number: int | None = None
-    handin: str | None = None
-    place: str = ""
-
-
-def read_receipt(folder: Path) -> ReceiptFile:
-    """``receipt.json`` beside a submission (an empty ReceiptFile without one): read like anything else
-    in submitted/, with a cap."""
-    import json
-
-    try:
-        data = json.loads(read_bytes(folder / RECEIPT_FILE, 4096))
-    except (SubmissionError, ValueError):
-        return ReceiptFile()
-    if not isinstance(data, dict):
-        return ReceiptFile()
-    receipt, number, handin, place = data.get("receipt"), data.get("number"), data.get("handin"), data.get("place")
-    return ReceiptFile(
-        receipt if isinstance(receipt, str) and len(receipt) < 200 else None,
-        number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None,
-        handin if isinstance(handin, str) and len(handin) < 1000 else None,
-        place if isinstance(place, str) and len(place) < 1000 else "",
-    )
-
-
 def parse_utc(text: str) -> dt.datetime:
     """nbgrader's ``utils.parse_utc`` for a string, as naive UTC (tests/intake/test_robustness.py holds
     it to nbgrader's): importing nbgrader for it cost every grading process a second and more."""

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from gradekit.exchange import receipts
 from gradekit.exchange.handin import IMPERSONATION, Handin, HandinRef
-from gradekit.untrusted import RECEIPT_FILE, read_receipt
+from gradekit.exchange.receipts import RECEIPT_FILE, read_receipt
 
 LEDGER = Path(".gradekit") / "handins.db"
 KEPT = Path(".gradekit") / "handins"  # what each hand-in held at its first sight: <assignment>/<folder>/
@@ -91,7 +91,7 @@ class Entry:
 
     def installed_files(self, files: dict[str, bytes]) -> dict[str, bytes]:
         """What a collected submission holds: the files kept at first sight, the trusted time as its
-        ``timestamp.txt``, and its receipt beside them (read back by untrusted.read_receipt and
+        ``timestamp.txt``, and its receipt beside them (read back by receipts.read_receipt and
         :func:`ref_of`)."""
         meta = {
             "handin": str(self.ref),  # the exchange's reference: feedback goes back for this hand-in

@@ -81,7 +81,7 @@ def collect(course: Course, assignment: str, due: dt.datetime | None = None) -> 
 def _holds(dest: Path, entry) -> bool:
     """Whether ``dest`` is this very hand-in, installed before."""
     from gradekit.exchange.ledger import ref_of
-    from gradekit.untrusted import read_receipt
+    from gradekit.exchange.receipts import read_receipt
 
     return ref_of(dest) == entry.ref and read_receipt(dest).receipt == entry.receipt
 

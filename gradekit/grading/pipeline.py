@@ -36,6 +36,7 @@ from gradekit.authoring.template import AssignmentSource
 from gradekit.authoring.variant import build_variant
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, GraderError, SubmissionError
+from gradekit.exchange.receipts import read_receipt
 from gradekit.graders.observe import observing
 from gradekit.grading.harness.suite import GraderSuite
 from gradekit.grading.incremental import assignment_version, submission_digest
@@ -55,7 +56,6 @@ from gradekit.untrusted import (
     find_notebook,
     folder_listing,
     is_plain_folder,
-    read_receipt,
     read_timestamp,
     submission_files,
 )

@@ -72,6 +72,14 @@ class Handin:
         """This hand-in, refused for ``problem``."""
         return replace(self, problem=problem, kind=kind)
 
+    def backdated(self, tolerance: float) -> bool:
+        """Whether its claim disagrees with when it arrived by more than ``tolerance`` seconds."""
+        return (
+            self.claimed is not None
+            and self.arrived is not None
+            and abs((self.arrived - self.claimed).total_seconds()) > tolerance
+        )
+
     def counted(self, tolerance: float) -> dt.datetime | None:
         """The time it counts at: its claim when that agrees with when it arrived, else the arrival."""
         if self.arrived is None:

@@ -10,7 +10,8 @@ The folders are the data flow of one assignment (each folder's ``__init__`` maps
     service/ (gradekit serve, and the one way feedback goes back), web/ (what gradekit's web services
     stand on), hub/ (the instructor's pages in a hub), handout/ (an LMS's zips, the students' Lab),
     doctor/, cli/ (one module a verb); atomic.py, timeline.py, imports.py, pool.py; manual/ for what a
-    person grades (answer groups, the grading page)
+    person grades (answer groups, the grading page); lti/ for the course inside an LMS (after the
+    gradebook: what the LMS should hold, sent back), woken by changes.py
 
 Glossary -- one word for one thing, and one thing for each word:
 
@@ -42,7 +43,7 @@ Glossary -- one word for one thing, and one thing for each word:
     delivery        the one way a graded submission's pages go back to its student: the policy applied,
                     then the exchange (service.delivery.deliver); every way back calls it
     counting score  what the gradebook holds of the submission that counts; every write that can change
-                    it says so (gradebook.scores.changed)
+                    it calls gradebook.scores.changed, which tells its listeners (changes.py)
     grader          a hidden pytest module, autograder/<a>/test_<cell>.py, that grades one test cell
     check           one test of a grader and its outcome (results.Check). gradekit.graders.check holds the
                     comparisons a check makes; ``gradekit check`` is the command that runs an assignment's QA.
@@ -73,6 +74,12 @@ Glossary -- one word for one thing, and one thing for each word:
     digest          the hash of what a grading depends on; an equal one means nothing changed (grading.incremental)
     fingerprint     a hashed k-gram of normalised code tokens, for copy detection only (integrity/)
     limits          the sandbox's limits, named as the c.Gradekit settings they come from (sandbox.limits)
+    LMS course      a course of an LMS (Canvas, Moodle, ...) the course is linked to: an LTI context, whose
+                    launches log people into the hub (gradekit.lti)
+    launch          one LTI 1.3 message from an LMS course: who, their roles, the LMS's service URLs
+    line item       an LMS gradebook column: one per assignment and LMS course (AGS)
+    outbox          the scores the LMS should hold and has not acknowledged yet, each kept with the
+                    timestamp it was first sent with (gradekit.lti.store)
     course failure  the course or the machine is broken: the run stops, nothing more is written
     student failure one submission cannot be graded: its zero and the reason; the rest goes on
 """

@@ -64,12 +64,6 @@ def _settings_class():
         stages=List(
             Unicode(), default_value=[], help="The grading stages, as import paths (empty: gradekit's default list)"
         ).tag(config=True),
-        score_listeners=List(
-            Unicode(),
-            default_value=[],
-            help="Functions called when a student's counting score may have changed, as import paths "
-            "(gradekit.gradebook.scores): listener(course, change)",
-        ).tag(config=True),
         unanswered_free_text_zero=Bool(
             False,
             help="Give a free-text answer left untouched 0 points automatically instead of waiting for a manual grade",

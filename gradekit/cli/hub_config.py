@@ -47,7 +47,19 @@ def add_parser(sub) -> None:
     p.add_argument("--public-url", default="", help="the address people open, e.g. https://hub.example.edu/")
     p.add_argument("--ssl-cert", default="", help="TLS certificate, for a hub with no reverse proxy in front")
     p.add_argument("--ssl-key", default="", help="its key")
-    for name, default in (("hub-port", 8081), ("proxy-api-port", 8001), ("grade-port", 8082), ("report-port", 8083)):
+    p.add_argument(
+        "--lti",
+        action="store_true",
+        help="log in from the LMS (LTI 1.3, the platform `gradekit lti platform` registered) instead of PAM, "
+        "with the course's LTI service (docs/admin/lti.md)",
+    )
+    for name, default in (
+        ("hub-port", 8081),
+        ("proxy-api-port", 8001),
+        ("grade-port", 8082),
+        ("report-port", 8083),
+        ("lti-port", 8084),
+    ):
         p.add_argument(f"--{name}", type=int, default=default, help=f"(default: {default}, on 127.0.0.1)")
     p.set_defaults(run=run)
 
@@ -84,6 +96,13 @@ def _services_gradekit(course) -> Path:
     return Path(sys.executable).parent / "gradekit"
 
 
+def _lti(course):
+    """The course's LTI platform (gradekit lti platform), for hub-config --lti."""
+    from gradekit.lti.platform import load
+
+    return load(course)
+
+
 def run(args) -> int:
     from gradekit.errors import UsageError
     from gradekit.exchange.exchanges import exchange_of
@@ -109,9 +128,11 @@ def run(args) -> int:
         proxy_api_port=args.proxy_api_port,
         grade_port=args.grade_port,
         report_port=args.report_port,
+        lti_port=args.lti_port,
         public_url=args.public_url,
         ssl_cert=args.ssl_cert,
         ssl_key=args.ssl_key,
+        lti=_lti(course) if args.lti else None,
     )
     check(plan)
     config = text(plan)

@@ -49,10 +49,12 @@ class Plan:
     proxy_api_port: int = 8001
     grade_port: int = 8082
     report_port: int = 8083
+    lti_port: int = 8084  # the LTI service's (with --lti)
     public_url: str = ""
     ssl_cert: str = ""
     ssl_key: str = ""
     extra_env: dict[str, str] = field(default_factory=dict)
+    lti: object = None  # gradekit.lti.platform.Platform: the hub's login from the LMS (hub-config --lti)
 
     @property
     def venv_bin(self) -> Path:
@@ -69,7 +71,7 @@ def check(plan: Plan) -> None:
     for path, what in needed.items():
         if not os.access(path, os.X_OK):
             raise UsageError(f"{path} does not exist or cannot be run: {what}")
-    if not plan.instructors:
+    if not plan.instructors and plan.lti is None:  # with --lti the LMS's roles say who teaches
         raise UsageError(
             "no instructors: name them with --instructors NAME,... (or set c.Gradekit.staff_group to a Unix "
             "group whose members teach the course)"
@@ -134,18 +136,18 @@ def text(plan: Plan) -> str:
         'c.JupyterHub.cookie_secret_file = f"{STATE}/jupyterhub_cookie_secret"',
         'c.JupyterHub.pid_file = f"{STATE}/jupyterhub.pid"',
         "",
-        "# who logs in: the roster's accounts and the instructors, with their Unix passwords",
-        'c.JupyterHub.authenticator_class = "pam"',
-        f"c.Authenticator.allowed_users = {_lit(set(users))}",
+        *_login(plan, users, role, scheme),
         "",
         "# the course's instructors: a hub group and role; gradekit's services let in those whose login",
         "# carries the role's scope (a hub admin outside the group is not let in)",
         f"INSTRUCTORS = {_lit(set(plan.instructors))}",
         f'c.JupyterHub.custom_scopes = {{{_lit(scope)}: {{"description": "teaches {cid} (gradekit)"}}}}',
-        f'c.JupyterHub.load_groups = {{{_lit(role)}: {{"users": sorted(INSTRUCTORS)}}}}',
+        *([] if plan.lti else [f'c.JupyterHub.load_groups = {{{_lit(role)}: {{"users": sorted(INSTRUCTORS)}}}}']),
         "c.JupyterHub.load_roles = [",
         f'    {{"name": {_lit(role)}, "groups": [{_lit(role)}],',
-        f'     "scopes": [{_lit(scope)}, "access:services!service={grade}", "access:services!service={report}"]}},',
+        f'     "scopes": [{_lit(scope)}, "access:services!service={grade}", "access:services!service={report}"'
+        + (', "access:services!service=gradekit-lti"' if plan.lti else "")
+        + "]},",
         "]",
         "",
         "# each server runs as its own account, writes nothing another account can read (umask 077), in a",
@@ -175,10 +177,11 @@ def text(plan: Plan) -> str:
         "    home = os.stat(account.pw_dir)",
         "    if home.st_uid == account.pw_uid and home.st_mode & 0o077:",
         "        os.chmod(account.pw_dir, home.st_mode & 0o700)  # useradd -m makes it 0755 on Debian",
-        '    settings = f"{HUB}/instructors" if name in INSTRUCTORS else f"{HUB}/students"',
+        *([f"    teaches = {_teaches(plan)}"] if plan.lti else []),
+        f'    settings = f"{{HUB}}/instructors" if {_who(plan)} else f"{{HUB}}/students"',
         '    spawner.environment = {**spawner.environment, "JUPYTER_CONFIG_PATH": settings}',
         '    spawner.default_url = "/tree" if interface_of(name) == "notebook" else "/lab"',
-        "    if name in INSTRUCTORS:  # Formgrader opens a course only below the server's root: /, opened at home",
+        f"    if {_who(plan)}:  # Formgrader opens a course only below the server's root: /, opened at home",
         '        spawner.notebook_dir = "/"',
         '        spawner.args = [*spawner.args, f"--ContentsManager.preferred_dir={account.pw_dir}"]',
         "",
@@ -213,10 +216,47 @@ def text(plan: Plan) -> str:
         f'        "oauth_client_allowed_scopes": [{_lit(scope)}],',
         '        "oauth_no_confirm": True,',
         "    },",
+        *_lti_service(plan, scope),
         "]",
         "",
     ]
     return "\n".join(lines)
+
+
+def _login(plan: Plan, users: list[str], role: str, scheme: str) -> list[str]:
+    """Who logs in: PAM with the roster's accounts, or the LMS's launches (--lti: gradekit.lti.hubconf)."""
+    if plan.lti is not None:  # LTI (issue 39): the login block is gradekit.lti's
+        from gradekit.lti.hubconf import login_lines
+
+        return login_lines(plan.lti, role, scheme == "https" or plan.public_url.startswith("https"))  # type: ignore[arg-type]
+    return [
+        "# who logs in: the roster's accounts and the instructors, with their Unix passwords",
+        'c.JupyterHub.authenticator_class = "pam"',
+        f"c.Authenticator.allowed_users = {_lit(set(users))}",
+    ]
+
+
+def _who(plan: Plan) -> str:
+    return "teaches" if plan.lti else "name in INSTRUCTORS"
+
+
+def _teaches(plan: Plan) -> str:
+    """Who gets the instructors' settings: the named instructors, and with --lti whoever the LMS's roles
+    put in the instructors group at their launch."""
+    if plan.lti is None:
+        return "name in INSTRUCTORS"
+    from gradekit.web.auth import instructor_role
+
+    group = instructor_role(plan.course.course_id)  # type: ignore[attr-defined]
+    return f"name in INSTRUCTORS or any(g.name == {_lit(group)} for g in spawner.user.groups)"
+
+
+def _lti_service(plan: Plan, scope: str) -> list[str]:
+    if plan.lti is None:
+        return []
+    from gradekit.lti.hubconf import service_entry
+
+    return service_entry(plan.assignments, scope, plan.lti_port)
 
 
 def instructors_config(course, exchange: str) -> str:

@@ -343,17 +343,20 @@ class Service:
             f"{'' if not done.problem else ', feedback not released: ' + done.problem}{latency}{held}"
         )
 
-    def _give_again(self, result) -> None:
+    def _give_again(self, result, marks: list) -> None:
         """A regrade's pages, given back for the submission of record in place of the ones its grading
-        gave (gradekit.service.delivery), with the gradebook's final marks."""
+        gave (gradekit.service.delivery), with the gradebook's final marks (``marks``: the regrade's
+        ClassMarks, read at its first result)."""
         from gradekit.gradebook.marks import read_class_marks
         from gradekit.service.delivery import deliver
 
         student, assignment = result.student, result.assignment
+        if not marks:
+            marks.append(read_class_marks(self.course, assignment))  # plain SQL on SQLite
         done = deliver(
             self.course,
             self.exchange,
-            read_class_marks(self.course, assignment).apply(result),  # plain SQL on SQLite: cheap
+            marks[0].apply(result),
             self.course.submitted_dir(student, assignment),
             policy=self.policy(assignment),
             due=self._due(assignment),
@@ -395,10 +398,12 @@ class Service:
             for result in unchanged:
                 control.send(conn, {"result": result.to_dict(), "unchanged": True})
 
-            def on_result(result, conn=conn) -> None:
+            marks: list = []  # the class's marks, read once a regrade (a regrade changes none of them)
+
+            def on_result(result, conn=conn, marks=marks) -> None:
                 control.send(conn, {"result": result.to_dict()})
                 self.say(f"regraded {result.student} {result.assignment}: {result.score:g}/{result.possible:g}")
-                self._give_again(result)
+                self._give_again(result, marks)
 
             def on_done(conn=conn) -> None:
                 control.send(conn, {"done": True})

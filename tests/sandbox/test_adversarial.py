@@ -88,7 +88,7 @@ DRIVER = textwrap.dedent(r'''
             left = alive(prefix)
         with open(log, "a") as fh:
             fh.write(json.dumps({"student": result.student, "left": left, "anyone": alive(mark + "-")}) + "\n")
-        record(recorder, result)
+        return record(recorder, result)
 
     gradebook.Recorder.record = checked
     sys.exit(cli.main(sys.argv[6:]))
@@ -943,16 +943,23 @@ SPAWN = textwrap.dedent('''
                 os._exit(0)
         SPAWNED.append(pid)
 
-    def _running():
-        count = 0
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    if M.encode() in open(f"/proc/{{entry}}/cmdline", "rb").read():
-                        count += 1
-                except OSError:
-                    pass
-        return count
+    def _running(want=4, patience=5.0):
+        """How many of the spawned run; a double fork's grandchild may still be on its way to exec:
+        looked at again, up to ``patience`` s, until ``want`` are seen."""
+        import time
+        deadline = time.monotonic() + patience
+        while True:
+            count = 0
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    try:
+                        if M.encode() in open(f"/proc/{{entry}}/cmdline", "rb").read():
+                            count += 1
+                    except OSError:
+                        pass
+            if count >= want or time.monotonic() > deadline:
+                return count
+            time.sleep(0.1)
 
     _spawn("top")
 ''')

@@ -71,8 +71,9 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def text(course) -> str:
-    """The students' nbgrader_config.py for ``course``."""
+def text(course, url: str | None = None) -> str:
+    """The students' nbgrader_config.py for ``course`` (on the hub exchange, reaching it at ``url``: the
+    course's own c.GradekitHubExchange.url unless given)."""
     head = [
         f"# nbgrader_config.py for the students of {course.course_id} (written by `gradekit student-config`).",
         "# Put it in /etc/jupyter/ (every account), a folder on JUPYTER_CONFIG_PATH, or ~/.jupyter/.",
@@ -85,7 +86,7 @@ def text(course) -> str:
         from gradekit.errors import UsageError
         from gradekit.handout.hub import settings_of
 
-        url = str(settings_of(course).get("url") or "")
+        url = url or str(settings_of(course).get("url") or "")
         if not url:
             raise UsageError(
                 "c.Gradekit.exchange is 'hub' but c.GradekitHubExchange.url is not set: the URL students' "
@@ -117,23 +118,32 @@ def text(course) -> str:
     return "\n".join(lines)
 
 
-def write_dir(course, folder: Path) -> list[Path]:
-    """The students' Jupyter config folder (see the module's docstring); readable by every account."""
+def settings_files(course, url: str | None = None) -> dict[str, tuple[str, str]]:
+    """The students' Jupyter config folder's files: key -> (path in the folder, text)."""
     import json
+
+    return {
+        "nbgrader-config": ("nbgrader_config.py", text(course, url)),
+        "server-config": ("jupyter_server_config.d/gradekit.json", json.dumps(SERVER, indent=1) + "\n"),
+        "lab-config": (
+            "labconfig/page_config.json",
+            json.dumps(
+                {
+                    "disabledExtensions": {p: True for p in INSTRUCTOR_PANELS},
+                    "lockedExtensions": {p: True for p in INSTRUCTOR_PANELS},
+                },
+                indent=1,
+            )
+            + "\n",
+        ),
+    }
+
+
+def write_dir(course, folder: Path, url: str | None = None) -> list[Path]:
+    """The students' Jupyter config folder (see the module's docstring); readable by every account."""
     import os
 
-    files = {
-        folder / "nbgrader_config.py": text(course),
-        folder / "jupyter_server_config.d" / "gradekit.json": json.dumps(SERVER, indent=1) + "\n",
-        folder / "labconfig" / "page_config.json": json.dumps(
-            {
-                "disabledExtensions": {p: True for p in INSTRUCTOR_PANELS},
-                "lockedExtensions": {p: True for p in INSTRUCTOR_PANELS},
-            },
-            indent=1,
-        )
-        + "\n",
-    }
+    files = {folder / path: content for path, content in settings_files(course, url).values()}
     for path, content in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(path.parent, 0o755)

@@ -93,7 +93,7 @@ class Hub:
     def __init__(self, work: Path, users: list[str], deploy: Path):
         import hubs
 
-        from gradekit.hub.auth import instructor_scope
+        from gradekit.web.auth import instructor_scope
 
         self.work = work
         self.ports = hubs.free_ports(4)
@@ -198,7 +198,7 @@ def _released(store: Path, db: str) -> dict[int, float]:
     """Hand-in number -> when the first of its feedback pages was committed (the service's clock)."""
     import sqlalchemy as sa
 
-    from gradekit.hub.store import FEEDBACK, Store
+    from gradekit.exchange.hub.store import FEEDBACK, Store
 
     s = Store(store, db)
     try:
@@ -336,8 +336,8 @@ def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, wind
         serve.stop()
         hub.stop_exchange()
     from gradekit.course import Course
-    from gradekit.hub.store import Store
-    from gradekit.intake.ledger import Ledger
+    from gradekit.exchange.hub.store import Store
+    from gradekit.exchange.ledger import Ledger
 
     records = Store(store, db).handins(COURSE)
     released = _released(store, db)

@@ -99,8 +99,8 @@ class Submitter:
         from nbgrader.coursedir import CourseDirectory
         from traitlets.config import Config
 
-        from gradekit.handout.exchange import GradekitSubmit
-        from gradekit.handout.layout import feedback_name
+        from gradekit.exchange.filesystem.nbgrader import GradekitSubmit
+        from gradekit.exchange.filesystem.layout import feedback_name
 
         home = self.homes / student
         (home / ASSIGNMENT).mkdir(parents=True, exist_ok=True)

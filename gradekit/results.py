@@ -162,7 +162,7 @@ class SubmissionResult:
     notebooks: list[NotebookResult] = field(default_factory=list)
     error: str | None = None  # why nothing could be graded (zero with a reason)
     timestamp: str | None = None
-    receipt: str | None = None  # the signed receipt of the hand-in graded (gradekit.intake.receipts)
+    receipt: str | None = None  # the signed receipt of the hand-in graded (gradekit.exchange.receipts)
     attempt: int | None = None  # which of the student's hand-ins it was (the ledger's count)
     seconds: float = 0.0
     student_seconds: float = 0.0  # of which the student's code ran (cells and graders' calls), per the worker

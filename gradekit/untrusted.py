@@ -362,7 +362,7 @@ def read_archive_entry(zf, info, limits: ArchiveLimits) -> bytes:
 @dataclass(frozen=True)
 class HandinLimits:
     """What one hand-in through the hub exchange may hold: ``gradekit hub-exchange --max-mb`` and
-    ``--max-files`` (gradekit.hub.exchange.Limits; the archive's own limits, ratio and paths, are
+    ``--max-files`` (gradekit.exchange.hub.server.Limits; the archive's own limits, ratio and paths, are
     :class:`ArchiveLimits`')."""
 
     max_bytes: int = 20 << 20  # all its files, uncompressed

@@ -78,7 +78,7 @@ def test_the_page_before_the_due_date_hides_each_assignments_own_cells(course_fa
     from gradekit.grading.pipeline import Pipeline
     from gradekit.pages.feedback import Disclosure, write_feedback
     from gradekit.release.generate import write_answer_key
-    from gradekit.handout.policy import Policy
+    from gradekit.service.policy import Policy
 
     course = _course(course_factory, **{MHA: '[serve]\nshown_before_due = ["test_tq1"]\n'})
     loaded = course.course
@@ -179,7 +179,7 @@ def test_which_attempt_counts_is_said_before_the_due_date_only_where_it_tells_no
 ):
     import datetime as dt
 
-    from gradekit.handout.policy import Policy
+    from gradekit.service.policy import Policy
 
     policy = Policy(attempts=3, counts="best", before_due=before_due, hidden=hidden)
     now = dt.datetime(2026, 12, 1, 12, 0)

@@ -24,8 +24,8 @@ def autograde_class(
     """
     import sys
 
+    from gradekit.exchange.ledger import handin_reports
     from gradekit.grading.options import Options
-    from gradekit.intake.ledger import handin_reports
     from gradekit.pages import terminal
     from gradekit.results import SubmissionResult
     from gradekit.service.session import autograde, class_to_grade
@@ -59,8 +59,8 @@ def autograde_class(
         print(line)
     if not by_service and regraded:  # the service gives its regrades' pages back itself
         from gradekit.errors import GradekitError
-        from gradekit.handout.exchanges import exchange_of
-        from gradekit.handout.feedback import after_regrade
+        from gradekit.exchange.exchanges import exchange_of
+        from gradekit.service.delivery import after_regrade
 
         try:
             exchange = exchange_of(course)

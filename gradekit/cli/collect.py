@@ -60,9 +60,12 @@ def run(args) -> int:
 
 
 def _from_exchange(args) -> int:
-    from gradekit.handout.take_in import collect
+    from gradekit.exchange.take_in import collect
+    from gradekit.service.policy import due_date
 
-    done = collect(course_of(args), args.assignment, before_due=args.before_duedate)
+    course = course_of(args)
+    due = due_date(course, args.assignment) if args.before_duedate else None
+    done = collect(course, args.assignment, due)
     for line in done.lines:
         print(line)
     print(

@@ -44,7 +44,7 @@ def run_demo(origin: Path, keep: str | None = None, students: int = 30, sandboxe
     for assignment in course.assignments():
         _grade_assignment(course, assignment, ids, sandboxed)
     _export(target)
-    from gradekit.handout.steps import demo_round_trip
+    from gradekit.exchange.filesystem.steps import demo_round_trip
 
     demo_round_trip(target, course.assignments()[0], ids[:3])  # the same class through nbgrader's exchange
     print()

@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gradekit.handout.doctor import diagnose, students_python
+    from gradekit.doctor.diagnose import diagnose, students_python
 
     course = course_of(args)
     hub = Path(args.hub_config).resolve() if args.hub_config else None

@@ -45,7 +45,7 @@ def _held(course, assignments: list[str]) -> list[str]:
 
     from gradekit.gradebook.read import registered_assignments
     from gradekit.gradebook.sql_read import duedate
-    from gradekit.handout.policy import Policy
+    from gradekit.service.policy import Policy
 
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     out = []

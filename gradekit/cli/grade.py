@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gradekit.errors import GradekitError
-    from gradekit.hub.web import hold_broken
+    from gradekit.web.serving import hold_broken
 
     try:
         return _run(args)

@@ -119,10 +119,10 @@ def _one_blas_thread() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gradekit.service.lifetime import remember
     from gradekit.timeline import mark
+    from gradekit.web.lifetime import remember
 
-    remember()  # a service's hub, before anything slow (gradekit.service.lifetime)
+    remember()  # a service's hub, before anything slow (gradekit.web.lifetime)
     mark("coordinator", "main")
     _one_blas_thread()
     args = build_parser().parse_args(argv)

@@ -12,8 +12,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gradekit.intake import receipts
-    from gradekit.intake.ledger import LEDGER, Ledger, place
+    from gradekit.exchange import receipts
+    from gradekit.exchange.ledger import LEDGER, Ledger, place
 
     course = course_of(args)
     found = receipts.verify(course.secret(), course.course_id, args.receipt)

@@ -34,7 +34,7 @@ def run(args) -> int:
             f"in {args.zip} (index.csv lists them)"
         )
         return 0
-    from gradekit.handout.exchanges import exchange_of
+    from gradekit.exchange.exchanges import exchange_of
 
     exchange = exchange_of(course)
     done = {}
@@ -51,7 +51,7 @@ def run(args) -> int:
     return 0
 
 
-# how each release is kept from the other accounts (gradekit.handout.exchange's protect)
+# how each release is kept from the other accounts (gradekit.exchange.filesystem.nbgrader's protect)
 _PROTECTION = {
     "student": "{n} readable by their student alone",
     "owner-only": "{n} readable by you alone: no account of that name",

@@ -19,8 +19,8 @@ def run(args) -> int:
     import sys
 
     from gradekit.errors import UsageError
-    from gradekit.handout.exchanges import exchange_of
-    from gradekit.handout.feedback import release_feedback
+    from gradekit.exchange.exchanges import exchange_of
+    from gradekit.service.delivery import release_feedback
 
     course = course_of(args)
     exchange = exchange_of(course)

@@ -47,10 +47,10 @@ def run(args) -> int:
 
 def _serve(args) -> int:
     from gradekit.errors import GradekitError
-    from gradekit.hub.web import hold_broken
+    from gradekit.web.serving import hold_broken
 
     try:
-        from gradekit.handout.exchanges import exchange_of
+        from gradekit.exchange.exchanges import exchange_of
         from gradekit.hub.report import serve
 
         course = course_of(args)

@@ -27,9 +27,9 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gradekit.errors import UsageError
+    from gradekit.exchange.exchanges import exchange_of
     from gradekit.extras import require
     from gradekit.grading.options import Options
-    from gradekit.handout.exchanges import exchange_of
     from gradekit.service.serve import serve
 
     if args.scheduler:

@@ -3,7 +3,7 @@
 Students run nbgrader's own commands (and JupyterLab's Assignments tab, which
 runs them), with gradekit's exchange classes: this file tells them the course,
 where the exchange is, and which classes to use -- the filesystem exchange's, or,
-with ``c.Gradekit.exchange = "hub"``, the hub exchange's (gradekit.handout.hubclient)
+with ``c.Gradekit.exchange = "hub"``, the hub exchange's (gradekit.exchange.hub.student)
 and the service's URL. It holds nothing secret and no
 path into the course directory. Put it where every student's nbgrader reads it:
 ``/etc/jupyter/nbgrader_config.py`` (every account of the machine), a folder on
@@ -29,16 +29,16 @@ from gradekit.cli.common import course_of
 
 DEFAULT_EXCHANGE = "/usr/local/share/nbgrader/exchange"  # nbgrader's own default
 STUDENT_STEPS = {
-    "fetch_assignment": "gradekit.handout.exchange.GradekitFetchAssignment",
-    "submit": "gradekit.handout.exchange.GradekitSubmit",
-    "list": "gradekit.handout.exchange.GradekitList",
-    "fetch_feedback": "gradekit.handout.exchange.GradekitFetchFeedback",
+    "fetch_assignment": "gradekit.exchange.filesystem.nbgrader.GradekitFetchAssignment",
+    "submit": "gradekit.exchange.filesystem.nbgrader.GradekitSubmit",
+    "list": "gradekit.exchange.filesystem.nbgrader.GradekitList",
+    "fetch_feedback": "gradekit.exchange.filesystem.nbgrader.GradekitFetchFeedback",
 }
 HUB_STEPS = {  # c.Gradekit.exchange = "hub": the same commands, through the hub exchange service
-    "fetch_assignment": "gradekit.handout.hubclient.HubFetchAssignment",
-    "submit": "gradekit.handout.hubclient.HubSubmit",
-    "list": "gradekit.handout.hubclient.HubList",
-    "fetch_feedback": "gradekit.handout.hubclient.HubFetchFeedback",
+    "fetch_assignment": "gradekit.exchange.hub.student.HubFetchAssignment",
+    "submit": "gradekit.exchange.hub.student.HubSubmit",
+    "list": "gradekit.exchange.hub.student.HubList",
+    "fetch_feedback": "gradekit.exchange.hub.student.HubFetchFeedback",
 }
 
 
@@ -84,7 +84,7 @@ def text(course, url: str | None = None) -> str:
     ]
     if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
         from gradekit.errors import UsageError
-        from gradekit.handout.hub import settings_of
+        from gradekit.exchange.hub.course import settings_of
 
         url = url or str(settings_of(course).get("url") or "")
         if not url:
@@ -102,7 +102,7 @@ def text(course, url: str | None = None) -> str:
             "",
         ]
         return "\n".join(lines)
-    from gradekit.handout.layout import exchange_root
+    from gradekit.exchange.filesystem.layout import exchange_root
 
     exchange = exchange_root(course)
     lines = [

@@ -2,7 +2,7 @@
 
 Inside a JupyterHub (the hub started it from ``gradekit hub-config``'s entry) it serves under
 the service's prefix, behind the hub's login: only the course's instructors get in
-(gradekit.hub.auth), and each change is logged under the hub user who made it. Alone it
+(gradekit.web.auth), and each change is logged under the hub user who made it. Alone it
 listens on 127.0.0.1 and asks for the token it prints. The routes are GradingApp's::
 
     <prefix>                             the page
@@ -126,14 +126,14 @@ def serve(
     """``gradekit grade``: serve the grading pages until SIGTERM or SIGINT (see the module's docstring)."""
     import secrets
 
-    from gradekit.hub import web as hubweb
+    from gradekit.web import serving as hubweb
 
     started = time.perf_counter()
     held: dict[str, Any] = {"apps": {}}
 
     def make_app(b: hubweb.Binding) -> web.Application:
         if b.in_hub:
-            from gradekit.hub.auth import InstructorAPI, InstructorPage, oauth_callback, service_settings
+            from gradekit.web.auth import InstructorAPI, InstructorPage, oauth_callback, service_settings
 
             page, api = InstructorPage, InstructorAPI
             handlers: list = [oauth_callback(b.prefix)]

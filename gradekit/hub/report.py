@@ -1,6 +1,6 @@
 """``gradekit report --serve``: the class reports and the feedback pages they link to, in the hub.
 
-For the course's instructors only (gradekit.hub.auth), under the service's prefix, the same
+For the course's instructors only (gradekit.web.auth), under the service's prefix, the same
 tree as on disk, so that the report's links to each student's feedback page work as they do
 from ``file://``::
 
@@ -113,7 +113,7 @@ class _Feedback(_Files):
 def serve(course, assignments: list[str], say=print) -> None:
     """Serve the reports inside the hub until SIGTERM or SIGINT (see the module's docstring)."""
     from gradekit.errors import UsageError
-    from gradekit.hub import web as hubweb
+    from gradekit.web import serving as hubweb
 
     def make_app(b: hubweb.Binding) -> web.Application:
         if not b.in_hub:
@@ -121,7 +121,7 @@ def serve(course, assignments: list[str], say=print) -> None:
                 "gradekit report --serve runs inside a JupyterHub (its entry in gradekit hub-config); "
                 "alone, open reports/<assignment>/index.html"
             )
-        from gradekit.hub.auth import InstructorPage, oauth_callback, service_settings
+        from gradekit.web.auth import InstructorPage, oauth_callback, service_settings
 
         p = b.prefix
         handlers = [

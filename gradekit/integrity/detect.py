@@ -147,7 +147,7 @@ def detect(course: Course, assignment: str, students: list[str] | None = None, j
         skipped=skipped,
     )
     findings.sides = side_by_side(reader, pairs, personal, handed, marks)
-    from gradekit.intake.ledger import handin_reports
+    from gradekit.exchange.ledger import handin_reports
 
     findings.handins = handin_reports(course, assignment)
     findings.seconds = time.monotonic() - started

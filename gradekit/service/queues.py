@@ -15,7 +15,7 @@ from collections import OrderedDict, deque
 from collections.abc import Container
 from dataclasses import dataclass, field
 
-from gradekit.intake.ledger import Entry
+from gradekit.exchange.ledger import Entry
 
 
 @dataclass

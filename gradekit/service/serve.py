@@ -1,6 +1,6 @@
 """``gradekit serve``: every hand-in graded and its feedback released seconds after Submit.
 
-For each hand-in the course's exchange takes in (gradekit.handout.base: an event, or a full look):
+For each hand-in the course's exchange takes in (gradekit.exchange.base: an event, or a full look):
 
     1. who and when   the hand-in as the exchange read and judged it (the filesystem exchange: the
                       account that owns its folder, the time it arrived; the hub exchange: the hub
@@ -37,11 +37,11 @@ from pathlib import Path
 
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, UsageError
+from gradekit.exchange.base import CourseExchange
+from gradekit.exchange.exchanges import exchange_of
 from gradekit.grading.options import Options
-from gradekit.handout.base import CourseExchange
-from gradekit.handout.exchanges import exchange_of
-from gradekit.handout.policy import Policy
 from gradekit.service import attempts
+from gradekit.service.policy import Policy
 from gradekit.service.queues import Queues, Waiting
 from gradekit.service.session import GradingSession
 from gradekit.settings import SETTINGS_FILE
@@ -122,7 +122,7 @@ class Service:
         # a plain flag: a handler that took a lock (Event.set) could interrupt the main thread holding it
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
-        from gradekit.service.lifetime import TAKEOVER, Hub
+        from gradekit.web.lifetime import TAKEOVER, Hub
 
         hub = Hub()  # started by a hub: stop when it dies (even while starting); wait for a dead hub's service
         hub.watch(self._on_hub_gone)
@@ -157,7 +157,7 @@ class Service:
 
     # -- start and stop -------------------------------------------------------------------------
     def _start(self) -> None:
-        from gradekit.intake.ledger import Ledger
+        from gradekit.exchange.ledger import Ledger
         from gradekit.runners.batch import require_sandbox
 
         require_sandbox(self.options)
@@ -330,21 +330,21 @@ class Service:
 
     def _release(self, entry, base: Path, result, disclosure) -> bool:
         """This attempt's feedback pages, as the policy shows them, given back through the exchange."""
-        from gradekit.pages.feedback import write_feedback
+        from gradekit.pages.feedback import student_copy, write_feedback
 
         pages = write_feedback(self.course, result, out_dir=base / "feedback", disclosure=disclosure)
         return self.exchange.give_feedback(
             entry.student,
             entry.assignment,
             base / "submitted",
-            {page.stem: page.read_text(encoding="utf-8") for page in pages},
+            {page.stem: student_copy(page.read_text(encoding="utf-8")) for page in pages},
         )
 
     def _give_again(self, result) -> None:
         """A regrade's pages, given back for the submission of record in place of the ones its grading
-        gave (gradekit.handout.feedback)."""
-        from gradekit.handout.feedback import disclosure_now, give_back
+        gave (gradekit.service.delivery)."""
         from gradekit.pages.feedback import write_feedback
+        from gradekit.service.delivery import disclosure_now, give_back
 
         student, assignment = result.student, result.assignment
         disclosure = disclosure_now(self.course, assignment, student, self._due(assignment))
@@ -359,7 +359,7 @@ class Service:
 
     def _due(self, assignment: str) -> dt.datetime | None:
         """The assignment's due date, read again at most every few seconds (an instructor may set it)."""
-        from gradekit.handout.policy import due_date
+        from gradekit.service.policy import due_date
 
         cached = self._dues.get(assignment)
         if cached is not None and time.monotonic() - cached[1] < 5:

@@ -54,7 +54,7 @@ def _students_classes(c) -> None:
 
 def test_the_zero_to_jupyterhub_values_parse():
     from gradekit.cli.student_config import HUB_STEPS
-    from gradekit.hub.auth import instructor_role, instructor_scope
+    from gradekit.web.auth import instructor_role, instructor_scope
 
     (values,) = yaml.safe_load_all(_block("Zero to JupyterHub: `values.yaml`", "yaml"))
     hub = values["hub"]
@@ -91,7 +91,7 @@ def test_the_exchange_s_manifest_parses_apart_from_the_values():
 
 
 def test_the_dockerspawner_config_runs_on_a_config(tmp_path):
-    from gradekit.hub.auth import instructor_role, instructor_scope
+    from gradekit.web.auth import instructor_role, instructor_scope
 
     source = _block("DockerSpawner: `jupyterhub_config.py`", "python")
     secret = tmp_path / "token"

@@ -197,8 +197,8 @@ def test_exchange_round_trip(exchange_course, capsys):
 
 def test_release_feedback_skips_a_resubmission_collected_after_grading(course_factory, tmp_path):
     """Feedback graded from an older submission is not filed under a newer one's secret."""
-    from gradekit.handout.exchange import GradekitReleaseFeedback
-    from gradekit.handout.steps import run_step
+    from gradekit.service.nbgrader_feedback import GradekitReleaseFeedback
+    from gradekit.exchange.filesystem.steps import run_step
 
     course = course_factory(students=("alice",))
     course.generate()
@@ -225,8 +225,8 @@ def test_release_feedback_gives_back_what_nbgrader_release_feedback_gives(course
     import shutil
     import stat
 
-    from gradekit.handout.exchange import GradekitReleaseFeedback
-    from gradekit.handout.steps import run_step
+    from gradekit.service.nbgrader_feedback import GradekitReleaseFeedback
+    from gradekit.exchange.filesystem.steps import run_step
 
     course = course_factory(students=("alice", "bob"))
     course.generate()
@@ -257,8 +257,8 @@ def test_release_feedback_gives_back_what_nbgrader_release_feedback_gives(course
     # a regrade gives the pages that are out again; one whose feedback is not out gets none
     for page in feedback.glob("*.html"):
         page.unlink()
-    from gradekit.handout.feedback import after_regrade
-    from gradekit.handout.filesystem import FilesystemExchange
+    from gradekit.service.delivery import after_regrade
+    from gradekit.exchange.filesystem.course import FilesystemExchange
 
     exchange = FilesystemExchange(course.course)
     assert after_regrade(course.course, ASSIGNMENT, ["alice", "bob"], exchange) == []   # none out: none given
@@ -323,11 +323,11 @@ def test_release_one_student_and_errors(exchange_course, capsys):
 
 
 def test_demo_round_trip(course_factory, capsys):
-    from gradekit.handout.steps import demo_round_trip
+    from gradekit.exchange.filesystem.steps import demo_round_trip
 
     course = course_factory(students=STUDENTS3)
     course.generate()
-    assert demo_round_trip(course.root, ASSIGNMENT) == 0
+    assert demo_round_trip(course.root, ASSIGNMENT, list(STUDENTS3)) == 0
     out = capsys.readouterr().out
     for sid in STUDENTS3:
         assert re.search(rf"{sid}: fetched .*{NOTEBOOK}\.ipynb.*their own variant", out), out
@@ -345,7 +345,7 @@ def test_feedback_pages_are_named_as_nbgrader_names_them():
     """The live service names a page without importing nbgrader (its package import takes seconds)."""
     from nbgrader.utils import notebook_hash
 
-    from gradekit.handout.layout import feedback_name
+    from gradekit.exchange.filesystem.layout import feedback_name
 
     for secret, notebook in [("ab" * 64, "quiz"), ("0f" * 64 + "\n", "self_attention"), ("x", "名字")]:
         assert feedback_name(secret, notebook) == notebook_hash(secret=secret, notebook_id=notebook) + ".html"

@@ -35,7 +35,7 @@ import test_jupyterhub as tj
 import unix_users
 from conftest import ASSIGNMENT, SECRET, VENV_BIN, CourseDir
 
-from gradekit.hub.auth import instructor_role, instructor_scope
+from gradekit.web.auth import instructor_role, instructor_scope
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

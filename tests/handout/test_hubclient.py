@@ -12,7 +12,7 @@ import sys
 
 def test_the_wire_is_the_standard_library_alone():
     probe = subprocess.run(
-        [sys.executable, "-c", "import json, sys; before = set(sys.modules); import gradekit.handout.hubwire; "
+        [sys.executable, "-c", "import json, sys; before = set(sys.modules); import gradekit.exchange.hub.wire; "
          "print(json.dumps(sorted(set(sys.modules) - before)))"],
         capture_output=True, text=True, check=True)
     new = {m.split(".")[0] for m in json.loads(probe.stdout)}

@@ -42,7 +42,7 @@ import pytest
 import unix_users
 from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_sources
 
-from gradekit.handout import layout
+from gradekit.exchange.filesystem import layout
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

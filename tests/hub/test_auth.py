@@ -1,4 +1,4 @@
-"""The hub's login for gradekit's services, against a real JupyterHub (gradekit.hub.auth).
+"""The hub's login for gradekit's services, against a real JupyterHub (gradekit.web.auth).
 
 A hub on loopback with three users: ``prof`` in the course's instructor group
 (its role grants the course's instructor scope and the service), ``visitor``
@@ -24,7 +24,7 @@ pytest.importorskip("jupyterhub")
 requests = pytest.importorskip("requests")
 
 from gradekit.errors import HubUnreachable, UsageError  # noqa: E402
-from gradekit.hub.auth import Caller, HubIdentity, instructor_role, instructor_scope, service_settings  # noqa: E402
+from gradekit.web.auth import Caller, HubIdentity, instructor_role, instructor_scope, service_settings  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -1,6 +1,6 @@
 """The hub exchange's service in this process, over real HTTP, with a stand-in for the hub's answer about tokens.
 
-The hub is asked whose a token is (gradekit.hub.auth): here ``tok-<name>`` is the hub user <name>, and
+The hub is asked whose a token is (gradekit.web.auth): here ``tok-<name>`` is the hub user <name>, and
 ``prof`` teaches the course; everything else is the service's own handlers, limits and store. What a
 real hub adds (its proxy, its token checks) is tests/hub/test_hub_service.py's: these are the door's
 rules, quick to run -- a student holds at most two uploads at once, a body never held whole in memory,
@@ -23,9 +23,9 @@ import pytest
 requests = pytest.importorskip("requests")
 pytest.importorskip("jupyterhub")
 
-from gradekit.hub.auth import Caller, instructor_scope  # noqa: E402
-from gradekit.hub.exchange import Limits, application  # noqa: E402
-from gradekit.hub.store import Store  # noqa: E402
+from gradekit.web.auth import Caller, instructor_scope  # noqa: E402
+from gradekit.exchange.hub.server import Limits, application  # noqa: E402
+from gradekit.exchange.hub.store import Store  # noqa: E402
 from gradekit.untrusted import pack_zip  # noqa: E402
 
 COURSE = "c1"

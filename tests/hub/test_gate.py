@@ -6,7 +6,7 @@ test_serve_hub.py send the floods over HTTP to a real service).
 
 from __future__ import annotations
 
-from gradekit.hub.gate import SPOOL, Gate, Spool
+from gradekit.exchange.hub.gate import SPOOL, Gate, Spool
 
 
 class Clock:

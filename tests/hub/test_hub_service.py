@@ -3,8 +3,8 @@
 A hub on loopback (the dummy authenticator: no Unix account for anyone) with the exchange as a
 service it starts (``gradekit hub-exchange``), the course's own service token in the instructors'
 role, and students ``ada``, ``bob``, ``cy``, ``dee`` and ``eve`` (who attacks). The course side is
-gradekit.handout.hub.HubExchange, the students' side nbgrader's own commands with
-gradekit.handout.hubclient's classes and the student's hub token, as a student's server runs them.
+gradekit.exchange.hub.course.HubExchange, the students' side nbgrader's own commands with
+gradekit.exchange.hub.student's classes and the student's hub token, as a student's server runs them.
 Every attack is a plain HTTP request with eve's own token, while ``gradekit serve`` grades through
 the exchange: each is refused with one line, bob's grade and feedback stay as they were, eve's own
 earlier hand-ins are kept, and what eve did is on record. (``cy``, ``dee``: the batch way and the
@@ -34,7 +34,7 @@ from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_so
 pytest.importorskip("jupyterhub")
 requests = pytest.importorskip("requests")
 
-from gradekit.hub.auth import instructor_role, instructor_scope  # noqa: E402
+from gradekit.web.auth import instructor_role, instructor_scope  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -122,7 +122,7 @@ def _token(hub, user: str, **body) -> dict:
 
 def _exchange(hub):
     from gradekit.course import Course
-    from gradekit.handout.exchanges import exchange_of
+    from gradekit.exchange.exchanges import exchange_of
 
     return exchange_of(Course.load(hub.course.root))
 
@@ -250,7 +250,7 @@ def test_a_class_through_the_hub_exchange(hub, tmp_path):
 
 
 def test_every_attack_is_refused_with_one_line_and_nothing_of_bob_s_changes(hub, tmp_path):
-    from gradekit.intake.ledger import Ledger
+    from gradekit.exchange.ledger import Ledger
 
     course = hub.course
     exchange = _exchange(hub)
@@ -523,7 +523,7 @@ def test_doctor_checks_that_the_students_tokens_reach_the_exchange_and_read_none
 
 
 def test_a_hub_killed_with_sigkill_takes_its_exchange_with_it_and_the_next_one_starts(hub):
-    """The hub killed (-9): its exchange service stops by itself (gradekit.service.lifetime), so that the next
+    """The hub killed (-9): its exchange service stops by itself (gradekit.web.lifetime), so that the next
     hub's exchange gets its port, and what was handed in is still there."""
     from processes import live_processes
 

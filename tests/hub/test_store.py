@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("sqlalchemy")
 
-from gradekit.hub.store import Store  # noqa: E402
-from gradekit.intake.inbound import files_sha256  # noqa: E402
+from gradekit.exchange.hub.store import Store  # noqa: E402
+from gradekit.exchange.filesystem.inbound import files_sha256  # noqa: E402
 from gradekit.untrusted import HandinLimits, pack_zip, read_handin_zip  # noqa: E402
 
 
@@ -82,7 +82,7 @@ def test_a_class_handing_in_at_once_gets_a_number_each(store):
 
 
 def test_the_limits_by_default():
-    from gradekit.hub.exchange import Limits
+    from gradekit.exchange.hub.server import Limits
 
     assert (Limits().max_mb, Limits().max_files, Limits().per_minute) == (20, 50, 10)
     assert HandinLimits().max_bytes == 20 << 20 and HandinLimits().max_files == 50

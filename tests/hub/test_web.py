@@ -1,4 +1,4 @@
-"""gradekit.hub.web: a service that cannot start, inside a hub, answers 503 with its one line (hold_broken).
+"""gradekit.web.serving: a service that cannot start, inside a hub, answers 503 with its one line (hold_broken).
 
 A hub waits for a service it starts to come up, and exits when it does not: a ``gradekit grade`` or
 ``gradekit report --serve`` of a broken course would take the hub down with it. Started as a hub starts

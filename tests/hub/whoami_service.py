@@ -1,4 +1,4 @@
-"""A hub service made of gradekit.hub.auth's handlers alone, for tests/hub/test_auth.py to log in to.
+"""A hub service made of gradekit.web.auth's handlers alone, for tests/hub/test_auth.py to log in to.
 
     <prefix>              InstructorPage: "instructor <name>" and the page's XSRF token
     <prefix>api/me        InstructorAPI: GET and POST answer {"name", "groups", "instructs"}
@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 
 from tornado import web
 
-from gradekit.hub.auth import CallerAPI, InstructorAPI, InstructorPage, oauth_callback, service_settings
+from gradekit.web.auth import CallerAPI, InstructorAPI, InstructorPage, oauth_callback, service_settings
 
 
 class Page(InstructorPage):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from gradekit.hub.web import binding
+from gradekit.web.serving import binding
 from gradekit.manual.server import LABELS, labels
 
 
@@ -37,6 +37,6 @@ def test_a_jupyterhub_service_binds_where_the_hub_says(monkeypatch):
     monkeypatch.setenv("JUPYTERHUB_SERVICE_PREFIX", "/services/grade/")
     b = binding()
     assert (b.host, b.port, b.prefix, b.in_hub) == ("127.0.0.1", 10101, "/services/grade/", True)
-    assert "/services/grade/ on the hub" in __import__("gradekit.hub.web", fromlist=["where"]).where(b, 10101)
+    assert "/services/grade/ on the hub" in __import__("gradekit.web.serving", fromlist=["where"]).where(b, 10101)
     monkeypatch.setenv("JUPYTERHUB_PUBLIC_HUB_URL", "https://hub.example.edu/hub/")
     assert binding().public == "https://hub.example.edu/services/grade/"   # the address the log gives

@@ -1,4 +1,4 @@
-"""gradekit.service.lifetime: a service whose hub died stops, even one stuck starting."""
+"""gradekit.web.lifetime: a service whose hub died stops, even one stuck starting."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 STUCK = textwrap.dedent("""
     import sys, time
-    from gradekit.service.lifetime import Hub
+    from gradekit.web.lifetime import Hub
     hub = Hub()
     hub.watch(lambda: print("gone", flush=True), interval=0.05, grace=float(sys.argv[1]))
     print("watching", flush=True)

@@ -163,7 +163,7 @@ def test_kill_9_loses_nothing_and_counts_nothing_twice(klass, tmp_path):
     results = x.course.results(["gkben", "gkcat"])
     assert results["gkben"].attempt == 2 and results["gkcat"].score == 20
     from gradekit.course import Course
-    from gradekit.intake.ledger import Ledger
+    from gradekit.exchange.ledger import Ledger
 
     with Ledger(Course.load(x.course.root)) as ledger:   # every hand-in settled, once
         entries = [e for e in ledger.entries(A) if e.student in ("gkben", "gkcat")]
@@ -237,7 +237,7 @@ SETTLE = 2.2  # seconds: gradekit serve looks at an assignment's settings file a
 
 def _ledger(x):
     from gradekit.course import Course
-    from gradekit.intake.ledger import Ledger
+    from gradekit.exchange.ledger import Ledger
 
     with Ledger(Course.load(x.course.root)) as ledger:
         return [e for e in ledger.entries(A)]

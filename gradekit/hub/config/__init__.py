@@ -6,7 +6,7 @@ Every shape writes, with every path in full (a hub's services do not search its 
                     with TLS by default, or TLS of its own), its proxy and API on loopback
     who logs in     the roster's accounts and the instructors (logins.py: PAM, a password each, the chart's)
     instructors     a hub group and role holding the course's instructor scope and access to its
-                    services (gradekit.hub.auth)
+                    services (gradekit.web.auth)
     each server     the course's settings for its kind (students/ or instructors/); JupyterLab, or
                     Notebook 7 for the accounts interfaces.csv names
     the services    gradekit serve, the grading page and the class report; on the hub exchange the

@@ -66,7 +66,7 @@ class Accounts(Shape):
 
     def instructors_config(self, plan: Plan) -> str:
         """The nbgrader_config.py of the instructors' servers: Formgrader opens the course."""
-        from gradekit.handout.layout import exchange_root
+        from gradekit.exchange.filesystem.layout import exchange_root
 
         course = plan.course
         factory = dict((course.config or {}).get("ExchangeFactory", {}))  # type: ignore[attr-defined]

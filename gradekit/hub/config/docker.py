@@ -47,7 +47,7 @@ class Docker(Shape):
         return f"http://127.0.0.1:{plan.port}/services/{EXCHANGE}/"
 
     def text(self, plan: Plan) -> str:
-        from gradekit.hub.auth import instructor_scope
+        from gradekit.web.auth import instructor_scope
 
         scope = instructor_scope(plan.course_id)
         pages = []

@@ -53,7 +53,7 @@ class Kubernetes(Shape):
         external.make_tokens(plan, [GRADE, REPORT, EXCHANGE_TOKEN])
 
     def _course_token(self, plan: Plan) -> str:
-        from gradekit.handout.hub import settings_of
+        from gradekit.exchange.hub.course import settings_of
 
         try:
             return Path(plan.root, str(settings_of(plan.course)["token_file"])).read_text().strip()
@@ -62,7 +62,7 @@ class Kubernetes(Shape):
 
     def values(self, plan: Plan) -> dict:
         from gradekit.cli.student_config import settings_files
-        from gradekit.hub.auth import instructor_role, instructor_scope
+        from gradekit.web.auth import instructor_role, instructor_scope
 
         cid = plan.course_id
         scope, role = instructor_scope(cid), instructor_role(cid)

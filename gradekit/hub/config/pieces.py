@@ -57,7 +57,7 @@ def listen(plan: Plan) -> list[str]:
 
 
 def instructors(plan: Plan, hub_exchange: bool) -> list[str]:
-    from gradekit.hub.auth import instructor_role, instructor_scope
+    from gradekit.web.auth import instructor_role, instructor_scope
 
     cid = plan.course_id
     scope, role = instructor_scope(cid), instructor_role(cid)
@@ -119,7 +119,7 @@ def _service(name: str, comment: str, command: str, url: str = "", oauth: str = 
 
 def services(plan: Plan, hub_exchange: bool) -> list[str]:
     """The course's services, the hub exchange's first where the course is on it."""
-    from gradekit.hub.auth import instructor_scope
+    from gradekit.web.auth import instructor_scope
 
     scope = instructor_scope(plan.course_id)
     served = ", ".join(map(lit, plan.assignments))

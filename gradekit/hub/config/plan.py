@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gradekit.errors import UsageError
 
-EXCHANGE = "gradekit-exchange"  # the hub exchange's service name (gradekit.handout.hubwire.SERVICE)
+EXCHANGE = "gradekit-exchange"  # the hub exchange's service name (gradekit.exchange.hub.wire.SERVICE)
 SERVE, GRADE, REPORT = "gradekit", "gradekit-grade", "gradekit-report"  # the course's services
 
 

@@ -63,7 +63,7 @@ class Shape:
 
     def _check_hub_course(self, plan: Plan) -> None:
         from gradekit.errors import UsageError
-        from gradekit.handout.hub import settings_of
+        from gradekit.exchange.hub.course import settings_of
 
         course_exchange = str(getattr(plan.course.settings, "exchange", "") or "filesystem")  # type: ignore[attr-defined]
         settings = settings_of(plan.course)
@@ -146,7 +146,7 @@ class Shape:
 
     def _token(self, plan: Plan) -> list[str]:
         """The course's token (made the first time: .gradekit/hub-token, 0600), copied to the hub's state/."""
-        from gradekit.handout.hub import settings_of
+        from gradekit.exchange.hub.course import settings_of
 
         token = Path(plan.root, str(settings_of(plan.course)["token_file"]))
         out = []

@@ -88,7 +88,7 @@ class ClassData:
     students: list[Row]
     duedate: dt.datetime | None = None
     integrity: list[dict] | None = None
-    handins: list[str] = field(default_factory=list)  # the exchange ledger's reports (gradekit.intake.ledger)
+    handins: list[str] = field(default_factory=list)  # the exchange ledger's reports (gradekit.exchange.ledger)
     rubrics: list[Rubric] = field(default_factory=list)  # every rubric of the assignment (gradekit grade)
 
     @property
@@ -127,7 +127,7 @@ def load(course: Course, assignment: str) -> ClassData:
         rows.append(row)
     data = ClassData(course, assignment, list(notebooks), cells, rows, marks.duedate, rubrics=marks.rubrics)
     data.integrity = _integrity(data.report_dir() / "integrity.json")
-    from gradekit.intake.ledger import handin_reports
+    from gradekit.exchange.ledger import handin_reports
 
     data.handins = handin_reports(course, assignment)
     return data

@@ -35,7 +35,7 @@ from urllib.parse import urlparse
 from tornado import httpserver, web
 
 from gradekit.errors import UsageError
-from gradekit.service.lifetime import TAKEOVER, Hub
+from gradekit.web.lifetime import TAKEOVER, Hub
 
 CSP = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "

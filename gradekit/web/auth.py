@@ -246,7 +246,7 @@ class _Base(_HubAuthenticated, web.RequestHandler):
         )
 
     def set_default_headers(self) -> None:
-        from gradekit.hub.web import security_headers
+        from gradekit.web.serving import security_headers
 
         security_headers(self)
 

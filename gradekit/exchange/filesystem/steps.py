@@ -1,6 +1,6 @@
 """Running nbgrader's exchange steps from gradekit: the filesystem exchange's publish, and the demo's round trip.
 
-Each step is an nbgrader exchange class (gradekit's, :mod:`gradekit.handout.exchange`,
+Each step is an nbgrader exchange class (gradekit's, :mod:`gradekit.exchange.filesystem.nbgrader`,
 or nbgrader's own) run on the course's configuration, with overrides; a step
 that fails is an :class:`~gradekit.errors.ExchangeFailure` (nbgrader logged why).
 """
@@ -15,7 +15,7 @@ from nbgrader.exchange import ExchangeError
 
 from gradekit.course import load_config
 from gradekit.errors import ExchangeFailure
-from gradekit.handout.exchange import GradekitFetchAssignment, GradekitReleaseAssignment, GradekitSubmit
+from gradekit.exchange.filesystem.nbgrader import GradekitFetchAssignment, GradekitReleaseAssignment, GradekitSubmit
 
 
 def run_step(cls, course_root, assignment: str, **overrides):
@@ -30,7 +30,7 @@ def run_step(cls, course_root, assignment: str, **overrides):
     coursedir.root = str(Path(course_root).resolve())
     coursedir.assignment_id = assignment
     step = cls(coursedir=coursedir, authenticator=Authenticator(config=cfg), config=cfg)
-    step.log = logging.getLogger("gradekit.handout.exchange")
+    step.log = logging.getLogger("gradekit.exchange.filesystem.nbgrader")
     try:
         step.start()
     except ExchangeError as exc:
@@ -40,7 +40,7 @@ def run_step(cls, course_root, assignment: str, **overrides):
     return step
 
 
-def demo_round_trip(course_dir, assignment: str, students: list[str] | None = None) -> int:
+def demo_round_trip(course_dir, assignment: str, students: list[str]) -> int:
     """release -> fetch -> submit -> collect for three simulated students in a temporary exchange."""
     import hashlib
 
@@ -49,10 +49,6 @@ def demo_round_trip(course_dir, assignment: str, students: list[str] | None = No
     from gradekit.course import Course
 
     course = Course.load(course_dir)
-    if students is None:
-        from gradekit.gradebook.read import students as gradebook_students
-
-        students = gradebook_students(course)[:3]
     work = Path(tempfile.mkdtemp(prefix="gradekit-exchange-"))
     common = {"Exchange.root": str(work / "exchange")}
     (work / "exchange").mkdir()

@@ -20,9 +20,9 @@ from typing import Any, NoReturn
 
 from tornado import web
 
-from gradekit.hub.auth import CallerAPI, instructor_scope
-from gradekit.hub.gate import Gate
-from gradekit.hub.store import Store, now
+from gradekit.exchange.hub.gate import Gate
+from gradekit.exchange.hub.store import Store, now
+from gradekit.web.auth import CallerAPI, instructor_scope
 
 NAME = "gradekit-exchange"  # the service's name in the hub, unless the hub names it
 

@@ -1,11 +1,11 @@
 """Hand-ins in, through the course's exchange: ``gradekit collect ASSIGNMENT``, on either exchange.
 
-What ``nbgrader collect`` does with gradekit's collect class (gradekit.handout.collect), through
-the exchange interface (gradekit.handout.base) instead of the exchange's folders, so that a course
+What ``nbgrader collect`` does with gradekit's collect class (gradekit.exchange.filesystem.collect), through
+the exchange interface (gradekit.exchange.base) instead of the exchange's folders, so that a course
 on the hub exchange collects too: every hand-in the exchange holds is read and judged by it (who
 handed it in and when, as the exchange vouches for it), recorded in the ledger at its first sight
 (its attempt number, its receipt, or why it is refused), and each student's latest accepted
-hand-in (``before_due``: the latest on time) is installed in submitted/<student>/<assignment>/ --
+hand-in (with a ``due`` date: the latest on time) is installed in submitted/<student>/<assignment>/ --
 what the ledger kept of it, with the time it counts at as ``timestamp.txt`` and its receipt beside
 it, 0750/0640, swapped in whole. ``gradekit autograde`` grades that, and ``gradekit
 release-feedback`` gives the pages back through the same exchange.
@@ -37,12 +37,11 @@ class Collected:
     lines: list[str] = field(default_factory=list)
 
 
-def collect(course: Course, assignment: str, before_due: bool = False) -> Collected:
+def collect(course: Course, assignment: str, due: dt.datetime | None = None) -> Collected:
     """Take ``assignment``'s hand-ins in from the course's exchange (see the module's docstring)."""
     from gradekit.errors import UsageError
-    from gradekit.handout.exchanges import exchange_of
-    from gradekit.handout.policy import due_date
-    from gradekit.intake.ledger import Entry, Ledger
+    from gradekit.exchange.exchanges import exchange_of
+    from gradekit.exchange.ledger import Entry, Ledger
 
     course.source_of(assignment)
     exchange = exchange_of(course)
@@ -60,7 +59,6 @@ def collect(course: Course, assignment: str, before_due: bool = False) -> Collec
             if exchange.kind == "filesystem":  # a folder of inbound/ removed since it was handed in
                 for entry in ledger.gone(assignment, {h.name for h in handins}):
                     out.lines += ledger.report(entry)
-            due = due_date(course, assignment) if before_due else None
             chosen: dict[str, Entry] = {}
             for entry in ledger.entries(assignment):
                 if not entry.accepted or entry.student is None or not entry.counted:

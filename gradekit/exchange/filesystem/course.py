@@ -1,18 +1,18 @@
 """The filesystem exchange: nbgrader's exchange folders, with gradekit's modes and its judge of hand-ins.
 
-    releases out    gradekit.handout.exchange.GradekitReleaseAssignment: outbound/<a>/<student>/, that
+    releases out    gradekit.exchange.filesystem.nbgrader.GradekitReleaseAssignment: outbound/<a>/<student>/, that
                     student's alone (an ACL entry, or chowned to them)
-    hand-ins in     inbound/<student>+<a>+<time>+<random>/, read as gradekit.intake.inbound reads them: the
+    hand-ins in     inbound/<student>+<a>+<time>+<random>/, read as gradekit.exchange.filesystem.inbound reads them: the
                     account that owns the folder is who handed it in, its latest change time is when
                     (``c.GradekitCollect.trust_names``: the name says who, for one account that simulates a
-                    class); watched through inotify, or polled (gradekit.handout.watch)
+                    class); watched through inotify, or polled (gradekit.exchange.filesystem.watch)
     feedback back   feedback/<hash>.html, the hash nbgrader's fetch_feedback looks for (layout.feedback_name
                     of the hand-in's submission_secret.txt), readable by its student alone
-                    (layout.release_pages; gradekit.handout.feedback is what releases through it)
+                    (layout.release_pages; gradekit.service.delivery is what releases through it)
     listing         what the modes let a student see: their own folder of outbound/, their own hand-ins
                     (the ledger's), their own feedback
 
-Who may read what is :mod:`gradekit.handout.layout`.
+Who may read what is :mod:`gradekit.exchange.filesystem.layout`.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gradekit.handout import layout
-from gradekit.handout.base import CourseExchange, Events, Listed, Released
+from gradekit.exchange.base import CourseExchange, Events, Listed, Released
+from gradekit.exchange.filesystem import layout
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gradekit.intake.inbound import Handin
+    from gradekit.exchange.filesystem.inbound import Handin
 
 QUIET = 5.0  # seconds after its last change a folder with nbgrader's final mode missing is taken as complete
 
@@ -49,15 +49,15 @@ class FilesystemExchange(CourseExchange):
     @property
     def identities(self):
         if self._identities is None:
-            from gradekit.intake.identity import Identities
+            from gradekit.exchange.identity import Identities
 
             self._identities = Identities.of(self.course)
         return self._identities
 
     # -- releases out ---------------------------------------------------------------------------
     def publish(self, assignment: str, force: bool = False, student: str | None = None) -> Released:
-        from gradekit.handout.exchange import GradekitReleaseAssignment
-        from gradekit.handout.steps import run_step
+        from gradekit.exchange.filesystem.nbgrader import GradekitReleaseAssignment
+        from gradekit.exchange.filesystem.steps import run_step
 
         overrides: dict[str, bool | str] = {"ExchangeReleaseAssignment.force": force}
         if student:
@@ -82,12 +82,12 @@ class FilesystemExchange(CourseExchange):
         return f"watching {self.inbound} ({f'polling every {poll:g} s' if poll else 'inotify'})"
 
     def events(self, poll: float = 0.0) -> Events:
-        from gradekit.handout.watch import Watcher
+        from gradekit.exchange.filesystem.watch import Watcher
 
         return Watcher(self.inbound, poll)
 
     def look(self, names: list[str] | None, assignments: list[str]) -> list[Handin]:
-        from gradekit.intake.inbound import parse_name, read_handin
+        from gradekit.exchange.filesystem.inbound import parse_name, read_handin
 
         if names is None:
             try:
@@ -129,7 +129,7 @@ class FilesystemExchange(CourseExchange):
 
     # -- what a student may list ----------------------------------------------------------------
     def listing(self, student: str) -> list[Listed]:
-        from gradekit.intake.ledger import LEDGER, Ledger
+        from gradekit.exchange.ledger import LEDGER, Ledger
 
         out = []
         if not (self.course.root / LEDGER).exists():

@@ -7,18 +7,18 @@
                                                            when, as the exchange vouches for it (a Handin, refused
                                                            with its reason where it breaks a rule)
     feedback back    give_feedback(student, assignment,    a graded hand-in's pages, to its student alone, where
-                     submission, pages)                    that student's fetch finds them (gradekit.handout.feedback
+                     submission, pages)                    that student's fetch finds them (gradekit.service.delivery
                                                            is the one caller: serve, release-feedback, regrades);
                      feedback_given(student, assignment,   whether that hand-in's pages are out already (a
                      submission)                           regrade gives them again)
     what a student   listing(student)                      that student's own releases, hand-ins and feedback --
     may list                                               nobody else's
 
-Two implementations: :class:`gradekit.handout.filesystem.FilesystemExchange` (nbgrader's
+Two implementations: :class:`gradekit.exchange.filesystem.course.FilesystemExchange` (nbgrader's
 exchange folders with gradekit's modes: a hand-in counts for the Unix account that owns its
-folder) and :class:`gradekit.handout.hub.HubExchange` (a JupyterHub service that knows students
+folder) and :class:`gradekit.exchange.hub.course.HubExchange` (a JupyterHub service that knows students
 by their hub login, for hubs where every student's server is the same account).
-``gradekit.handout.exchanges.exchange_of`` picks the course's (``c.Gradekit.exchange``). Whatever reads a hand-in past
+``gradekit.exchange.exchanges.exchange_of`` picks the course's (``c.Gradekit.exchange``). Whatever reads a hand-in past
 this interface -- the ledger, the policies, the grading session -- is the same for both.
 """
 
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.course import Course
-    from gradekit.intake.inbound import Handin
+    from gradekit.exchange.filesystem.inbound import Handin
 
 
 class Events(Protocol):

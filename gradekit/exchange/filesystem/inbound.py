@@ -1,7 +1,7 @@
 """What arrives in the exchange's inbound folder, read trusting only what a student cannot forge.
 
     who    the account that owns the submission's folder (lstat: its inode), mapped to a student
-           (gradekit.intake.identity); the name the folder carries is a claim, checked against it
+           (gradekit.exchange.identity); the name the folder carries is a claim, checked against it
     when   the latest change time (ctime) of anything in it, which no user can set back; the
            ``timestamp.txt`` that ``nbgrader submit`` writes is a claim: it counts only when it agrees
            with that within ``c.Gradekit.timestamp_tolerance``, and the disagreement is reported
@@ -26,7 +26,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gradekit.intake.identity import Identities, account_name
+from gradekit.exchange.identity import Identities, account_name
 from gradekit.untrusted import is_valid_id, parse_utc
 
 MAX_BYTES = 100 << 20  # a submission larger than this is not read

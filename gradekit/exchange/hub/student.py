@@ -2,11 +2,11 @@
 
 Selected in the students' nbgrader_config.py (``gradekit student-config`` writes it)::
 
-    c.Exchange... / c.ExchangeFactory.fetch_assignment = "gradekit.handout.hubclient.HubFetchAssignment"
+    c.Exchange... / c.ExchangeFactory.fetch_assignment = "gradekit.exchange.hub.student.HubFetchAssignment"
     ... submit = HubSubmit, list = HubList, fetch_feedback = HubFetchFeedback
     c.GradekitHubExchange.url = "https://hub.example.edu/services/gradekit-exchange/"
 
-Each talks to the service (gradekit.handout.hubwire) with the student's own ``$JUPYTERHUB_API_TOKEN``;
+Each talks to the service (gradekit.exchange.hub.wire) with the student's own ``$JUPYTERHUB_API_TOKEN``;
 the service knows who they are from it, so nothing here names a student, and nothing a student
 changes here lets them act as another. A submit keeps nbgrader's local cache
 (``<cache>/<course>/<student>+<assignment>+<time>/``), named by the service's time of receipt.
@@ -31,7 +31,7 @@ from nbgrader.exchange.abc import (
 )
 from traitlets import Bool, Float, Unicode, default
 
-from gradekit.handout.hubwire import KEY_HEADER, RETRIES, HubClient, HubError
+from gradekit.exchange.hub.wire import KEY_HEADER, RETRIES, HubClient, HubError
 
 HANDIN_FILE = "handin.json"  # in a submission's cache folder: what the service said of it
 

@@ -2,16 +2,16 @@
 
 For hubs where every student's server is the same account (``jovyan`` on Zero to JupyterHub and
 DockerSpawner) and shares no disk with the others: who handed in is the hub user whose token came
-with the request (the service asks the hub, gradekit.hub.auth), never a name a student writes; when
-is the service's own clock. Its records and files are in the store (gradekit.hub.store), a folder
-only the service's account reads. The API is gradekit.handout.hubwire's.
+with the request (the service asks the hub, gradekit.web.auth), never a name a student writes; when
+is the service's own clock. Its records and files are in the store (gradekit.exchange.hub.store), a folder
+only the service's account reads. The API is gradekit.exchange.hub.wire's.
 
 Who may do what
     A caller needs a token the hub knows that may use this service
     (``access:services!service=<name>``). A student reads only their own release and feedback,
     lists only their own hand-ins, and hands in only as themselves; a hand-in is never replaced
     (a student hands in again). The course's instructors -- their token carries the course's
-    instructor scope (gradekit.hub.auth.instructor_scope), the course's own services' too -- release,
+    instructor scope (gradekit.web.auth.instructor_scope), the course's own services' too -- release,
     take the hand-ins in and give the feedback back. Every refusal is one line, to the caller (a JSON
     ``error``) and in the service's log; a refused hand-in under a classmate's name is recorded, so
     the course's ledger reports it as the filesystem exchange's does.
@@ -22,10 +22,10 @@ Limits (:class:`Limits`, each a command-line option of ``gradekit hub-exchange``
     and sends at most ``at_once`` hand-ins at the same time (2); they read (list, fetch, fetch
     feedback) at most ``reads_per_minute`` times a minute (120; instructors and the course's
     services are not counted). Going over is refused with what the limit is, before anything is
-    read or recorded (gradekit.hub.gate); what was handed in before stays, and the class is unharmed.
+    read or recorded (gradekit.exchange.hub.gate); what was handed in before stays, and the class is unharmed.
 
-Its parts: gradekit.hub.api (the limits, the log, the handlers' common ground), gradekit.hub.handins
-(hand-ins in), gradekit.hub.gate (the rate, uploads at once, bodies spooled), gradekit.hub.store
+Its parts: gradekit.exchange.hub.api (the limits, the log, the handlers' common ground), gradekit.exchange.hub.handins
+(hand-ins in), gradekit.exchange.hub.gate (the rate, uploads at once, bodies spooled), gradekit.exchange.hub.store
 (records and files); here the releases, the feedback, the listings, and the service itself.
 """
 
@@ -35,11 +35,11 @@ import json
 
 from tornado import locks, web
 
-from gradekit.hub.api import NAME, Handler, Limits, say
-from gradekit.hub.auth import instructor_scope
-from gradekit.hub.gate import Gate
-from gradekit.hub.handins import HandinHandler, HandinsHandler
-from gradekit.hub.store import Store, stamp
+from gradekit.exchange.hub.api import NAME, Handler, Limits, say
+from gradekit.exchange.hub.gate import Gate
+from gradekit.exchange.hub.handins import HandinHandler, HandinsHandler
+from gradekit.exchange.hub.store import Store, stamp
+from gradekit.web.auth import instructor_scope
 
 
 def _names_of(data: bytes) -> list[str]:
@@ -81,7 +81,7 @@ class AssignmentsHandler(Handler):
 
 
 def listing(store: Store, course: str, user: str) -> list[dict]:
-    """``user``'s own releases, hand-ins and feedback (what gradekit.handout.base.Listed holds, and the
+    """``user``'s own releases, hand-ins and feedback (what gradekit.exchange.base.Listed holds, and the
     notebooks and checksums nbgrader's list shows)."""
     released = {a for a, users in store.releases(course, user).items() if user in users}
     mine = store.handins(course, user=user)
@@ -212,7 +212,7 @@ def _access(handler: web.RequestHandler) -> None:
 
 
 def application(course_id: str, store: Store, limits: Limits, service: str = NAME, **settings) -> web.Application:
-    """The service's tornado Application; ``settings`` are gradekit.hub.auth.service_settings'."""
+    """The service's tornado Application; ``settings`` are gradekit.web.auth.service_settings'."""
     import os
 
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX") or f"/services/{service}/"
@@ -238,8 +238,8 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
 
     from tornado.httpserver import HTTPServer
 
-    from gradekit.hub.auth import service_settings
-    from gradekit.service.lifetime import Hub
+    from gradekit.web.auth import service_settings
+    from gradekit.web.lifetime import Hub
 
     os.umask(0o077)  # whatever it writes (SQLite's journal too) is the service's account's alone
     service = os.environ.get("JUPYTERHUB_SERVICE_NAME") or NAME

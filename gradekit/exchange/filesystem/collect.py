@@ -2,9 +2,9 @@
 
 Selected in nbgrader_config.py (``c.ExchangeFactory.collect``), it is what
 ``nbgrader collect`` and formgrader's Collect run. For every folder of inbound/
-it reads what a student cannot forge (:mod:`gradekit.intake.inbound`: the account
+it reads what a student cannot forge (:mod:`gradekit.exchange.filesystem.inbound`: the account
 that owns it, the time it really arrived, its files through descriptors that
-follow no link) and records it in the ledger (:mod:`gradekit.intake.ledger`: its
+follow no link) and records it in the ledger (:mod:`gradekit.exchange.ledger`: its
 attempt number and its signed receipt, or why it is refused). Then, as nbgrader
 does, each student's latest accepted submission (``--before-duedate``: the
 latest on time) is copied to submitted/<student>/<assignment>/ -- what the ledger
@@ -26,10 +26,10 @@ from nbgrader.exchange.default import ExchangeCollect
 from nbgrader.utils import check_mode
 from traitlets import Bool
 
-from gradekit.handout import layout
-from gradekit.intake.identity import Identities
-from gradekit.intake.inbound import read_inbound
-from gradekit.intake.ledger import Entry, Ledger, report_lines
+from gradekit.exchange.filesystem import layout
+from gradekit.exchange.filesystem.inbound import read_inbound
+from gradekit.exchange.identity import Identities
+from gradekit.exchange.ledger import Entry, Ledger, report_lines
 
 
 class GradekitCollect(ExchangeCollect):

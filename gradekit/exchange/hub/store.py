@@ -220,7 +220,7 @@ class Store:
     ) -> tuple[Handin, bool]:
         """Record a hand-in (or a refused attempt, with ``problem``), received now; (it, whether it is
         new): a key this user already handed in with is that hand-in again."""
-        from gradekit.intake.inbound import files_sha256
+        from gradekit.exchange.filesystem.inbound import files_sha256
 
         old = self.by_key(course, user, key)
         if old is not None:

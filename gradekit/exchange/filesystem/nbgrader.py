@@ -6,7 +6,7 @@ is whose; ``nbgrader_config.py`` selects them (``c.ExchangeFactory.*``), so the
 stock commands -- ``nbgrader fetch_assignment``, ``submit``, ``list``,
 ``collect``, ``release_feedback``, ``fetch_feedback`` -- do the right thing.
 
-Who can read what is :mod:`gradekit.handout.layout`: every student's release, submission
+Who can read what is :mod:`gradekit.exchange.filesystem.layout`: every student's release, submission
 and feedback is theirs alone, and the exchange's folders are nobody's to rename or list.
 A student's folder in outbound/ is released
 
@@ -16,7 +16,7 @@ A student's folder in outbound/ is released
   the demo): 0700, the separation between simulated students is only the fetch logic;
 * with nbgrader's own modes (0755/0644) when ``c.GradekitReleaseAssignment.private = False``.
 
-Collecting is :mod:`gradekit.handout.collect`: a submission counts for the account that
+Collecting is :mod:`gradekit.exchange.filesystem.collect`: a submission counts for the account that
 owns it, at the time it really arrived.
 
 The student id is nbgrader's: ``--student`` (CourseDirectory.student_id) when
@@ -41,13 +41,12 @@ from nbgrader.exchange.default import (
     ExchangeFetchFeedback,
     ExchangeList,
     ExchangeReleaseAssignment,
-    ExchangeReleaseFeedback,
     ExchangeSubmit,
 )
 from nbgrader.utils import check_mode, get_username
 from traitlets import Bool
 
-from gradekit.handout import layout
+from gradekit.exchange.filesystem import layout
 from gradekit.untrusted import is_valid_id
 
 
@@ -92,9 +91,9 @@ class GradekitReleaseAssignment(ExchangeReleaseAssignment):
     ``--student=ID`` (re)publishes one student's folder and leaves the others alone.
     """
 
-    private = Bool(True, help="Per-student folders readable only by that student (see gradekit.handout.exchange).").tag(
-        config=True
-    )
+    private = Bool(
+        True, help="Per-student folders readable only by that student (see gradekit.exchange.filesystem.nbgrader)."
+    ).tag(config=True)
 
     def ensure_root(self):
         """Create the root 1777 (nbgrader: 0777), or add the sticky bit it lacks; never loosen it."""
@@ -348,72 +347,6 @@ class GradekitList(_SafeRoot, ExchangeList):
             ]
             assignments.append(info)
         return assignments
-
-
-class _FeedbackFolder:
-    """The filesystem exchange's feedback back, into this step's folder (nbgrader's root, as given)."""
-
-    label = "nbgrader exchange"
-
-    def __init__(self, course, folder: Path):
-        self.course, self.folder = course, folder
-
-    def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
-        return layout.give_feedback(self.course, self.folder, student, submission, pages)
-
-    def close(self) -> None:
-        pass
-
-
-class GradekitReleaseFeedback(ExchangeReleaseFeedback):
-    """Release gradekit's feedback/<student>/<assignment>/*.html through the course's exchange.
-
-    The pages ``gradekit feedback`` wrote go back as they are, each to its student alone, as the
-    course's exchange gives feedback back (gradekit.handout.feedback.give_back): on the filesystem
-    exchange as FilesystemExchange.give_feedback does (layout.give_feedback), on the hub exchange
-    through the service. A page is released only if it was graded from the submission in
-    submitted/ (the timestamp in autograded/.../results.json), so a resubmission collected after
-    grading never gets the older submission's feedback.
-    """
-
-    def copy_files(self):
-        from gradekit.course import Course
-        from gradekit.handout.feedback import give_back
-
-        cd = self.coursedir
-        course = Course.load(cd.root)
-        if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
-            from gradekit.handout.hub import HubExchange
-
-            exchange: HubExchange | _FeedbackFolder = HubExchange(course)
-        else:
-            exchange = _FeedbackFolder(course, Path(self.dest_path))
-        exclude = set(cd.student_id_exclude.split(",")) if cd.student_id_exclude else set()
-        self.released_for: dict[str, list[str]] = {}
-        try:
-            for folder in sorted(glob.glob(self.src_path)):
-                student = Path(folder).parent.name
-                if student in exclude or not os.path.isdir(folder):
-                    continue
-                pages = {
-                    os.path.splitext(os.path.basename(html))[0]: Path(html).read_text(encoding="utf-8")
-                    for html in sorted(glob.glob(os.path.join(folder, "*.html")))
-                }
-                problem = give_back(course, exchange, student, cd.assignment_id, pages)
-                if problem:
-                    self.log.warning("%s", problem)
-                    continue
-                self.released_for[student] = sorted(pages)
-                for notebook_id in sorted(pages):
-                    self.log.info(
-                        "Released feedback for student '%s' on '%s/%s/%s'",
-                        student,
-                        cd.course_id,
-                        cd.assignment_id,
-                        notebook_id,
-                    )
-        finally:
-            exchange.close()
 
 
 class GradekitFetchFeedback(_SafeRoot, ExchangeFetchFeedback):

@@ -4,7 +4,7 @@ the course      source/, autograder/, solutions/, .gradekit/ (the secret, the le
                 hand-ins) and the gradebook: no other account may read them. A path is readable
                 by another account when every folder above it lets others through and it lets
                 others read (its mode, or an ACL entry for another account)
-the exchange    the modes of gradekit.handout.layout: a root nobody can rename a course out of,
+the exchange    the modes of gradekit.exchange.filesystem.layout: a root nobody can rename a course out of,
                 an inbound/ nobody lists, releases and feedback pages for one student each,
                 submissions that are their student's and the staff's alone
                 (the staff group, c.Gradekit.staff_group, may: Formgrader as an instructor who
@@ -35,7 +35,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from gradekit.handout import layout
+from gradekit.exchange.filesystem import layout
 
 
 @dataclass
@@ -85,8 +85,8 @@ def _students_groups(course) -> dict[int, list[str]]:
 
 def _accounts(course) -> list[str]:
     """The roster's accounts: the gradebook's students under the names c.Gradekit.identities gives them."""
+    from gradekit.exchange.identity import Identities
     from gradekit.gradebook import read
-    from gradekit.intake.identity import Identities
 
     try:
         students = read.students(course)
@@ -259,7 +259,8 @@ def student_problems(course, python: Path | None) -> list[Problem]:
             Problem(
                 "nbgrader collect is nbgrader's own: it files a submission under the name it carries and "
                 "takes its time from timestamp.txt",
-                'c.ExchangeFactory.collect = "gradekit.handout.collect.GradekitCollect" in nbgrader_config.py',
+                'c.ExchangeFactory.collect = "gradekit.exchange.filesystem.collect.GradekitCollect" '
+                "in nbgrader_config.py",
             )
         )
     if python is None:
@@ -280,7 +281,7 @@ def student_problems(course, python: Path | None) -> list[Problem]:
         if runuser is None:
             return [*out, NO_RUNUSER]
         probe = subprocess.run(
-            [runuser, "-u", "nobody", "--", str(python), "-c", "import gradekit.handout.exchange"],
+            [runuser, "-u", "nobody", "--", str(python), "-c", "import gradekit.exchange.filesystem.nbgrader"],
             capture_output=True,
             text=True,
         )
@@ -518,8 +519,8 @@ def hub_exchange_config_problems(course, config: Path) -> list[Problem]:
     it (the ``user`` role, or a role of a group). A token carries only what both allow."""
     from urllib.parse import urlparse
 
-    from gradekit.handout.hub import settings_of
-    from gradekit.handout.hubwire import SERVICE
+    from gradekit.exchange.hub.course import settings_of
+    from gradekit.exchange.hub.wire import SERVICE
 
     c, problem = _hub_config(config)
     if c is None:
@@ -577,7 +578,7 @@ def hub_exchange_problems(course, account: str | None) -> list[Problem]:
     """A course on the hub exchange: the service answers the course's token as an instructor's, and the
     students' ``account`` (the one every student's server runs as) reads neither the exchange's
     store nor the course's private files."""
-    from gradekit.handout.hub import HubExchange, settings_of
+    from gradekit.exchange.hub.course import HubExchange, settings_of
 
     exchange = HubExchange(course)
     try:

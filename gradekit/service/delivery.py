@@ -1,7 +1,7 @@
 """Feedback back: how a graded submission's pages reach its student, through the course's exchange.
 
 Whatever grades, the pages go back one way, the exchange's ``give_feedback``
-(gradekit.handout.base), on either exchange:
+(gradekit.exchange.base), on either exchange:
 
     gradekit serve                  each hand-in's page the moment it is graded, and again after a
                                     regrade it runs (``gradekit autograde`` while it serves)
@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.course import Course
-    from gradekit.handout.base import CourseExchange
+    from gradekit.exchange.base import CourseExchange
     from gradekit.pages.feedback import Disclosure
 
 
 class Giver(Protocol):
-    """What gives feedback back: the course's exchange (gradekit.handout.base.CourseExchange), or
+    """What gives feedback back: the course's exchange (gradekit.exchange.base.CourseExchange), or
     nbgrader's release_feedback step's folder of it."""
 
     label: str
@@ -79,7 +79,10 @@ def give_back(course: Course, exchange: Giver, student: str, assignment: str, pa
     problem = stale(course, student, assignment)
     if problem:
         return problem
+    from gradekit.pages.feedback import student_copy
+
     submitted = course.submitted_dir(student, assignment)
+    pages = {notebook: student_copy(html) for notebook, html in pages.items()}
     if not exchange.give_feedback(student, assignment, submitted, pages):
         return (
             f"{student}: {submitted} does not say which hand-in of the {exchange.label} it is (no "
@@ -91,8 +94,8 @@ def give_back(course: Course, exchange: Giver, student: str, assignment: str, pa
 def disclosure_now(course: Course, assignment: str, student: str, due: dt.datetime | None) -> Disclosure:
     """What the page of ``student``'s submission of record shows now: the assignment's policy, with the
     attempt it is and the one that counts when ``gradekit serve`` graded it (the ledger says)."""
-    from gradekit.handout.policy import Policy
-    from gradekit.intake.ledger import LEDGER, Ledger
+    from gradekit.exchange.ledger import LEDGER, Ledger
+    from gradekit.service.policy import Policy
     from gradekit.untrusted import read_receipt
 
     policy = Policy.of(course, assignment)
@@ -135,8 +138,8 @@ def release_feedback(
         return given  # nothing to write: neither the gradebook nor the pages' templates are opened
     from gradekit.gradebook.connect import open_gradebook
     from gradekit.gradebook.marks import final_marks, rubric_items
-    from gradekit.handout.policy import due_date
     from gradekit.pages.feedback import write_feedback
+    from gradekit.service.policy import due_date
 
     due = due_date(course, assignment)
     items = rubric_items(course, assignment)  # a person's rubric items, as gradekit feedback shows them

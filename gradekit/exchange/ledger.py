@@ -25,8 +25,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from gradekit.intake import receipts
-from gradekit.intake.inbound import IMPERSONATION, Handin
+from gradekit.exchange import receipts
+from gradekit.exchange.filesystem.inbound import IMPERSONATION, Handin
 from gradekit.untrusted import RECEIPT_FILE
 
 LEDGER = Path(".gradekit") / "handins.db"

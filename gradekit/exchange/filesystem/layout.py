@@ -17,7 +17,7 @@
 An ACL entry is written as the kernel's ``system.posix_acl_access`` attribute
 (what ``setfacl`` writes): the owner of a file may set it without privileges, so
 an instructor who is not root can still give one student alone one folder.
-Submissions are attributed by owner, not by name (gradekit.intake.inbound), so
+Submissions are attributed by owner, not by name (gradekit.exchange.filesystem.inbound), so
 the layout's job is that no student can read, change, rename or delete
 another's release, submission or feedback, nor the exchange's folders.
 """
@@ -227,8 +227,7 @@ def release_pages(dest: Path, account: str | None, secret: str, pages: dict[str,
     import pwd
 
     from gradekit.atomic import atomic_write
-    from gradekit.intake.identity import is_me
-    from gradekit.pages.feedback import student_copy
+    from gradekit.exchange.identity import is_me
 
     try:
         owner = pwd.getpwnam(account) if account else None
@@ -237,7 +236,7 @@ def release_pages(dest: Path, account: str | None, secret: str, pages: dict[str,
     done = []
     for notebook_id, html in sorted(pages.items()):
         target = dest / feedback_name(secret, notebook_id)
-        atomic_write(target, student_copy(html))
+        atomic_write(target, html)
         if owner is None or is_me(owner.pw_uid) or not give_file(target, owner.pw_uid, owner.pw_gid):
             os.chmod(target, 0o644)  # no account of its own: its hashed name is the only secret
         done.append(notebook_id)
@@ -250,7 +249,7 @@ def give_feedback(course, feedback_dir: Path, student: str, submission: Path, pa
     ``submission`` into ``feedback_dir`` under the name nbgrader's fetch_feedback looks for (its
     submission secret's), readable by the student's account alone; False without a secret."""
     from gradekit.errors import ExchangeFailure
-    from gradekit.intake.identity import Identities
+    from gradekit.exchange.identity import Identities
 
     secret = read_submission_secret(submission)
     if secret is None:

@@ -1,7 +1,7 @@
 """Hand-ins in: a student's hand-in as the hub user whose token sent it, and the course's look at them.
 
 POST handins/<assignment>   a hand-in of <assignment> (its name may be digits) as the caller:
-                            admitted before its body is read (gradekit.hub.gate: the caller's
+                            admitted before its body is read (gradekit.exchange.hub.gate: the caller's
                             rate, refused tries included, and how many of theirs are arriving;
                             whom it is for, its key, its announced size, its release), its body
                             spooled, then unpacked within the limits and stored
@@ -18,10 +18,10 @@ from typing import NoReturn
 
 from tornado import locks
 
-from gradekit.hub.api import Handler, say
-from gradekit.hub.gate import Gate, Spool
-from gradekit.hub.store import Handin as StoredHandin
-from gradekit.hub.store import now
+from gradekit.exchange.hub.api import Handler, say
+from gradekit.exchange.hub.gate import Gate, Spool
+from gradekit.exchange.hub.store import Handin as StoredHandin
+from gradekit.exchange.hub.store import now
 
 KEY = re.compile(r"^[A-Za-z0-9_-]{8,128}$")  # a hand-in's X-Gradekit-Key: the client's, random
 
@@ -48,7 +48,7 @@ class HandinHandler(Handler):
     """POST <assignment>: a hand-in of it as the caller; GET <number> (instructors): one hand-in's files.
     Nobody replaces or deletes a hand-in.
 
-    A hand-in is admitted before its body is read (gradekit.hub.gate): the caller's rate, refused
+    A hand-in is admitted before its body is read (gradekit.exchange.hub.gate): the caller's rate, refused
     tries included, how many of theirs are arriving, then who it is for, its key, its announced size
     and its release; its body then streams into a Spool, never held whole in memory while it
     arrives. A refused one's body is dropped as it arrives, and the refusal answered at its end."""

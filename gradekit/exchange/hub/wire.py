@@ -1,6 +1,6 @@
 """The hub exchange's wire: its HTTP API, as a student's server and the course call it.
 
-The service (gradekit.hub.exchange) is a JupyterHub service; every request carries a hub token
+The service (gradekit.exchange.hub.server) is a JupyterHub service; every request carries a hub token
 (``Authorization: token <token>``: a student's server's ``$JUPYTERHUB_API_TOKEN``, the course's
 service token), and the service asks the hub whose it is. Paths are under the service's URL::
 

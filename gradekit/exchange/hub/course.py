@@ -3,7 +3,7 @@
     releases out    each student's release/<student>/<a>/ PUT to the service under their hub login
                     (the student's account: c.Gradekit.identities, else the student id)
     hand-ins in     the service's hand-ins, each for the hub user whose token handed it in, received at
-                    the service's clock (gradekit.hub.exchange); a long poll tells of each the moment it
+                    the service's clock (gradekit.exchange.hub.server); a long poll tells of each the moment it
                     is accepted (its files fetched in the poll's own thread), and a full look every
                     RESCAN seconds catches anything it missed (a hand-in's files fetched the first time
                     anything reads them: the ledger never needs those of one it has seen)
@@ -28,11 +28,11 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gradekit.handout.base import CourseExchange, Events, Listed, Released
-from gradekit.handout.hubwire import HubClient, HubError
+from gradekit.exchange.base import CourseExchange, Events, Listed, Released
+from gradekit.exchange.hub.wire import HubClient, HubError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gradekit.intake.inbound import Handin
+    from gradekit.exchange.filesystem.inbound import Handin
 
 RESCAN = 30.0  # seconds between full looks at the service's hand-ins, whatever the long poll said
 WAIT = 20.0  # seconds one long poll waits for a hand-in
@@ -168,7 +168,7 @@ class HubExchange(CourseExchange):
     @property
     def identities(self):
         if self._identities is None:
-            from gradekit.intake.identity import Identities
+            from gradekit.exchange.identity import Identities
 
             self._identities = Identities.of(self.course)
         return self._identities
@@ -272,7 +272,7 @@ class HubExchange(CourseExchange):
         return sorted(out, key=lambda h: h.ino)
 
     def _handin(self, meta: dict) -> Handin:
-        from gradekit.intake.inbound import Handin
+        from gradekit.exchange.filesystem.inbound import Handin
 
         user = meta["user"]
         student = self.identities.student_of(user)
@@ -325,12 +325,10 @@ class HubExchange(CourseExchange):
         return number if number.isdigit() else None
 
     def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
-        from gradekit.pages.feedback import student_copy
-
         number = self._number(submission)
         if number is None:
             return False
-        body = {"pages": {nb: student_copy(h) for nb, h in pages.items()}}
+        body = {"pages": dict(pages)}
         self._call("PUT", f"feedback/{number}", body=body, patience=FEEDBACK_PATIENCE)
         return True
 

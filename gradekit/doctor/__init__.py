@@ -1,0 +1,4 @@
+"""``gradekit doctor``: is this course's deployment private and sound?
+
+diagnose.py   every check, one line per problem with its fix
+"""

@@ -112,8 +112,8 @@ def _instructors(course, given: str | None) -> list[str]:
 
 def _accounts(course) -> list[str]:
     """The roster's accounts: the gradebook's students, under the names c.Gradekit.identities gives them."""
-    from gradekit.gradebook import read
     from gradekit.exchange.identity import Identities
+    from gradekit.gradebook import read
 
     identities = Identities.of(course)
     return sorted(identities.account_of(s) or s for s in read.students(course))

@@ -175,7 +175,8 @@ class HubExchange(CourseExchange):
 
     def _call(self, method: str, path: str, patience: float = 0.0, **kw):
         """The service's answer; a refusal is an ExchangeFailure with its line. A service that cannot
-        be reached (being started again) is asked again for up to ``patience`` seconds."""
+        be reached (being started again, or not yet routed by the hub's proxy) is asked again for up
+        to ``patience`` seconds."""
         import time
 
         from gradekit.errors import ExchangeFailure
@@ -185,7 +186,7 @@ class HubExchange(CourseExchange):
             try:
                 return self.client.json(method, path, **kw)
             except HubError as exc:
-                if exc.status or time.monotonic() >= deadline:
+                if not exc.transient or time.monotonic() >= deadline:
                     raise ExchangeFailure(f"the hub exchange: {exc}") from None
             time.sleep(0.25)
 
@@ -237,7 +238,7 @@ class HubExchange(CourseExchange):
                 answer = self.client.json("GET", "ping")
                 break
             except HubError as exc:
-                if exc.status or time.monotonic() >= deadline:
+                if not exc.transient or time.monotonic() >= deadline:
                     return f"the hub exchange: {exc}"
             time.sleep(0.5)
         if not answer.get("instructor"):

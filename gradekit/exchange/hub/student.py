@@ -158,7 +158,7 @@ class HubSubmit(GradekitHubExchange, ExchangeSubmit):
                 meta = client.json("POST", f"handins/{assignment}", body=body, headers={KEY_HEADER: key})
                 break
             except HubError as exc:
-                if exc.status or attempt == RETRIES - 1:  # refused, or never reached: say why
+                if not exc.transient or attempt == RETRIES - 1:  # refused, or never reached: say why
                     self.fail(str(exc))
                 time.sleep(1.0)  # the answer was lost: the same key is the same hand-in
         cache = Path(self.cache) / self.coursedir.course_id / f"{meta['user']}+{assignment}+{meta['timestamp']}"

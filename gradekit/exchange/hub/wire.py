@@ -38,12 +38,24 @@ KEY_HEADER = "X-Gradekit-Key"
 RETRIES = 10  # a hand-in whose answer was lost is sent again (a second apart), with the same key
 
 
-class HubError(Exception):
-    """The hub exchange refused a request, or could not be reached: ``str()`` is one line."""
+WAITED = (502, 503, 504)  # the hub's proxy (or the exchange, its hub not answering): not up yet, or restarting
 
-    def __init__(self, line: str, status: int = 0):
+
+class HubError(Exception):
+    """The hub exchange refused a request, or could not be reached: ``str()`` is one line.
+
+    ``answered``: the exchange itself answered (a JSON ``error``). A refusal that is not its own --
+    the proxy's 404 before it has the exchange's route, its 502 or 503 while the exchange starts
+    again, a refused connection -- is ``transient``: the same request is worth sending again."""
+
+    def __init__(self, line: str, status: int = 0, answered: bool = False):
         super().__init__(line)
         self.status = status
+        self.answered = answered
+
+    @property
+    def transient(self) -> bool:
+        return not self.status or not self.answered or self.status in WAITED
 
 
 class HubClient:
@@ -84,7 +96,8 @@ class HubClient:
             with urllib.request.urlopen(request, timeout=timeout or self.timeout) as answer:
                 return answer.read()
         except urllib.error.HTTPError as exc:
-            raise HubError(_error_line(exc), exc.code) from None
+            line, answered = _error_line(exc)
+            raise HubError(line, exc.code, answered) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise HubError(f"the hub exchange at {self.url} cannot be reached ({reason})") from None
@@ -95,9 +108,12 @@ class HubClient:
         return json.loads(self.request(method, path, data, query, {**headers, **kw.pop("headers", {})}, **kw) or b"{}")
 
 
-def _error_line(exc: urllib.error.HTTPError) -> str:
+def _error_line(exc: urllib.error.HTTPError) -> tuple[str, bool]:
+    """The refusal's line, and whether the exchange said it (its JSON ``error``), not the hub or its proxy."""
     try:
         line = json.loads(exc.read() or b"{}").get("error")
     except (ValueError, AttributeError, OSError):
         line = None
-    return str(line or f"the hub exchange answered {exc.code} {exc.reason}")
+    if line:
+        return str(line), True
+    return f"the hub exchange answered {exc.code} {exc.reason} (the hub's proxy: no exchange there yet?)", False

@@ -81,9 +81,9 @@ class NamespacedSpawner(LocalProcessSpawner):
                 argv += ["--symlink", os.readlink(link), link]
             elif os.path.isdir(link):
                 argv += ["--ro-bind", link, link]
-        for path in self.readable:
-            argv += ["--ro-bind", path, path]
         argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/home"]
+        for path in self.readable:  # after the tmpfs: a folder below /tmp or /home stays seen
+            argv += ["--ro-bind", path, path]
         argv += ["--bind", self.home, self.inside, "--chdir", self.inside, "--hostname", self.user.name]
         return argv
 

@@ -217,3 +217,98 @@ def test_doctor_checks_the_hub_deployment(hub):
         assert wrong.returncode == 1 and "the hub exchange:" in wrong.stdout and "fix:" in wrong.stdout, wrong.stdout
     finally:
         token.write_text(kept)
+
+
+# what a student's own code finds when it looks for a classmate: run in her kernel, as her notebook would
+LOOK = r'''
+import glob, json, os, urllib.error, urllib.request
+found = {"home": os.path.expanduser("~"), "in_home": sorted(os.listdir("/home")), "pids": [], "tokens": [],
+         "paths": {}, "handins": {}}
+for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+    try:
+        cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+        env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+    except OSError:
+        continue
+    found["pids"].append(cmd)
+    found["tokens"] += [e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"JUPYTERHUB_API_TOKEN=")]
+for path in PATHS:
+    found["paths"][path] = os.path.exists(path) or bool(glob.glob(path))
+mine = os.environ["JUPYTERHUB_API_TOKEN"]
+for token in sorted(set(found["tokens"]) | {mine}):   # a hand-in as the classmate, with every token there is
+    request = urllib.request.Request(f"{URL}api/{COURSE}/handins/{ASSIGNMENT}?user={CLASSMATE}", data=b"PK",
+                                     method="POST", headers={"Authorization": f"token {token}",
+                                                             "X-Gradekit-Key": os.urandom(8).hex()})
+    try:
+        urllib.request.urlopen(request, timeout=30)
+        found["handins"][token == mine] = 201
+    except urllib.error.HTTPError as exc:
+        found["handins"][token == mine] = exc.code
+found["tokens"] = [t == mine for t in found["tokens"]]
+print(json.dumps(found))
+'''
+
+
+def test_a_student_s_code_finds_no_classmate_s_files_processes_or_token(hub):
+    """As a container per student keeps them apart on Kubernetes: her own code, in her own kernel, finds her
+    home alone, her server's processes alone, her own token alone, and cannot hand in as her classmate."""
+    import hub_kernel
+
+    assert hub.handins(NB7) >= 1, "run the journeys first: her classmate's server, files and token are there"
+    theirs = hub.homes / NB7
+    assert any(theirs.rglob("*.ipynb")), "her classmate's work is on the machine"
+    paths = [str(theirs), str(theirs / A), str(hub.homes), str(hub.course.root), str(hub.folder / "state"),
+             str(hub.store), f"/home/*/{NB7}", f"/proc/*/root{theirs}"]
+    code = (f"PATHS = {paths!r}\nURL = {hub.url!r}\nCOURSE = {COURSE!r}\nASSIGNMENT = {A!r}\n"
+            f"CLASSMATE = {NB7!r}\n") + LOOK
+    before = hub.handins(NB7)
+    s = hub_kernel.Session(hub.hub.url, LAB, hub.passwords[LAB])
+    try:
+        found = json.loads(s.run(code).strip().splitlines()[-1])
+    finally:
+        s.close()
+    print(json.dumps(found, indent=1))
+    assert found["home"] == f"/home/{SHARED}" and found["in_home"] == [SHARED]       # her home, and no other
+    assert not any(found["paths"].values()), found["paths"]                          # nothing of hers, the course's
+    assert found["tokens"] and all(found["tokens"]), "a token in /proc that is not her own"
+    servers = [cmd for cmd in found["pids"] if "jupyterhub-singleuser" in cmd and "bwrap" not in cmd.split()[0]]
+    assert len(servers) == 1, found["pids"]          # her own server alone (and her sandbox's init, bwrap)
+    assert all(f"/{NB7}" not in cmd for cmd in found["pids"]), found["pids"]
+    assert found["handins"] == {"true": 403}, found["handins"]                       # her own token: refused
+    assert hub.handins(NB7) == before
+    # the same look as the same account outside the namespaces (what a shared account without them is): her
+    # classmate's server is there, with her token in its environment -- what the namespaces keep out
+    outside = hub.shared.run(str(unix_users.STUDENT_BIN / "python"), "-c", TOKENS).stdout.split()
+    assert len(set(outside)) >= 2, "no classmate's token to keep out: the look above proves nothing"
+
+
+TOKENS = """
+import os
+for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+    try:
+        env = open(f"/proc/{pid}/environ", "rb").read().split(b"\\0")
+    except OSError:
+        continue
+    print(*(e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"JUPYTERHUB_API_TOKEN=")))
+"""
+
+
+
+def test_the_grader_is_up_at_once_and_the_instructor_opens_the_pages(hub):
+    """hub-config's output started as it is: gradekit serve waited for the proxy's route and the exchange
+    instead of exiting (it exited 2 and the hub started it again: grading began 34 s after the hub), and the
+    instructor opens the grading page and the class report behind the hub's login, with no token."""
+    import hub_kernel
+
+    assert hub.handins(LAB) >= 2, "run the journeys first: the report is of a graded class"
+    log = hub.hub.text()
+    assert "Service gradekit exited" not in log and "Service gradekit-grade exited" not in log, log[-3000:]
+    print(json.dumps({"hub_start_to_serving_s": round(hub.serving_after, 2)}))
+    prof = hub_kernel.login(hub.hub.url, TEACHER, hub.passwords[TEACHER])
+    page = prof.get(f"{hub.hub.url}/services/gradekit-grade/", timeout=60)
+    assert page.ok and "token" not in page.url and "<!doctype html>" in page.text.lower(), (page.status_code, page.url)
+    report = prof.get(f"{hub.hub.url}/services/gradekit-report/reports/{A}/", timeout=120)
+    assert report.ok and A in report.text and "misconceptions" in report.text, (report.status_code, report.text[:500])
+    # a student gets the hub's refusal
+    ada = hub_kernel.login(hub.hub.url, LAB, hub.passwords[LAB])
+    assert ada.get(f"{hub.hub.url}/services/gradekit-grade/", timeout=60).status_code == 403

@@ -35,6 +35,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradekit.doctor import isolation
 from gradekit.exchange.filesystem import layout
 
 
@@ -664,6 +665,7 @@ def diagnose(
         return (
             course_problems(course)
             + hub_exchange_problems(course, student_account)
+            + [Problem(*p) for p in isolation.problems(course, hub_config, student_account, _hub_config)]
             + (hub_exchange_config_problems(course, hub_config) if hub_config else [])
             + copied_problems(course, python)
             + home_problems(course)

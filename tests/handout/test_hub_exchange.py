@@ -312,3 +312,30 @@ def test_the_grader_is_up_at_once_and_the_instructor_opens_the_pages(hub):
     # a student gets the hub's refusal
     ada = hub_kernel.login(hub.hub.url, LAB, hub.passwords[LAB])
     assert ada.get(f"{hub.hub.url}/services/gradekit-grade/", timeout=60).status_code == 403
+
+
+def test_doctor_names_one_account_without_namespaces(hub):
+    """The shape is sound as hub-config writes it; as local processes of one account (the spawner in the hub's
+    config, or servers of the account seen in this machine's own PID namespace) doctor names it."""
+    import subprocess
+
+    config = hub.folder / "jupyterhub_config.py"
+    ok = hub.course.run(GRADEKIT, "doctor", "--student-account", SHARED, "--hub-config", str(config), check=False)
+    assert ok.returncode == 0 and "nothing to fix" in ok.stdout, ok.stdout + ok.stderr
+    unsafe = hub.folder / "unsafe_config.py"   # the same hub, its servers local processes of the one account
+    unsafe.write_text(config.read_text().replace('"gradekit.hub.spawner.NamespacedSpawner"', '"localprocess"'))
+    said = hub.course.run(GRADEKIT, "doctor", "--student-account", SHARED, "--hub-config", str(unsafe), check=False)
+    lines = [line for line in said.stdout.splitlines() if "nothing between them" in line]
+    assert said.returncode == 1 and len(lines) == 1, said.stdout
+    assert "the spawner localprocess runs them as local processes" in lines[0] and "--shape one-account" in lines[0]
+    # what runs: a server of the account in this machine's own PID namespace, as such a spawner starts it
+    plain = subprocess.Popen(["runuser", "-u", SHARED, "--", "bash", "-c", "exec -a jupyterhub-singleuser sleep 60"],
+                             start_new_session=True)
+    try:
+        time.sleep(0.5)
+        seen = hub.course.run(GRADEKIT, "doctor", "--student-account", SHARED, check=False)
+        assert seen.returncode == 1 and f"1 server(s) of {SHARED} run in this machine's own PID namespace" in seen.stdout, \
+            seen.stdout
+    finally:
+        os.killpg(plain.pid, 9)
+        plain.wait()

@@ -70,6 +70,7 @@ class OneAccount(Shape):
             "c.NamespacedSpawner.homes = HOMES",
             'c.Spawner.cmd = [f"{DEPLOY}/venv/bin/jupyterhub-singleuser"]',
             'c.Spawner.environment = {"PATH": f"{DEPLOY}/venv/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}',
+            'c.LocalProcessSpawner.popen_kwargs = {"umask": 0o077}  # the homes stay the account\'s alone',
             "c.Spawner.start_timeout = 90",
             "c.Spawner.http_timeout = 90",
             "",

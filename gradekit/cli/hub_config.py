@@ -13,8 +13,8 @@ FOLDER = Path("/srv/jupyterhub")
 
 
 def add_parser(sub) -> None:
-    from gradekit.hub.config import SHAPES
     from gradekit.hub.config.logins import LOGINS
+    from gradekit.hub.config.shapes import SHAPES
 
     p = sub.add_parser(
         "hub-config",
@@ -152,7 +152,7 @@ def _services_gradekit(course) -> Path:
 
 
 def run(args) -> int:
-    from gradekit.hub.config import Plan, shape_of
+    from gradekit.hub.config.shapes import Plan, shape_of
 
     course = course_of(args)
     on_hub = str(getattr(course.settings, "exchange", "") or "filesystem") == "hub"

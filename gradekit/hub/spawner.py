@@ -88,8 +88,10 @@ class NamespacedSpawner(LocalProcessSpawner):
         return argv
 
     async def start(self):
+        """LocalProcessSpawner's start, its command run inside bubblewrap (``self.cmd`` is put back once
+        the process is started: the start reads it before it first waits)."""
         self._make_home()
-        command = self.cmd
+        command: list[str] = list(self.cmd or [])  # type: ignore[has-type]
         self.cmd = [*self.sandbox(), *command]
         try:
             return await super().start()

@@ -334,8 +334,8 @@ def test_doctor_names_one_account_without_namespaces(hub):
     try:
         time.sleep(0.5)
         seen = hub.course.run(GRADEKIT, "doctor", "--student-account", SHARED, check=False)
-        assert seen.returncode == 1 and f"1 server(s) of {SHARED} run in this machine's own PID namespace" in seen.stdout, \
-            seen.stdout
+        named = f"1 server(s) of {SHARED} run in this machine's own PID namespace"
+        assert seen.returncode == 1 and named in seen.stdout, seen.stdout
     finally:
         os.killpg(plain.pid, 9)
         plain.wait()

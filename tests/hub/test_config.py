@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import VENV_BIN, CourseDir
 
-from gradekit.hub.config import Plan, text
+from gradekit.hub.config.shapes import Plan, text
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "admin" / "jupyterhub.md"
 

@@ -61,7 +61,7 @@ class Kubernetes(Shape):
             return external.UNMADE
 
     def values(self, plan: Plan) -> dict:
-        from gradekit.cli.student_config import settings_files
+        from gradekit.handout.students import settings_files
         from gradekit.web.auth import instructor_role, instructor_scope
 
         cid = plan.course_id

@@ -8,8 +8,6 @@ A new login (an LMS's, LTI 1.3) is one more class here and its name in a shape's
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from gradekit.hub.config.plan import Plan, lit
 
 PASSWORDS = "passwords.json"  # in the hub's state/: the hashed passwords
@@ -92,8 +90,5 @@ class Chart(Login):
 LOGINS: dict[str, Login] = {login.name: login for login in (PAM(), Passwords(), Chart())}
 
 
-def of(name: str) -> Login:
+def login_named(name: str) -> Login:
     return LOGINS[name]
-
-
-__all__ = ["LOGINS", "Login", "NEW_PASSWORDS", "PASSWORDS", "Path", "of"]

@@ -30,9 +30,7 @@ class OneAccount(Shape):
 
         needed = super().needed(plan)
         bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
-        needed[Path(bwrap)] = (
-            "bubblewrap: each server in namespaces of its own (apt-get install bubblewrap)"
-        )
+        needed[Path(bwrap)] = "bubblewrap: each server in namespaces of its own (apt-get install bubblewrap)"
         return needed
 
     def check(self, plan: Plan) -> None:

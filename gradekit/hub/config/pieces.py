@@ -99,7 +99,9 @@ def interface_of() -> list[str]:
     ]
 
 
-def _service(name: str, comment: str, command: str, url: str = "", oauth: str = "", extra: list[str] = ()) -> list[str]:
+def _service(
+    name: str, comment: str, command: str, url: str = "", oauth: str = "", extra: tuple[str, ...] = ()
+) -> list[str]:
     return [
         "    {",
         f'        "name": "{name}",  # {comment}',
@@ -126,7 +128,7 @@ def services(plan: Plan, hub_exchange: bool) -> list[str]:
     env = {"PATH": f"{plan.venv_bin}:/usr/bin:/bin", "LANG": "C.UTF-8", **plan.extra_env}
     course = '"--course", COURSE, '
     exchange: list[str] = []
-    token: list[str] = []
+    token: tuple[str, ...] = ()
     if hub_exchange:
         exchange = [
             "    {",
@@ -138,7 +140,7 @@ def services(plan: Plan, hub_exchange: bool) -> list[str]:
             '        "display": False,  # not in the students\' Services menu: their servers call it, they do not',
             "    },",
         ]
-        token = [f'        "api_token": COURSE_TOKEN,  # the course\'s: its instructors\' role holds "{SERVE}"']
+        token = (f'        "api_token": COURSE_TOKEN,  # the course\'s: its instructors\' role holds "{SERVE}"',)
     return [
         "# gradekit's services: the hub starts each with itself and starts it again if it ends; a service",
         "# whose hub died stops by itself, and the next hub's takes over its port and its lock; each waits",

@@ -21,7 +21,8 @@ import os
 import shutil
 from pathlib import Path
 
-from gradekit.hub.config import logins, pieces
+from gradekit.hub.config import pieces
+from gradekit.hub.config.logins import Login, login_named
 from gradekit.hub.config.plan import Plan, check
 
 
@@ -32,8 +33,8 @@ class Shape:
     logins: tuple[str, ...] = ()
     main = "jupyterhub_config.py"
 
-    def login(self, plan: Plan) -> logins.Login:
-        return logins.of(plan.login or self.logins[0])
+    def login(self, plan: Plan) -> Login:
+        return login_named(plan.login or self.logins[0])
 
     def needed(self, plan: Plan) -> dict[Path, str]:
         """The paths the config names that must be there: a service whose command is missing takes the hub down."""
@@ -104,7 +105,7 @@ class Shape:
     # -- writing the hub's folder -----------------------------------------------------------------
     def write(self, plan: Plan, text: str) -> list[str]:
         """The hub's folder (see the module's docstring); one line for each file or thing made."""
-        from gradekit.cli.student_config import write_dir
+        from gradekit.handout.students import write_dir
 
         folder = plan.folder
         folder.mkdir(parents=True, exist_ok=True)

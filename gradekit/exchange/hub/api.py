@@ -41,8 +41,7 @@ class Limits:
 
     @property
     def drained(self) -> int:
-        """The largest body the server reads (and drops) to answer a refusal in one line; past it, it
-        closes the connection."""
+        """The largest body kept from an instructor (a release, feedback pages)."""
         return max(4 * self.max_bytes, 64 << 20)
 
     def to_dict(self) -> dict:
@@ -78,9 +77,12 @@ class Handler(CallerAPI):
     Every request's body streams in after the caller is let in (tornado would otherwise read it
     whole before anything is asked): kept for an instructor (a release, feedback), dropped for anyone
     else, whose requests carry none. A request refused as it comes in (:meth:`let_in`) is answered
-    once its body is in, read and dropped (up to Limits.drained): answered before, the connection
-    would be closed under the body still arriving, and the sender -- the hub's proxy first -- would
-    read an error of its own instead of the one line."""
+    once its body is in, read to its end and dropped, however large, even an empty one: answered
+    before, the connection would be closed under it, and the hub's proxy -- which keeps its
+    connections to the service for the next requests, anyone's, and answers 503 on one it finds
+    closed, or under a body it is still sending -- would give its own error instead of the line. A
+    body still arriving after the server's body timeout is cut off. One that must end the
+    connection (too many uploads at once) says ``Connection: close``."""
 
     fresh = True  # ask the hub every time: a revoked token is refused at once
     _kept: list[bytes] | None = None  # the body, for a caller who may send one
@@ -99,12 +101,10 @@ class Handler(CallerAPI):
             await self.let_in()
         except web.HTTPError as exc:
             length = self.request.headers.get("Content-Length", "0")
-            chunked = "chunked" in self.request.headers.get("Transfer-Encoding", "").lower()
-            if (
-                self._close_now
-                or (not chunked and (not length.isdigit() or int(length) == 0))
-                or (length.isdigit() and int(length) > self.limits.drained)  # cut off anyway: the line first
-            ):
+            if self._close_now or not length.isdigit():
+                # answered now, its body unread: the connection ends with the answer, which says so, and
+                # the hub's proxy sends nothing more on it
+                self.after = {**self.after, "Connection": "close"}
                 raise
             self._refusal, self._kept = exc, None
 

@@ -18,6 +18,8 @@ limits are theirs alone.
                                    (a refusal needs no question to the hub); .saw(token, user)
       .loud(user, why)             whether a refusal of ``user`` for ``why`` is logged (the first one a minute)
       .take(user) / .give(user)    one upload more / less in flight; take is False at the limit
+      .take(user, refused=True)    one refused upload more read to its end (so that its sender reads
+                                   its one line through the hub's proxy); False past REFUSED_AT_ONCE
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 WINDOW = 60.0  # seconds: the rate is per minute
 SPOOL = 1 << 20  # bytes of a body kept in memory; the rest goes to a file of the service's
 TOKENS = 10_000  # tokens remembered for early refusals, at most
+REFUSED_AT_ONCE = 8  # a student's refused uploads read to their end at the same time; past it, cut off at once
 
 
 class Gate:
@@ -40,6 +43,7 @@ class Gate:
         self.per_minute, self.at_once, self.clock = per_minute, at_once, clock
         self._tries: dict[str, deque[float]] = {}
         self._sending: dict[str, int] = {}
+        self._refused: dict[str, int] = {}  # refused uploads being read to their end
         self._quiet: dict[tuple[str, str], float] = {}  # (user, why) -> until when such refusals are not logged
         self._tokens: dict[str, tuple[str, float]] = {}  # sha256 of a token -> (user, when seen)
 
@@ -103,18 +107,20 @@ class Gate:
         return seen[0] if self.wait(seen[0]) else None
 
     # -- uploads in flight ------------------------------------------------------------------------
-    def take(self, user: str) -> bool:
-        if self._sending.get(user, 0) >= self.at_once:
+    def take(self, user: str, refused: bool = False) -> bool:
+        counts, limit = (self._refused, REFUSED_AT_ONCE) if refused else (self._sending, self.at_once)
+        if counts.get(user, 0) >= limit:
             return False
-        self._sending[user] = self._sending.get(user, 0) + 1
+        counts[user] = counts.get(user, 0) + 1
         return True
 
-    def give(self, user: str) -> None:
-        left = self._sending.get(user, 0) - 1
+    def give(self, user: str, refused: bool = False) -> None:
+        counts = self._refused if refused else self._sending
+        left = counts.get(user, 0) - 1
         if left > 0:
-            self._sending[user] = left
+            counts[user] = left
         else:
-            self._sending.pop(user, None)
+            counts.pop(user, None)
 
     def sending(self, user: str) -> int:
         return self._sending.get(user, 0)

@@ -27,15 +27,20 @@ def login(hub_url: str, name: str, password: str, timeout: float = 120) -> reque
     return http
 
 
+def token(http: requests.Session, hub_url: str, name: str) -> str:
+    """A hub token of ``name``'s own, asked for with their logged-in session (as the hub's token page does)."""
+    xsrf = next(c.value for c in http.cookies if c.name == "_xsrf" and c.path.startswith("/hub"))
+    r = http.post(f"{hub_url}/hub/api/users/{name}/tokens", json={"note": "their own code", "expires_in": 3600},
+                  headers={"X-XSRFToken": xsrf}, timeout=30)
+    assert r.status_code in (200, 201), r.text
+    return r.json()["token"]
+
+
 class Session:
     def __init__(self, hub_url: str, name: str, password: str, timeout: float = 120):
         self.hub, self.name = hub_url.rstrip("/"), name
         self.http = login(self.hub, name, password, timeout)
-        xsrf = next(c.value for c in self.http.cookies if c.name == "_xsrf" and c.path.startswith("/hub"))
-        r = self.http.post(f"{self.hub}/hub/api/users/{name}/tokens", json={"note": "its own code", "expires_in": 3600},
-                           headers={"X-XSRFToken": xsrf}, timeout=30)
-        assert r.status_code in (200, 201), r.text
-        self.token = r.json()["token"]
+        self.token = token(self.http, self.hub, name)
         self.headers = {"Authorization": f"token {self.token}"}
         self.server = f"{self.hub}/user/{name}"
         deadline = time.monotonic() + timeout

@@ -339,3 +339,48 @@ def test_doctor_names_one_account_without_namespaces(hub):
     finally:
         os.killpg(plain.pid, 9)
         plain.wait()
+
+
+def test_refresh_at_any_human_pace_never_meets_the_limit_and_a_refusal_is_its_line(hub, browser):
+    """The Assignments tab lists four times a Refresh (its courses, then its list, each released and
+    submitted): 2 a second met the exchange's 120 reads a minute within a minute, and the tab stayed on a
+    stale list or "Loading, please wait..." with 100 tracebacks in the server's log. One Refresh is one read
+    now: 60 Refreshes in 30 s are refused nothing. A refusal (her reads spent by a script of her own) is its
+    one line in the tab, and one line in the server's log."""
+    import requests
+
+    import hub_kernel
+
+    s = HubStudent(browser, hub, LAB, "lab")
+    mark = len(hub.hub.text())
+    try:
+        s.login()
+        s.open_assignments()
+        released = s.panel.locator("#released_assignments_list, #fetched_assignments_list")
+        error = s.panel.locator("#released_assignments_list_error")
+        started, shown = time.monotonic(), 0
+        while time.monotonic() - started < 30:
+            s.panel.locator("#refresh_assignments_list").click()
+            s.page.wait_for_timeout(500)
+            assert not error.is_visible(), error.inner_text()
+            shown += released.filter(has_text=A).count() > 0
+        assert shown >= 50, shown                                   # her list, not "Loading, please wait..."
+        # her reads spent by a script with a token of her own: the tab says why, in one line
+        token = hub_kernel.token(hub_kernel.login(hub.hub.url, LAB, hub.passwords[LAB]), hub.hub.url, LAB)
+        for _ in range(130):
+            r = requests.get(f"{hub.url}api/{COURSE}/assignments", headers={"Authorization": f"token {token}"},
+                             timeout=30)
+            if r.status_code == 429:
+                break
+        assert r.status_code == 429, r.text
+        s.panel.locator("#refresh_assignments_list").click()
+        error.wait_for(state="visible", timeout=30_000)
+        said = error.inner_text().strip()
+        s.shot(s.page, "refused")
+        assert said.startswith("too many requests: the limit is 120 a minute") and "\n" not in said, said
+        assert s.panel.locator("#course_list_default").inner_text() != "Loading, please wait..."
+    finally:
+        s.close()
+    log = hub.hub.text()[mark:]
+    assert "Traceback" not in log, log[-3000:]
+    assert "gradekit: the Assignments tab's list: too many requests" in log, log[-3000:]

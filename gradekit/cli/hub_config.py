@@ -152,11 +152,32 @@ def _services_gradekit(course) -> Path:
 
 
 def run(args) -> int:
-    from gradekit.hub.config.shapes import Plan, shape_of
+    from gradekit.hub.config.shapes import shape_of
+
+    plan = _plan(args)
+    shape = shape_of(plan)
+    added = shape.add_course_lines(plan) if args.write else []
+    if added:
+        plan = _plan(args)  # the course read again, with its new lines
+    shape.check(plan)
+    if args.write:
+        plan.folder.mkdir(parents=True, exist_ok=True)
+        (plan.folder / "state").mkdir(mode=0o700, exist_ok=True)
+        shape.prepare(plan)
+    config = shape.text(plan)
+    if args.write:
+        for line in [*added, *shape.write(plan, config)]:
+            print(f"# wrote {line}", file=sys.stderr)
+    print(config, end="")
+    return 0
+
+
+def _plan(args):
+    from gradekit.hub.config.shapes import Plan
 
     course = course_of(args)
     on_hub = str(getattr(course.settings, "exchange", "") or "filesystem") == "hub"
-    plan = Plan(
+    return Plan(
         course=course,
         assignments=_assignments(course, list(args.assignment)),
         instructors=_instructors(course, args.instructors),
@@ -181,15 +202,3 @@ def run(args) -> int:
         image=args.image,
         course_host=args.course_host,
     )
-    shape = shape_of(plan)
-    shape.check(plan)
-    if args.write:
-        plan.folder.mkdir(parents=True, exist_ok=True)
-        (plan.folder / "state").mkdir(mode=0o700, exist_ok=True)
-        shape.prepare(plan)
-    config = shape.text(plan)
-    if args.write:
-        for line in shape.write(plan, config):
-            print(f"# wrote {line}", file=sys.stderr)
-    print(config, end="")
-    return 0

@@ -159,7 +159,7 @@ class Service:
                     self.say(f"the exchange is ready, after {time.monotonic() - started:.1f} s")
                 return True
             if problem != said:
-                self.say(f"waiting for the exchange: {problem} (looking again every {BACKOFF[1]:g} s at most)")
+                self.say(f"waiting: {problem} (looking again every {BACKOFF[1]:g} s at most)")
                 said = problem
             deadline = time.monotonic() + pause
             while not self._stopping and time.monotonic() < deadline:

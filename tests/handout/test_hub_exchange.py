@@ -56,13 +56,10 @@ class Hub(hubs.Hub):
 
 
 def one_account_hub(base: Path, course: CourseDir, students: tuple[str, ...], *options: str) -> SimpleNamespace:
-    """``course`` on a one-account hub, as docs/admin/one-account.md sets one up: the course's lines for
-    the hub exchange, hub-config's output written and started as it is; the passwords it made."""
+    """``course`` on a one-account hub, as docs/admin/one-account.md sets one up: hub-config --write adds the
+    course's lines for the hub exchange and writes the hub's folder, started as it is; the passwords it made."""
     port, hub_port, api_port, grade_port, report_port, exchange_port = hubs.free_ports(6)
     url = f"http://127.0.0.1:{port}/services/gradekit-exchange/"
-    with open(course.root / "nbgrader_config.py", "a") as fh:
-        fh.write(f'\nc.Gradekit.exchange = "hub"\nc.GradekitHubExchange.url = "{url}"\n'
-                 'c.GradekitHubExchange.token_file = ".gradekit/hub-token"\n')
     (course.root / ".gradekit").mkdir(exist_ok=True)
     (course.root / ".gradekit" / "secret").write_text(SECRET)   # the services read the course's own secret
     os.chmod(course.root / ".gradekit" / "secret", 0o600)
@@ -73,6 +70,7 @@ def one_account_hub(base: Path, course: CourseDir, students: tuple[str, ...], *o
                          "--proxy-api-port", str(api_port), "--grade-port", str(grade_port),
                          "--report-port", str(report_port), "--exchange-port", str(exchange_port),
                          "--public-url", f"http://127.0.0.1:{port}/", *options)
+    assert f'c.GradekitHubExchange.url = "{url}"' in (course.root / "nbgrader_config.py").read_text()
     with open(folder / "new-passwords.csv", newline="") as fh:
         passwords = {row["name"]: row["password"] for row in csv.DictReader(fh)}
     assert set(passwords) == {*students, TEACHER}, passwords

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 RESCAN = 30.0  # seconds between full looks at the service's hand-ins, whatever the long poll said
 WAIT = 20.0  # seconds one long poll waits for a hand-in
 FEEDBACK_PATIENCE = 120.0  # seconds a graded hand-in's feedback waits for a service being started again
+PATIENCE = 30.0  # seconds a course's command waits for an exchange not reachable yet (its hub starting)
 
 
 def settings_of(course) -> dict:
@@ -173,7 +174,7 @@ class HubExchange(CourseExchange):
             self._identities = Identities.of(self.course)
         return self._identities
 
-    def _call(self, method: str, path: str, patience: float = 0.0, **kw):
+    def _call(self, method: str, path: str, patience: float = PATIENCE, **kw):
         """The service's answer; a refusal is an ExchangeFailure with its line. A service that cannot
         be reached (being started again, or not yet routed by the hub's proxy) is asked again for up
         to ``patience`` seconds."""

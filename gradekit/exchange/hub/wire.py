@@ -116,4 +116,4 @@ def _error_line(exc: urllib.error.HTTPError) -> tuple[str, bool]:
         line = None
     if line:
         return str(line), True
-    return f"the hub exchange answered {exc.code} {exc.reason} (the hub's proxy: no exchange there yet?)", False
+    return f"{exc.code} {exc.reason} from the hub's proxy (no route to the exchange yet, or it is starting)", False

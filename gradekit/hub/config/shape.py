@@ -62,8 +62,8 @@ class Shape:
             self._check_hub_course(plan)
         check(plan, self.needed(plan))
 
-    def _check_hub_course(self, plan: Plan) -> None:
-        from gradekit.errors import UsageError
+    def course_lines(self, plan: Plan) -> list[str]:
+        """What the course's nbgrader_config.py lacks to be on this shape's hub exchange, one setting a line."""
         from gradekit.exchange.hub.course import settings_of
 
         course_exchange = str(getattr(plan.course.settings, "exchange", "") or "filesystem")  # type: ignore[attr-defined]
@@ -74,11 +74,27 @@ class Shape:
         if not settings.get("url"):
             missing.append(f'c.GradekitHubExchange.url = "{self.course_url(plan)}"')
         if not settings.get("token_file"):
-            missing.append('c.GradekitHubExchange.token_file = ".gradekit/hub-token"')
+            missing.append('c.GradekitHubExchange.token_file = ".gradekit/hub-token"  # 0600, made by hub-config')
+        return missing
+
+    def add_course_lines(self, plan: Plan) -> list[str]:
+        """``course_lines`` added to the course's nbgrader_config.py (hub-config --write): one line for the admin."""
+        missing = self.course_lines(plan) if self.exchange == "hub" else []
+        if not missing:
+            return []
+        config = plan.root / "nbgrader_config.py"
+        with open(config, "a", encoding="utf-8") as fh:
+            fh.write(f"\n# the hub exchange (gradekit hub-config --shape {self.name})\n" + "\n".join(missing) + "\n")
+        return [f"{config}: the hub exchange's settings added ({len(missing)} line(s))"]
+
+    def _check_hub_course(self, plan: Plan) -> None:
+        from gradekit.errors import UsageError
+
+        missing = self.course_lines(plan)
         if missing:
             raise UsageError(
-                f"the shape {self.name} runs the hub exchange: add to the course's nbgrader_config.py: "
-                + "; ".join(missing)
+                f"the shape {self.name} runs the hub exchange: add to the course's nbgrader_config.py (--write adds "
+                "them): " + "; ".join(missing)
             )
 
     def students_url(self, plan: Plan) -> str:
@@ -121,11 +137,13 @@ class Shape:
             os.chmod(target, mode)
             out.append(str(target))
         url = self.students_url(plan) if self.exchange == "hub" else None
-        out += [str(p) for p in write_dir(plan.course, folder / "students", url)]
+        made = write_dir(plan.course, folder / "students", url)
+        out.append(f"{folder / 'students'}/: the students' servers' settings ({len(made)} files)")
         mine = self.instructors_config(plan)
         instructors = folder / "instructors"
         if mine is None:
-            out += [str(p) for p in write_dir(plan.course, instructors, url)]
+            made = write_dir(plan.course, instructors, url)
+            out.append(f"{instructors}/: the instructors' servers' settings ({len(made)} files)")
         else:
             instructors.mkdir(exist_ok=True)
             os.chmod(instructors, 0o755)

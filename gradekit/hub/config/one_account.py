@@ -44,7 +44,7 @@ class OneAccount(Shape):
         except KeyError:
             raise UsageError(
                 f"--account {plan.account}: no such Unix account (the one every server runs as): "
-                f"useradd --system --create-home --shell /bin/bash {plan.account}"
+                f"useradd --system --shell /usr/sbin/nologin {plan.account}"
             ) from None
         if entry.pw_uid == 0:
             raise UsageError(f"--account {plan.account} is root: the servers run as an account of their own")

@@ -56,6 +56,18 @@ def listen(plan: Plan) -> list[str]:
     ]
 
 
+def wrapped(items: list[str], head: str, width: int = 110) -> list[str]:
+    """``head`` and a list literal of ``items``, broken into lines of at most ``width`` characters."""
+    lines, line = [], head + "["
+    for i, item in enumerate(items):
+        piece = lit(item) + (", " if i < len(items) - 1 else "]")
+        if len(line) + len(piece) > width and not line.endswith("["):
+            lines.append(line.rstrip())
+            line = " " * (len(head) + 1)
+        line += piece
+    return [*lines, line]
+
+
 def instructors(plan: Plan, hub_exchange: bool) -> list[str]:
     from gradekit.web.auth import instructor_role, instructor_scope
 
@@ -71,17 +83,20 @@ def instructors(plan: Plan, hub_exchange: bool) -> list[str]:
         "c.JupyterHub.load_roles = [",
     ]
     if not hub_exchange:
-        return [*lines, f'    {{"name": {lit(role)}, "groups": [{lit(role)}],', f'     "scopes": {lit(scopes)}}},', "]"]
+        *first, last = wrapped(scopes, '     "scopes": ')
+        return [*lines, f'    {{"name": {lit(role)}, "groups": [{lit(role)}],', *first, last + "},", "]"]
     exchange = f"access:services!service={EXCHANGE}"
     return [
         *lines,
-        f'    {{"name": {lit(role)}, "groups": [{lit(role)}], "services": [{lit(SERVE)}],  # and the course\'s token',
-        f'     "scopes": {lit([*scopes, exchange])}}},',
+        f'    # the instructors, and the course\'s own token (its service "{SERVE}")',
+        f'    {{"name": {lit(role)}, "groups": [{lit(role)}], "services": [{lit(SERVE)}],',
+        *wrapped([*scopes, exchange], '     "scopes": ')[:-1],
+        wrapped([*scopes, exchange], '     "scopes": ')[-1] + "},",
         "    # every student (and instructor) may use the hub exchange, for themselves alone",
         f'    {{"name": "user", "scopes": ["self", {lit(exchange)}]}},',
         "]",
         "# ... and the token each server gets carries it (a token holds only what both allow)",
-        f'c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server", {lit(exchange)}]',
+        *wrapped(["users:activity!user", "access:servers!server", exchange], "c.Spawner.server_token_scopes = "),
     ]
 
 

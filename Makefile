@@ -61,14 +61,14 @@ $(WHEEL): pyproject.toml README.md $(shell find gradekit -type f -not -path '*/_
 
 # The deployment students run, apart from the course: gradekit's wheel with its student side only (the
 # exchange's client classes and the Lab extension, JupyterHub's single-user server, JupyterLab and
-# Notebook 7: `gradekit[student,hub]`) on Debian's Python, in a folder every account may enter, and
+# Notebook 7: `gradekit[student,hub]`; and the hub's LTI login, `lti-login`) on Debian's Python, in a folder every account may enter, and
 # JupyterHub's proxy from npm. None of the grading extras (Dask, psycopg, scikit-learn, scipy), no test
 # tools (playwright, ruff, mypy), no course files; it needs no `make setup`. When only gradekit/ changed,
 # the wheel alone is reinstalled (seconds); when pyproject.toml or constraints.txt changed, the venv is
 # made anew, so nothing an older list installed stays. The tests' real Unix students run it; as another
 # user than root it is skipped (and so are those tests).
 DEPLOY  ?= /opt/gradekit
-DEPLOY_EXTRAS := student,hub
+DEPLOY_EXTRAS := student,hub,lti-login
 DEPLOY_DEPS  := $(DEPLOY)/.deps-$(shell (echo $(DEPLOY_EXTRAS); cat pyproject.toml constraints.txt) | sha256sum | cut -c1-12)
 DEPLOY_STAMP := $(DEPLOY)/.installed-$(shell find Makefile pyproject.toml constraints.txt gradekit -type f -not -path '*/__pycache__/*' -not -name '*.mo' 2>/dev/null | sort | xargs cat | sha256sum | cut -c1-12)
 NOT_FOR_STUDENTS := sklearn scipy dask distributed vl_convert psycopg playwright ruff mypy sphinx
@@ -161,6 +161,7 @@ bench: setup deploy
 	$(VENV)/bin/python bench/integrity.py
 	$(VENV)/bin/python bench/grade.py
 	$(VENV)/bin/python bench/hub.py --deploy $(DEPLOY)
+	$(VENV)/bin/python bench/lti.py
 
 clean:
 	rm -rf $(VENV) submitted autograded feedback reports gradebook.db dist docs/_build

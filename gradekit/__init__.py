@@ -8,7 +8,8 @@ The folders are the data flow of one assignment (each folder's ``__init__`` maps
                                                                runners/
     around them: errors.py, course.py, settings.py, untrusted.py (everything a student controls), i18n/,
     cli/ (one module a verb); atomic.py, timeline.py, imports.py, pool.py; manual/ for what a person
-    grades (answer groups, the grading page)
+    grades (answer groups, the grading page); lti/ for the course inside an LMS (after the gradebook:
+    what the LMS should hold, sent back), woken by changes.py
 
 Glossary -- one word for one thing, and one thing for each word:
 
@@ -55,6 +56,12 @@ Glossary -- one word for one thing, and one thing for each word:
     digest          the hash of what a grading depends on; an equal one means nothing changed (grading.incremental)
     fingerprint     a hashed k-gram of normalised code tokens, for copy detection only (integrity/)
     limits          the sandbox's limits, named as the c.Gradekit settings they come from (sandbox.limits)
+    LMS course      a course of an LMS (Canvas, Moodle, ...) the course is linked to: an LTI context, whose
+                    launches log people into the hub (gradekit.lti)
+    launch          one LTI 1.3 message from an LMS course: who, their roles, the LMS's service URLs
+    line item       an LMS gradebook column: one per assignment and LMS course (AGS)
+    outbox          the scores the LMS should hold and has not acknowledged yet, each kept with the
+                    timestamp it was first sent with (gradekit.lti.store)
     course failure  the course or the machine is broken: the run stops, nothing more is written
     student failure one submission cannot be graded: its zero and the reason; the rest goes on
 """

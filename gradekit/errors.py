@@ -23,7 +23,10 @@
     │   ├── SandboxBroken          a sandbox that cannot start
     │   ├── GradebookError         a gradebook that cannot be written
     │   ├── MissingExtra           an optional part not installed: names the extra to install
-    │   └── HubUnreachable         the JupyterHub a service asks who is calling does not answer
+    │   ├── HubUnreachable         the JupyterHub a service asks who is calling does not answer
+    │   └── LMSUnavailable         an LMS's service (LTI: a token, line items, scores, the roster)
+    │       │                      did not answer, or answered 408, 429 or 5xx: worth trying again
+    │       └── LMSRefused         ... refused what was asked (any other 4xx): exit 2, not again
     └── SubmissionError            a submission that cannot be graded: zero + the reason
 
     StudentCodeError               the student's code raised, hung, crashed or broke the
@@ -127,6 +130,24 @@ class MissingExtra(CourseFailure):
 
 class HubUnreachable(CourseFailure):
     """The JupyterHub whose API a gradekit service asks who is calling does not answer."""
+
+
+class LMSUnavailable(CourseFailure):
+    """An LMS's LTI service did not answer, or answered that it could not now; ``retry``: trying
+    again later may help (the LTI sender's backoff); ``status``: the HTTP status, if one came."""
+
+    retry = True
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class LMSRefused(LMSUnavailable):
+    """An LMS's LTI service refused what was asked (a 4xx other than 408 and 429): not tried again."""
+
+    exit_code = 2
+    retry = False
 
 
 # -- one student's submission ----------------------------------------------------------------

@@ -34,6 +34,7 @@ EXTRAS: dict[str, Extra] = {
         Extra("postgres", ("psycopg",), "a gradebook on PostgreSQL"),
         Extra("groups", ("sklearn", "scipy"), "grouping free-text answers"),
         Extra("hub", ("jupyterhub", "tornado"), "a JupyterHub service"),
+        Extra("lti", ("pylti1p3", "ltiauthenticator", "jwcrypto", "requests"), "the course inside an LMS (LTI 1.3)"),
     )
 }
 

@@ -105,3 +105,32 @@ def test_the_tutorial_runs_as_written(tmp_path):
                     ".gradekit/secret", "gradebook.db", "roster.csv", "solutions/week1/reference.py",
                     "autograder/week1/test_standardize.py"):
         assert private in ignored, (private, status)
+
+
+def test_a_copy_of_docs_alone_says_in_one_line_what_it_lacks(tmp_path):
+    """architecture.md's layer table is read from tests/test_layout.py: built from docs/ without the
+    repository beside it, the build fails with one line saying so (it crashed with a traceback)."""
+    import shutil
+    import sys
+
+    copy = tmp_path / "docs"
+    copy.mkdir()
+    for name in ("conf.py", "index.md", "architecture.md"):
+        shutil.copy2(DOCS / name, copy / name)
+    shutil.copytree(DOCS / "_ext", copy / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", str(copy),
+                           str(tmp_path / "html")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if "test_layout.py" in line]
+    assert len(said) == 1 and "architecture.md" in said[0] and "ERROR: gradekit-layers" in said[0], proc.stderr
+
+
+def test_each_reference_page_reads_as_markdown_before_its_generated_list():
+    """docs/reference/*.md are generated lists: read as Markdown (on a forge, in an editor), each opens with
+    what it lists and where the built page is, before the first directive."""
+    for page in ("cli", "configuration", "graders"):
+        text = (DOCS / "reference" / f"{page}.md").read_text(encoding="utf-8")
+        opening = text.split("```{", 1)[0]
+        assert f"_build/html/reference/{page}.html" in opening, page
+        assert len(opening.split()) > 40, page

@@ -20,7 +20,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gradekit"
 
 # lowest first: every folder of gradekit/ ("name/") and every top-level module ("name.py") in one layer
 LAYERS: list[tuple[str, list[str]]] = [
-    ("foundations", ["__init__.py", "errors.py", "extras.py", "atomic.py", "timeline.py", "imports.py", "pool.py"]),
+    ("foundations", ["__init__.py", "errors.py", "extras.py", "atomic.py", "timeline.py", "imports.py", "pool.py",
+                     "changes.py"]),
     ("what every step reads", ["i18n/", "notebook/", "untrusted.py", "results.py"]),
     ("the sandbox", ["sandbox/"]),
     ("the course", ["settings.py", "course.py"]),
@@ -34,7 +35,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("runners, copy detection", ["runners/", "integrity/"]),
     ("what people read", ["pages/"]),
     ("handing out, grading by hand, QA, the doctor", ["handout/", "manual/", "qa/", "doctor/"]),
-    ("the live service", ["service/"]),
+    ("the live service, and the LMS's (LTI)", ["service/", "lti/"]),
     ("the hub's web services", ["hub/"]),
     ("command line", ["cli/", "__main__.py"]),
 ]
@@ -235,7 +236,7 @@ def test_subpackage_inits_run_no_code():
 
 def test_top_level_is_a_handful():
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert top == ["__init__.py", "__main__.py", "atomic.py", "course.py", "errors.py", "extras.py", "imports.py",
+    assert top == ["__init__.py", "__main__.py", "atomic.py", "changes.py", "course.py", "errors.py", "extras.py", "imports.py",
                    "pool.py", "results.py", "settings.py", "timeline.py", "untrusted.py"], top
 
 

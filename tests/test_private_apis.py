@@ -26,6 +26,15 @@ INTERNALS = [
     ("nbgrader.api", "Grade.manual_score", "gradekit/gradebook/write.py: grades in one query"),
     ("nbgrader.api", "SubmittedNotebook.late_submission_penalty", "gradekit/gradebook/write.py"),
     ("nbgrader.api", "BaseCell.notebook_id", "gradekit/gradebook/write.py"),
+    # LTI (issue 39): the hub's login subclasses the authenticator's callback; the tool's client fills in
+    # pylti1p3next's abstract token cache and takes its deep-linking message before it is signed
+    ("ltiauthenticator.lti13.handlers", "LTI13CallbackHandler.decode_and_validate_launch_request",
+     "gradekit/lti/login.py: the authenticator's checks, then gradekit's"),
+    ("ltiauthenticator.lti13.handlers", "LTI13CallbackHandler.redirect_to_next_url", "gradekit/lti/login.py"),
+    ("ltiauthenticator.lti13.error", "InvalidAudienceError", "gradekit/lti/login.py: 401 for another tool's token"),
+    ("pylti1p3.service_connector", "ServiceConnector._get_cached_access_token", "gradekit/lti/services.py"),
+    ("pylti1p3.service_connector", "ServiceConnector._cache_access_token", "gradekit/lti/services.py"),
+    ("pylti1p3.deep_link", "DeepLink.get_message_jwt", "gradekit/lti/deeplink.py: data: null left out"),
 ]
 
 

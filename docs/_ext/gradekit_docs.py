@@ -116,13 +116,21 @@ class GradekitGlossary(Directive):
 
 
 class GradekitLayers(Directive):
-    """The package's layers, lowest first, as tests/test_layout.py declares them."""
+    """The package's layers, lowest first, as tests/test_layout.py declares them.
+
+    The table is read from the repository beside docs/: built from a copy of docs/ alone, the page
+    says so in one error line (as ``include`` does for a missing file), not a traceback."""
 
     def run(self):
         import ast
         from pathlib import Path
 
         source = Path(__file__).resolve().parents[2] / "tests" / "test_layout.py"
+        if not source.is_file():
+            raise self.error(
+                f"gradekit-layers: the layer table is read from tests/test_layout.py, which is not at {source}: "
+                "build the docs in a checkout of gradekit (docs/ beside tests/ and gradekit/)"
+            )
         tree = ast.parse(source.read_text())
         layers = next(
             ast.literal_eval(node.value)

@@ -6,7 +6,8 @@ layout; ``__ASSIGNMENT__`` in its paths and texts becomes the new name and
 assignment that grades at once: a notebook template with one exercise and one
 question, ``params.py``, its settings (``assignment.toml``: every key, commented
 out with the course's value; :mod:`gradekit.settings`), a hidden grader per test
-cell, the reference, and a QA set of one mistake and one right answer.
+cell, the reference, and a QA set: a mistake for the exercise, one for the question (over
+the variables the setup cell gives it), and a right answer written another way.
 
 ``--from EXISTING`` copies ``source/``, ``autograder/`` and ``solutions/`` of
 an existing assignment instead, renaming the files and folders named after it

@@ -23,6 +23,7 @@ def autograde_class(
     on stderr each. A course failure stops the run: its message says how far it got.
     """
     import sys
+    from collections import Counter
 
     from gradekit.exchange.ledger import handin_reports
     from gradekit.grading.options import Options
@@ -48,13 +49,16 @@ def autograde_class(
         if not result.unchanged:
             regraded.append(result.student)
 
+    warned: Counter[str] = Counter()
     try:
-        by_service = autograde(course, assignment, students, options, on_result)
+        by_service = autograde(course, assignment, students, options, on_result, warned)
     finally:
         progress.close()
     if by_service:
         print(f"{assignment}: graded by the running service (gradekit serve), on its warm graders")
     summary.print(f"{assignment}: {len(summary.rows)} submission(s)")
+    for line, count in warned.items():  # once each, where the course's code raised it
+        print(f"gradekit: a grader warned, on {count} grading(s): {line}", file=sys.stderr)
     for line in handin_reports(course, assignment):
         print(line)
     if not by_service and regraded:  # the service gives its regrades' pages back itself

@@ -36,6 +36,7 @@ def add_parser(sub) -> None:
         + "; ".join(f"{name}: {login.help}" for name, login in LOGINS.items())
         + " (default: the shape's own)",
     )
+    p.add_argument("--lti", action="store_true", help="the same as --login lti (docs/admin/lti.md)")
     p.add_argument(
         "--instructors",
         metavar="NAME,...",
@@ -70,6 +71,7 @@ def add_parser(sub) -> None:
         ("grade-port", 8082),
         ("report-port", 8083),
         ("exchange-port", 10101),
+        ("lti-port", 8084),
     ):
         p.add_argument(f"--{name}", type=int, default=default, help=f"(default: {default}, on 127.0.0.1)")
     p.add_argument(
@@ -142,6 +144,13 @@ def _assignments(course, named: list[str]) -> list[str]:
     return found
 
 
+def _lti(course):
+    """The course's LTI platform (gradekit lti platform), for the LTI login."""
+    from gradekit.lti.platform import load
+
+    return load(course)
+
+
 def _services_gradekit(course) -> Path:
     """The gradekit the hub's services run, unless --gradekit says: the course's environment (``make
     course-env``'s .venv, which carries no test tools), else the one running this command."""
@@ -176,6 +185,7 @@ def _plan(args):
     from gradekit.hub.config.shapes import Plan
 
     course = course_of(args)
+    login = "lti" if args.lti else (args.login or "")
     on_hub = str(getattr(course.settings, "exchange", "") or "filesystem") == "hub"
     return Plan(
         course=course,
@@ -186,7 +196,7 @@ def _plan(args):
         deploy=Path(args.deploy).resolve(),
         gradekit=Path(args.gradekit).absolute() if args.gradekit else _services_gradekit(course),
         shape=args.shape or ("one-account" if on_hub else "accounts"),
-        login=args.login or "",
+        login=login,
         ip=args.ip,
         port=args.port,
         hub_port=args.hub_port,
@@ -194,6 +204,8 @@ def _plan(args):
         grade_port=args.grade_port,
         report_port=args.report_port,
         exchange_port=args.exchange_port,
+        lti_port=args.lti_port,
+        lti=_lti(course) if login == "lti" else None,
         public_url=args.public_url,
         ssl_cert=args.ssl_cert,
         ssl_key=args.ssl_key,

@@ -26,6 +26,7 @@ from gradekit.cli import (
     hub_config,
     hub_exchange,
     integrity,
+    lti,
     new,
     quickstart,
     receipt,
@@ -61,6 +62,7 @@ VERBS = (
     receipt,
     student_config,
     hub_config,
+    lti,
     doctor,
     demo,
 )

@@ -19,6 +19,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, cast
 
+from gradekit import changes
 from gradekit.course import Course
 from gradekit.errors import GradebookError
 from gradekit.gradebook import sql_read as roster
@@ -63,11 +64,13 @@ class Recorder:
 
         if sqlite_grades.record(self.course, result):
             self.written += 1
+            changes.poke(self.course)  # a counting score changed: its listeners (the LTI sender) hear it
             return
         if self.gb is None:
             self.gb = open_gradebook(self.course)
         record(self.gb, result, self.course)
         self.written += 1
+        changes.poke(self.course)
 
     def close(self) -> None:
         if self.gb is not None:

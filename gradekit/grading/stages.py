@@ -158,6 +158,9 @@ class RunGraders(Stage):
                 say=job.say,
             )
             self.context.note_grader_errors(suite.grader_errors())
+            warned = suite.grader_warnings()
+            if warned:  # for gradekit check to list (a warning is no failure: the grading goes on)
+                job.observed["grader_warnings"] = warned
 
 
 class Score(Stage):

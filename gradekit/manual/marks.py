@@ -19,6 +19,7 @@ import threading
 import warnings
 from collections.abc import Mapping
 
+from gradekit import changes
 from gradekit.course import Course
 from gradekit.errors import GradebookError
 from gradekit.gradebook.connect import api, open_gradebook
@@ -110,6 +111,7 @@ class GradebookWriter:
                     if comments:
                         gb.db.bulk_update_mappings(orm.Comment, comments)
                 gb.db.commit()
+                changes.poke(self.course)  # a person's grade changed a counting score: its listeners hear it
                 return out
             except Exception as exc:
                 try:

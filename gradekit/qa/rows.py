@@ -114,10 +114,11 @@ def print_report(report: CheckReport) -> None:
         title_justify="left",
     )
     console = Console(width=width())
-    # both wrap between words where the table is wider than the window; the details get the larger share
-    table.add_column("check", max_width=max(24, console.width * 2 // 5))
+    # both wrap between words where the table is wider than the window; the details get the larger share.
+    # A word longer than its column (a file's path) is folded onto the next line, never cut short
+    table.add_column("check", max_width=max(24, console.width * 2 // 5), overflow="fold")
     table.add_column("", justify="center", no_wrap=True)
-    table.add_column("details")
+    table.add_column("details", overflow="fold")
     for row in report.rows:
         mark = (
             Text("ok", style="green")

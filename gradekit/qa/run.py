@@ -47,7 +47,8 @@ from gradekit.qa import simulate
 from gradekit.qa.disclosure import disclosure_rows
 from gradekit.qa.items import testwise_rows
 from gradekit.qa.rows import CheckReport, Row
-from gradekit.qa.stats import binomial_tail, wilson_low
+from gradekit.qa.stats import beyond_chance, binomial_tail
+from gradekit.qa.warned import warning_rows
 from gradekit.results import SubmissionResult
 from gradekit.runners.base import Outcome
 from gradekit.untrusted import clip, shown
@@ -57,6 +58,7 @@ COPIED = "a classmate's answers"  # the label of a release filled with another s
 CLASSMATES = 6  # classmates whose answers each simulated student hands in (fewer in a smaller class)
 SHARED = 0.05  # a classmate's right answer may be right for another student in at most 5% of pairs ...
 SHARED_POINTS = 0.5  # ... unless the answer is worth this many points or fewer
+SIGNIFICANCE = 0.05  # a share above SHARED counts when chance alone gives as many less often than this
 BLIND_STAGE = "gradekit.qa.blind.BlindSpots"
 GRADER_ERROR = "the grader could not check this"
 
@@ -107,6 +109,7 @@ def run_qa(
         _feedback_rows(tasks, outcomes, files, report)
         _diversity_rows(qa, tasks, outcomes, notebooks, variants, report)
         _translation_rows(tasks, outcomes, spoken, report)
+        report.rows.extend(warning_rows(outcomes.values()))
         report.rows.extend(testwise_rows(variants))
         for language in simulate.translations(qa, assignment):
             from gradekit.i18n.catalogs import translator
@@ -500,9 +503,11 @@ def _diversity_rows(
     qa: Course, tasks: list[Task], outcomes: dict[int, Outcome], notebooks: dict, variants: dict, report: CheckReport
 ) -> None:
     """Variant diversity, one row per answer of every question: how often a classmate's right
-    answer, handed in as one's own, is right. An answer the same for every student, or shared by
-    significantly more than SHARED of the pairs (more than chance beyond it, for a multiple-choice
-    cell), fails its row when it is worth more than SHARED_POINTS."""
+    answer, handed in as one's own, is right, each pair of classmates counted once. An answer right
+    for more than SHARED of the pairs (more than chance beyond it, for a multiple-choice cell), by more
+    than chance alone explains (SIGNIFICANCE; 1% for a multiple-choice cell), fails its row when it is
+    worth more than SHARED_POINTS. A share above the limit on too few pairs to tell it from chance (one
+    coincidence among three students) is a warning that asks for more students, not a failure."""
     from gradekit.qa.items import choice_graders, items_of
 
     tests = exercise_tests(notebooks)
@@ -535,29 +540,44 @@ def _diversity_rows(
     choice = declared | set(undeclared)
     items = [item for v in list(variants.values())[:1] for item in items_of(v.params)]
     chance = sum(1 / len(item["options"]) for item in items) / len(items) if items else 0.0
-    stats: dict[tuple[str, str], list[float]] = {}  # (test cell, check) -> [right, pairs, worth]
-    for index, _task in copies:
+    # (test cell, check) -> [worth, {pair of classmates: right}]: a pair counted once, whichever copied
+    # whose (in a small class each copies the other: a coincidence seen twice is still one)
+    stats: dict[tuple[str, str], tuple[float, dict[frozenset, bool]]] = {}
+    for index, task in copies:
+        pair = frozenset((task.student, task.copied))
         for nb in outcomes[index].result.notebooks:
             for cell in nb.cells:
                 if cell.grade_id not in owned or not cell.checks:
                     continue
                 total = sum(k.weight for k in cell.checks) or 1.0
                 for check in cell.checks:
-                    entry = stats.setdefault((cell.grade_id, check.name), [0, 0, cell.points * check.weight / total])
-                    entry[0] += check.passed
-                    entry[1] += 1
-    for (gid, name), (right, pairs, worth) in stats.items():
+                    _, seen = stats.setdefault((cell.grade_id, check.name), (cell.points * check.weight / total, {}))
+                    seen[pair] = seen.get(pair, False) or check.passed
+    for (gid, name), (worth, seen) in stats.items():
+        right, pairs = sum(seen.values()), len(seen)
         limit = SHARED + (chance if gid in choice else 0.0)
-        same = right == pairs and pairs >= 2
-        if gid in choice:  # agreeing by chance is likely on few pairs: only what chance cannot explain
-            shared = binomial_tail(int(right), int(pairs), limit) < 0.01
-        else:
-            shared = same or wilson_low(int(right), int(pairs)) > limit
-        share = f"right for another student on {int(right)} of {int(pairs)} pairs ({right / pairs:.0%})"
+        # a multiple-choice answer: agreeing by chance is likely, only what chance cannot explain counts
+        shared = beyond_chance(right, pairs, limit, 0.01 if gid in choice else SIGNIFICANCE)
+        share = f"right for another student on {right} of {pairs} pairs ({right / pairs:.0%})"
         title = f"variant diversity: {gid}, {name}"
+        if not shared and right / pairs > limit and gid not in choice:  # too few pairs to tell it from chance
+            # (a multiple-choice answer agrees above chance on a few pairs all the time: no warning)
+            undecided = (
+                f"{share}: more than {limit:.0%}, but chance alone gives as many "
+                f"{binomial_tail(right, pairs, limit):.0%} of the time on {pairs} pair(s)"
+            )
+            if worth > SHARED_POINTS + 1e-9:  # whether it is shared decides: say how to tell
+                tell = "too few students to tell; run gradekit check with more (the default, 20, gives 120 pairs)"
+                report.rows.append(Row(title, None, f"{undecided}: {tell}", warn=True))
+            else:
+                report.rows.append(
+                    Row(title, None, f"{undecided}, worth {worth:.2g} points (at most {SHARED_POINTS:g})")
+                )
+            continue
         if not shared:
             report.rows.append(Row(title, True, share + (f", chance {chance:.0%}" if gid in choice else "")))
             continue
+        same = right == pairs
         what = "the same for every student" if same else f"shared by more than {limit:.0%} of pairs"
         if gid in choice:  # options are few by nature: a larger space is not the cure
             remedy = (

@@ -29,11 +29,8 @@ def chance_tail(successes: int, chances: Sequence[float]) -> float:
     return float(sum(dist[max(successes, 0) :]))
 
 
-def wilson_low(successes: int, trials: int, z: float = 1.96) -> float:
-    """The lower end of the Wilson score interval (95%) of a proportion."""
-    if trials == 0:
-        return 0.0
-    p = successes / trials
-    centre = p + z * z / (2 * trials)
-    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-    return (centre - spread) / (1 + z * z / trials)
+def beyond_chance(successes: int, trials: int, rate: float, level: float) -> bool:
+    """Whether ``successes`` of ``trials`` is more than a true ``rate`` gives by chance: chance alone
+    gives as many less than ``level`` of the time (the exact binomial tail). On few trials it rarely
+    is: one of three is a third, and a rate of 5% gives one of three 14% of the time."""
+    return trials > 0 and binomial_tail(successes, trials, rate) < level

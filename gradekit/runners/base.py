@@ -52,6 +52,13 @@ class Outcome:
     result: SubmissionResult
     observed: dict = field(default_factory=dict)  # by notebook: what watching stages saw (gradekit check)
 
+    @property
+    def warned(self) -> list[str]:
+        """What the course's code warned in this grading, each once, in the order raised
+        (gradekit.grading.harness.warned)."""
+        lines = (w for seen in self.observed.values() for w in seen.get("grader_warnings", []))
+        return list(dict.fromkeys(lines))
+
 
 class Runner(abc.ABC):
     """Grades submissions of one assignment somewhere, one at a time or many at once."""

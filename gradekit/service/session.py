@@ -18,6 +18,7 @@ opens a session of its own, sized to the class. A course failure met anywhere st
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -58,6 +59,8 @@ class GradingSession:
         self.recorders: dict = {}
         self.callbacks: dict[Key, Callable[[SubmissionResult], None]] = {}
         self.batches: list[ClassBatch] = []
+        # what the course's code warned as it graded (gradekit.grading.harness.warned): line -> gradings
+        self.warned: Counter[str] = Counter()
 
     # -- start and stop ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -131,6 +134,7 @@ class GradingSession:
             while (outcome := runner.next_outcome(timeout=wait)) is not None:
                 wait = 0
                 finished += 1
+                self.warned.update(outcome.warned)
                 self.callbacks.pop((outcome.result.assignment, outcome.job.student))(outcome.result)
         if finished:
             self._feed()
@@ -237,10 +241,13 @@ def autograde(
     students: list[str],
     options: Options,
     on_result: Callable[[SubmissionResult], None],
+    warned: Counter[str] | None = None,
 ) -> bool:
     """Grade ``students`` and record every result, calling ``on_result`` for each as it comes;
     True when a running ``gradekit serve`` graded them (on its warm session), False when a session
-    of this process did. A course failure stops the run: its message says how many were recorded."""
+    of this process did. A course failure stops the run: its message says how many were recorded.
+    ``warned`` gains what the course's code warned in this session's gradings (each warning, and
+    in how many)."""
     from gradekit.errors import CourseFailure
     from gradekit.runners.batch import require_sandbox
     from gradekit.service import control
@@ -270,6 +277,9 @@ def autograde(
             raise type(exc)(
                 f"{exc} -- the run stopped; {recorded} submission(s) recorded before it, none after"
             ) from None
+        finally:
+            if warned is not None:
+                warned.update(session.warned)
     mark("coordinator", "gradebook closed")
     return False
 

@@ -45,15 +45,17 @@ def _tree(root):
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     course = _bare_course(tmp_path_factory.mktemp("scaffold") / "course")
-    students = ["key", "blank", "mistake", "right"]
+    students = ["key", "blank", "mistake", "right", "sum"]
     course.add_students(*students)
     assert course.cli("new", NEW) == 0
     course.run("gradekit", "generate", NEW)
     graders = course.root / "autograder" / NEW
-    (mistake,) = qaset.files(graders, "mistakes")
+    question, exercise = qaset.files(graders, "mistakes")  # q1_sum.py, standardize_variance.py
     (right,) = qaset.files(graders, "correct")
-    names, _, wrong_code = qaset.parse(mistake)
+    names, _, wrong_code = qaset.parse(exercise)
     _, _, right_code = qaset.parse(right)
+    _, _, sum_code = qaset.parse(question)
+    codes = {"mistake": wrong_code, "right": right_code, "sum": sum_code}
     for student in students:
         folder = course.root / "submitted" / student / NEW
         if student == "blank":
@@ -64,7 +66,7 @@ def graded(tmp_path_factory):
         if student != "key":
             path = folder / f"{NEW}.ipynb"
             nb = nbformat.read(str(path), as_version=4)
-            nbformat.write(with_solutions(nb, wrong_code if student == "mistake" else right_code), str(path))
+            nbformat.write(with_solutions(nb, codes[student]), str(path))
     course.run("gradekit", "autograde", NEW, "--jobs", "2")
     results = {s: json.loads((course.root / "autograded" / s / NEW / "results.json").read_text())
                for s in students}
@@ -86,6 +88,7 @@ def test_new_writes_the_layout(graded):
     assert "# hidden_until_due = []" in settings.file.read_text()
     assert settings.visibility().hidden == {"test_q1": "value answers, hidden by default"}
     assert _tree(course.root / "autograder" / NEW) == ["correct/standardize_loops.py",
+                                                       "mistakes/q1_sum.py",
                                                        "mistakes/standardize_variance.py",
                                                        "test_q1.py", "test_standardize.py"]
     assert _tree(course.root / "solutions" / NEW) == ["reference.py"]
@@ -129,6 +132,22 @@ def test_example_mistake_loses_points_and_is_named(graded):
     assert failed and all(k["mistake"] and names in k["mistake"] for k in failed)
     assert [names in d for d in cells["test_standardize"]["diagnosis"]] == [True]
     assert [f["checks"] for f in cells["test_standardize"]["findings"]] == [len(failed)]
+
+
+@pytest.mark.e2e
+def test_a_question_s_numbers_are_variables_its_mistakes_use(graded):
+    """A question's numbers are in the setup cell as variables, as well as in its text: a QA file is
+    plain Python over the notebook's own variables, so the question's mistake can be written at all."""
+    course, results, _ = graded
+    release = nbformat.read(str(course.root / "release" / "sum" / NEW / f"{NEW}.ipynb"), as_version=4)
+    setup = next(c for c in release.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "setup")
+    assert "q1_values = np.array([" in setup.source
+    shown = next(c for c in release.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "md_q1").source
+    numbers = setup.source.split("q1_values = np.array([", 1)[1].split("])", 1)[0].split(", ")
+    assert all(f"{float(v):.2f}" in shown for v in numbers), (numbers, shown)
+    cells = _cells(results["sum"])
+    assert cells["test_standardize"]["score"] == 2 and cells["test_q1"]["score"] == 0
+    assert [d for d in cells["test_q1"]["diagnosis"] if "the sum of the numbers" in d], cells["test_q1"]
 
 
 @pytest.mark.e2e

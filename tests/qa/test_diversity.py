@@ -8,7 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from gradekit.qa.run import binomial_tail, feedback_class, value_answers, wilson_low
+from gradekit.qa.run import SHARED, SIGNIFICANCE, feedback_class, value_answers
+from gradekit.qa.stats import beyond_chance, binomial_tail
 from gradekit.qa.simulate import QAFile
 from gradekit.results import CellResult, Check, Relation
 
@@ -45,11 +46,19 @@ def test_answers_to_questions_are_the_cells_that_define_no_function():
     assert value_answers({"nb": nb}) == ["q1"]      # "notes" has no test cell after it
 
 
-def test_a_share_is_flagged_only_when_significant():
-    assert wilson_low(20, 20) > 0.8                  # the same for everyone
-    assert wilson_low(14, 100) > 0.05                # 14%: more than 5% of pairs, surely
-    assert wilson_low(2, 20) < 0.05                  # 10% of a small sample: not surely
-    assert wilson_low(0, 0) == 0.0
+def test_a_share_is_flagged_only_when_chance_cannot_explain_it():
+    def shared(right, pairs):
+        return beyond_chance(right, pairs, SHARED, SIGNIFICANCE)
+
+    assert shared(120, 120) and shared(3, 3)         # the same for everyone, on three students already
+    assert shared(14, 100)                           # 14% of 100 pairs: more than 5%, surely
+    assert shared(11, 120) and not shared(10, 120)   # twenty students (120 pairs): as the Wilson bound it replaced
+    assert not shared(2, 20)                         # 10% of a small sample: not surely
+    # one coincidence among three students (three pairs) is a third of them, yet a 5% share gives as
+    # many one time in seven; two students who agree, one time in twenty: neither tells
+    assert binomial_tail(1, 3, SHARED) == pytest.approx(0.142625)
+    assert not shared(1, 3) and not shared(1, 1) and not shared(0, 0)
+    assert shared(2, 3)
 
 
 def test_a_multiple_choice_answer_is_flagged_only_beyond_what_chance_explains():

@@ -234,6 +234,34 @@ def test_a_known_mistake_that_gives_the_right_answer_is_listed(new_course):
 
 
 
+def test_one_mistake_with_two_possible_values_is_two_entries_holding_its_phrase(new_course):
+    """The guide's rule, as written there: a mistake students write two ways (the variance with n, or
+    with n - 1) is two entries of mistakes= whose names both hold the QA file's phrase; a QA file for
+    each way then passes. Without the second entry, the second way is not named: its row fails."""
+    second = new_course / "autograder" / A / "mistakes" / "standardize_sample_variance.py"
+    second.write_text("# names: divided by the variance\n# %% standardize\ndef standardize(x):\n"
+                      "    x = np.asarray(x, dtype=float)\n"
+                      "    return (x - x.mean(axis=-1, keepdims=True)) / x.var(axis=-1, ddof=1, keepdims=True)\n")
+
+    def rows() -> dict[str, dict]:
+        proc = _run(new_course, "check", A, "--students", "3", "--json")
+        return {row["check"]: row for row in json.loads(proc.stdout)["rows"]}
+
+    before = rows()["mistakes/standardize_sample_variance.py"]
+    assert before["status"] == "fail" and "does not say “divided by the variance”" in before["detail"], before
+    path = _grader(new_course)
+    text = path.read_text()
+    entry = ('            _("divided by the variance instead of the standard deviation"): '
+             'centred / x.var(axis=-1, keepdims=True),\n')
+    assert entry in text
+    path.write_text(text.replace(entry, entry + '            _("divided by the variance (with n - 1) instead of the '
+                                 'standard deviation"): centred / x.var(axis=-1, ddof=1, keepdims=True),\n'))
+    after = rows()
+    for name in ("mistakes/standardize_variance.py", "mistakes/standardize_sample_variance.py"):
+        assert after[name]["status"] == "ok", after[name]
+        assert after[name]["detail"].startswith("names “divided by the variance”"), after[name]
+
+
 def test_a_multiple_choice_cell_left_out_of_choice_cells_is_told_where_to_declare_it(tmp_path):
     """long_context's concept checks (check.option) with choice_cells emptied: gradekit check sees
     they grade multiple-choice items, says to declare them in the assignment's settings, and judges

@@ -4,7 +4,10 @@
 whose grade_id is ``test_<cell>``; the cell's points are shared among the
 module's tests by weight (``@pytest.mark.weight(2)``, default 1). The reference
 code is ``solutions/<assignment>/reference.py``. Both are loaded in the trusted
-process only; the sandbox never sees them.
+process only; the sandbox never sees them. So are the course's helper modules beside the graders
+(``autograder/<assignment>/_common.py``: :mod:`~gradekit.grading.harness.helpers`), which the
+graders import by their bare names, and ``conftest.py`` there, whose fixtures they may ask for.
+What they warn while they run is noted, not printed (:mod:`~gradekit.grading.harness.warned`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from gradekit.course import Course
 from gradekit.errors import GraderError
+from gradekit.grading.harness.helpers import Helpers
 from gradekit.grading.harness.plugin import GraderPlugin, module_of
+from gradekit.grading.harness.warned import Warned
 from gradekit.results import Check
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,6 +72,8 @@ class GraderSuite:
         # an assignment without hidden graders is graded on its test cells' own asserts
         self.modules = {p.stem: p for p in sorted(self.directory.glob("test_*.py"))} if self.directory.is_dir() else {}
         self.reference = _load_reference(course.solutions_dir(assignment) / "reference.py", course.root)
+        self.helpers = Helpers(self.directory, course.root)
+        self.warned = Warned(course.root, [self.directory, course.solutions_dir(assignment)])
         self._session = None
 
     def collect(self) -> None:
@@ -94,12 +101,18 @@ class GraderSuite:
         direct = [plugin.is_direct(item) for item in items]
         protocol = [item for item, is_direct in zip(items, direct, strict=False) if not is_direct]
         following = dict(zip(protocol, protocol[1:] + [None], strict=False))  # pytest's teardown needs the next item
-        for item, is_direct in zip(items, direct, strict=False):
-            if is_direct:
-                plugin.run_direct(item)
-            else:
-                hook.pytest_runtest_protocol(item=item, nextitem=following[item])
+        with self.helpers.active(), self.warned.watching():  # a grader may import a helper as it runs
+            for item, is_direct in zip(items, direct, strict=False):
+                if is_direct:
+                    plugin.run_direct(item)
+                else:
+                    hook.pytest_runtest_protocol(item=item, nextitem=following[item])
         return plugin.checks
+
+    def grader_warnings(self) -> list[str]:
+        """The last run's warnings of the course's code, each once, placed in the course
+        (``autograder/<assignment>/test_x.py:19: RuntimeWarning: ...``: :mod:`.warned`)."""
+        return list(self.warned.lines)
 
     def grader_errors(self) -> list[tuple[str, str]]:
         """The last run's exceptions of the graders' own (``is_grader_error``): (where, what), where
@@ -147,7 +160,8 @@ class GraderSuite:
                 "--assert=plain",
             ]
         )
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        quiet = contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())
+        with quiet[0], quiet[1], self.helpers.active():
             config = _prepareconfig(args, plugins=[self._plugin])
             config._do_configure()
             session = Session.from_config(config)

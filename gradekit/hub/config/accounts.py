@@ -18,7 +18,7 @@ class Accounts(Shape):
     name = "accounts"
     help = "one machine, each student a Unix account, nbgrader's exchange folders (PAM)"
     exchange = "filesystem"
-    logins = ("pam",)
+    logins = ("pam", "lti")
 
     def text(self, plan: Plan) -> str:
         lines = [
@@ -28,7 +28,7 @@ class Accounts(Shape):
             "",
             *self.login(plan).python(plan),
             "",
-            *pieces.instructors(plan, hub_exchange=False),
+            *pieces.instructors(plan, False, self.login(plan)),
             "",
             "# each server runs as its own account, writes nothing another account can read (umask 077), in a",
             "# home that is its own (0700, made so at each login), with the course's settings for its kind",
@@ -49,17 +49,18 @@ class Accounts(Shape):
             "    home = os.stat(account.pw_dir)",
             "    if home.st_uid == account.pw_uid and home.st_mode & 0o077:",
             "        os.chmod(account.pw_dir, home.st_mode & 0o700)  # useradd -m makes it 0755 on Debian",
-            '    settings = f"{HUB}/instructors" if name in INSTRUCTORS else f"{HUB}/students"',
+            *pieces.teaches(plan, self.login(plan)),
+            '    settings = f"{HUB}/instructors" if teaches else f"{HUB}/students"',
             '    spawner.environment = {**spawner.environment, "JUPYTER_CONFIG_PATH": settings}',
             '    spawner.default_url = "/tree" if interface_of(name) == "notebook" else "/lab"',
-            "    if name in INSTRUCTORS:  # Formgrader opens a course only below the server's root: /, opened at home",
+            "    if teaches:  # Formgrader opens a course only below the server's root: /, opened at home",
             '        spawner.notebook_dir = "/"',
             '        spawner.args = [*spawner.args, f"--ContentsManager.preferred_dir={account.pw_dir}"]',
             "",
             "",
             "c.Spawner.pre_spawn_hook = pre_spawn_hook",
             "",
-            *pieces.services(plan, hub_exchange=False),
+            *pieces.services(plan, False, self.login(plan)),
             "",
         ]
         return "\n".join(lines)

@@ -17,9 +17,18 @@ NEW_PASSWORDS = "new-passwords.csv"  # in the hub's folder, 0600: the new ones, 
 class Login:
     name = ""
     help = ""
+    groups = False  # the login says who is in the instructors' group (at each login): the config does not
 
     def python(self, plan: Plan) -> list[str]:
         raise NotImplementedError
+
+    def scopes(self) -> list[str]:
+        """More scopes for the instructors' role (the login's own services)."""
+        return []
+
+    def services(self, plan: Plan) -> list[str]:
+        """More entries of c.JupyterHub.services (the login's own service)."""
+        return []
 
     def values(self, plan: Plan) -> dict:
         return {}
@@ -87,7 +96,31 @@ class Chart(Login):
         return {"Authenticator": {"allowed_users": plan.users}}
 
 
-LOGINS: dict[str, Login] = {login.name: login for login in (PAM(), Passwords(), Chart())}
+class LTI(Login):
+    name = "lti"
+    help = "from the LMS: LTI 1.3 launches, the platform `gradekit lti platform` registered (docs/admin/lti.md)"
+    groups = True
+
+    def python(self, plan: Plan) -> list[str]:
+        from gradekit.lti.hubconf import login_lines
+        from gradekit.web.auth import instructor_role
+
+        https = plan.scheme == "https" or plan.public_url.startswith("https")
+        return login_lines(plan.lti, instructor_role(plan.course_id), https)  # type: ignore[arg-type]
+
+    def scopes(self) -> list[str]:
+        from gradekit.lti.platform import SERVICE
+
+        return [f"access:services!service={SERVICE}"]
+
+    def services(self, plan: Plan) -> list[str]:
+        from gradekit.lti.hubconf import service_entry
+        from gradekit.web.auth import instructor_scope
+
+        return service_entry(plan.assignments, instructor_scope(plan.course_id), plan.lti_port)
+
+
+LOGINS: dict[str, Login] = {login.name: login for login in (PAM(), Passwords(), Chart(), LTI())}
 
 
 def login_named(name: str) -> Login:

@@ -23,7 +23,7 @@ class OneAccount(Shape):
     name = "one-account"
     help = "one machine, every server one Unix account, each in bubblewrap namespaces of its own; the hub exchange"
     exchange = "hub"
-    logins = ("passwords",)
+    logins = ("passwords", "lti")
 
     def needed(self, plan: Plan) -> dict[Path, str]:
         import shutil
@@ -59,7 +59,7 @@ class OneAccount(Shape):
             "",
             *self.login(plan).python(plan),
             "",
-            *pieces.instructors(plan, hub_exchange=True),
+            *pieces.instructors(plan, True, self.login(plan)),
             "",
             "# each server: the one account, in bubblewrap -- its own PID namespace, its own home alone (at",
             "# /home/ACCOUNT), the system and the students' venv read-only, nothing of the course or the hub",
@@ -78,7 +78,8 @@ class OneAccount(Shape):
             "",
             "def pre_spawn_hook(spawner):",
             "    name = spawner.user.name",
-            '    settings = f"{HUB}/instructors" if name in INSTRUCTORS else f"{HUB}/students"',
+            *pieces.teaches(plan, self.login(plan)),
+            '    settings = f"{HUB}/instructors" if teaches else f"{HUB}/students"',
             "    spawner.readable = [DEPLOY, settings]  # read-only in the server: its venv, its kind's settings",
             '    spawner.environment = {**spawner.environment, "JUPYTER_CONFIG_PATH": settings}',
             '    spawner.default_url = "/tree" if interface_of(name) == "notebook" else "/lab"',
@@ -86,7 +87,7 @@ class OneAccount(Shape):
             "",
             "c.Spawner.pre_spawn_hook = pre_spawn_hook",
             "",
-            *pieces.services(plan, hub_exchange=True),
+            *pieces.services(plan, True, self.login(plan)),
             "",
         ]
         return "\n".join(lines)

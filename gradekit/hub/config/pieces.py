@@ -68,18 +68,19 @@ def wrapped(items: list[str], head: str, width: int = 110) -> list[str]:
     return [*lines, line]
 
 
-def instructors(plan: Plan, hub_exchange: bool) -> list[str]:
+def instructors(plan: Plan, hub_exchange: bool, login) -> list[str]:
+    """The instructors' scope, group and role (``login``: gradekit.hub.config.logins.Login)."""
     from gradekit.web.auth import instructor_role, instructor_scope
 
     cid = plan.course_id
     scope, role = instructor_scope(cid), instructor_role(cid)
-    scopes = [scope, f"access:services!service={GRADE}", f"access:services!service={REPORT}"]
+    scopes = [scope, f"access:services!service={GRADE}", f"access:services!service={REPORT}", *login.scopes()]
     lines = [
         "# the course's instructors: a hub group and role; gradekit's services let in those whose login",
         "# carries the role's scope (a hub admin outside the group is not let in)",
         f"INSTRUCTORS = {lit(set(plan.instructors))}",
         f'c.JupyterHub.custom_scopes = {{{lit(scope)}: {{"description": "teaches {cid} (gradekit)"}}}}',
-        f'c.JupyterHub.load_groups = {{{lit(role)}: {{"users": sorted(INSTRUCTORS)}}}}',
+        *([] if login.groups else [f'c.JupyterHub.load_groups = {{{lit(role)}: {{"users": sorted(INSTRUCTORS)}}}}']),
         "c.JupyterHub.load_roles = [",
     ]
     if not hub_exchange:
@@ -98,6 +99,17 @@ def instructors(plan: Plan, hub_exchange: bool) -> list[str]:
         "# ... and the token each server gets carries it (a token holds only what both allow)",
         *wrapped(["users:activity!user", "access:servers!server", exchange], "c.Spawner.server_token_scopes = "),
     ]
+
+
+def teaches(plan: Plan, login) -> list[str]:
+    """In the spawner's hook: ``teaches``, whether the server's user is an instructor -- named, or (a login
+    that manages the groups, LTI) put in the instructors' group by their launch."""
+    from gradekit.web.auth import instructor_role
+
+    if not login.groups:
+        return ["    teaches = name in INSTRUCTORS"]
+    group = instructor_role(plan.course_id)
+    return [f"    teaches = name in INSTRUCTORS or any(g.name == {lit(group)} for g in spawner.user.groups)"]
 
 
 def interface_of() -> list[str]:
@@ -134,7 +146,7 @@ def _service(
     ]
 
 
-def services(plan: Plan, hub_exchange: bool) -> list[str]:
+def services(plan: Plan, hub_exchange: bool, login) -> list[str]:
     """The course's services, the hub exchange's first where the course is on it."""
     from gradekit.web.auth import instructor_scope
 
@@ -187,5 +199,6 @@ def services(plan: Plan, hub_exchange: bool) -> list[str]:
             f"http://127.0.0.1:{plan.report_port}",
             scope,
         ),
+        *login.services(plan),
         "]",
     ]

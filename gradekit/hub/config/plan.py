@@ -32,6 +32,7 @@ class Plan:
     grade_port: int = 8082
     report_port: int = 8083
     exchange_port: int = 10101
+    lti_port: int = 8084  # the LTI service's (--login lti)
     public_url: str = ""
     ssl_cert: str = ""
     ssl_key: str = ""
@@ -40,6 +41,7 @@ class Plan:
     image: str = "registry.example.edu/course/student:2026.1"  # docker, kubernetes: the students' image
     course_host: str = ""  # docker, kubernetes: where the hub reaches the course's pages (the course's machine)
     extra_env: dict[str, str] = field(default_factory=dict)
+    lti: object = None  # gradekit.lti.platform.Platform: the hub's login from the LMS (--login lti)
 
     @property
     def course_id(self) -> str:
@@ -78,7 +80,7 @@ def check(plan: Plan, needed: dict[Path, str]) -> None:
     for path, what in needed.items():
         if not os.access(path, os.X_OK):
             raise UsageError(f"{path} does not exist or cannot be run: {what}")
-    if not plan.instructors:
+    if not plan.instructors and plan.login != "lti":  # with LTI the LMS's roles say who teaches
         raise UsageError(
             "no instructors: name them with --instructors NAME,... (or set c.Gradekit.staff_group to a Unix "
             "group whose members teach the course)"

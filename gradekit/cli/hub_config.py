@@ -176,7 +176,7 @@ def run(args) -> int:
     config = shape.text(plan)
     if args.write:
         for line in [*added, *shape.write(plan, config)]:
-            print(f"# wrote {line}", file=sys.stderr)
+            print(f"wrote {line}", file=sys.stderr)
     print(config, end="")
     return 0
 

@@ -75,6 +75,25 @@ def add_parser(sub) -> None:
     ):
         p.add_argument(f"--{name}", type=int, default=default, help=f"(default: {default}, on 127.0.0.1)")
     p.add_argument(
+        "--no-serve",
+        action="store_true",
+        help="leave gradekit serve out of the hub's services: it runs elsewhere (systemd), or the course grades "
+        "in batches (collect, autograde, release-feedback)",
+    )
+    for name, kind, what in (
+        ("max-mb", float, "MiB a hand-in, unpacked"),
+        ("max-files", int, "files a hand-in"),
+        ("per-minute", int, "tries to hand in a student a minute"),
+        ("at-once", int, "hand-ins of one student arriving at once"),
+        ("reads-per-minute", int, "lists, fetches and feedback reads a student a minute"),
+    ):
+        p.add_argument(
+            f"--{name}",
+            type=kind,
+            metavar="N",
+            help=f"the hub exchange's limit: {what} (default: gradekit hub-exchange's)",
+        )
+    p.add_argument(
         "--account",
         default="jovyan",
         help="one-account: the Unix account every server runs as (default: jovyan; useradd it first)",
@@ -206,6 +225,13 @@ def _plan(args):
         exchange_port=args.exchange_port,
         lti_port=args.lti_port,
         lti=_lti(course) if login == "lti" else None,
+        exchange_args=tuple(
+            arg
+            for name in ("max_mb", "max_files", "per_minute", "at_once", "reads_per_minute")
+            if getattr(args, name) is not None
+            for arg in (f"--{name.replace('_', '-')}", f"{getattr(args, name):g}")
+        ),
+        serve=not args.no_serve,
         public_url=args.public_url,
         ssl_cert=args.ssl_cert,
         ssl_key=args.ssl_key,

@@ -135,7 +135,7 @@ class Docker(Shape):
             f'        "name": "{EXCHANGE}",  # the hub exchange: hand-ins known by their hub login',
             f'        "url": "http://{NETWORK}:{plan.exchange_port}",',
             f'        "command": [{lit(HUB_GRADEKIT)}, "hub-exchange", "--course-id", {lit(plan.course_id)}, '
-            '"--store", f"{STATE}/exchange"],',
+            '"--store", f"{STATE}/exchange"' + "".join(f", {lit(a)}" for a in plan.exchange_args) + "],",
             '        "environment": {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"},',
             '        "display": False,  # not in the students\' Services menu',
             "    },",

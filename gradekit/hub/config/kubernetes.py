@@ -210,6 +210,7 @@ class Kubernetes(Shape):
                                         "/srv/gradekit-exchange",
                                         "--bind",
                                         f"http://0.0.0.0:{port}",
+                                        *plan.exchange_args,
                                     ],
                                     "env": env,
                                     "ports": [{"containerPort": port}],

@@ -162,7 +162,7 @@ def services(plan: Plan, hub_exchange: bool, login) -> list[str]:
             f'        "name": "{EXCHANGE}",  # the hub exchange: hand-ins known by their hub login',
             f'        "url": "http://127.0.0.1:{plan.exchange_port}",',
             f'        "command": [GRADEKIT, "hub-exchange", "--course-id", {lit(plan.course_id)}, '
-            '"--store", f"{STATE}/exchange"],',
+            '"--store", f"{STATE}/exchange"' + "".join(f", {lit(a)}" for a in plan.exchange_args) + "],",
             '        "environment": SERVICE_ENV,',
             '        "display": False,  # not in the students\' Services menu: their servers call it, they do not',
             "    },",
@@ -184,7 +184,13 @@ def services(plan: Plan, hub_exchange: bool, login) -> list[str]:
         ),
         "c.JupyterHub.services = [",
         *exchange,
-        *_service(SERVE, "feedback seconds after Submit", f'{course}"serve", {served}', extra=token),
+        *(
+            _service(SERVE, "feedback seconds after Submit", f'{course}"serve", {served}', extra=token)
+            if plan.serve
+            else [f'    {{"name": "{SERVE}", "api_token": COURSE_TOKEN}},  # gradekit serve runs elsewhere']
+            if hub_exchange
+            else []
+        ),
         *_service(
             GRADE,
             "the grading page, for the instructors",

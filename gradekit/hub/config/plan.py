@@ -42,6 +42,8 @@ class Plan:
     course_host: str = ""  # docker, kubernetes: where the hub reaches the course's pages (the course's machine)
     extra_env: dict[str, str] = field(default_factory=dict)
     lti: object = None  # gradekit.lti.platform.Platform: the hub's login from the LMS (--login lti)
+    exchange_args: tuple[str, ...] = ()  # the hub exchange's limits, as gradekit hub-exchange's options
+    serve: bool = True  # gradekit serve a service of the hub (False: it runs elsewhere, or batches grade)
 
     @property
     def course_id(self) -> str:

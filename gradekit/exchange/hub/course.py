@@ -182,14 +182,15 @@ class HubExchange(CourseExchange):
 
         from gradekit.errors import ExchangeFailure
 
-        deadline = time.monotonic() + patience
+        deadline, pause = time.monotonic() + patience, 0.25
         while True:
             try:
                 return self.client.json(method, path, **kw)
             except HubError as exc:
                 if not exc.transient or time.monotonic() >= deadline:
                     raise ExchangeFailure(f"the hub exchange: {exc}") from None
-            time.sleep(0.25)
+            time.sleep(pause)
+            pause = min(2 * pause, 2.0)
 
     # -- releases out ---------------------------------------------------------------------------
     def publish(self, assignment: str, force: bool = False, student: str | None = None) -> Released:

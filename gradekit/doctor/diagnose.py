@@ -668,8 +668,7 @@ def diagnose(
             + [Problem(*p) for p in isolation.problems(course, hub_config, student_account, _hub_config)]
             + (hub_exchange_config_problems(course, hub_config) if hub_config else [])
             + copied_problems(course, python)
-            + home_problems(course)
-            + hub
+            + hub  # no homes: the students are hub logins, not Unix accounts (one of the same name is someone else)
         )
     return (
         course_problems(course)

@@ -353,15 +353,18 @@ def test_refresh_at_any_human_pace_never_meets_the_limit_and_a_refusal_is_its_li
     mark = len(hub.hub.text())
     try:
         s.login()
-        s.open_assignments()
-        released = s.panel.locator("#released_assignments_list, #fetched_assignments_list")
+        s.nbgrader_menu()
+        s.page.locator("#jp-mainmenu-nbgrader .lm-Menu-item[data-command='nbgrader:open-assignment-list']").click()
+        s.panel = s.page.locator("#assignments")
+        released = s.panel.locator("#released_assignments_list, #fetched_assignments_list")   # fetched already, or not
+        released.locator(".list_item").filter(has_text=A).first.wait_for(timeout=60_000)
         error = s.panel.locator("#released_assignments_list_error")
         started, shown = time.monotonic(), 0
         while time.monotonic() - started < 30:
             s.panel.locator("#refresh_assignments_list").click()
             s.page.wait_for_timeout(500)
             assert not error.is_visible(), error.inner_text()
-            shown += released.filter(has_text=A).count() > 0
+            shown += released.locator(".list_item").filter(has_text=A).count() > 0
         assert shown >= 50, shown                                   # her list, not "Loading, please wait..."
         # her reads spent by a script with a token of her own: the tab says why, in one line
         token = hub_kernel.token(hub_kernel.login(hub.hub.url, LAB, hub.passwords[LAB]), hub.hub.url, LAB)

@@ -12,7 +12,9 @@ Handler    a request from a caller the hub knows who may use the service: the co
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import inspect
 import json
 import sys
 from dataclasses import dataclass
@@ -20,7 +22,7 @@ from typing import Any, NoReturn
 
 from tornado import web
 
-from gradekit.exchange.hub.gate import Gate
+from gradekit.exchange.hub.gate import SLOW_DOWN, Gate
 from gradekit.exchange.hub.store import Store, now
 from gradekit.web.auth import CallerAPI, instructor_scope
 
@@ -59,13 +61,22 @@ def say(line: str) -> None:
 
 
 def _refusal_first(method):
-    """``method``, unless the request was refused when it came in: then that refusal."""
+    """``method``, unless the request was refused when it came in: then that refusal (held a while first
+    when it is a flooder's: gate.Gate.slow)."""
 
     @functools.wraps(method)
-    def handle(self, *args, **kwargs):
+    async def handle(self, *args, **kwargs):
         if self._refusal is not None:
+            if self._slowed is not None:
+                try:
+                    await asyncio.sleep(SLOW_DOWN)
+                finally:
+                    self.let_go()
             raise self._refusal
-        return method(self, *args, **kwargs)
+        result = method(self, *args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
 
     return handle
 
@@ -89,6 +100,7 @@ class Handler(CallerAPI):
     _received = 0
     _refusal: web.HTTPError | None = None  # why the request was refused as it came in
     _close_now = False  # refused without reading its body (its sender has too many arriving)
+    _slowed: tuple[Gate, str] | None = None  # a refusal past a rate held before it is answered (gate, user)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -96,12 +108,26 @@ class Handler(CallerAPI):
             if name in cls.__dict__:
                 setattr(cls, name, _refusal_first(cls.__dict__[name]))
 
+    def let_go(self) -> None:
+        """A refusal held (gate.Gate.slow) is no longer."""
+        if self._slowed is not None:
+            gate, user = self._slowed
+            self._slowed = None
+            gate.let_go(user)
+
+    def on_finish(self) -> None:
+        self.let_go()
+
+    def on_connection_close(self) -> None:
+        self.let_go()
+
     async def prepare(self) -> None:
         try:
             await self.let_in()
         except web.HTTPError as exc:
             length = self.request.headers.get("Content-Length", "0")
             if self._close_now or not length.isdigit():
+                self.let_go()
                 # answered now, its body unread: the connection ends with the answer, which says so, and
                 # the hub's proxy sends nothing more on it
                 self.after = {**self.after, "Connection": "close"}
@@ -145,6 +171,8 @@ class Handler(CallerAPI):
         """Refuse ``user``, over a rate of ``gate``'s, for ``wait`` s (429, Retry-After); logged the first
         time a minute for ``why``."""
         self.after = {"Retry-After": str(wait)}
+        if gate.slow(user):
+            self._slowed = (gate, user)
         loud = gate.loud(user, why)
         self.refuse(429, line, who=user, log=loud, note=" (more of these this minute are not logged)")
 

@@ -162,6 +162,7 @@ class HandinHandler(Handler):
             self._spool.write(chunk)
 
     def _release(self) -> None:
+        self.let_go()
         if self._slot is not None:
             self.gate.give(self._slot)
             self._slot = None

@@ -5,7 +5,7 @@ VENV    := .venv
 PYTHON  ?= python3
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test lint bench clean system-deps translations deploy course-env docs wheel private-homes
+.PHONY: setup demo test suite check lint bench clean system-deps translations deploy course-env docs wheel private-homes
 
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations
@@ -42,7 +42,7 @@ system-deps:
 $(STAMP): pyproject.toml constraints.txt | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]" 2>&1 | grep -v "^WARNING: Location" || true
-	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, dask.distributed, sklearn, psycopg, jupyterhub, playwright, sphinx, furo, myst_parser, sphinxarg"
+	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, xdist, dask.distributed, sklearn, psycopg, jupyterhub, playwright, sphinx, furo, myst_parser, sphinxarg"
 	$(VENV)/bin/ruff --version >/dev/null && $(VENV)/bin/mypy --version >/dev/null
 	touch $@
 
@@ -140,10 +140,23 @@ private-homes:
 docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -q -W --keep-going -b html -d docs/_build/doctrees docs docs/_build/html
 
-# the linter and the type checker on gradekit/, the test suite, then every shipped assignment's own QA
-test: setup lint docs wheel deploy
-	$(VENV)/bin/python -m pytest -q tests
-	for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done
+# the linter and the type checker on gradekit/, the docs, the test suite, every shipped assignment's own QA:
+# side by side (make -j), since the suite waits on processes (hubs, browsers, services) more than it computes;
+# each line of their output whole. The suite runs in TEST_WORKERS pytest-xdist workers: the tests
+# of a module that share a module-scoped fixture run on one (tests/conftest.py), slowest groups first; its
+# real-user tests run the deployment DEPLOY that make deploy built. Four workers on CI's two cores: the suite
+# computes about 13 minutes of CPU, so two busy cores are its floor, and the two more workers fill the time
+# the others wait on hubs and browsers; more only crowd the sandboxes' deadlines (six did, on a loaded machine)
+TEST_WORKERS ?= 4
+PYTEST_ARGS  ?=
+test: setup
+	@$(MAKE) --no-print-directory -j4 -Oline lint docs suite check
+
+suite: $(STAMP) wheel deploy
+	GRADEKIT_DEPLOY=$(DEPLOY) $(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20 $(PYTEST_ARGS) tests
+
+check: $(STAMP) translations
+	@for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students 5 || exit 1; done
 
 # ruff (lint and format) and mypy, configured in pyproject.toml
 lint: $(STAMP)

@@ -19,10 +19,13 @@
 3. **Said by** (with the table): for each relation family of the engine, the mistakes whose feedback
    it said on most of their variants (a mistake said by two families counts for both).
 
-``python bench/relations.py [--variants 10] [--cost] [--assignment A] [--dir PATH]``; the tables
-are printed and written to bench/out/relations.txt. ``--dir PATH`` grades a set kept anywhere,
-in the same format (``PATH/<assignment>/*.py``, ``PATH/<assignment>/correct/*.py``, or one
-assignment's folder itself, named after it) instead of the project's.
+``python bench/relations.py [--variants 10] [--cost] [--assignment A] [--dir PATH] [--course DIR]
+[--sentences FILE]``; the tables are printed and written to bench/out/relations.txt. ``--dir PATH``
+grades a set kept anywhere, in the same format (``PATH/<assignment>/*.py``,
+``PATH/<assignment>/correct/*.py``, or one assignment's folder itself, named after it) instead of
+the project's; ``--course DIR`` grades it against another course directory (a course written
+elsewhere, its set beside it); ``--sentences FILE`` writes what every file's cells said on every
+variant (and its ``# truth:`` line, when it has one), to read them against what the mistake is.
 """
 
 from __future__ import annotations
@@ -119,6 +122,8 @@ class Costs:
         self.pending_gc = 0.0
         self.gc: dict[str, float] = defaultdict(float)
         self.done_gc: list[float] = []
+        self.again: dict[str, float] = defaultdict(float)  # of which running tests again (further cases)
+        self.done_again: list[float] = []
 
     def install(self) -> None:
         from gradekit.grading import diagnosis, stages
@@ -165,6 +170,28 @@ class Costs:
                 costs.pending_cpu += time.process_time() - cpu
                 costs.pending_gc += costs.collecting - collecting
 
+        again = getattr(plugin.GraderPlugin, "run_again", None)
+        running = {"depth": 0}
+
+        def timed_again(self, item, *args, **kwargs):
+            """A test run again (further cases, a cell's passing tests): its whole time, sandbox included,
+            counts for its cell -- the searches inside it are not counted twice."""
+            cell = plugin._label(item)[0]
+            started, cpu = time.perf_counter(), time.process_time()
+            running["depth"] += 1
+            pending = (costs.pending, costs.pending_cpu, costs.pending_gc, costs.pending_sandbox)
+            try:
+                return again(self, item, *args, **kwargs)
+            finally:
+                running["depth"] -= 1
+                costs.pending, costs.pending_cpu, costs.pending_gc, costs.pending_sandbox = pending
+                costs.cells[cell] += time.perf_counter() - started
+                costs.cpu[cell] += time.process_time() - cpu
+                costs.again[cell] += time.perf_counter() - started
+
+        if again is not None:
+            plugin.GraderPlugin.run_again = timed_again
+
         def timed_record(self, item, *args, **kwargs):
             cell = plugin._label(item)[0]
             costs.cells[cell] += costs.pending
@@ -174,10 +201,10 @@ class Costs:
             costs.pending = costs.pending_sandbox = costs.pending_gc = costs.pending_cpu = 0.0
             return record(self, item, *args, **kwargs)
 
-        def timed_relate(checks):
+        def timed_relate(checks, *more):
             started, cpu, collecting = time.perf_counter(), time.process_time(), costs.collecting
             try:
-                return relate(checks)
+                return relate(checks, *more)
             finally:
                 costs.pending += time.perf_counter() - started
                 costs.pending_cpu += time.process_time() - cpu
@@ -190,6 +217,7 @@ class Costs:
             sandbox = costs.sandbox.pop(cell.grade_id, 0.0)
             collecting = costs.gc.pop(cell.grade_id, 0.0) + costs.pending_gc
             cpu = costs.cpu.pop(cell.grade_id, 0.0) + costs.pending_cpu
+            rerun = costs.again.pop(cell.grade_id, 0.0)
             costs.pending = costs.pending_sandbox = costs.pending_gc = costs.pending_cpu = 0.0
             if cell.score is not None and cell.score < cell.points - 1e-9 and any(
                     not c.passed for c in cell.checks):
@@ -197,6 +225,7 @@ class Costs:
                 costs.done_sandbox.append(sandbox)
                 costs.done_gc.append(collecting)
                 costs.done_cpu.append(cpu)
+                costs.done_again.append(rerun)
 
         where.search = timed_search
         diagnosis.relate = timed_relate
@@ -228,7 +257,10 @@ class Costs:
                f"  CPU time of this process (what the searches computed, without waiting for a core or for "
                f"the sandbox): median {1000 * statistics.median(self.done_cpu):.1f} ms, 90th percentile "
                f"{1000 * sorted(self.done_cpu)[min(len(ms) - 1, int(0.9 * len(ms)))]:.1f} ms, worst "
-               f"{1000 * max(self.done_cpu):.1f} ms"]
+               f"{1000 * max(self.done_cpu):.1f} ms",
+               f"  running tests again (further cases, passing tests: sandbox and searches included): median "
+               f"{1000 * statistics.median(self.done_again or [0.0]):.1f} ms, worst "
+               f"{1000 * max(self.done_again or [0.0]):.1f} ms"]
         for cell, values in sorted(by_cell.items(), key=lambda kv: -max(kv[1]))[:8]:
             out.append(f"  {cell}: median {statistics.median(values):.1f} ms, worst {max(values):.1f} ms "
                        f"({len(values)} cells; CPU median {statistics.median(cpu_by_cell[cell]):.1f} ms, worst "
@@ -243,11 +275,14 @@ def main(argv=None) -> int:
     parser.add_argument("--cost", action="store_true", help="grade in this process and time the relations")
     parser.add_argument("--only", action="append", help="only this file name (repeatable)")
     parser.add_argument("--dir", type=Path, help="grade the set kept in this folder instead of the project's")
+    parser.add_argument("--course", type=Path, default=REPO, help="the course directory the set is for")
+    parser.add_argument("--sentences", type=Path, help="write what each file's cells said to this file")
     args = parser.parse_args(argv)
     root, chosen = HERE, args.assignment
+    course = args.course.expanduser().resolve()
     if args.dir is not None:
         try:
-            root, chosen = _outside(args.dir, args.assignment)
+            root, chosen = _outside(args.dir, args.assignment, course)
         except ValueError as exc:
             print(f"bench/relations.py: {exc}", file=sys.stderr)
             return 2
@@ -257,9 +292,11 @@ def main(argv=None) -> int:
         costs.install()
     rows = []
     started = time.monotonic()
-    for assignment in chosen or assignments(root):
+    for assignment in chosen or assignments(root, course):
         rows += grade(assignment, args.variants, jobs=1 if args.cost else 0,
-                      only=set(args.only) if args.only else None, root=root)
+                      only=set(args.only) if args.only else None, root=root, course=course)
+    if args.sentences is not None:
+        args.sentences.write_text("\n".join(sentences(rows)) + "\n")
     title = "uncatalogued sets" if args.dir is None else f"the set in {args.dir}"
     lines = [f"{title}, {args.variants} variants each ({time.monotonic() - started:.0f} s)"] + table(rows)
     lines += [""] + said_by(rows)
@@ -273,14 +310,29 @@ def main(argv=None) -> int:
     return 0
 
 
-def _outside(folder: Path, chosen: list[str] | None) -> tuple[Path, list[str] | None]:
+def sentences(rows: list) -> list[str]:
+    """What each file's cells said, variant by variant (its ``# truth:`` line first, when it has one)."""
+    out = []
+    for graded in rows:
+        out.append(f"== {graded.label} [{graded.family}] {verdict(graded)}")
+        truth = [line for line in graded.path.read_text().splitlines() if line.startswith("# truth:")]
+        out += truth[:1]
+        for k, v in enumerate(graded.verdicts):
+            head = f"  v{k} {v.kind}" + (f" NAMES {v.names}" if v.names else "")
+            out.append(head)
+            out += [f"     {line}" for line in v.said]
+            out += [f"     | {line[:240]}" for line in getattr(v, "messages", [])[:4]]
+    return out
+
+
+def _outside(folder: Path, chosen: list[str] | None, root: Path = REPO) -> tuple[Path, list[str] | None]:
     """(the root holding <assignment>/ folders, the assignments to grade) for a set kept in ``folder``."""
     from gradekit.course import Course
 
     folder = folder.expanduser().resolve()
     if not folder.is_dir():
         raise ValueError(f"--dir {folder}: no such folder")
-    course = Course.load(REPO).assignments()
+    course = Course.load(root).assignments()
     unknown = [a for a in chosen or [] if a not in course]
     if unknown:
         raise ValueError(f"--assignment {', '.join(unknown)}: not an assignment of this course ({', '.join(course)})")

@@ -259,7 +259,8 @@ class Mismatch(AssertionError):
     ``relations`` is the evidence of how the value relates to the right one
     (gradekit.graders.relations), ``differs`` the ``(what, wrong, size)`` of each
     part when the message says only that values differ (within ``tolerance``,
-    ``(rtol, atol)``): a page may then show such checks as one line.
+    ``(rtol, atol)``): a page may then show such checks as one line. ``witness`` keeps the raw
+    values for the verifier (:mod:`gradekit.graders.witness`).
 
     A grader raises one itself for a check of its own (``check.Mismatch``)::
 
@@ -279,6 +280,7 @@ class Mismatch(AssertionError):
         relations: dict | None = None,
         differs=(),
         tolerance=(),
+        witness=None,
     ):
         super().__init__(message)
         self.candidates = list(candidates) if candidates is not None else ([mistake] if mistake else [])
@@ -288,6 +290,7 @@ class Mismatch(AssertionError):
         self.relations = relations
         self.differs = list(differs)
         self.tolerance = list(tolerance)
+        self.witness = witness  # the raw values, for the verifier (gradekit.graders.witness); never stored
 
 
 class StudentFailure(AssertionError):

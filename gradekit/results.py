@@ -76,6 +76,7 @@ class Finding:
     checks: int  # the failed checks whose values match it
     failed: int  # the failed checks that compared their value with the catalogue
     about: str = ""  # the check's name, when the cell's checks looked at several things
+    more: int = 0  # of those, further cases of the same tests, run past their first failure
 
 
 @dataclass
@@ -90,6 +91,8 @@ class Relation:
     checks: int = 0  # the failed checks it holds on
     failed: int = 0  # the failed checks of that subject
     tried: int = 0  # of which it was tried on (a search that calls the functions again tries a few)
+    more: int = 0  # of the failed checks, further cases of the same tests, run past their first failure
+    of: str = ""  # what it is of, as the engine names it ("softmax#0"; several joined by ","), for an audit
 
 
 @dataclass

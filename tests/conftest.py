@@ -35,7 +35,6 @@ from hypothesis import HealthCheck, settings
 # hypothesis's too_slow health check fail a test whose every example passed
 settings.register_profile("gradekit", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("gradekit")
-from processes import live_processes  # noqa: F401 - the tests import it from here
 
 from gradekit.notebook.cells import grade_id, is_solution, is_test, nbgrader_meta  # noqa: F401 - for the tests
 
@@ -313,7 +312,159 @@ def known_sources(name: str) -> dict[str, str]:
     return qaset.parse(KNOWN / f"{name}.py")[2]
 
 
+# -- one assignment's QA set, graded once ------------------------------------------------------
+
+QA_SEEDS = ("s1", "s2", "s3")  # each file of an assignment's QA set handed in by three students
+
+
+def key_id(seed: str) -> str:
+    """The student who hands in the answer key (their own variant's)."""
+    return f"key-{seed}"
+
+
+def blank_id(seed: str) -> str:
+    """The student who hands in their release untouched."""
+    return f"blank-{seed}"
+
+
+def qa_students(path: Path) -> list[str]:
+    """The students who hand in the QA file ``path``, one per seed."""
+    return [f"{path.stem}-{seed}" for seed in QA_SEEDS]
+
+
+def assignment_course(root: Path, assignment: str, students) -> CourseDir:
+    """A course of the repository's ``assignment`` alone, with ``students`` in its gradebook, generated."""
+    root.mkdir(parents=True)
+    shutil.copy2(REPO / "nbgrader_config.py", root)
+    for part in ("source", "autograder", "solutions"):
+        shutil.copytree(REPO / part / assignment, root / part / assignment,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(_empty_gradebook(), root / "gradebook.db")
+    course = CourseDir(root)
+    course.add_students(*students)
+    assert course.cli("generate", assignment) == 0
+    return course
+
+
+def submit_as(course: CourseDir, assignment: str, student: str, nb, name: str | None = None) -> None:
+    """``nb`` handed in by ``student`` (as the notebook ``name``, else the assignment's own)."""
+    folder = course.root / "submitted" / student / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(folder / f"{name or assignment}.ipynb"))
+
+
+def own_key(course: CourseDir, assignment: str, student: str, name: str | None = None) -> nbformat.NotebookNode:
+    """``student``'s answer key (their own numbers)."""
+    from gradekit.release.generate import write_answer_key
+
+    out = course.root / "keys" / student
+    write_answer_key(course.course, assignment, student, out)
+    return nbformat.read(str(out / f"{name or assignment}.ipynb"), as_version=4)
+
+
+def graded_qa_set(root: Path, assignment: str):
+    """``assignment``'s whole QA set graded once (``autograde --jobs 2``): the answer key and the untouched
+    release of each seed, each mistake and each right answer handed in by a student per seed (a course of
+    its own in ``root``). Returns the course, the results by student, the students of each QA file by its
+    stem, and each solution cell's test cells."""
+    from gradekit.qa import qaset
+    from gradekit.results import iter_results
+
+    graders = REPO / "autograder" / assignment
+    files = qaset.files(graders, "mistakes") + qaset.files(graders, "correct")
+    by_file = {p.stem: qa_students(p) for p in files}
+    everyone = [key_id(s) for s in QA_SEEDS] + [blank_id(s) for s in QA_SEEDS] + \
+        [s for ids in by_file.values() for s in ids]
+    course = assignment_course(root, assignment, everyone)
+    release = lambda student: course.root / "release" / student / assignment / f"{assignment}.ipynb"  # noqa: E731
+    for seed in QA_SEEDS:
+        submit_as(course, assignment, key_id(seed), own_key(course, assignment, key_id(seed)))
+        submit_as(course, assignment, blank_id(seed), nbformat.read(str(release(blank_id(seed))), as_version=4))
+    for path in files:
+        _, _, sections = qaset.parse(path)
+        for student in by_file[path.stem]:
+            submit_as(course, assignment, student, with_solutions(own_key(course, assignment, student), sections))
+    assert course.cli("autograde", assignment, "--jobs", "2") == 0
+    results = {r.student: r for r in iter_results(course.course, assignment, everyone)}
+    assert set(results) == set(everyone)
+    blank = nbformat.read(str(release(blank_id(QA_SEEDS[0]))), as_version=4)
+    return course, results, by_file, exercise_tests(blank)
+
+
 # -- fixtures ---------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"   # Debian's (make system-deps): never `playwright install`'s own
+# what the tests' network needs: nothing may try to reach out
+CHROMIUM_FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, driven by Playwright, for a module's tests (each opens its own contexts)."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (make system-deps)")
+    args = CHROMIUM_FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
+        yield b
+        b.close()
+
+
+def pytest_configure(config):
+    """This process's core claims (gradekit.runners.cores) in a folder of its own, apart from any other gradekit
+    on the machine and from the run's other workers (pytest-xdist): a test that claims a core finds one free."""
+    import tempfile
+
+    runtime = tempfile.mkdtemp(prefix="gradekit-test-runtime-")
+    os.environ["GRADEKIT_RUNTIME_DIR"] = runtime
+    config.add_cleanup(lambda: shutil.rmtree(runtime, ignore_errors=True))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Which tests share a worker when pytest-xdist runs the suite (make test: ``--dist loadgroup``).
+
+    A module-scoped fixture is made once for the tests that use it, and its tests may build on each other
+    (a hub's state, a service's log, a class graded once): those tests of a module are one group, run by one
+    worker in their order. Every other test goes to whichever worker is free. The longest go first (a group
+    with a browser, a hub's among them, then the slow ones, then the whole pipeline's), so that no long group
+    starts last.
+    """
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        scopes = {d.scope for defs in (info.name2fixturedefs.values() if info else ()) for d in defs}
+        if scopes & {"module", "class", "package"}:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    if getattr(config.option, "loadgroup", False):
+        # a worker of --dist loadgroup: the group goes into the test's id, as xdist 3.8 would write it (it sets
+        # item._nodeid, which pytest 9 no longer reads)
+        from _pytest.nodeid import NodeId
+
+        for item in items:
+            group = item.get_closest_marker("xdist_group")
+            if group is not None and "@" not in item.nodeid:
+                item._id = NodeId.parse(f"{item.nodeid}@{group.args[0] if group.args else group.kwargs['name']}")
+
+    def weight(item) -> int:
+        """How long the test's group may take: a browser (and a hub with it), then slow, then the whole pipeline."""
+        return (8 * ("browser" in item.fixturenames) + 4 * (item.get_closest_marker("xdist_group") is not None)
+                + 2 * (item.get_closest_marker("slow") is not None) + (item.get_closest_marker("e2e") is not None))
+
+    def group(item) -> str:
+        mark = item.get_closest_marker("xdist_group")
+        return mark.args[0] if mark and mark.args else mark.kwargs["name"] if mark else item.nodeid
+
+    heaviest: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        heaviest[group(item)] = max(heaviest.get(group(item), 0), weight(item))
+        first.setdefault(group(item), index)
+    items.sort(key=lambda item: (-heaviest[group(item)], first[group(item)]))   # stable: a group keeps its order
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _course_secret():
@@ -323,13 +474,7 @@ def _course_secret():
     # nbgrader's Gradebook shells out to `alembic` when it creates a database:
     # the venv's bin must be on PATH, as in an activated venv
     mp.setenv("PATH", f"{VENV_BIN}:{os.environ.get('PATH', '')}")
-    # the core locks of this session's grading processes, apart from any other gradekit on the machine
-    import tempfile
-
-    runtime = tempfile.mkdtemp(prefix="gradekit-test-runtime-")
-    mp.setenv("GRADEKIT_RUNTIME_DIR", runtime)
     yield SECRET
-    shutil.rmtree(runtime, ignore_errors=True)
     for pool in _POOLS.values():
         pool.shutdown(wait=True, cancel_futures=True)
     _POOLS.clear()

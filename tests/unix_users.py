@@ -5,18 +5,29 @@ the student's side as accounts of its own (``useradd``), through ``runuser``,
 with the student deployment ``make deploy`` builds (gradekit installed as a
 package on Debian's Python, outside the course: a student cannot even enter
 the course directory, nor root's home where the project's own venv lives).
+
+An account's name is the test's (its assertions read it), so two runs on one machine -- two workers, two
+engineers -- would make and delete the same account under each other: a test claims each name first
+(:func:`claim`, a lock file the kernel lets go when the process ends), and waits while another run holds it.
+The names of one run are all different, so that its workers never wait on each other.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 DEPLOY = Path(os.environ.get("GRADEKIT_DEPLOY", "/opt/gradekit"))
 STUDENT_BIN = DEPLOY / "venv" / "bin"
+CLAIMS = Path("/run/lock/gradekit-test-accounts")   # one lock file per account or group name, machine-wide
+PATIENCE = 900.0  # seconds to wait for a name another run holds (a hub journey holds its accounts minutes)
+
+_HELD: dict[str, int] = {}  # name -> the descriptor of its locked file
 
 
 def unavailable() -> str | None:
@@ -64,11 +75,39 @@ class Account:
         shutil.chown(folder / "nbgrader_config.py", self.name, self.name)
 
 
+def claim(names: list[str]) -> None:
+    """Hold these account (or group) names for this process until :func:`release`: wait while another run
+    holds one (in sorted order, so that two runs claiming the same names never wait on each other)."""
+    CLAIMS.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for name in sorted(set(names) - set(_HELD)):
+        fd = os.open(CLAIMS / f"{name}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+        deadline = time.monotonic() + PATIENCE
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(fd)
+                    raise AssertionError(f"the account {name} has been another test run's for {PATIENCE:g} s") from None
+                time.sleep(0.5)
+        _HELD[name] = fd
+
+
+def release(names: list[str]) -> None:
+    """Let these names go (the accounts or groups removed first)."""
+    for name in names:
+        fd = _HELD.pop(name, None)
+        if fd is not None:
+            os.close(fd)
+
+
 def create(names: list[str], password: str | None = None) -> list[Account]:
-    """Fresh accounts (any left from an earlier run are removed first), homes 0700."""
+    """Fresh accounts (any left from an earlier run are removed first), homes 0700; the names claimed."""
+    claim(names)
     accounts = []
     for name in names:
-        remove([name])
+        _remove(name)
         subprocess.run(["useradd", "-m", "-K", "HOME_MODE=0700", "-s", "/bin/bash", name], check=True,
                        capture_output=True)
         if password is not None:
@@ -77,7 +116,15 @@ def create(names: list[str], password: str | None = None) -> list[Account]:
     return accounts
 
 
-def remove(names: list[str]) -> None:
+def remove(names: list[str], keep_claim: bool = False) -> None:
+    """Remove these accounts (their processes killed: the accounts are this run's), and let their names go
+    (unless ``keep_claim``)."""
     for name in names:
-        subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
-        subprocess.run(["userdel", "-r", "-f", name], capture_output=True)
+        _remove(name)
+    if not keep_claim:
+        release(names)
+
+
+def _remove(name: str) -> None:
+    subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+    subprocess.run(["userdel", "-r", "-f", name], capture_output=True)

@@ -21,7 +21,8 @@ CAUSAL = [1, 2, 5, 9]
 def _mistakes(reference, n, w):
     right = reference.window_mask(n, w)
     out = {
-        LOOKS_AHEAD: reference.band_mask(n, w),
+        # with no window (w=None) a token looking ahead is no window's mistake: unknown there
+        LOOKS_AHEAD: reference.band_mask(n, w) if w is not None else None,
         NO_DIAGONAL: right & ~np.eye(n, dtype=bool),
         UPPER: right.T,
     }

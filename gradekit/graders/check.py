@@ -42,14 +42,33 @@ weighed over all its failed checks (:mod:`gradekit.grading.relate`).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
 
 from gradekit.errors import Mismatch
-from gradekit.graders import observe
+from gradekit.graders import observe, recent
+from gradekit.graders.answers import _none_message, choice, option, truth
+from gradekit.graders.catalogue import (
+    DEFAULT_ATOL,
+    DEFAULT_RTOL,
+    Mistakes,
+    _all_close,
+    _audit,
+    _kept,
+    _known,
+    _tol,
+    _values,
+    _weighed,
+    close,
+    evidence,
+)
+from gradekit.graders.catalogue import FAILS as FAILS
+from gradekit.graders.witness import Witness
 from gradekit.i18n.text import Text, _, join
 
 __all__ = [
@@ -67,22 +86,11 @@ __all__ = [
     "evidence",
 ]
 
-# the known mistakes: a mapping, or a function returning one -- called only when the
-# value is wrong, for mistakes that cost something to compute (most students are right)
-Mistakes = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
 # sentences describing a wrong value, or None where a probe saw nothing; called only for an
 # unexplained wrong value
 Probes = Callable[[], Iterable[str | None]] | None
 
-
-class _Fails:
-    """The value of a mistake that raises on this input (see the module's docstring)."""
-
-    def __repr__(self) -> str:
-        return "FAILS"
-
-
-FAILS = _Fails()
+FAILS = FAILS
 """The value of a known mistake that raises on this input (a shape it cannot take): a student who
 got a value here did not make it.
 
@@ -90,9 +98,6 @@ Example::
 
     mistakes={_("multiplied K by Q instead of Q by K"): FAILS if n != m else K @ Q.T}
 """
-
-DEFAULT_RTOL = 1e-6
-DEFAULT_ATOL = 1e-8
 
 
 class Call:
@@ -104,11 +109,13 @@ class Call:
     (``{"axis": 1}``) and never changed; ``sizes`` names the sizes a factor may be made of (default:
     the integer inputs and every input's shape, as ``K.shape[0]``); ``part`` is the index of the
     checked value in what the function returns (a tuple), ``returns`` the names a student reads
-    for those parts (``(_("the output"), _("the weights"))``). Either function may be None: the
-    relations that need it are then not tried.
+    for those parts (``(_("the output"), _("the weights"))``), ``roles`` what an input is for the
+    engine's own probes (``{"dim": "axis", "eps": "epsilon", "T": "scale"}``: an axis is tried as
+    another axis and never as a number; an epsilon or a scale is set to 0 and 1; an input named
+    ``axis`` needs no role). Either function may be None: the relations that need it are then not tried.
     """
 
-    __slots__ = ("student", "reference", "inputs", "keywords", "sizes", "part", "returns")
+    __slots__ = ("student", "reference", "inputs", "keywords", "sizes", "part", "returns", "roles")
 
     def __init__(
         self,
@@ -120,8 +127,10 @@ class Call:
         sizes: Mapping[str, int] | None = None,
         part: int | None = None,
         returns: Sequence[str] | None = None,
+        roles: Mapping[str, str] | None = None,
     ):
         self.student, self.reference, self.inputs = student, reference, dict(inputs)
+        self.roles: dict[str, str] = dict(roles or {})
         self.keywords: dict[str, Any] = dict(keywords or {})
         self.sizes = dict(sizes) if sizes is not None else None
         self.part, self.returns = part, list(returns) if returns is not None else None
@@ -244,32 +253,106 @@ def arrays(
     if not problems:
         if mistakes and observe.auditing():
             _audit(mistakes, exps, "; ".join(str(w) for w in what), lambda v, e: _all_close(v, e, *_tol(rtol, atol)))
+        if mistakes and relations and _keeping_passes():
+            values = [to_array(v, str(w)) for v, w in zip(got, what, strict=False)]
+            _passed(Witness(values, exps, _tol(rtol, atol), call=call, mistakes=_kept(_values(mistakes, len(exps)))))
         return
     if any(p is None for p in parts):
         raise Mismatch(join("; ", problems))
     values = cast(list[np.ndarray], parts)  # none is None
-    candidates, ruled_out = evidence(values, exps, mistakes, rtol, atol)
+    known = _values(mistakes, len(values))
+    candidates, ruled_out = _weighed(values, exps, known, rtol, atol)
+    if call is None and relations:  # the call that made the value, when the test's calls show it for certain
+        call = recent.call_for(values, exps, _tol(rtol, atol), Call)
+    witness = Witness(values, exps, _tol(rtol, atol), call=call, step=step, mistakes=_kept(known), right=relations)
     observations = [] if candidates else _observe(probes)
-    found = _relations(values, exps, what, call, rtol, atol, step, bool(candidates)) if relations else None
+    search = relations and not _seen(witness)
+    found = _relations(values, exps, what, call, rtol, atol, step, bool(candidates), witness) if search else None
     bare = len(differs) == len(problems) and not observations
-    raise Mismatch(
-        _sentences(join("; ", problems), observations),
-        candidates=candidates,
-        ruled_out=ruled_out,
-        observations=observations,
-        relations=found,
-        differs=differs if bare else (),
-        tolerance=(rtol, atol) if bare else (),
+    _fail(
+        Mismatch(
+            _sentences(join("; ", problems), observations),
+            candidates=candidates,
+            ruled_out=ruled_out,
+            observations=observations,
+            relations=found,
+            differs=differs if bare else (),
+            tolerance=(rtol, atol) if bare else (),
+            witness=witness,
+        )
     )
 
 
-def _relations(got, expected, what, call, rtol, atol, step, known) -> dict | None:
+class Kept:
+    """What a test run inside :func:`keeping` compared: its failed comparisons (``failed``, each a
+    :class:`Mismatch`), and -- when asked -- the raw values of its passing comparisons that had known
+    mistakes (``passed``: a mistake whose value there is not the right one is not the student's)."""
+
+    def __init__(self, seen: set[str], passes: bool):
+        self.failed: list[Mismatch] = []
+        self.passed: list[Witness] = []
+        self.seen, self.passes = seen, passes
+
+
+_KEEPING: contextvars.ContextVar[Kept | None] = contextvars.ContextVar("gradekit_keeping", default=None)
+
+
+@contextlib.contextmanager
+def keeping(seen: set[str] | None = None, passes: bool = False) -> Iterator[Kept]:
+    """Inside, a failed comparison of values (:func:`array`, :func:`arrays`, :func:`scalar`) is kept, not
+    raised: the grader's test goes on to its further cases -- but for an input in ``seen`` (a witness's
+    fingerprint), already compared: it is neither searched nor kept. With ``passes``, a passing
+    comparison's known mistakes are worked out and kept too. The harness runs a test that stopped at
+    its first failure again so, and a failed cell's passing tests (gradekit.grading.harness.cases); a
+    grader has no need of it."""
+    kept = Kept(set(seen or ()), passes)
+    token = _KEEPING.set(kept)
+    try:
+        yield kept
+    finally:
+        _KEEPING.reset(token)
+
+
+def _seen(witness: Witness) -> bool:
+    """Whether, inside :func:`keeping`, this input was compared already (nothing more to learn)."""
+    kept = _KEEPING.get()
+    return kept is not None and witness.fingerprint() in kept.seen
+
+
+def _keeping_passes() -> bool:
+    kept = _KEEPING.get()
+    return kept is not None and kept.passes
+
+
+def _passed(witness: Witness) -> None:
+    kept = _KEEPING.get()
+    if kept is not None:
+        kept.passed.append(witness)
+
+
+def _fail(mismatch: Mismatch) -> None:
+    """Raise the mismatch -- or keep it, inside :func:`keeping` (once per input)."""
+    kept = _KEEPING.get()
+    if kept is None:
+        raise mismatch
+    witness = mismatch.witness
+    if witness is not None and witness.fingerprint() in kept.seen:
+        return
+    if witness is not None:
+        kept.seen.add(witness.fingerprint())
+    kept.failed.append(mismatch)
+
+
+def _relations(got, expected, what, call, rtol, atol, step, known, witness) -> dict | None:
     """The evidence of how a wrong value relates to the right one (gradekit.graders.relations.engine,
     imported here: only a failed check pays for it); None when the search cannot run."""
     from gradekit.graders.relations import engine
 
     try:
-        return engine.search(got, expected, what=what, call=call, rtol=rtol, atol=atol, step=step, known=known)
+        with recent.quiet():  # the search's calls of the student's function are its own, not the test's
+            return engine.search(
+                got, expected, what=what, call=call, rtol=rtol, atol=atol, step=step, known=known, witness=witness
+            )
     except Exception:  # noqa: BLE001 - a search that cannot look says nothing; the check's verdict stands
         return None
 
@@ -282,14 +365,17 @@ def scalar(
     rtol: float = DEFAULT_RTOL,
     atol: float = DEFAULT_ATOL,
     mistakes: Mistakes = None,
+    call: Call | None = None,
 ) -> None:
-    """Check one number; ``mistakes`` as in :func:`array`::
+    """Check one number; ``mistakes`` and ``call`` as in :func:`array`::
 
         check.scalar(student["q1_mean"], float(np.mean(values)), what="q1_mean", rtol=0, atol=0.005,
                      mistakes={_("that is the sum of the numbers, not their mean"): float(np.sum(values))})
 
     A numeric answer should be hidden until the due date under ``gradekit serve`` (it is, by
-    default: see the assignment's settings), or a student could hand in until it is right.
+    default: see the assignment's settings), or a student could hand in until it is right. A
+    number a function of the student's returned is described by the relation search as an array's
+    values are (the call is found from the test's calls when ``call`` is not given).
     """
     if got is None:
         raise Mismatch(_none_message(what))
@@ -302,195 +388,27 @@ def scalar(
     if math.isclose(value, float(expected), rel_tol=rtol, abs_tol=atol):
         if mistakes and observe.auditing():
             _audit(mistakes, float(expected), what, lambda v, e: math.isclose(float(v), e, rel_tol=rtol, abs_tol=atol))
+        if mistakes and _keeping_passes():
+            known = {n: v if v is None or v is FAILS else [np.asarray(float(v))] for n, v in _known(mistakes).items()}
+            right = [np.asarray(float(expected))]
+            _passed(Witness([np.asarray(value)], right, _tol(rtol, atol), mistakes=_kept(_values(known, 1))))
         return
-    known = {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _known(mistakes).items()}
-    candidates, ruled_out = evidence([np.asarray(value)], [np.asarray(float(expected))], known, rtol, atol)
+    known = _values(
+        {name: v if v is None or v is FAILS else [np.asarray(float(v))] for name, v in _known(mistakes).items()}, 1
+    )
+    got_, right = [np.asarray(value, dtype=np.float64)], [np.asarray(float(expected), dtype=np.float64)]
+    candidates, ruled_out = _weighed(got_, right, known, rtol, atol)
+    if call is None:
+        call = recent.call_for(got_, right, _tol(rtol, atol), Call)
+    witness = Witness(got_, right, _tol(rtol, atol), call=call, mistakes=_kept(known))
+    search = not _seen(witness)
+    found = _relations(got_, right, [what], call, rtol, atol, None, bool(candidates), witness) if search else None
     message = (
         _("{what}: wrong value").format(what=what)
         if rtol == 0 and atol == 0
         else _("{what}: wrong value (tolerance rtol={rtol:g}, atol={atol:g})").format(what=what, rtol=rtol, atol=atol)
     )
-    raise Mismatch(message, candidates=candidates, ruled_out=ruled_out)
-
-
-def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> bool:
-    """True when ``got`` is numerically ``expected`` (same shape); never raises. For a law that
-    compares two of the student's own values, without a Mismatch's message::
-
-        assert check.close(student.softmax(x + 5.0), student.softmax(x)), _("softmax(x + c) should equal softmax(x)")
-    """
-    try:
-        arr = np.asarray(got, dtype=np.float64)
-        exp = np.asarray(expected, dtype=np.float64)
-    except Exception:
-        return False
-    return arr.shape == exp.shape and bool(np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True))
-
-
-def choice(got: Any, expected: Any, *, what: str, mistakes: Mistakes = None, asked: str | None = None) -> None:
-    """Check an answer that is not a number: True or False (a yes/no question), a word, an
-    option's text. Strings compare without case and extra spaces::
-
-        check.choice(student["tq1_changes"], False, what="tq1_changes",
-                     asked=_("Does W_v change the attention weights?"),
-                     mistakes={_("W_v only enters the output: the weights come from Q and K"): True})
-
-    With a bool ``expected``, the student may answer True/False, yes/no (y/n, 是/否, 对/错 ...)
-    or 1/0. A wrong answer's message says what the student answered, and to what (``asked``,
-    the question in a few words), never the right answer; ``mistakes`` maps the name of a
-    known wrong answer to that answer, as in :func:`array`.
-    """
-    if got is None:
-        raise Mismatch(_none_message(what))
-    said = _shown(got)  # the student's own answer, as they wrote it
-    if isinstance(expected, (bool, np.bool_)):
-        answer = truth(got)
-        if answer is None:
-            raise Mismatch(
-                _("{what}: you answered {answer}, which is neither True nor False (yes or no)").format(
-                    what=what, answer=said
-                )
-            )
-        got, expected = answer, bool(expected)
-        norm: Callable[[Any], Any] = truth
-    else:
-        norm = _norm
-    if norm(got) == norm(expected):
-        if mistakes and observe.auditing():
-            _audit(mistakes, expected, what, lambda v, e: norm(v) == norm(e))
-        return
-    known = {name: value for name, value in _known(mistakes).items() if value is not None}
-    candidates = [name for name, value in known.items() if norm(got) == norm(value)]
-    message = (
-        _("{what}: you answered {answer} to “{asked}”: that is not right").format(what=what, answer=said, asked=asked)
-        if asked
-        else _("{what}: you answered {answer}: that is not right").format(what=what, answer=said)
-    )
-    raise Mismatch(message, candidates=candidates, ruled_out=[name for name in known if name not in candidates])
-
-
-LETTERS = "ABCDEFGHIJ"
-
-
-def option(got: Any, item: Mapping[str, Any], *, what: str) -> None:
-    """Check a multiple-choice answer against one item of the params::
-
-        # params.py: {"id": "mc_scaling", "question": ..., "options": [...], "answer": "C",
-        #             "why": {wrong option's text: the misconception it stands for, ...}}
-        check.option(student["mc_scaling"], item, what="mc_scaling")
-
-    ``item["answer"]`` is the right option's letter (or its index); the student answers with a
-    letter (any case) or the option's text typed out. A wrong option is the mistake its ``why``
-    names (the message says the letter chosen and that misconception, never the right option);
-    ``gradekit check`` finds items of this shape in the params to judge guessing and how often
-    classmates' answers agree. List the item's cell in ``choice_cells`` (the assignment's
-    settings) for the class report to count the options chosen.
-    """
-    options = [str(o) for o in item["options"]]
-    answer = item["answer"]
-    right = answer if isinstance(answer, int) and not isinstance(answer, bool) else LETTERS.index(str(answer).upper())
-    if got is None:
-        raise Mismatch(_none_message(what))
-    text = str(got).strip()
-    letters = LETTERS[: len(options)]
-    if len(text) == 1 and text.upper() in letters:
-        chosen = letters.index(text.upper())
-    else:
-        typed = [k for k, o in enumerate(options) if _norm(o) == _norm(text)]
-        if not typed:
-            raise Mismatch(
-                _("{what}: you answered {answer}, which is none of the options {letters}").format(
-                    what=what, answer=_shown(got), letters=", ".join(letters)
-                )
-            )
-        chosen = typed[0]
-    if chosen == right:
-        return
-    why = (item.get("why") or {}).get(options[chosen])
-    wrong = [(item.get("why") or {}).get(o) for k, o in enumerate(options) if k != right]
-    if why is None:
-        raise Mismatch(_("{what}: you chose {letter}, which is not right").format(what=what, letter=letters[chosen]))
-    raise Mismatch(
-        _("{what}: you chose {letter} -- {reason}").format(what=what, letter=letters[chosen], reason=_(why)),
-        mistake=why,
-        ruled_out=[w for w in wrong if w and w != why],
-    )
-
-
-def truth(value: Any) -> bool | None:
-    """``value`` read as a yes/no answer -- True/False, 1/0, or a word such as yes/no, y/n,
-    true/false, 是/否, 对/错, 会/不会 -- or None when it is none of them::
-
-        check.truth("Yes.")   # True
-        check.truth("perhaps")   # None
-    """
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        word = value.strip().lower().rstrip(".!。！")
-        if word in _YES:
-            return True
-        if word in _NO:
-            return False
-    return None
-
-
-_YES = frozenset({"true", "yes", "y", "t", "1", "是", "对", "会", "正确", "是的", "对的"})
-_NO = frozenset({"false", "no", "n", "f", "0", "否", "不", "错", "不会", "不是", "不对", "错误"})
-
-
-def _shown(value: Any) -> str:
-    """A student's own answer as their feedback quotes it (short, on one line)."""
-    from gradekit.untrusted import shown
-
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, str):
-        return "“" + shown(" ".join(value.split()), 60) + "”"
-    return shown(repr(value), 60)
-
-
-def evidence(
-    got: Sequence[np.ndarray],
-    expected: Sequence[np.ndarray],
-    mistakes: Mistakes,
-    rtol: float = DEFAULT_RTOL,
-    atol: float = DEFAULT_ATOL,
-) -> tuple[list[str], list[str]]:
-    """What a wrong value says about the known mistakes: (candidates, ruled out). The checks above
-    call it; a grader with a comparison of its own may too::
-
-        candidates, ruled_out = check.evidence([got], [expected], {_("forgot the √d_k"): [Q @ K.T]})
-        if candidates:
-            raise check.Mismatch(_("your scores: wrong values"), candidates=candidates, ruled_out=ruled_out)
-
-    A mistake is a candidate when the value matches it, or matches a mistake that
-    gives the same values here (coinciding mistakes are candidates together: this
-    input cannot tell them apart). A mistake that gives the right answer here,
-    another value than the student's, or no value at all (:data:`FAILS`) is
-    ruled out. Mistakes whose value is ``None`` are neither.
-    """
-    rtol, atol = _tol(rtol, atol)
-    values, fails = {}, []
-    for name, value in _known(mistakes).items():
-        if value is None:
-            continue
-        if value is FAILS:
-            fails.append(name)
-            continue
-        if len(value) != len(got):
-            raise ValueError(f"the mistake {name!r} gives {len(value)} values, the check compares {len(got)}")
-        values[name] = value
-    wrong = {name: v for name, v in values.items() if not _all_close(v, expected, rtol, atol)}
-    matched = [name for name, v in wrong.items() if _all_close(got, v, rtol, atol)]
-    candidates = [
-        name
-        for name, v in wrong.items()
-        if name in matched or any(_all_close(v, wrong[m], rtol, atol) for m in matched)
-    ]
-    return candidates, [name for name in values if name not in candidates] + fails
+    _fail(Mismatch(message, candidates=candidates, ruled_out=ruled_out, relations=found, witness=witness))
 
 
 def _difference(arr: np.ndarray, exp: np.ndarray, what: str, rtol: float, atol: float) -> Text | None:
@@ -515,14 +433,6 @@ def _difference(arr: np.ndarray, exp: np.ndarray, what: str, rtol: float, atol: 
 _DIFFER = _("{what}: {wrong} of {size} values differ from the reference (tolerance rtol={rtol:g}, atol={atol:g})")
 
 
-def _none_message(what) -> Text:
-    """The message for a missing value: a variable left unset reads as no answer; a function's
-    None may be a missing ``return``."""
-    if str(what).isidentifier():
-        return _("{what}: no answer given").format(what=what)
-    return _("{what}: got None -- no answer given, or a function without a `return`").format(what=what)
-
-
 def _observe(probes: Probes) -> list[str]:
     if probes is None:
         return []
@@ -535,41 +445,6 @@ def _observe(probes: Probes) -> list[str]:
 
 def _sentences(message: Text, observations: list) -> Text:
     return message if not observations else join(" ", [_("{message}.").format(message=message), *observations])
-
-
-def _tol(rtol: float, atol: float) -> tuple[float, float]:
-    return max(rtol, 1e-6), max(atol, 1e-8)  # as evidence() compares mistakes
-
-
-def _audit(mistakes: Mistakes, expected: Any, what: Any, same) -> None:
-    """Tell the observers each known mistake whose value here is the right answer: an input on
-    which that mistake cannot be caught (see gradekit.graders.observe)."""
-    try:
-        known = _known(mistakes)
-    except Exception:  # noqa: BLE001 - a mistake that cannot be worked out here says nothing
-        return
-    for name, value in known.items():
-        if value is None or value is FAILS:
-            continue
-        try:
-            if same(value, expected):
-                observe.right_answer_matches(str(name), str(what))
-        except Exception:  # noqa: BLE001 - a value of another shape is simply not the same
-            continue
-
-
-def _all_close(a: Sequence, b: Sequence, rtol: float, atol: float) -> bool:
-    return len(a) == len(b) and all(close(x, y, rtol=rtol, atol=atol) for x, y in zip(a, b, strict=False))
-
-
-def _norm(value: Any) -> Any:
-    if isinstance(value, str):
-        return " ".join(value.strip().lower().split())
-    return value
-
-
-def _known(mistakes: Mistakes) -> Mapping[str, Any]:
-    return (mistakes() if callable(mistakes) else mistakes) or {}
 
 
 def _describe(value: Any) -> Text:

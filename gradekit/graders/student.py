@@ -37,45 +37,19 @@ from typing import Any, overload
 
 from gradekit.errors import (
     BoundaryError,
-    CallbackFailed,
-    CallbackFailure,
-    CodeFailure,
     SandboxCrashed,
     SandboxTimeout,
     StudentCodeError,
     StudentFailure,
 )
-from gradekit.i18n.text import Text, _
-from gradekit.sandbox.client import LEAVES, Callback, NotRun, RemoteObject, Sandbox, StaleMethod, StudentName
+from gradekit.graders import recent
+from gradekit.graders.budget import GiveUp
+from gradekit.graders.failures import _student_failure, _timed_out
+from gradekit.i18n.text import _
+from gradekit.sandbox.client import Callback, NotRun, RemoteObject, Sandbox, StaleMethod, StudentName
+from gradekit.sandbox.crossing import unwrap
 
 __all__ = ["Student", "StudentFunction", "StudentObject", "Results", "Call", "call", "GiveUp"]
-
-
-class GiveUp:
-    """After a function timed out once, further calls to it fail at once (a grader never makes one:
-    the ``student`` fixture holds the notebook's).
-
-    This bounds the time a hanging submission costs (one timeout per function,
-    not one per hidden test) without touching the other exercises. It also
-    counts, per graded cell (``cell``, the one being graded) and function, the
-    failed checks whose relation search called the functions again
-    (``searched``: see gradekit.graders.relations.engine), and what those
-    searches found (``found``: the last is asked only about it), which bounds
-    what a wrong submission costs.
-
-    What a grader sees of it::
-
-        student.slow(x)    # StudentFailure: `slow` did not finish: no answer within 10 s (endless loop?)
-        student.slow(y)    # StudentFailure at once: not run: `slow` timed out on an earlier check (...)
-    """
-
-    def __init__(self, budget: float | None = None) -> None:
-        self.reasons: dict[str, str] = {}
-        self.searched: dict[str, int] = {}
-        self.found: dict[str, set[str]] = {}  # per cell and function: the relations its deep searches found
-        self.cell = ""
-        self.deadline = time.monotonic() + budget if budget else None
-        self.budget = budget
 
 
 class Student:
@@ -145,10 +119,15 @@ class Student:
 
     def _call(self, key: str, target, args: tuple, kwargs: dict, attr: str | None = None, method: bool = False) -> Any:
         helpers = self._helpers_map
+        self._give_up.calls += 1
+        given = (args, kwargs)
         args, kwargs = _unwrap(args), _unwrap(kwargs)
-        return self._guard(
+        result = self._guard(
             lambda: self._sandbox.call(target, args, kwargs, attr=attr, reference=helpers, method=method), key
         )
+        if target == key:  # a function of theirs, by name: noted for a check that names no call
+            recent.note(StudentFunction(self, key), self._reference, key, *given, result)
+        return result
 
     def _map(self, name: str, calls: list[Call]) -> Results:
         """Make every call of ``student.<name>.map(calls)`` now; their failures wait in the results."""
@@ -156,13 +135,19 @@ class Student:
             if not isinstance(item, Call):
                 raise TypeError(f"student.{name}.map takes call(...) items, not {type(item).__name__}")
         plain = [(_unwrap(c.args), _unwrap(c.kwargs)) for c in calls]
-        return Results(self, name, plain, self._outcomes(name, plain))
+        outcomes = self._outcomes(name, plain)
+        function = StudentFunction(self, name)
+        for item, (ok, value) in zip(calls, outcomes, strict=True):
+            if ok:  # noted for a check that names no call
+                recent.note(function, self._reference, name, item.args, item.kwargs, value)
+        return Results(self, name, plain, outcomes)
 
     def _outcomes(self, name: str, calls: list[tuple[tuple, dict]]) -> list[tuple[bool, Any]]:
         """(True, value) or (False, error) of each call, as :meth:`Sandbox.map` gives them, with
         this notebook's give-ups and budget as :meth:`_guarded` applies them."""
         helpers = self._helpers_map
         give_up = self._give_up
+        give_up.calls += len(calls)
         if name in give_up.reasons:
             return [(False, NotRun("timeout"))] * len(calls)
         if give_up.deadline is not None and time.monotonic() > give_up.deadline:
@@ -237,17 +222,6 @@ class Student:
             raise StudentFailure(_("`{name}` did not finish: {reason}").format(name=name, reason=exc.message)) from None
         except StudentCodeError as exc:
             raise _student_failure(name, exc) from None
-
-
-def _student_failure(name: str, exc: StudentCodeError) -> StudentFailure:
-    """The grader's exception for the student's code failing in a call of ``name``."""
-    if isinstance(exc, CallbackFailed):
-        return CallbackFailure(describe(name, exc))
-    return StudentFailure(describe(name, exc))
-
-
-def _timed_out(name: str, exc: SandboxTimeout) -> Text:
-    return _("`{name}` timed out on an earlier check ({reason})").format(name=name, reason=exc.message)
 
 
 class Call:
@@ -383,33 +357,6 @@ class Results(Sequence):
         return f"<{len(self)} results of the student's {self._name}>"
 
 
-def describe(name: str, exc: StudentCodeError) -> Text:
-    """What a student reads when their code failed in a call of ``name``: the function that is
-    not defined or not implemented is named, be it ``name`` or a function of theirs it called (or
-    was given: ``student.check(student.attention, ...)``)."""
-    if exc.failure is CodeFailure.RAISED and exc.exc_type == "NameError":
-        missing = _undefined(exc.message)
-        if missing == name or (missing is not None and not exc.where):  # not exc.where: a function passed
-            return _("`{name}` is not defined in your notebook").format(name=missing)
-    if exc.failure is CodeFailure.RAISED and exc.exc_type == "NotImplementedError":
-        return _("`{name}` is not implemented yet (NotImplementedError)").format(name=exc.function or name)
-    if exc.failure is CodeFailure.LIMIT:  # it went past a limit on the grader's functions (CallbackOverrun)
-        return _("`{name}` was stopped: {reason}").format(name=name, reason=exc.message)
-    where = f" ({exc.where[-1]})" if exc.where else ""
-    return _("calling `{name}` raised {kind}: {message}{where}").format(
-        name=name, kind=exc.kind, message=exc.message, where=where
-    )
-
-
-def _undefined(message: str) -> str | None:
-    """The name of ``NameError: name 'x' is not defined``, if that is the message."""
-    prefix, suffix = "name '", "' is not defined"
-    if message.startswith(prefix) and suffix in message:
-        found = message[len(prefix) : message.index(suffix)]
-        return found if found.isidentifier() else None
-    return None
-
-
 class StudentObject:
     """An object of the student's (e.g. their KVCache), with its calls guarded like functions::
 
@@ -483,18 +430,12 @@ def _holds_objects(value: Any) -> bool:
 def _unwrap(value: Any) -> Any:
     """``value`` with the student's objects and functions in it (in lists, tuples and dicts) as
     what crosses for them -- their remote handles, their names -- and the grader's functions as
-    :class:`~gradekit.sandbox.client.Callback`: they stay here, called back."""
-    kind = type(value)
-    if kind in LEAVES:
-        return value
-    if kind is list or kind is tuple:
-        if all(type(v) in LEAVES for v in value):  # nothing to unwrap: the usual arguments
-            return value
-        return kind(_unwrap(v) for v in value)
-    if kind is dict:
-        if all(type(v) in LEAVES for v in value.values()):
-            return value
-        return {k: _unwrap(v) for k, v in value.items()}
+    :class:`~gradekit.sandbox.crossing.Callback`: they stay here, called back."""
+    return unwrap(value, _crossing)
+
+
+def _crossing(value: Any) -> Any:
+    """What crosses for one value of a grader's arguments that is not plain data (see :func:`_unwrap`)."""
     if isinstance(value, StudentObject):
         return value._remote
     if isinstance(value, StudentFunction):

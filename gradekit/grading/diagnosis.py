@@ -12,7 +12,11 @@ is *named* only when
   evidence for either) was told apart from it on another input, where the
   value matched it and not the other -- evidence only where mistakes differ,
 * it speaks to at least half of the failed checks (a mistake unknown on most
-  of them is weak evidence).
+  of them is weak evidence),
+* its values are the student's on at least two independent inputs (two checks with
+  different right values), recomputed by the verifier (:mod:`gradekit.grading.verify`)
+  from each check's raw values and false on none -- one input may be a coincidence of
+  its numbers; an answer that is a value (a number, a choice) is its own single input.
 
 When two or three mistakes pass these tests (each matched on inputs where the
 other was unknown), or the only evidence is inputs where a few mistakes
@@ -35,6 +39,7 @@ from typing import Any
 
 from gradekit.grading.relate import relate
 from gradekit.grading.relate import sentences as relation_sentences
+from gradekit.grading.verify import claims as verify
 from gradekit.i18n.text import Text, _, join
 from gradekit.results import CellResult, Check, Finding
 
@@ -44,10 +49,20 @@ MAX_ALTERNATIVES = 3
 def diagnose(cell: CellResult) -> None:
     """Weigh the evidence of all the cell's checks: its findings, its diagnosis (the mistake(s)
     the best-supported finding names) and, when nothing is named, its relations."""
-    cell.findings = weigh(cell.checks)
+    more = [m for c in cell.checks for m in (c.evidence or {}).get("more", [])]  # further cases (harness.cases)
+    passed = [w for c in cell.checks for w in (c.evidence or {}).get("passed", [])]  # where the student was right
+    try:
+        cell.findings = weigh(cell.checks, more, passed)
+    except Exception:  # noqa: BLE001 - a weighing that cannot finish names nothing; the grade stands
+        cell.findings = []
+        for check in cell.checks:
+            check.mistake = None
     best = max(cell.findings, key=lambda f: f.checks, default=None)
     cell.diagnosis = list(best.mistakes) if best else []
-    cell.relations = [] if cell.findings else relate(cell.checks)
+    try:
+        cell.relations = [] if cell.findings else relate(cell.checks, more)
+    except Exception:  # noqa: BLE001 - nor says anything it could not verify
+        cell.relations = []
     for check in cell.checks:
         check.evidence = None  # weighed: a stored result keeps the relations, not each input's evidence
 
@@ -65,22 +80,28 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def weigh(checks: Iterable[Check]) -> list[Finding]:
+def weigh(checks: Iterable[Check], more: Iterable[Check] = (), passed: Iterable = ()) -> list[Finding]:
     """The findings of one cell, one per subject with enough evidence; sets each check's ``mistake``
-    to the mistake its subject was diagnosed as (None where nothing was named)."""
+    to the mistake its subject was diagnosed as (None where nothing was named). ``more`` are further
+    cases of the cell's failed tests, ``passed`` the raw values of its passing comparisons with known
+    mistakes (evidence only: gradekit.grading.harness.cases)."""
+    passed = list(passed)
     checks = list(checks)
+    further = [c for c in more if not c.passed and (c.candidates or c.ruled_out)]
+    extra = {id(c) for c in further}
     failed = [c for c in checks if not c.passed and (c.candidates or c.ruled_out)]
     for check in checks:
         check.mistake = None
     found = []
-    for group in _subjects(failed):
-        finding = _weigh_subject(group)
+    for group in _subjects(failed + further):
+        finding = _weigh_subject(group, passed)
         if finding is None:
             continue
+        finding.more = sum(1 for c in group if id(c) in extra)
         found.append((finding, group))
         if len(finding.mistakes) == 1:
             for check in group:
-                if finding.mistakes[0] in check.candidates:
+                if finding.mistakes[0] in check.candidates and id(check) not in extra:
                     check.mistake = finding.mistakes[0]
     if len(found) > 1:  # say which check each finding is about
         for finding, group in found:
@@ -107,6 +128,13 @@ def sentences(findings: list[Finding], checks: Iterable[Check] = (), name: Calla
             mistake = name(f.mistakes[0])
             if several:
                 out.append(_("{about}: likely mistake: {name}.").format(about=about, name=mistake))
+            elif f.more:
+                out.append(
+                    _(
+                        "Likely mistake: {name} (your values match it on {checks} of {failed} failed cases, {more} "
+                        "of them further cases of the same tests, run past their first failure)."
+                    ).format(name=mistake, checks=f.checks, failed=f.failed, more=f.more)
+                )
             elif f.failed > 1:
                 out.append(
                     _("Likely mistake: {name} (your values match it on {checks} of {failed} failed checks).").format(
@@ -166,7 +194,10 @@ def _subjects(failed: list[Check]) -> list[list[Check]]:
     return list(groups.values())
 
 
-def _weigh_subject(group: list[Check]) -> Finding | None:
+def _weigh_subject(group: list[Check], passed: list = ()) -> Finding | None:  # type: ignore[assignment]
+    group = [c for c in group if not _refuted(c)]
+    if not group:
+        return None
     support: Counter[str] = Counter()
     against: Counter[str] = Counter()
     order: list[str] = []
@@ -181,11 +212,53 @@ def _weigh_subject(group: list[Check]) -> Finding | None:
     consistent = [r for r in order if against[r] == 0 and 2 * support[r] >= failed]
     named = [r for r in consistent if _separated(r, group)]
     mistakes = named if named else (consistent if len(consistent) > 1 else [])
+    mistakes = [m for m in mistakes if _reproduced(m, group) and not _contradicted(m, passed)]
     if not mistakes or len(mistakes) > MAX_ALTERNATIVES:
         return None
     mistakes = sorted(mistakes, key=lambda r: -support[r])
     checks = sum(1 for c in group if set(c.candidates) & set(mistakes))
     return Finding(mistakes, checks, failed)
+
+
+def _refuted(check: Check) -> bool:
+    """A check whose own values refute every mistake it claims: its candidates do not stand (the
+    verifier recomputed them)."""
+    raw = _raw(check)
+    if raw is None or not check.candidates:
+        return False
+    return all(verify.mistake(m, raw) is False for m in check.candidates)
+
+
+def _reproduced(mistake: str, group: list[Check]) -> bool:
+    """Whether the mistake's values are the student's on two independent inputs at least (recomputed
+    from the checks' raw values, never false on one); one suffices for an answer that is a value (a
+    number, a choice: there is no other input) or a check the grader decided itself (its own
+    Mismatch names the mistake)."""
+    inputs: set[str] = set()
+    for check in group:
+        if mistake not in check.candidates and mistake not in check.ruled_out:
+            continue
+        raw = _raw(check)
+        if raw is None or (check.evidence or {}).get("answer"):
+            if mistake in check.candidates:
+                return True  # the answer itself, or the grader's own verdict
+            continue
+        outcome = verify.mistake(mistake, raw)
+        if outcome is False:
+            return False
+        if outcome:
+            inputs.add(verify.fingerprint(raw))
+    return len(inputs) >= 2
+
+
+def _contradicted(mistake: str, passed: list) -> bool:
+    """Whether the mistake gives a wrong value where the student's value was right (a passing
+    comparison's raw values): then the student's code is not the mistake's."""
+    return any(verify.contradicts(mistake, raw) for raw in passed)
+
+
+def _raw(check: Check):
+    return (check.evidence or {}).get("raw")
 
 
 def _separated(mistake: str, group: list[Check]) -> bool:

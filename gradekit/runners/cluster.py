@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from distributed import Client
 
 _PIPELINES: dict = {}
+CONNECT = 10.0  # seconds to wait for the Dask scheduler before its address is said to be unreachable
 _LOCK = threading.Lock()
 
 
@@ -84,7 +85,7 @@ class DaskCluster(Runner):
 
         address = self.options.scheduler
         try:
-            self._client = Client(address, timeout="10s")
+            self._client = Client(address, timeout=f"{CONNECT}s")
         except (OSError, TimeoutError) as exc:
             raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 

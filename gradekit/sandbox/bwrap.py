@@ -28,7 +28,7 @@ from pathlib import Path
 from gradekit.sandbox.limits import Limits
 
 WORKER_DIR = Path(__file__).resolve().parent
-WORKER_FILES = ("worker.py", "protocol.py")  # all the sandbox runs of gradekit's own code
+WORKER_FILES = ("worker.py", "worker_child.py", "protocol.py")  # all the sandbox runs of gradekit's own code
 SANDBOX_UID = 65534  # 'nobody' inside the sandbox
 
 __all__ = ["Limits", "bwrap_path", "start_zygote", "end_sandbox"]
@@ -223,7 +223,7 @@ def launch(limits: Limits, sandboxed: bool = True) -> Launch:
         python = f"/opt/venv/bin/{python_name}"
     else:
         python = str(base / "bin" / python_name)
-    # the worker's two files are copied in (not bind-mounted): a bind mount's host path shows in
+    # the worker's files are copied in (not bind-mounted): a bind mount's host path shows in
     # /proc/self/mountinfo, and gradekit often lives inside the course directory
     data_fds = []
     for name in WORKER_FILES:

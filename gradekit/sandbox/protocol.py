@@ -92,11 +92,15 @@ def _json(header: dict) -> str:
     return "".join(_C_ENCODE(header, 0))
 
 
-def write_frame(fh, header: dict, blobs: Sequence[bytes] = ()) -> None:
-    header = dict(header)
+def pack(header: dict, blobs: Sequence[bytes] = ()) -> bytes:
+    """A frame's bytes: ``header`` (the caller's own copy: its ``blobs`` are set here), then the blobs."""
     header["blobs"] = [len(b) for b in blobs]
     data = _json(header).encode()
-    fh.write(b"".join((struct.pack(">I", len(data)), data, *blobs)))
+    return b"".join((_SIZE.pack(len(data)), data, *blobs))
+
+
+def write_frame(fh, header: dict, blobs: Sequence[bytes] = ()) -> None:
+    fh.write(pack(dict(header), blobs))
     fh.flush()
 
 
@@ -413,9 +417,7 @@ def send(fh, header: dict, values: dict | None = None, keep=None) -> None:
     header = dict(header)
     for key, value in values.items():
         header[key] = encode(value, blobs, keep)
-    header["blobs"] = [len(b) for b in blobs]
-    data = _json(header).encode()
-    fh.write(b"".join((_SIZE.pack(len(data)), data, *blobs)))
+    fh.write(pack(header, blobs))
     fh.flush()
 
 
@@ -426,7 +428,7 @@ def send(fh, header: dict, values: dict | None = None, keep=None) -> None:
 # the grader is not woken once a call; it reads the note only when a deadline passes, to hold
 # each call of the batch to a deadline of its own. The student's code can write there too: the
 # grader trusts a note only as far as it shortens nothing it would otherwise allow (see
-# gradekit.sandbox.client).
+# gradekit.sandbox.framing).
 
 PROGRESS = struct.Struct("<qqdq")
 

@@ -48,10 +48,23 @@ from gradekit.settings import SETTINGS_FILE
 
 BACKOFF = (0.25, 2.0)  # seconds between looks at an exchange not ready yet: the first, and at most
 SETTINGS_EVERY = 2.0  # seconds between looks at whether an assignment's settings file changed
+DUE_EVERY = 5.0  # seconds a due date read stays in use before it is read again (an instructor may set it)
+LOOKS_ENV = "GRADEKIT_SERVE_LOOKS"  # seconds between both looks instead, when set (the tests make it short)
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def _every(default: float) -> float:
+    """``default``, or the seconds $GRADEKIT_SERVE_LOOKS gives instead."""
+    given = os.environ.get(LOOKS_ENV)
+    if not given:
+        return default
+    try:
+        return float(given)
+    except ValueError:
+        raise UsageError(f"${LOOKS_ENV} is a number of seconds, not {given!r}") from None
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -81,6 +94,7 @@ class Service:
         self._policies = {assignment: Policy.of(course, assignment) for assignment in assignments}
         now = time.monotonic()
         self._settings_seen = {a: (_stamp(course.source_of(a) / SETTINGS_FILE), now) for a in assignments}
+        self.settings_every, self.due_every = _every(SETTINGS_EVERY), _every(DUE_EVERY)
         self.exchange = exchange or exchange_of(course)
         self.session = GradingSession(course, assignments, options)
         self.queues = Queues(newest_only=frozenset(a for a, p in self._policies.items() if p.min_interval > 0))
@@ -95,7 +109,7 @@ class Service:
         reads leaves the policy in force, with a line naming what is wrong."""
         stamp, looked = self._settings_seen[assignment]
         now = time.monotonic()
-        if now - looked >= SETTINGS_EVERY:
+        if now - looked >= self.settings_every:
             path = self.course.source_of(assignment) / SETTINGS_FILE
             current = _stamp(path)
             self._settings_seen[assignment] = (current, now)
@@ -379,11 +393,11 @@ class Service:
         return self.policy(assignment).disclosure(self._due(assignment), _now(), number, counting, graded)
 
     def _due(self, assignment: str) -> dt.datetime | None:
-        """The assignment's due date, read again at most every few seconds (an instructor may set it)."""
+        """The assignment's due date, read again at most every DUE_EVERY seconds (an instructor may set it)."""
         from gradekit.service.policy import due_date
 
         cached = self._dues.get(assignment)
-        if cached is not None and time.monotonic() - cached[1] < 5:
+        if cached is not None and time.monotonic() - cached[1] < self.due_every:
             return cached[0]
         found = due_date(self.course, assignment)
         self._dues[assignment] = (found, time.monotonic())

@@ -17,20 +17,17 @@ A test cell belongs to the solution cell before it in the notebook
 
 from __future__ import annotations
 
-import shutil
-
 import nbformat
 import pytest
 
-from conftest import REPO, CourseDir, _empty_gradebook, exercise_tests, with_solutions
+from conftest import QA_SEEDS, REPO, blank_id, graded_qa_set, key_id, qa_students
 from gradekit.qa import qaset
-from gradekit.release.generate import write_answer_key
 from gradekit.grading.diagnosis import notes
 
 ASSIGNMENT = "multi_head_attention"
 NOTEBOOK = "multi_head_attention"
 POINTS = 26
-SEEDS = ("s1", "s2", "s3")
+SEEDS = QA_SEEDS
 GRADERS = REPO / "autograder" / ASSIGNMENT
 MISTAKES = qaset.files(GRADERS, "mistakes")
 CORRECT = qaset.files(GRADERS, "correct")
@@ -38,60 +35,12 @@ CORRECT = qaset.files(GRADERS, "correct")
 pytestmark = pytest.mark.e2e  # the whole pipeline: `pytest -m "not e2e"` leaves it out
 
 
-def _students(path) -> list[str]:
-    return [f"{path.stem}-{seed}" for seed in SEEDS]
-
-
-def _key_id(seed: str) -> str:
-    return f"key-{seed}"
-
-
-def _blank_id(seed: str) -> str:
-    return f"blank-{seed}"
+_students, _key_id, _blank_id = qa_students, key_id, blank_id
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    root = tmp_path_factory.mktemp("mha") / "course"
-    root.mkdir()
-    shutil.copy2(REPO / "nbgrader_config.py", root)
-    for part in ("source", "autograder", "solutions"):
-        shutil.copytree(REPO / part / ASSIGNMENT, root / part / ASSIGNMENT,
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(_empty_gradebook(), root / "gradebook.db")
-    course = CourseDir(root)
-    by_file = {p.stem: _students(p) for p in MISTAKES + CORRECT}
-    everyone = [_key_id(s) for s in SEEDS] + [_blank_id(s) for s in SEEDS] + \
-        [s for ids in by_file.values() for s in ids]
-    course.add_students(*everyone)
-    assert course.cli("generate", ASSIGNMENT) == 0
-
-    def submit(student, nb):
-        folder = root / "submitted" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(nb, str(folder / f"{NOTEBOOK}.ipynb"))
-
-    def key(student):
-        out = root / "keys" / student
-        write_answer_key(course.course, ASSIGNMENT, student, out)
-        return nbformat.read(str(out / f"{NOTEBOOK}.ipynb"), as_version=4)
-
-    for seed in SEEDS:
-        submit(_key_id(seed), key(_key_id(seed)))
-        blank = root / "release" / _blank_id(seed) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
-        submit(_blank_id(seed), nbformat.read(str(blank), as_version=4))
-    for path in MISTAKES + CORRECT:
-        _, _, sections = qaset.parse(path)
-        for student in by_file[path.stem]:
-            submit(student, with_solutions(key(student), sections))
-    assert course.cli("autograde", ASSIGNMENT, "--jobs", "2") == 0
-    from gradekit.results import iter_results
-
-    results = {r.student: r for r in iter_results(course.course, ASSIGNMENT, everyone)}
-    assert set(results) == set(everyone)
-    release = nbformat.read(str(root / "release" / _blank_id(SEEDS[0]) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
-                            as_version=4)
-    return course, results, by_file, exercise_tests(release)
+    return graded_qa_set(tmp_path_factory.mktemp("mha") / "course", ASSIGNMENT)
 
 
 def _lost(result) -> dict[str, float]:

@@ -27,24 +27,41 @@ from conftest import REPO
 from gradekit.course import Course
 from gradekit.qa import simulate
 from gradekit.qa.qaset import parse
-from gradekit.qa.run import LEAK_STAGE, STRENGTH, Task, feedback_class, grade_tasks
+from gradekit.qa.feedback import STRENGTH, feedback_class
+from gradekit.qa.tasks import LEAK_STAGE, Task, grade_tasks
 
 HERE = Path(__file__).resolve().parent / "uncatalogued"
 VARIANTS = 10
 _FIRST = re.compile(r"# (relation|correct): ?(.*)")
+# a number's check that says only that it is wrong: no more than "values differ"
+_WRONG_VALUE = re.compile(r": wrong value( \(tolerance rtol=[^)]*\))?$")
+
+
+def verdict_of(qa_file, cells) -> str:
+    """gradekit check's verdict (feedback_class), with a number said only to be wrong counted as bare."""
+    kind = feedback_class(qa_file, cells)
+    if kind != "related":
+        return kind
+    lost = [cells[g] for g in qa_file.breaks if g in cells and (cells[g].score or 0) < cells[g].points - 1e-9]
+    if any(c.relations for c in lost):
+        return kind
+    failed = [k for c in lost for k in c.checks if not k.passed]
+    plain = all((k.differs and not k.observations) or _WRONG_VALUE.search(k.message) for k in failed)
+    return "bare" if plain else kind
 
 
 @dataclass
 class Verdict:
     """One file on one variant."""
 
-    kind: str  # named / related / bare / missed (gradekit.qa.run.feedback_class); a right answer: "kept" or "lost"
+    kind: str  # named / related / bare / missed (gradekit.qa.feedback.feedback_class); a right answer: "kept" or "lost"
     names: list[str]  # mistake names given on its cells, or on cells outside its submission's mistakes
     elsewhere: set[str]  # test cells outside the submission's mistakes that lost points
     kept: bool  # a mistake: it lost no point on its own test cells
     leaks: list[str]
     said: list[str] = field(default_factory=list)  # what its cells' relations say (English)
     families: list[str] = field(default_factory=list)  # the relation families that said it
+    messages: list[str] = field(default_factory=list)  # its failed checks' own messages (English)
 
 
 @dataclass
@@ -65,9 +82,10 @@ class Graded:
         return max(seen, key=lambda k: (seen[k], STRENGTH.get(k, 0)))
 
 
-def assignments(root: Path = HERE) -> list[str]:
-    """The course's assignments that have an uncatalogued set (a folder in ``root``, by default here)."""
-    return [a for a in Course.load(REPO).assignments() if (root / a).is_dir()]
+def assignments(root: Path = HERE, course: Path = REPO) -> list[str]:
+    """The course's assignments that have an uncatalogued set (a folder in ``root``, by default here); the
+    course is the project's unless ``course`` names another course directory."""
+    return [a for a in Course.load(course).assignments() if (root / a).is_dir()]
 
 
 def family_of(path: Path) -> str:
@@ -92,15 +110,16 @@ def _files(assignment: str, tests: dict, root: Path = HERE) -> list[simulate.QAF
 
 
 def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[str] | None = None,
-          root: Path = HERE) -> list[Graded]:
+          root: Path = HERE, course: Path = REPO) -> list[Graded]:
     """Every file of ``assignment``'s set (or those named in ``only``) on ``variants`` variants; the set
-    is ``root/<assignment>/`` (by default the project's, here)."""
+    is ``root/<assignment>/`` (by default the project's, here), of the course in ``course`` (by default
+    the project's)."""
     from gradekit.authoring.template import AssignmentSource
     from gradekit.authoring.variant import build_variant
     from gradekit.grading.diagnosis import notes
     from gradekit.release.stripper import Stripper
 
-    with simulate.simulated_course(Course.load(REPO), assignment) as qa:
+    with simulate.simulated_course(Course.load(course), assignment) as qa:
         source = AssignmentSource.load(qa, assignment)
         ids = simulate.students(variants)
         tasks: list[Task] = []
@@ -136,12 +155,13 @@ def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[st
             leaks = [leak for seen in outcomes[index].observed.values() for leak in seen.get("leaks", [])]
             said = [n for g in qa_file.breaks if g in cells for n in notes(cells[g])]
             families = [r.family for g in qa_file.breaks if g in cells for r in cells[g].relations]
+            messages = [str(k.message) for g in qa_file.breaks if g in cells for k in cells[g].checks if not k.passed]
             if qa_file.kind == "correct":
                 kind = "lost" if lost & set(qa_file.breaks) else "kept"
-                verdicts.append(Verdict(kind, names, lost - allowed, True, leaks, said, families))
+                verdicts.append(Verdict(kind, names, lost - allowed, True, leaks, said, families, messages))
             else:
-                verdicts.append(Verdict(feedback_class(qa_file, cells), names, lost - allowed,
-                                        not (lost & set(qa_file.breaks)), leaks, said, families))
+                verdicts.append(Verdict(verdict_of(qa_file, cells), names, lost - allowed,
+                                        not (lost & set(qa_file.breaks)), leaks, said, families, messages))
         out.append(Graded(assignment, qa_file.path, "correct" if qa_file.kind == "correct"
                           else family_of(qa_file.path), verdicts))
     return out

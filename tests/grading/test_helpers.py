@@ -134,7 +134,7 @@ def test_graders_share_a_helper_and_conftest_fixtures_and_students_never_see_the
                             "--gradekit-answer-key", "--gradekit-student=alice"],
                            cwd=root, capture_output=True, text=True, timeout=300)
     assert plain.returncode == 0, plain.stdout[-3000:] + plain.stderr
-    assert "5 passed" in plain.stdout, plain.stdout  # test_q1, and test_standardize's four
+    assert "7 passed" in plain.stdout, plain.stdout  # test_q1, and test_standardize's six (one shape a case)
 
     # autograde: bob's standardize imports the graders' helper in the sandbox, and cannot
     assert _gradekit(root, "generate", "week1").returncode == 0

@@ -231,6 +231,7 @@ def test_the_staff_group_may_read_the_course_and_a_student_in_it_may_not():
         pytest.skip(reason)
     names, staff = ["gkstf", "gksta", "gkstb"], "gkdocstaff"
     teacher, a, _ = unix_users.create(names)
+    unix_users.claim([staff])
     subprocess.run(["groupdel", staff], capture_output=True)
     subprocess.run(["groupadd", staff], check=True, capture_output=True)
     subprocess.run(["usermod", "-aG", staff, teacher.name], check=True, capture_output=True)
@@ -260,6 +261,7 @@ def test_the_staff_group_may_read_the_course_and_a_student_in_it_may_not():
         shutil.rmtree(base, ignore_errors=True)
         unix_users.remove(names)
         subprocess.run(["groupdel", staff], capture_output=True)
+        unix_users.release([staff])
 
 
 def test_doctor_finds_runuser_off_a_plain_users_path_and_the_students_python_from_the_hub_config(deployed, tmp_path):

@@ -34,7 +34,9 @@ import test_jupyterhub as tj
 import unix_users
 from conftest import ASSIGNMENT, SECRET, VENV_BIN, CourseDir
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+# one worker runs both hub journeys, one after the other: the hub users gkada and gkwei are
+# test_jupyterhub.py's accounts too (claimed below against other runs)
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("hub-journeys")]
 
 A = ASSIGNMENT
 SHARED = "gkjovyan"
@@ -89,6 +91,7 @@ def hub(tmp_path_factory):
         pytest.skip(reason)
     pytest.importorskip("playwright.sync_api")
     (shared,) = unix_users.create([SHARED])
+    unix_users.claim([LAB, NB7])   # their homes, if test_jupyterhub.py's accounts: not while this hub runs
     base = Path("/tmp") / f"gk-hubx-{os.getpid()}"
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(mode=0o755)
@@ -129,19 +132,8 @@ def hub(tmp_path_factory):
         if x is not None:
             x.hub.close()
         unix_users.remove([SHARED])
+        unix_users.release([LAB, NB7])
         shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def browser(hub):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=tj.CHROMIUM, headless=True,
-                              args=["--no-sandbox", "--disable-gpu", "--no-first-run",
-                                    "--disable-background-networking", "--disable-component-update"])
-        yield b
-        b.close()
 
 
 class HubStudent(tj.Student):

@@ -1,7 +1,7 @@
 """An instructor who is not root: the whole exchange, and the live service, as their own account.
 
 Root chowns what ACLs cannot give; an instructor on a shared server has no
-root. Here the instructor (gkteach, in the staff group gkstaff) owns the course
+root. Here the instructor (gkteach, in the staff group gkteachers) owns the course
 and runs every command as themselves, from the student deployment's package:
 generate, release, nbgrader collect, autograde (sandboxed: bubblewrap as a
 user), feedback, release_feedback, doctor, and ``gradekit serve``. Two real
@@ -14,11 +14,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
 
 import nbformat
+import processes
 import pytest
 import unix_users
 from conftest import ASSIGNMENT, NOTEBOOK, CourseDir
@@ -26,7 +28,7 @@ from conftest import ASSIGNMENT, NOTEBOOK, CourseDir
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 A = ASSIGNMENT
-TEACHER, STAFF = "gkteach", "gkstaff"
+TEACHER, STAFF = "gkteach", "gkteachers"   # not test_jupyterhub.py's gkstaff
 STUDENTS = ("gkstu1", "gkstu2")
 BIN = unix_users.STUDENT_BIN
 
@@ -48,6 +50,7 @@ def course():
         pytest.skip(reason)
     names = [TEACHER, *STUDENTS]
     accounts = {a.name: a for a in unix_users.create(names)}
+    unix_users.claim([STAFF])
     subprocess.run(["groupdel", STAFF], capture_output=True)
     subprocess.run(["groupadd", STAFF], check=True, capture_output=True)
     subprocess.run(["usermod", "-aG", STAFF, TEACHER], check=True, capture_output=True)
@@ -67,6 +70,7 @@ def course():
     finally:
         unix_users.remove(names)
         subprocess.run(["groupdel", STAFF], capture_output=True)
+        unix_users.release([STAFF])
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -135,7 +139,8 @@ def test_an_instructor_without_root_runs_the_course_and_the_service(course):
             time.sleep(0.3)
         assert re.search(rf"graded {s2.name} {A} attempt 2: 20/20", log.read_text()), log.read_text()
     finally:
-        subprocess.run(["pkill", "-TERM", "-u", TEACHER, "-f", "gradekit serve"], capture_output=True)
+        for pid in processes.children(service.pid):   # runuser's child, the service: runuser, signalled, would
+            os.kill(pid, signal.SIGTERM)             # kill it in 2 s and end by the signal; ended, it ends as it did
         service.wait(30)
     assert service.returncode == 0, log.read_text()
     again = s2.nbgrader("fetch_feedback", A, check=False)            # both attempts, fetched again

@@ -2,8 +2,8 @@
 newcomer creates the class's accounts -- makes a home its account's alone.
 
 It edits /etc/login.defs (HOME_MODE 0700): the test puts back the file it found, byte for byte, and
-removes its account. Root only; run it under the real-users lock, as the other tests that create
-accounts.
+removes its account. Root only; it claims its account's name and /etc/login.defs (tests/unix_users.claim),
+so that no other run edits the file or makes the account meanwhile.
 """
 
 from __future__ import annotations
@@ -25,15 +25,17 @@ NAME = "gkhomemode"
 def login_defs():
     if os.geteuid() != 0 or not shutil.which("useradd") or not LOGIN_DEFS.is_file():
         pytest.skip("needs root, useradd and /etc/login.defs")
+    unix_users.claim([NAME, "login.defs"])
     kept = LOGIN_DEFS.read_bytes()
     mode = LOGIN_DEFS.stat().st_mode
-    unix_users.remove([NAME])
+    unix_users.remove([NAME], keep_claim=True)   # one an earlier run left
     try:
         yield kept
     finally:
         unix_users.remove([NAME])
         LOGIN_DEFS.write_bytes(kept)
         os.chmod(LOGIN_DEFS, mode & 0o7777)
+        unix_users.release(["login.defs"])
 
 
 def _make(*args: str) -> subprocess.CompletedProcess:

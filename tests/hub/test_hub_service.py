@@ -34,6 +34,7 @@ from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, known_so
 pytest.importorskip("jupyterhub")
 requests = pytest.importorskip("requests")
 
+from gradekit.exchange.hub.course import WAIT  # noqa: E402
 from gradekit.web.auth import instructor_role, instructor_scope  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -444,8 +445,10 @@ def test_the_course_waits_for_a_hand_in_and_hears_of_it_at_once(hub):
         time.sleep(1.0)                                   # the long poll is waiting now
         sent = time.monotonic()
         name = _handin(hub, "bob", {f"{NOTEBOOK}.ipynb": b"{}"}).json()["name"]
-        got = events.names.get(timeout=10)
-        assert got == name and time.monotonic() - sent < 1.0
+        # heard of before the waiting long poll would have ended by itself (WAIT s): the hand-in woke it
+        # (how soon: bench/hub.py, each hand-in's latency through the exchange)
+        assert events.names.get(timeout=WAIT / 2) == name
+        print(json.dumps({"handin_heard_after_s": round(time.monotonic() - sent, 2)}))
     finally:
         events.stop()
 
@@ -467,7 +470,7 @@ def test_doctor_checks_that_the_students_tokens_reach_the_exchange_and_read_none
     if reason:
         pytest.skip(reason)
     course, config = hub.course, hub.folder / "jupyterhub_config.py"
-    (shared,) = unix_users.create(["gkjovyan"])
+    (shared,) = unix_users.create(["gkhubjovyan"])   # not test_hub_exchange.py's gkjovyan
     opened: list[tuple[Path, int]] = []
     try:
         def doctor(hub_config: Path) -> subprocess.CompletedProcess:
@@ -516,18 +519,16 @@ def test_doctor_checks_that_the_students_tokens_reach_the_exchange_and_read_none
 def test_a_hub_killed_with_sigkill_takes_its_exchange_with_it_and_the_next_one_starts(hub):
     """The hub killed (-9): its exchange service stops by itself (gradekit.web.lifetime), so that the next
     hub's exchange gets its port, and what was handed in is still there."""
-    from processes import live_processes
-
-    pattern = b"\0".join([b"hub-exchange", b"--course-id", COURSE.encode()])
-    (pid,) = live_processes(pattern)
+    (pid,) = [p for p, command in processes.descendants(hub.proc.pid).items()
+              if f"hub-exchange --course-id {COURSE}" in command]           # the hub's own child, none of another
     handed = _call(hub, "prof", "GET", "handins").json()["handins"]
     hub.kill()
     started = time.monotonic()
-    while pid in live_processes(pattern) and time.monotonic() - started < 15:
+    while processes.alive(pid) and time.monotonic() - started < 15:
         time.sleep(0.05)
     took = time.monotonic() - started
     print(json.dumps({"exchange_stops_after_its_hub_died_s": round(took, 2)}))
-    assert pid not in live_processes(pattern), "the exchange still runs 15 s after its hub died"
+    assert not processes.alive(pid), "the exchange still runs 15 s after its hub died"
     hub.start()
     hub.wait_for("hub exchange of")                                      # its port was free at once
     assert _call(hub, "prof", "GET", "handins").json()["handins"] == handed   # nothing lost

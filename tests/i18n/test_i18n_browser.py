@@ -11,7 +11,6 @@ text, and no character is drawn as the missing-glyph box.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -21,10 +20,7 @@ from conftest import ASSIGNMENT, VENV_BIN, CourseDir, known_sources, with_soluti
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions"]
 
 # Draws each character with the page's own font stack and compares it with the drawing of a
 # code point no font has (U+10FFFD, private use): equal pixels mean a missing-glyph box.
@@ -53,22 +49,16 @@ def zh_page(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(zh_page):
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (make system-deps)")
-    args = FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        tab = context.new_page()
-        errors: list[str] = []
-        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        tab.goto(zh_page.as_uri())
-        tab.wait_for_load_state("load")
-        tab.errors = errors
-        yield tab
-        browser.close()
+def page(zh_page, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.goto(zh_page.as_uri())
+    tab.wait_for_load_state("load")
+    tab.errors = errors
+    yield tab
+    context.close()
 
 
 def test_the_page_is_chinese(page):

@@ -34,10 +34,7 @@ from manual.robot import Robot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions"]
 
 ANSWERS = {  # student: (language, kind, answer to tq1_explain)
     "alice": ("en", "correct", "Q and K decide the attention weights; V decides the content that is mixed."),
@@ -106,18 +103,6 @@ def server(graded_class):
     yield url.group(1)
     proc.terminate()
     proc.wait(timeout=20)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (make system-deps)")
-    args = FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=args)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

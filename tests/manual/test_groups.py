@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -56,12 +55,11 @@ def test_purity_on_a_synthetic_class_in_english_and_chinese(question):
     assert len(groups) < 200  # about 125: a grader's decisions, not a thousand
 
 
-def test_three_thousand_answers_half_in_chinese_in_seconds():
+def test_three_thousand_answers_half_in_chinese_are_grouped_each_once():
+    """(In how many seconds, beside 1,000: bench/grade.py.)"""
     texts = [a["text"] for a in make_class(3000, 4, "tq1_explain")]
-    started = time.perf_counter()
     groups = group_texts(texts, GLOSSARY)
-    assert time.perf_counter() - started < 10
-    assert sum(len(g.members) for g in groups) == 3000
+    assert sorted(i for g in groups for i in g.members) == list(range(3000))
 
 
 def test_without_a_glossary_characters_and_words_decide():

@@ -21,7 +21,6 @@ resolves, and a screenshot of each page is kept in tests/artifacts/.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -33,14 +32,10 @@ from conftest import ASSIGNMENT, VENV_BIN, CourseDir, known_sources, with_soluti
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
-CHROMIUM = "/usr/bin/chromium"
 GRADEKIT_CMD = str(VENV_BIN / "gradekit")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 STUDENTS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace")
 MANUAL = ("tq1_explain", "tq5_explain")
-# what this network needs: nothing may try to reach out
-FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions"]
 
 
 def _solutions(name: str) -> dict[str, str]:
@@ -112,18 +107,6 @@ def graded_class(tmp_path_factory):
     assert "index.html" in made.stdout
     ARTIFACTS.mkdir(exist_ok=True)
     return course
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (make system-deps)")
-    args = FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=args)
-        yield b
-        b.close()
 
 
 class Visit:

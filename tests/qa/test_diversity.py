@@ -8,7 +8,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from gradekit.qa.run import SHARED, SIGNIFICANCE, feedback_class, value_answers
+from gradekit.notebook.answers import value_answers
+from gradekit.qa.diversity import SHARED, SIGNIFICANCE
+from gradekit.qa.feedback import feedback_class
 from gradekit.qa.stats import beyond_chance, binomial_tail
 from gradekit.qa.simulate import QAFile
 from gradekit.results import CellResult, Check, Relation

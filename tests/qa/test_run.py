@@ -147,7 +147,8 @@ def test_a_grader_that_prints_the_expected_array_fails_the_check(new_course):
     path = _grader(new_course)
     text = path.read_text().replace(
         '''    check.array(student.standardize(x), reference.standardize(x), what=_("standardize(x) on {what}").format(what=what), **TOL,
-                mistakes=lambda: _mistakes(x))''',
+                mistakes=lambda: _mistakes(x),
+                call=check.Call(student.standardize, reference.standardize, dict(x=x)))''',
         '''    expected = reference.standardize(x)
     got = student.standardize(x)
     assert check.close(got, expected, rtol=1e-6), f"standardize(x) on {what}: expected {expected}"''')

@@ -38,7 +38,7 @@ import nbformat
 import pytest
 
 from conftest import (ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir, cell_by_id, exercise_tests, grade_id,
-                      is_test, known_sources, live_processes, with_solutions)
+                      is_test, known_sources, with_solutions)
 from gradekit.sandbox.bwrap import bwrap_path
 from processes import Tracker
 
@@ -68,20 +68,14 @@ DRIVER = textwrap.dedent(r'''
 
     log = Path(sys.argv[2])
     mark = sys.argv[3]
+    sys.path.append(sys.argv[4])                # the tests' folder: processes.Tracker
+    from processes import Tracker
+
+    batch = Tracker.of(sys.argv[5])             # the cgroup the test started this driver in
 
     def alive(prefix):
-        found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                cmdline = open(f"/proc/{entry}/cmdline", "rb").read()
-                state = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if prefix.encode() in cmdline and state != "Z":
-                found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
-        return found
+        """The batch's live processes whose command line holds ``prefix`` (none of another run's)."""
+        return list(batch.alive(prefix).values())
 
     record = gradebook.Recorder.record   # every result the coordinator receives passes here
 
@@ -97,7 +91,7 @@ DRIVER = textwrap.dedent(r'''
         record(recorder, result)
 
     gradebook.Recorder.record = checked
-    sys.exit(cli.main(sys.argv[4:]))
+    sys.exit(cli.main(sys.argv[6:]))
 ''')
 
 
@@ -159,6 +153,7 @@ def run_batch(course: CourseDir, limits: dict | None, timeout: float = 400, jobs
     started = time.monotonic()
     try:
         proc = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(limits), str(log), MARK,
+                               str(Path(__file__).parents[1]), str(tracker.group or ""),
                                "autograde", ASSIGNMENT, "--jobs", str(jobs)], preexec_fn=tracker.join,
                               cwd=course.root, env=env, capture_output=True, text=True, timeout=timeout)
         seconds = time.monotonic() - started

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import REPO, STUDENTS, live_processes, with_solutions
+from conftest import REPO, STUDENTS, with_solutions
+from processes import Tracker
 from gradekit.errors import CodeFailure
 from gradekit.graders import check
 from gradekit.sandbox.limits import Limits
@@ -140,15 +141,25 @@ def sandbox():
     sb.shutdown()
 
 
-def _marker_processes(marker: str) -> list[int]:
-    """Pids of live (non-zombie) processes whose command line contains the marker."""
-    return list(live_processes(marker.encode()))
+@pytest.fixture
+def tracker():
+    """This test's own cgroup, the test's process in it: every process the sandbox starts for it (the
+    student's, however detached) is in it, and none of another run's."""
+    tracker = Tracker(uuid.uuid4().hex[:12], "gksandbox")
+    with tracker.entered():
+        yield tracker
+    tracker.close()
 
 
-def _wait_until_gone(marker: str, patience: float = 15.0) -> list[int]:
+def _marker_processes(tracker: Tracker, marker: str) -> list[int]:
+    """Pids of this test's live (non-zombie) processes whose command line contains the marker."""
+    return list(tracker.alive(marker))
+
+
+def _wait_until_gone(tracker: Tracker, marker: str, patience: float = 15.0) -> list[int]:
     deadline = time.monotonic() + patience
     while True:
-        left = _marker_processes(marker)
+        left = _marker_processes(tracker, marker)
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.1)
@@ -460,49 +471,49 @@ def test_process_death_in_a_function(stress, func, reason):
     assert stress.call("count") == 2
 
 
-def test_fork_bomb_is_capped_and_cleaned_up():
+def test_fork_bomb_is_capped_and_cleaned_up(tracker):
     marker = f"gradekit-test-marker-{uuid.uuid4().hex}"
     sb = _sandbox(Limits(call_timeout=5, cell_timeout=10, processes=16), STRESS)
     try:
         made, error = sb.call("fork_bomb", (marker,))
         assert made < 16 and error and "Resource temporarily unavailable" in error
-        alive = _marker_processes(marker)
+        alive = _marker_processes(tracker, marker)
         assert len(alive) <= 16
         # the next submission in the same sandbox starts without the leftovers
         sb.run_cells([{"id": "stress", "source": STRESS}])
-        assert _wait_until_gone(marker) == []
+        assert _wait_until_gone(tracker, marker) == []
         made, _ = sb.call("fork_bomb", (marker,))
-        assert made > 0 and _marker_processes(marker)
+        assert made > 0 and _marker_processes(tracker, marker)
     finally:
         sb.shutdown()
-    assert _wait_until_gone(marker) == []
+    assert _wait_until_gone(tracker, marker) == []
 
 
 @pytest.mark.e2e
-def test_endless_fork_loop_times_out_and_leaves_nothing():
+def test_endless_fork_loop_times_out_and_leaves_nothing(tracker):
     marker = f"gradekit-test-marker-{uuid.uuid4().hex}"
     sb = _sandbox(Limits(call_timeout=2, cell_timeout=5, processes=16), STRESS)
     try:
         with pytest.raises(SandboxTimeout):
             sb.call("fork_loop_forever", (marker,))
-        assert len(_marker_processes(marker)) <= 16
+        assert len(_marker_processes(tracker, marker)) <= 16
         assert sb.call("count") == 1  # usable again
     finally:
         sb.shutdown()
-    assert _wait_until_gone(marker) == []
+    assert _wait_until_gone(tracker, marker) == []
 
 
-def test_shutdown_leaves_no_sandbox_process():
+def test_shutdown_leaves_no_sandbox_process(tracker):
     marker = f"gradekit-test-marker-{uuid.uuid4().hex}"
     sb = _sandbox(Limits(processes=16), STRESS)
     assert sb.call("fork_bomb", (marker, 5)) == (5, None)
     deadline = time.monotonic() + 10
-    while len(_marker_processes(marker)) < 5 and time.monotonic() < deadline:
+    while len(_marker_processes(tracker, marker)) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)  # the children exec the marker command shortly after the fork
-    assert len(_marker_processes(marker)) == 5
+    assert len(_marker_processes(tracker, marker)) == 5
     proc = sb.proc
     sb.shutdown()
-    assert _wait_until_gone(marker) == []
+    assert _wait_until_gone(tracker, marker) == []
     if proc is not None:
         assert proc.poll() is not None
 

@@ -17,8 +17,12 @@ sentence in every language and its cost together (see family.py).
     precision.py    R to a few digits    of_input.py    S = t(an input)
     changed.py      ref(changed inputs)  composition.py ref(ref(x)), c·t(R), a·R + b
     transformed.py  ref(t(an input))     fitted.py      ref(c·x), ref(x + c), c fitted
+    keyword.py      ref with an axis given as another, a number as 0 or 1
     where.py        R but on the diagonal, in the last row, where R < 0 ...
-    independent.py  S does not change with an input    step.py   right for t steps, then wrong
+    independent.py  S does not change with an input
+    probed.py       the student's function asked on inputs of the engine's (probing.py): right when ...,
+                    changes where R does not           step.py   right for t steps, then wrong
 
-The weighing of a cell's evidence and the sentences' frame are gradekit.grading.relate's.
+The weighing of a cell's evidence and the sentences' frame are gradekit.grading.relate's; every
+sentence is recomputed from the check's raw values by gradekit.grading.verify before it is said.
 """

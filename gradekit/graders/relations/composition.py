@@ -69,7 +69,7 @@ class Composition(Family):
             self.holds(part, f"times:{transform.name}:c:{numbers.key(c)}", {"c": c})
         rc = R - R.mean()
         den = float(np.sum(rc * rc))
-        if den > 0:
+        if den > 0 and R.size >= 3:  # a line through two values always fits them
             a = float(np.sum((S - S.mean()) * rc) / den)
             b = float(S.mean() - a * R.mean())
             slack = tol[1] + tol[0] * float(np.max(np.abs(R)))
@@ -98,7 +98,7 @@ class Composition(Family):
         if arg.endswith(":any"):
             return 3
         if ":expr:" in arg:
-            return 1 if "- 1" in arg or "+ 1" in arg else 0
+            return 1 if numbers.off_by(arg) else 0
         return 2
 
     def specific(self, arg: str) -> bool:

@@ -159,7 +159,7 @@ class Elementwise(Family):
         """S = R clipped: below to a floor, above to a ceiling, or both. A side that does not bite on
         an input is not tried there (any bound beyond that input's values would do)."""
         S, R, tol = part.S, part.R, part.tol
-        found = _clipped(S, R, tol)
+        found = _clipped(S, R, tol) if R.size >= 2 else None  # the bound is the student's value: one fits any
         if found is None:
             self.tried(part, "clip:")
             return

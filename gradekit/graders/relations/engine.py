@@ -43,6 +43,7 @@ from gradekit.graders.relations.values import close
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.graders.check import Call
+    from gradekit.graders.witness import Witness
 
 __all__ = ["search", "families", "family", "young_only", "DEEP_SEARCHES", "VALUE_SEARCHES"]
 
@@ -113,14 +114,16 @@ def search(
     atol: float,
     step: int | None = None,
     known: bool = False,
+    witness: Witness | None = None,
 ) -> dict:
-    """The evidence of one failed check (see the module's docstring)."""
+    """The evidence of one failed check (see the module's docstring); ``witness`` (the check's raw
+    values) is told the subjects searched and every call of the student's function made again."""
     with young_only():
-        return _search(got, expected, what, call, rtol, atol, step, known)
+        return _search(got, expected, what, call, rtol, atol, step, known, witness)
 
 
-def _search(got, expected, what, call, rtol, atol, step, known) -> dict:
-    evidence = Evidence(known)
+def _search(got, expected, what, call, rtol, atol, step, known, witness) -> dict:
+    evidence = Evidence(known, witness)
     tol = (max(rtol, 1e-6), max(atol, 1e-8))
     name = _name(call)
     single = len(got) == 1
@@ -131,6 +134,8 @@ def _search(got, expected, what, call, rtol, atol, step, known) -> dict:
     for subject, index, label in zip(subjects, indices, what, strict=False):
         evidence.labels[subject] = _label(call, index, label, single)
     whole = subjects[0] if single else f"{name}#all"
+    if witness is not None:
+        witness.subjects, witness.whole = list(subjects), whole
     if not single:
         evidence.labels[whole] = ", ".join(str(evidence.labels[s]) for s in subjects) if call and call.returns else ""
     inputs = Inputs(call)

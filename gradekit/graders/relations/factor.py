@@ -51,7 +51,8 @@ class Factor(Family):
         self.tried(part, "c:")
         if nonzero >= 2:
             self.test(part, "any", holds and not zero, {"c": c})
-        if holds and not zero and not math.isclose(c, 1.0, rel_tol=10 * tol[0]):
+        if holds and not zero and nonzero >= 2 and not math.isclose(c, 1.0, rel_tol=10 * tol[0]):
+            # a factor fitted to one value fits any value: said only of two or more
             key = "c:-1" if math.isclose(c, -1.0, rel_tol=10 * tol[0]) else f"c:{c:.6g}"
             self.holds(part, key, {"c": c})
         found = (
@@ -69,7 +70,7 @@ class Factor(Family):
             return 3
         if arg.startswith("c:") and arg != "c:-1":
             return 2
-        return 1 if arg.startswith("expr:") and ("- 1" in arg or "+ 1" in arg) else 0
+        return 1 if arg.startswith("expr:") and numbers.off_by(arg) else 0
 
     def specific(self, arg: str) -> bool:
         return self.level(arg) <= 1

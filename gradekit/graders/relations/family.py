@@ -33,9 +33,11 @@ import numpy as np
 
 from gradekit.graders.relations.inputs import Inputs
 from gradekit.graders.relations.values import Tol, attempt, close, matches, parts
+from gradekit.graders.witness import Asked
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.graders.check import Call
+    from gradekit.graders.witness import Witness
     from gradekit.i18n.text import Text
     from gradekit.results import Relation
 
@@ -56,11 +58,12 @@ class Cost:
 class Evidence:
     """What one failed check showed: the keys tried, those that hold (with what a sentence shows)."""
 
-    def __init__(self, known: bool):
+    def __init__(self, known: bool, witness: Witness | None = None):
         self.tested: list[str] = []
         self.holds: dict[str, dict] = {}
         self.labels: dict[str, str] = {}
         self.known = known
+        self.witness = witness  # the check's raw values (the verifier's); told the student's calls made again
 
     def test(self, key: str, holds: bool, detail: dict | None = None) -> None:
         self.tested.append(key)
@@ -68,7 +71,10 @@ class Evidence:
             self.holds[key] = detail or {}
 
     def plain(self) -> dict:
-        return {"tested": self.tested, "holds": self.holds, "labels": self.labels, "known": self.known}
+        out = {"tested": self.tested, "holds": self.holds, "labels": self.labels, "known": self.known}
+        if self.witness is not None:
+            out["raw"] = self.witness
+        return out
 
 
 @dataclass
@@ -180,9 +186,12 @@ class Whole:
                     out[i] = parts(results[i], self.call, len(self.got))
                 except Exception:  # noqa: BLE001 - that call failed: it says nothing
                     out[i] = None
-            return out
-        for i in range(allowed):
-            out[i] = parts(attempt(function, calls[i], kw), self.call, len(self.got))
+        else:
+            for i in range(allowed):
+                out[i] = parts(attempt(function, calls[i], kw), self.call, len(self.got))
+        witness = self.evidence.witness
+        if witness is not None:  # what the student's function gave, for the verifier
+            witness.asked += [Asked(family.name, list(calls[i]), out[i]) for i in range(allowed)]
         return out
 
 

@@ -96,17 +96,21 @@ class Fitted(Family):
         if flat is None or not close(target, flat, whole.tol):
             return False
         c = math.exp(u) if log else u
+        named = []
         if kind == "scale":
             for expression in numbers.named(c, whole.inputs.sizes, 1e-5, ratios=True):
                 ratio = "ratio:" if len(expression.sizes) == 2 else ""
-                self.holds(whole, f"scale:{key}:expr:{ratio}{expression.key}", {**expression.detail, "c": c}, subjects)
+                named.append(f"scale:{key}:expr:{ratio}{expression.key}")
+                self.holds(whole, named[-1], {**expression.detail, "c": c}, subjects)
+        if target.size < 2:  # a c fitted to one value fits any value: only a simple number of the sizes says more
+            return bool(named)
         self.holds(whole, f"{kind}:{key}:c:{numbers.key(c)}", {"c": c}, subjects)
         self.holds(whole, f"{kind}:{key}:any", {"c": c}, subjects)
         return True
 
     def level(self, arg: str) -> int:
         if ":expr:" in arg:  # a size's simple form before a size off by one or one size over another
-            return 1 if "- 1" in arg or "+ 1" in arg or ":expr:ratio:" in arg else 0
+            return 1 if numbers.off_by(arg) or ":expr:ratio:" in arg else 0
         return 3 if arg.endswith(":any") else 2  # one c on every check before a c of its own on each
 
     def specific(self, arg: str) -> bool:

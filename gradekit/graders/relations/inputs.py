@@ -45,8 +45,10 @@ class Inputs:
                 arr = floats(value)
                 if arr is not None and np.asarray(value).dtype.kind == "f":
                     self.arrays[key] = arr
+        roles = getattr(call, "roles", None) or {}
         for key, value in {**call.inputs, **call.keywords}.items():
-            if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and "axis" in key:
+            named = "axis" in key or roles.get(key) == "axis"
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and named:
                 self.axes[key] = int(value)
         if call.sizes is not None:
             self.sizes = {k: int(v) for k, v in call.sizes.items() if int(v) > 1}

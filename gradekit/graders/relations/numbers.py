@@ -34,6 +34,8 @@ _SIZE_FORMS: list[tuple[str, Callable[[float], float]]] = [
     ("({0} + 1)/{0}", lambda n: (n + 1) / n),
     ("sqrt(({0} + 1)/{0})", lambda n: math.sqrt((n + 1) / n)),
     ("{}^(1/4)", lambda n: n**0.25),
+    ("({} - 2)", lambda n: n - 2.0),  # the degrees of freedom of a line fitted to n points
+    ("sqrt({} - 2)", lambda n: math.sqrt(n - 2)),
 ]
 # how 1 / a form reads when it reads better than "divided by ..."
 _RECIPROCAL = {"sqrt({})/2": "2/sqrt({})", "{0}/({0} - 1)": "({0} - 1)/{0}", "({0} + 1)/{0}": "{0}/({0} + 1)"}
@@ -47,6 +49,9 @@ CONSTANTS: list[tuple[str, float]] = [
     ("π", math.pi),
     ("ln 2", math.log(2)),
     ("ln 10", math.log(10)),
+    ("100", 100.0),  # a percentage
+    ("1000", 1000.0),  # a unit of a thousand (kB, ms)
+    ("1024", 1024.0),  # a unit of 2^10 (KiB from MiB)
 ]
 
 
@@ -63,7 +68,7 @@ class Expression:
     @property
     def simple(self) -> bool:
         """Whether it is made of a size alone (√d, 2/√d), not of a size off by one (d - 1)."""
-        return "- 1" not in self.form and "+ 1" not in self.form
+        return not off_by(self.form)
 
     @property
     def divides(self) -> bool:
@@ -99,8 +104,8 @@ def _expressions(sizes: tuple[tuple[str, int], ...]) -> tuple[Expression, ...]:
     out: list[Expression] = []
     for key, n in sizes:
         for form, value in _SIZE_FORMS:
-            if n < 3 and ("- 1" in form or "+ 1" in form):
-                continue  # n - 1 = 1: no form of its own
+            if (n < 3 and off_by(form)) or (n < 4 and "- 2" in form):
+                continue  # n - 1 = 1, n - 2 = 1: no form of its own
             v = value(float(n))
             if v <= 0 or math.isclose(v, 1.0):
                 continue
@@ -139,6 +144,12 @@ def _ratios(sizes: tuple[tuple[str, int], ...]) -> tuple[Expression, ...]:
             for form, value in _RATIO_FORMS:
                 out.append(Expression(form.format(a, b), value(na, nb), False, form, ((a, na), (b, nb))))
     return tuple(out)
+
+
+def off_by(text: str) -> bool:
+    """Whether an expression is a size off by one or two (n - 1, n + 1, n - 2): said after the sizes'
+    own forms."""
+    return any(o in text for o in ("- 1", "+ 1", "- 2"))
 
 
 def operand(text: str) -> str:

@@ -38,6 +38,10 @@ RESHAPED = phrase(
     "your values are the right ones in the right order, but in the shape {shape}",
     zh="你的结果就是正确结果、顺序也对，只是形状成了 {shape}",
 )
+RESHAPED_MANY = phrase(
+    "your values are the right ones in the right order, but in other shapes ({shapes})",
+    zh="你的结果就是正确结果、顺序也对，只是形状各成了 {shapes}",
+)
 PERMUTED = phrase("your values are the right ones, in another order", zh="你的结果就是正确结果里的那些数，只是顺序不同")
 
 
@@ -95,7 +99,10 @@ class Order(Family):
         if kind == "T_all":
             return ALL_AXES
         if kind == "reshape":
-            return RESHAPED.format(shape=tuple((relation.details.get("shape") or [[]])[0]))
+            shapes = [tuple(shape) for shape in relation.details.get("shape") or [[]]]
+            if len(shapes) > 1:
+                return RESHAPED_MANY.format(shapes=", ".join(str(shape) for shape in shapes))
+            return RESHAPED.format(shape=shapes[0])
         if kind == "permuted":
             return PERMUTED
         axis = axis_of(arg)

@@ -1,8 +1,8 @@
 """Where the values differ, described by a simple predicate: right everywhere but on the diagonal,
-above or below it (at j ≥ i + k, j ≤ i - k), near it or far from it (|j - i| ≤ k, ≥ k), in the last
-row or column, the first k, from k on, one
-slice along an axis; or but where the right values are negative, positive or 0 -- and whether the
-student's values are 0 there.
+above or below it (at j ≥ i + k, j ≤ i - k), near it or far from it (|j - i| ≤ k, ≥ k) -- on a table
+whose rows and columns count the same things only (:func:`alike`) --, in the last row or column, the
+first k, from k on, one slice along an axis; or but where the right values are negative, positive
+or 0 -- and whether the student's values are 0 there.
 
 Also: where the student's values are 0 and the right ones are not, when that is exactly
 one predicate's entries ("your values are 0 on the diagonal": a token kept from itself),
@@ -78,6 +78,23 @@ VALUE = {
 
 
 BAND = 4  # how far a band's ends are tried beyond the differing diagonals
+DIAGONALS = ("diag", "above", "below", "band", "near", "far")  # the predicates on (i, j) of the last two axes
+
+
+def alike(shape: tuple[int, ...], arrays: dict[str, np.ndarray]) -> bool:
+    """Whether the last two axes count the same kind of things, so that a diagonal, a band or a triangle
+    means something: a square table, or one whose rows and columns are each as many as the rows of an
+    input table (queries and keys) and as wide as none (on queries × features, "j ≤ i - 2" would be a
+    coincidence of the sizes)."""
+    if len(shape) < 2 or min(shape[-2:]) < 2:
+        return False
+    rows, cols = shape[-2:]
+    if rows == cols:
+        return True
+    tables = [a for a in arrays.values() if a.ndim >= 2]
+    counts = {a.shape[-2] for a in tables}
+    widths = {a.shape[-1] for a in tables} | {a.shape[0] for a in arrays.values() if a.ndim == 1}
+    return {rows, cols} <= counts and not {rows, cols} & widths
 
 
 class Where(Family):
@@ -93,10 +110,10 @@ class Where(Family):
             return
         found: list[tuple[str, int]] = []  # (predicate, how many entries it holds) of those holding D
         if R.ndim >= 2 and R.shape[-1] * R.shape[-2] >= 2:
-            self.tried(part, "diag:")
-            self.tried(part, "above:")
-            self.tried(part, "below:")
-            found += _diagonals(D)
+            for kind in DIAGONALS:  # tried (and ruled out where they do not hold) on every table
+                self.tried(part, kind + ":")
+            if alike(R.shape, part.inputs.arrays):
+                found += _diagonals(D)
         for axis, n in enumerate(R.shape):
             if n >= 2:
                 self.tried(part, f"a{axis}:")
@@ -107,11 +124,13 @@ class Where(Family):
                     found.append((key, int(P.sum())))
                 else:
                     self.tried(part, key)
-        there = _there(S[D], R[D], tol)
         for key, count in found:
             detail = {"ndim": R.ndim, "share": count / R.size}
             self.test(part, key, True, detail)
             self.tried(part, key + ":")
+            # what the values are there: at every entry of the predicate, not only where they differ
+            P = _entries(key, R.shape) if key not in VALUE else {"neg": R < 0, "pos": R > 0, "zero": R == 0}[key]
+            there = _there(S[P], R[P], tol) if P is not None else None
             if there is not None:
                 self.holds(part, f"{key}:{there[0]}", {**detail, **there[1]})
         self._zeroed(part, tol)
@@ -126,7 +145,8 @@ class Where(Family):
         Z = zero & ~(np.abs(R) <= tol[1])
         if not Z.any() or Z.all() or R.ndim < 2:
             return
-        for key, _count in _diagonals(Z) + [p for axis in range(Z.ndim) for p in _slices(Z, axis)]:
+        diagonals = _diagonals(Z) if alike(Z.shape, part.inputs.arrays) else []
+        for key, _count in diagonals + [p for axis in range(Z.ndim) for p in _slices(Z, axis)]:
             P = _entries(key, Z.shape)
             if P is not None and np.all(zero[P]):
                 self.holds(part, f"zeroed:{key}", {"ndim": R.ndim, "share": float(P.mean())})
@@ -271,7 +291,8 @@ def _slices(D: np.ndarray, axis: int) -> list[tuple[str, int]]:
             (f"a{axis}:last" if last == n - 1 else f"a{axis}:first" if first == 0 else f"a{axis}:index:{first}", rest)
         )
     out += [(f"a{axis}:upto:{k}", k * rest) for k in range(max(2, last + 1), n)]
-    out += [(f"a{axis}:from:{k}", (n - k) * rest) for k in range(max(1, first), 0, -1) if n - k >= 2]
+    # from k on: only when the entries before k are right (k <= first), never when the first differs too
+    out += [(f"a{axis}:from:{k}", (n - k) * rest) for k in range(first, 0, -1) if n - k >= 2]
     out += [(f"a{axis}:lastk:{m}", m * rest) for m in range(max(2, n - first), n)]
     return out
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from gradekit.errors import CodeFailure, Mismatch, StudentCodeError, StudentFailure
-from gradekit.graders import observe
+from gradekit.graders import observe, recent
 from gradekit.graders.student import GiveUp, Student
 from gradekit.i18n import Text, _
 from gradekit.i18n.text import Say
@@ -48,6 +48,8 @@ class GraderFixtures:
         self._sandbox, self._params, self._seed = sandbox, params, seed
         self.say = say or Say()
         self.checks: dict[str, list[Check]] = {}
+        self._calls_at_start = 0
+        self._again = 0  # a test run again on new numbers: its rng seeded anew (gradekit.grading.harness.cases)
         self.grader_errors: list[tuple[str, str]] = []  # (test's node id, "Kind: message"): see is_grader_error
         self.give_up = GiveUp(budget)
 
@@ -80,7 +82,8 @@ class GraderFixtures:
         return self._rng_for(item.nodeid)
 
     def _rng_for(self, nodeid: str) -> np.random.Generator:
-        salt = zlib.crc32(nodeid.split("::", 1)[-1].encode())
+        name = nodeid.split("::", 1)[-1] + (f"#again{self._again}" if self._again else "")
+        salt = zlib.crc32(name.encode())
         return np.random.default_rng([self._seed & (2**64 - 1), self._seed >> 64, salt])
 
 
@@ -138,6 +141,8 @@ class GraderPlugin(GraderFixtures):
         """
         names, given = self._plan(item)
         arguments = {name: given[name] if name in given else self._fixture(name, item) for name in names}
+        self._calls_at_start = self.give_up.calls
+        recent.begin()
         try:
             item.obj(**arguments)
         except pytest.skip.Exception:
@@ -148,37 +153,72 @@ class GraderPlugin(GraderFixtures):
         else:
             self._record(item, "passed", "")
 
+    def run_again(self, item, seen: set[str], passes: bool = False, again: int = 0) -> tuple[list[Check], list]:
+        """Run a plain grader test again, its failed comparisons kept instead of raised
+        (:func:`gradekit.graders.check.keeping`), and give them as checks -- recorded nowhere: the
+        cases its loop never reached after its first failure (see gradekit.grading.harness.cases);
+        ``seen``, the inputs compared already (their fingerprints): not kept again. With ``passes``,
+        also the raw values of its passing comparisons that had known mistakes (witnesses). ``again``
+        (1, 2, ...) seeds its ``rng`` anew: the same test on other numbers."""
+        from gradekit.graders.check import keeping
+
+        names, given = self._plan(item)
+        self._again = again
+        try:
+            arguments = {name: given[name] if name in given else self._fixture(name, item) for name in names}
+        finally:
+            self._again = 0
+        self._calls_at_start = self.give_up.calls
+        recent.begin()
+        with keeping(seen, passes) as kept:
+            try:
+                item.obj(**arguments)
+            except (Exception, pytest.fail.Exception, pytest.skip.Exception):  # noqa: BLE001 - the run ends there
+                pass
+        return [self._check(item, "failed", feedback_message(m), m) for m in kept.failed], kept.passed
+
     def _record(self, item, outcome: str, message: str, exc: BaseException | None = None) -> None:
         if outcome == "skipped":
             return
-        label = self._labels.get(item)
-        if label is None:
-            label = self._labels[item] = _label(item)
-        cell, name, weight = label
-        say = self.say
+        check = self._check(item, outcome, message, exc)
+        cell = self._labels[item][0]
         if exc is not None and is_grader_error(exc):
             what = f"{type(exc).__name__}: {exc}"
             if type(exc).__name__ == "FixtureLookupError" and getattr(exc, "argname", None):
                 what = f"no fixture {cast(Any, exc).argname!r} (the graders' fixtures: {', '.join(FIXTURES)})"
             self.grader_errors.append((item.nodeid, clip(what, 300)))
+        self.checks.setdefault(cell, []).append(check)
+
+    def _check(self, item, outcome: str, message: str, exc: BaseException | None = None) -> Check:
+        label = self._labels.get(item)
+        if label is None:
+            label = self._labels[item] = _label(item)
+        _cell, name, weight = label
+        say = self.say
         mistake = getattr(exc, "mistake", None)
-        self.checks.setdefault(cell, []).append(
-            Check(
-                name=say(name),
-                passed=outcome == "passed",
-                message=say(message),
-                weight=weight,
-                mistake=None if mistake is None else say(mistake),
-                candidates=[say(c) for c in getattr(exc, "candidates", ())],
-                ruled_out=[str(r) for r in getattr(exc, "ruled_out", ())],
-                observations=[say(o) for o in getattr(exc, "observations", ())],
-                differs=[[say(w), wrong, size] for w, wrong, size in getattr(exc, "differs", ())],
-                tolerance=list(getattr(exc, "tolerance", ())),
-                evidence=_stored_evidence(getattr(exc, "relations", None), say),
-            )
+        evidence = _stored_evidence(getattr(exc, "relations", None), getattr(exc, "witness", None), say)
+        if evidence is not None and self.give_up.calls == self._calls_at_start:
+            evidence["answer"] = True  # no call of the student's code: the value checked is an answer they wrote
+        return Check(
+            name=say(name),
+            passed=outcome == "passed",
+            message=say(message),
+            weight=weight,
+            mistake=None if mistake is None else say(mistake),
+            candidates=[say(c) for c in getattr(exc, "candidates", ())],
+            ruled_out=[str(r) for r in getattr(exc, "ruled_out", ())],
+            observations=[say(o) for o in getattr(exc, "observations", ())],
+            differs=[[say(w), wrong, size] for w, wrong, size in getattr(exc, "differs", ())],
+            tolerance=list(getattr(exc, "tolerance", ())),
+            evidence=evidence,
         )
 
     # -- hooks ------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item) -> None:
+        self._calls_at_start = self.give_up.calls
+        recent.begin()
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item, call) -> pytest.TestReport:
         """Record the check and make a lean report.
@@ -219,11 +259,15 @@ class GraderPlugin(GraderFixtures):
         config.addinivalue_line("markers", "weight(w): the share of the cell's points this test carries")
 
 
-def _stored_evidence(evidence: dict | None, say) -> dict | None:
-    """A check's relation evidence with the names of what it compared stored as the student reads them."""
+def _stored_evidence(evidence: dict | None, witness, say) -> dict | None:
+    """A check's relation evidence with the names of what it compared stored as the student reads them,
+    and its raw values (the verifier's: kept until the cell is weighed)."""
     if not evidence:
-        return None
-    return {**evidence, "labels": {k: say(v) if v else "" for k, v in evidence.get("labels", {}).items()}}
+        return {"raw": witness} if witness is not None else None
+    out = {**evidence, "labels": {k: say(v) if v else "" for k, v in evidence.get("labels", {}).items()}}
+    if witness is not None:
+        out["raw"] = witness
+    return out
 
 
 def _label(item) -> tuple[str, str, float]:

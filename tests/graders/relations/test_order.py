@@ -14,7 +14,7 @@ def right(x):
     (lambda x: right(x)[::-1], "in reverse order along axis 0"),
     (lambda x: np.roll(right(x), -1, axis=0), "moved one place along axis 0: your entry i is the right entry i + 1"),
     (lambda x: right(x)[:, [2, 0, 3, 1]], "the right columns in another order"),
-    (lambda x: right(x).reshape(-1, 2), "in the right order, but in the shape"),
+    (lambda x: right(x).reshape(-1, 2), "in the right order, but in other shapes ("),
 ])
 def test_the_right_values_reordered(student, sentence):
     text = said(cases(student, right, tables((5, 4), (6, 4), (3, 4))))

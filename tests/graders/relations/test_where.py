@@ -31,13 +31,49 @@ def test_the_last_row_and_one_slice():
 
 
 def test_the_diagonal_and_its_triangles():
-    text = _said(lambda x: np.tril(right(x)))
+    squares = ((5, 5), (6, 6), (4, 4))
+    text = _said(lambda x: np.tril(right(x)), squares)
     assert "only above the diagonal (j > i), and are 0 there" in text, text
-    text = _said(lambda x: right(x) + np.eye(*x.shape))
+    text = _said(lambda x: right(x) + np.eye(*x.shape), squares)
     assert "only on the diagonal (on" in text, text
     text = _said(lambda x: np.where(np.arange(x.shape[1])[None, :] <= np.arange(x.shape[0])[:, None] - 3, 0,
-                                    right(x)), ((6, 6), (7, 5), (5, 8)))
+                                    right(x)), ((6, 6), (7, 7), (5, 5)))
     assert "only at the entries (i, j) with j ≤ i - 3, and are 0 there" in text, text
+
+
+def test_no_diagonal_on_a_table_whose_rows_and_columns_count_different_things():
+    """A band of queries × features is a coincidence of the sizes: said of square tables only."""
+    def lower(x):
+        return np.where(np.arange(x.shape[1])[None, :] <= np.arange(x.shape[0])[:, None] - 3, 0, right(x))
+
+    text = _said(lower, ((6, 4), (7, 5), (5, 8)))
+    assert "j ≤ i" not in text and "diagonal" not in text, text
+    text = _said(lower, ((6, 6), (7, 5), (5, 5)))  # one check not square: the rows and columns are not alike
+    assert "j ≤ i" not in text and "diagonal" not in text, text
+
+
+def test_from_an_index_on_only_when_the_rows_before_it_are_right():
+    """Rows 0 and 2 differ: "from index 1 on" would say that row 0 is right."""
+    def rows_0_and_2(x):
+        out = right(x).copy()
+        out[0] += 1.0
+        out[2:] = 0
+        return out
+
+    text = _said(rows_0_and_2, ((5, 4), (6, 3), (4, 7)))
+    assert "from index 1 on" not in text, text
+
+
+def test_a_band_is_counted_where_it_fails_too():
+    """A band that holds on two checks and not on the third is not said "where it was tried"."""
+    def band(x):  # on the 7 × 7 table, a band elsewhere
+        out = right(x).copy()
+        k = np.arange(x.shape[1])[None, :] - np.arange(x.shape[0])[:, None]
+        out[((k >= -2) & (k <= -1)) if len(x) < 7 else ((k >= 1) & (k <= 3))] = 0
+        return out
+
+    text = said(cases(band, right, tables((5, 5), (6, 6), (7, 7))))
+    assert "i - 2 ≤ j ≤ i - 1" not in text, text
 
 
 def test_where_the_right_values_are_negative():

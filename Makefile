@@ -86,7 +86,7 @@ deploy: $(WHEEL)
 	fi; \
 	test -x $(DEPLOY)/node_modules/.bin/configurable-http-proxy || \
 	  npm install -s --prefix $(DEPLOY) --no-audit --no-fund configurable-http-proxy@5.3.0 >/dev/null; \
-	$(DEPLOY)/venv/bin/python -I -c "import gradekit.exchange.filesystem.nbgrader, gradekit.handout.lab, jupyterhub, jupyterlab, notebook, nbgrader"; \
+	$(DEPLOY)/venv/bin/python -I -c "import gradekit.exchange.filesystem.student, gradekit.handout.lab, jupyterhub, jupyterlab, notebook, nbgrader"; \
 	$(DEPLOY)/venv/bin/python -I -c "import importlib.util as u, sys; found = [m for m in sys.argv[1:] if u.find_spec(m)]; \
 	  sys.exit(f'deploy: not for students, yet in $(DEPLOY): {found}' if found else 0)" $(NOT_FOR_STUDENTS); \
 	rm -f $(DEPLOY)/.installed-*; touch $(DEPLOY_DEPS) $(DEPLOY_STAMP); echo "deploy: $(DEPLOY)/venv"

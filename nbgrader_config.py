@@ -12,13 +12,13 @@ c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 # -- fetch_assignment, list, submit, collect, release_feedback, fetch_feedback -- hand each student only
 # their own notebook and feedback, and collect counts a submission for the account that handed it in, at
 # the time it really arrived. Students get the same lines (`gradekit student-config` prints their file).
-c.ExchangeFactory.release_assignment = "gradekit.exchange.filesystem.nbgrader.GradekitReleaseAssignment"
-c.ExchangeFactory.fetch_assignment = "gradekit.exchange.filesystem.nbgrader.GradekitFetchAssignment"
-c.ExchangeFactory.submit = "gradekit.exchange.filesystem.nbgrader.GradekitSubmit"
-c.ExchangeFactory.list = "gradekit.exchange.filesystem.nbgrader.GradekitList"
+c.ExchangeFactory.release_assignment = "gradekit.exchange.filesystem.release.GradekitReleaseAssignment"
+c.ExchangeFactory.fetch_assignment = "gradekit.exchange.filesystem.student.GradekitFetchAssignment"
+c.ExchangeFactory.submit = "gradekit.exchange.filesystem.student.GradekitSubmit"
+c.ExchangeFactory.list = "gradekit.exchange.filesystem.student.GradekitList"
 c.ExchangeFactory.collect = "gradekit.exchange.filesystem.collect.GradekitCollect"
 c.ExchangeFactory.release_feedback = "gradekit.service.nbgrader_feedback.GradekitReleaseFeedback"
-c.ExchangeFactory.fetch_feedback = "gradekit.exchange.filesystem.nbgrader.GradekitFetchFeedback"
+c.ExchangeFactory.fetch_feedback = "gradekit.exchange.filesystem.student.GradekitFetchFeedback"
 # Where the exchange lives (nbgrader's default: /usr/local/share/nbgrader/exchange).
 # c.Exchange.root = "/srv/nbgrader/exchange"
 

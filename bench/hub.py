@@ -345,6 +345,7 @@ def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, wind
         serve.stop()
         hub.stop_exchange()
     from gradekit.course import Course
+    from gradekit.exchange.hub.course import number_ref
     from gradekit.exchange.hub.store import Store
     from gradekit.exchange.ledger import Ledger
 
@@ -355,17 +356,17 @@ def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, wind
     per_key: dict[str, int] = {}
     for record in records:
         per_key[record.key] = per_key.get(record.key, 0) + 1
-    names = {record.name for record in records}
+    refs = {number_ref(record.id) for record in records}
     with Ledger(Course.load(root)) as ledger:
-        entries = [e for e in ledger.entries(ASSIGNMENT) if e.name in names]
-    attempts = [(e.student, e.attempt) for e in entries]
+        entries = [e for e in ledger.entries(ASSIGNMENT) if e.ref in refs]
+    attempts = [(e.student, e.number) for e in entries]
     graded = [line.split(" graded ", 1)[1].split(":")[0] for line in serve_log.read_text().splitlines()
               if " graded " in line]
     q = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else latencies * 100
     return {"label": label, "hand_ins": len(plan), "accepted": len(accepted), "records": len(records),
             "fetchable": len(latencies), "lost": len(plan) - len(latencies),
             # two records of one key in the exchange, two ledger entries of one hand-in or one attempt
-            "counted_twice": sum(c - 1 for c in per_key.values()) + (len(entries) - len(names))
+            "counted_twice": sum(c - 1 for c in per_key.values()) + (len(entries) - len(refs))
             + (len(attempts) - len(set(attempts))),
             "graded": len(graded), "graded_again": len(graded) - len(set(graded)),
             "p50": statistics.median(latencies) if latencies else None,

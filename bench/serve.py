@@ -101,7 +101,7 @@ class Submitter:
         from nbgrader.coursedir import CourseDirectory
         from traitlets.config import Config
 
-        from gradekit.exchange.filesystem.nbgrader import GradekitSubmit
+        from gradekit.exchange.filesystem.student import GradekitSubmit
         from gradekit.exchange.filesystem.layout import feedback_name
 
         home = self.homes / student

@@ -3,13 +3,15 @@
 The folders are the data flow of one assignment (each folder's ``__init__`` maps its modules)::
 
     template ─► variant ─► release ─► submission ─► sandbox ─► graders ─► results ─► gradebook / feedback / report
-    authoring/             release/   handout/      sandbox/   graders/   results.py  gradebook/  pages/
+    authoring/             release/   exchange/     sandbox/   graders/   results.py  gradebook/  pages/
                                       intake/                  grading/                           (qa/, integrity/)
                                                                runners/
     around them: errors.py, course.py, settings.py, untrusted.py (everything a student controls), i18n/,
-    cli/ (one module a verb); atomic.py, timeline.py, imports.py, pool.py; manual/ for what a person
-    grades (answer groups, the grading page); lti/ for the course inside an LMS (after the gradebook:
-    what the LMS should hold, sent back), woken by changes.py
+    service/ (gradekit serve, and the one way feedback goes back), web/ (what gradekit's web services
+    stand on), hub/ (the instructor's pages in a hub), handout/ (an LMS's zips, the students' Lab),
+    doctor/, cli/ (one module a verb); atomic.py, timeline.py, imports.py, pool.py; manual/ for what a
+    person grades (answer groups, the grading page); lti/ for the course inside an LMS (after the
+    gradebook: what the LMS should hold, sent back), woken by changes.py
 
 Glossary -- one word for one thing, and one thing for each word:
 
@@ -20,12 +22,28 @@ Glossary -- one word for one thing, and one thing for each word:
     variant         one student's own notebooks, rendered from their params (authoring.variant)
     release         what a student receives: a variant through nbgrader's release steps (release/)
     answer key      a variant with its solutions kept; write_answer_key writes one student's
-    submission      what a student hands in: submitted/<student>/<assignment>/
+    submission      what a student hands in, as it is graded: submitted/<student>/<assignment>/
     exchange        how releases go out and hand-ins come in, with who and when, and feedback goes back
-                    (handout.base.CourseExchange): nbgrader's folders (handout.filesystem) or the hub
-                    exchange service (handout.hub, hub.exchange)
-    hand-in         one arrival in the exchange, read and judged (intake.inbound.Handin); the ledger
-                    records it, and the one that counts becomes the submission
+                    (exchange.base.CourseExchange): nbgrader's folders (exchange.filesystem) or the hub
+                    exchange service (exchange.hub: its wire, its server, the course's client)
+    hand-in         one arrival in the exchange, read and judged (exchange.handin.Handin, one type for
+                    both exchanges); the ledger records it, and the one that counts becomes the submission
+    reference       where an exchange holds a hand-in (exchange.handin.HandinRef): the ledger keys hand-ins
+                    by it, receipt.json carries it, feedback goes back for it; only its exchange reads its key
+    hand-in number  the student's n-th hand-in of an assignment, graded or not (the ledger's ``number``,
+                    a receipt's, a page's "hand-in 3"); never called an attempt
+    attempt         a graded hand-in: the k-th of the student's hand-ins gradekit serve graded ("attempt 2
+                    of 3"); the policy says which one counts
+    ledger          the instructor's record of every hand-in, at its first sight (exchange.ledger)
+    receipt         a signed line that names a hand-in: student, assignment, number, time, files
+                    (exchange.receipts)
+    policy          an assignment's rules for a student's attempts and what shows before the due date
+                    (service.policy): attempts, the time between them, which counts, what is hidden
+    disclosure      what a page shows now, as the policy says (pages.feedback.Disclosure)
+    delivery        the one way a graded submission's pages go back to its student: the policy applied,
+                    then the exchange (service.delivery.deliver); every way back calls it
+    counting score  what the gradebook holds of the submission that counts; every write that can change
+                    it calls gradebook.scores.changed, which tells its listeners (changes.py)
     grader          a hidden pytest module, autograder/<a>/test_<cell>.py, that grades one test cell
     check           one test of a grader and its outcome (results.Check). gradekit.graders.check holds the
                     comparisons a check makes; ``gradekit check`` is the command that runs an assignment's QA.

@@ -28,6 +28,7 @@
     │       │                      did not answer, or answered 408, 429 or 5xx: worth trying again
     │       └── LMSRefused         ... refused what was asked (any other 4xx): exit 2, not again
     └── SubmissionError            a submission that cannot be graded: zero + the reason
+        └── HandinTooLarge         a hand-in over a limit of its files' number or size
 
     StudentCodeError               the student's code raised, hung, crashed or broke the
     ├── SandboxTimeout             protocol (raised on the trusted side by the sandbox client;
@@ -51,6 +52,9 @@ may be what is broken), and stays the student's failure when the key passes.
 
 ``CodeFailure`` is an enum, so that a student's own exception named ``Timeout``
 or ``Lost`` cannot pass for one of gradekit's.
+
+An error a service answers over HTTP carries its status (``status``), as the CLI's carry
+their exit code: no status is picked from a message.
 
 Three exceptions stay private to the module that raises and catches them, and never
 reach a caller: ``sandbox.protocol.ProtocolError`` (a frame outside the protocol, turned
@@ -154,7 +158,16 @@ class LMSRefused(LMSUnavailable):
 
 
 class SubmissionError(GradekitError):
-    """A submitted notebook that cannot be graded; the message is the reason (a zero)."""
+    """A submitted notebook that cannot be graded; the message is the reason (a zero). A service
+    refuses one with ``status``, its HTTP status (gradekit.exchange.hub.wire)."""
+
+    status = 400
+
+
+class HandinTooLarge(SubmissionError):
+    """A hand-in over a limit: too many files, or too many bytes once unpacked."""
+
+    status = 413
 
 
 # -- student code, seen from the trusted side ---------------------------------------------

@@ -13,6 +13,13 @@ All of them are plain dataclasses; :meth:`SubmissionResult.to_dict` and
 :meth:`~SubmissionResult.from_dict` turn the whole tree into plain data and back, so a
 result can cross a process boundary (a pool or Dask worker) and be stored as JSON.
 
+A result is built while it is graded, and sealed once graded (:meth:`SubmissionResult.seal`:
+the pipeline's last step, and every result read back): from then on none of its values changes
+(an assignment raises ``dataclasses.FrozenInstanceError``). What happens to it afterwards makes a
+new value (``dataclasses.replace``, :func:`amended`): the gradebook's late penalty, a person's
+manual grades and rubric items (:mod:`gradekit.gradebook.marks`), so that what a page shows never
+depends on the order things were done in.
+
 A result holds everything a page shows of a grading, so that the feedback pages and the
 class report are functions of results and never reopen a notebook or a store: grading
 fills in the exercise titles (from the assignment's source) and the answers graded (from
@@ -31,7 +38,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -41,10 +48,42 @@ if TYPE_CHECKING:  # pragma: no cover
 RESULTS_FILE = "results.json"  # autograded/<student>/<assignment>/results.json
 
 _Id = TypeVar("_Id")  # a grade's id, as the caller's gradebook names it
+_V = TypeVar("_V", bound="_Sealable")
+
+
+class _Sealable:
+    """A value of a result: its fields change while it is graded, never after it is sealed."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_sealed") and name in self.__dataclass_fields__:  # type: ignore[attr-defined]
+            raise FrozenInstanceError(
+                f"cannot assign to field {name!r}: a graded result does not change (make a new one: replace())"
+            )
+        object.__setattr__(self, name, value)
+
+    def _seal(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, _Sealable):
+                    item._seal()
+        object.__setattr__(self, "_sealed", True)
+
+    @property
+    def sealed(self) -> bool:
+        return bool(self.__dict__.get("_sealed"))
+
+
+def amended(value: _V, **changes: Any) -> _V:
+    """``value`` with ``changes``: a new value, sealed when ``value`` is (``dataclasses.replace``)."""
+    new = replace(value, **changes)  # type: ignore[type-var]
+    if value.sealed:
+        new._seal()
+    return new
 
 
 @dataclass
-class Check:
+class Check(_Sealable):
     name: str
     passed: bool
     message: str = ""
@@ -69,7 +108,7 @@ class Check:
 
 
 @dataclass
-class Finding:
+class Finding(_Sealable):
     """What the evidence of a cell's checks says about one thing the checks looked at."""
 
     mistakes: list[str]  # one: the mistake is named; several: consistent with any of them
@@ -80,7 +119,7 @@ class Finding:
 
 
 @dataclass
-class Relation:
+class Relation(_Sealable):
     """How the wrong values of a cell's failed checks relate to the right ones (gradekit.grading.relate):
     said when no known mistake is named."""
 
@@ -96,7 +135,7 @@ class Relation:
 
 
 @dataclass
-class RubricItem:
+class RubricItem(_Sealable):
     """One item of a rubric that a person gave an answer (gradekit.gradebook.rubrics): one sentence, and
     what it did to the score."""
 
@@ -105,7 +144,7 @@ class RubricItem:
 
 
 @dataclass
-class CellResult:
+class CellResult(_Sealable):
     grade_id: str
     points: float
     score: float | None  # None: needs a manual grade
@@ -128,14 +167,14 @@ class CellResult:
 
 
 @dataclass
-class CellRun:
+class CellRun(_Sealable):
     cell_id: str
     ok: bool
     error: str | None = None
 
 
 @dataclass
-class NotebookResult:
+class NotebookResult(_Sealable):
     name: str
     cells: list[CellResult] = field(default_factory=list)
     runs: list[CellRun] = field(default_factory=list)
@@ -159,14 +198,14 @@ class NotebookResult:
 
 
 @dataclass
-class SubmissionResult:
+class SubmissionResult(_Sealable):
     student: str
     assignment: str
     notebooks: list[NotebookResult] = field(default_factory=list)
     error: str | None = None  # why nothing could be graded (zero with a reason)
     timestamp: str | None = None
     receipt: str | None = None  # the signed receipt of the hand-in graded (gradekit.exchange.receipts)
-    attempt: int | None = None  # which of the student's hand-ins it was (the ledger's count)
+    handin: int | None = None  # which of the student's hand-ins it was (the ledger's number; not a graded attempt)
     seconds: float = 0.0
     student_seconds: float = 0.0  # of which the student's code ran (cells and graders' calls), per the worker
     startup_seconds: float = 0.0  # of which it waited for its sandbox to start (a grading process's first)
@@ -178,6 +217,11 @@ class SubmissionResult:
     kills: int = 0  # times the student's process died or broke the protocol and was killed
     # not a field (no annotation): a result reused as stored is marked True, for the progress line only
     unchanged = False
+
+    def seal(self) -> SubmissionResult:
+        """This result, graded: none of its values changes from now on (see the module's docstring)."""
+        self._seal()
+        return self
 
     @property
     def score(self) -> float:
@@ -235,7 +279,9 @@ class SubmissionResult:
                 )
             )
         rest = {k: v for k, v in data.items() if k != "notebooks"}
-        return cls(notebooks=notebooks, **rest)
+        if "attempt" in rest:  # stored before a hand-in's number was named apart from a graded attempt's
+            rest.setdefault("handin", rest.pop("attempt"))
+        return cls(notebooks=notebooks, **rest).seal()
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -254,6 +300,18 @@ def _plain(value):
     if kind in (str, int, float, bool) or value is None:
         return value
     return asdict(cast(Any, value)) if is_dataclass(value) else copy.deepcopy(value)  # an instance: kind is not type
+
+
+def with_late_penalties(result: SubmissionResult, penalties: Mapping[str, float | None]) -> SubmissionResult:
+    """``result`` with each notebook's late penalty as ``penalties`` gives it (by notebook; none where it
+    gives none): a new value when any differs (``result`` itself otherwise)."""
+    notebooks = []
+    for nb in result.notebooks:
+        penalty = penalties.get(nb.name) or None
+        notebooks.append(nb if nb.late_penalty == penalty else amended(nb, late_penalty=penalty))
+    if all(a is b for a, b in zip(notebooks, result.notebooks, strict=True)):
+        return result
+    return amended(result, notebooks=notebooks)
 
 
 def grade_writes(

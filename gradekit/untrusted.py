@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradekit.errors import SubmissionError, UsageError
+from gradekit.errors import HandinTooLarge, SubmissionError, UsageError
 from gradekit.i18n.text import _
 
 # -- student ids ----------------------------------------------------------------------------
@@ -250,27 +250,6 @@ def parse_timestamp(raw: bytes | str, now: dt.datetime | None = None) -> Timesta
     return Timestamp(when.strftime(TIMESTAMP_FORMAT))
 
 
-RECEIPT_FILE = "receipt.json"  # beside a collected submission: its receipt, attempt and times
-
-
-def read_receipt(folder: Path) -> tuple[str | None, int | None]:
-    """The receipt and attempt number that gradekit's collect wrote beside a submission
-    (``receipt.json``), or (None, None): read like anything else in submitted/, with a cap."""
-    import json
-
-    try:
-        data = json.loads(read_bytes(folder / RECEIPT_FILE, 4096))
-    except (SubmissionError, ValueError):
-        return None, None
-    if not isinstance(data, dict):
-        return None, None
-    receipt, attempt = data.get("receipt"), data.get("attempt")
-    return (
-        receipt if isinstance(receipt, str) and len(receipt) < 200 else None,
-        attempt if isinstance(attempt, int) and not isinstance(attempt, bool) and attempt > 0 else None,
-    )
-
-
 def parse_utc(text: str) -> dt.datetime:
     """nbgrader's ``utils.parse_utc`` for a string, as naive UTC (tests/intake/test_robustness.py holds
     it to nbgrader's): importing nbgrader for it cost every grading process a second and more."""
@@ -329,10 +308,21 @@ def require_archive(infos: list, limits: ArchiveLimits) -> None:
 
 def require_archive_entry(info, limits: ArchiveLimits) -> str | None:
     """Why one entry of an archive is refused (one line), or None when it may be read."""
+    return archive_path_problem(info) or archive_size_problem(info, limits)
+
+
+def archive_path_problem(info) -> str | None:
+    """Why an entry's name is refused: an absolute path, or one with '..'."""
     name = info.filename
     parts = name.replace("\\", "/").split("/")
     if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or ".." in parts or "\0" in name:
         return f"{shown(name, 120)}: an absolute path or one with '..'"
+    return None
+
+
+def archive_size_problem(info, limits: ArchiveLimits) -> str | None:
+    """Why an entry is too large: over the limit for one file, or compressed past the ratio (a zip bomb)."""
+    name = info.filename
     if info.file_size > limits.entry_bytes:
         return f"{shown(name, 120)}: {_size(info.file_size)} is over the {_size(limits.entry_bytes)} limit for one file"
     if info.file_size > (1 << 20) and info.file_size > limits.ratio * max(info.compress_size, 1):
@@ -353,7 +343,7 @@ def read_archive_entry(zf, info, limits: ArchiveLimits) -> bytes:
                 return bytes(out)
             out += block
             if len(out) > limits.entry_bytes:
-                raise SubmissionError(
+                raise HandinTooLarge(
                     f"{shown(info.filename, 120)}: unpacks to more than "
                     f"{_size(limits.entry_bytes)}, over the limit for one file"
                 )
@@ -362,7 +352,7 @@ def read_archive_entry(zf, info, limits: ArchiveLimits) -> bytes:
 @dataclass(frozen=True)
 class HandinLimits:
     """What one hand-in through the hub exchange may hold: ``gradekit hub-exchange --max-mb`` and
-    ``--max-files`` (gradekit.exchange.hub.server.Limits; the archive's own limits, ratio and paths, are
+    ``--max-files`` (gradekit.exchange.hub.wire.Limits; the archive's own limits, ratio and paths, are
     :class:`ArchiveLimits`')."""
 
     max_bytes: int = 20 << 20  # all its files, uncompressed
@@ -382,19 +372,20 @@ def read_handin_zip(data: bytes, limits: HandinLimits) -> dict[str, bytes]:
     except (zipfile.BadZipFile, ValueError, OSError):
         raise SubmissionError("the hand-in is not a zip archive") from None
     if len(infos) > limits.max_files:
-        raise SubmissionError(f"{len(infos)} files, over the limit of {limits.max_files} files a hand-in")
+        raise HandinTooLarge(f"{len(infos)} files, over the limit of {limits.max_files} files a hand-in")
     archive = ArchiveLimits(entry_bytes=limits.max_bytes, total_bytes=limits.max_bytes, entries=limits.max_files)
     total = sum(max(0, i.file_size) for i in infos)
     if total > limits.max_bytes:
-        raise SubmissionError(
-            f"the files come to {_size(total)}, over the limit of {_size(limits.max_bytes)} a hand-in"
-        )
+        raise HandinTooLarge(f"the files come to {_size(total)}, over the limit of {_size(limits.max_bytes)} a hand-in")
     files: dict[str, bytes] = {}
     read = 0
     for info in infos:
-        problem = require_archive_entry(info, archive)
+        problem = archive_path_problem(info)
         if problem:
             raise SubmissionError(problem)
+        problem = archive_size_problem(info, archive)
+        if problem:
+            raise HandinTooLarge(problem)
         parts = [require_file_name(part) for part in info.filename.replace("\\", "/").split("/") if part]
         name = "/".join(parts)
         if not name or name.casefold() in {n.casefold() for n in files}:
@@ -405,7 +396,7 @@ def read_handin_zip(data: bytes, limits: HandinLimits) -> dict[str, bytes]:
             raise SubmissionError(f"{shown(info.filename, 80)}: cannot be unpacked") from None
         read += len(content)
         if read > limits.max_bytes:  # whatever the headers claimed
-            raise SubmissionError(f"the files unpack to more than {_size(limits.max_bytes)}, the limit a hand-in")
+            raise HandinTooLarge(f"the files unpack to more than {_size(limits.max_bytes)}, the limit a hand-in")
         files[name] = content
     return files
 

@@ -1,4 +1,5 @@
-"""The package's layout: layers of folders that follow the data flow, no import circles, no course named.
+"""The package's layout: layers of folders that follow the data flow, no import circles, no course named;
+and the design's intent, pairs that never import each other (:data:`NEVER`).
 
 gradekit/ is laid out as the flow (template -> variant -> release -> submission ->
 sandbox -> graders -> results -> gradebook / feedback / report). :data:`LAYERS`
@@ -43,6 +44,33 @@ LAYERS: list[tuple[str, list[str]]] = [
 # edges that run up the layers on purpose, each with its reason
 DECLARED: dict[tuple[str, str], str] = {}
 
+# What the design says must never import what, whatever the layers would let it: (importers, imported,
+# why), each side a tuple of module prefixes ("gradekit.pages" is the folder and all in it). An import
+# counts wherever it is written -- at the top, in a function, under TYPE_CHECKING.
+HUB_SERVER = tuple(f"gradekit.exchange.hub.{m}" for m in ("server", "api", "handins", "gate", "store"))
+STUDENT_SIDE = ("gradekit.exchange.hub.student", "gradekit.exchange.hub.wire", "gradekit.exchange.filesystem.student",
+                "gradekit.handout.lab")
+NEVER: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
+    (("gradekit.pages",), ("gradekit.grading",),
+     "the pages are functions of results: grading's wording is handed in (gradekit.grading.told)"),
+    (("gradekit.exchange",), ("gradekit.gradebook", "gradekit.pages"),
+     "the exchange takes due dates and pages as arguments: it knows no gradebook and renders nothing"),
+    (HUB_SERVER, ("gradekit.service", "gradekit.grading", "gradekit.runners", "gradekit.sandbox"),
+     "the hub exchange's server, a small security service, runs nothing of grading"),
+    (("gradekit.service",), ("gradekit.exchange.filesystem", "gradekit.exchange.hub"),
+     "the service sees an exchange through its interface alone: a hand-in's reference is its exchange's to read"),
+    (("gradekit.gradebook",), ("gradekit.exchange", "gradekit.service", "gradekit.pages"),
+     "the gradebook records results; how hand-ins arrive and go back is none of its business"),
+    (STUDENT_SIDE, ("gradekit.grading", "gradekit.graders", "gradekit.sandbox", "gradekit.runners",
+                    "gradekit.gradebook", "gradekit.service", "gradekit.pages", "gradekit.exchange.hub.server",
+                    "gradekit.exchange.hub.store", "gradekit.exchange.ledger"),
+     "a student's server imports nothing of the course's side"),
+    (("gradekit.exchange.hub.wire",), ("gradekit",),
+     "the wire is the standard library alone: the server and every client read the same contract"),
+    (("gradekit.web",), ("gradekit.exchange", "gradekit.service", "gradekit.hub"),
+     "the web services' ground knows none of the services built on it"),
+]
+
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
@@ -55,9 +83,10 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def _imports(modules: dict[str, Path] | None = None) -> dict[str, set[str]]:
+def _imports(modules: dict[str, Path] | None = None, type_hints: bool = False) -> dict[str, set[str]]:
     """gradekit module -> the gradekit modules importing it runs (at any depth: lazy imports
-    count; a.b.c brings a.b and a with it)."""
+    count; a.b.c brings a.b and a with it); ``type_hints``: those imported for type hints only
+    (under TYPE_CHECKING) too."""
     modules = modules or _modules()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -65,7 +94,8 @@ def _imports(modules: dict[str, Path] | None = None) -> dict[str, set[str]]:
         found: set[str] = set()
         tree = ast.parse(path.read_text())
         for block in [n for n in ast.walk(tree) if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)]:
-            block.body = []  # imports for type hints only are not imports at run time
+            if not type_hints:
+                block.body = []  # imports for type hints only are not imports at run time
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -264,3 +294,87 @@ def test_the_framework_names_no_course():
     named = [str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")
              if any(a in p.read_text() for a in ("self_attention", "multi_head_attention", "long_context"))]
     assert not named, f"gradekit/ names a course assignment in {named}"
+
+
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _broken_nevers(graph: dict[str, set[str]], never=None) -> list[str]:
+    """Each import that a pair of NEVER forbids (``module -> target: why``), its deepest module named (not
+    the packages an import runs on its way to it)."""
+    found = []
+    for importers, imported, why in never if never is not None else NEVER:
+        for module, targets in sorted(graph.items()):
+            if _within(module, importers):
+                for target in sorted(targets - _packages(targets)):
+                    if _within(target, imported) and not _within(target, importers):
+                        found.append(f"{module} -> {target}: {why}")
+    return sorted(set(found))
+
+
+def _packages(targets: set[str]) -> set[str]:
+    """The targets that are only the packages a deeper target of the same import runs on its way."""
+    return {t for t in targets if any(other.startswith(t + ".") for other in targets)}
+
+
+def test_the_pairs_that_never_import_each_other_do_not():
+    """The design's intent (NEVER), type hints included: every import is counted, wherever it is."""
+    broken = _broken_nevers(_imports(type_hints=True))
+    assert not broken, "imports the design forbids:\n" + "\n".join(broken)
+
+
+def test_a_never_pair_is_caught_even_under_type_checking(tmp_path):
+    """A planted import fails it: pages importing grading for a type hint only, and the exchange importing
+    the gradebook in a function."""
+    files = {
+        "gradekit/__init__.py": "",
+        "gradekit/pages/__init__.py": '"""map"""\n',
+        "gradekit/pages/feedback.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                      "    from gradekit.grading.diagnosis import notes\n",
+        "gradekit/grading/__init__.py": '"""map"""\n',
+        "gradekit/grading/diagnosis.py": "notes = 1\n",
+        "gradekit/exchange/__init__.py": '"""map"""\n',
+        "gradekit/exchange/ledger.py": "def f():\n    from gradekit.gradebook import read\n",
+        "gradekit/gradebook/__init__.py": '"""map"""\n',
+        "gradekit/gradebook/read.py": "x = 1\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    modules = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in tmp_path.rglob("*.py")}
+    global PACKAGE
+    saved, PACKAGE = PACKAGE, tmp_path / "gradekit"
+    try:
+        at_run_time, with_hints = _imports(modules), _imports(modules, type_hints=True)
+    finally:
+        PACKAGE = saved
+    assert _broken_nevers(at_run_time) == [
+        "gradekit.exchange.ledger -> gradekit.gradebook.read: " + NEVER[1][2]]
+    assert _broken_nevers(with_hints) == [
+        "gradekit.exchange.ledger -> gradekit.gradebook.read: " + NEVER[1][2],
+        "gradekit.pages.feedback -> gradekit.grading.diagnosis: " + NEVER[0][2]]
+
+
+def test_only_the_delivery_hands_a_page_to_an_exchange():
+    """One way back: outside the exchange's own implementations (a give_feedback that delegates, the hub
+    server storing what it was given), nothing but gradekit.service.delivery.deliver calls give_feedback,
+    and nothing but the delivery (and gradekit check's own pages, never handed out) writes feedback pages:
+    no path can forget the disclosure policy."""
+    allowed_writers = {"gradekit.service.delivery", "gradekit.qa.keep", "gradekit.pages.feedback"}
+    found = []
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text())
+        for func in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+            for call in [n for n in ast.walk(func) if isinstance(n, ast.Call)]:
+                called = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+                if called == "give_feedback" and not (
+                    (name, func.name) == ("gradekit.service.delivery", "deliver")
+                    or func.name == "give_feedback"  # an exchange's own, delegating
+                    or _within(name, HUB_SERVER)  # the service storing the pages it was given
+                ):
+                    found.append(f"{name}.{func.name} calls give_feedback")
+                if called in ("write_feedback", "render_feedback") and name not in allowed_writers:
+                    found.append(f"{name}.{func.name} calls {called}")
+    assert not found, "ways back around the delivery: " + "; ".join(sorted(set(found)))

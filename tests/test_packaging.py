@@ -29,7 +29,7 @@ from setuptools import find_packages
 REPO = Path(__file__).resolve().parents[1]
 # what no student's server may import: the grading extras, the report's old V8 renderer, the test tools
 NOT_FOR_STUDENTS = ("sklearn", "scipy", "dask", "distributed", "vl_convert", "psycopg", "playwright")
-STUDENT_SIDE = ("gradekit.exchange.filesystem.nbgrader", "gradekit.exchange.filesystem.collect", "gradekit.handout.lab",
+STUDENT_SIDE = ("gradekit.exchange.filesystem.student", "gradekit.exchange.filesystem.collect", "gradekit.handout.lab",
                 "gradekit.exchange.hub.student", "gradekit.exchange.hub.wire")  # the hub exchange's client classes too
 
 

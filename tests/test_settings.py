@@ -76,6 +76,7 @@ def test_one_assignments_test_tq1_is_hidden_until_the_due_date_while_anothers_sh
 def test_the_page_before_the_due_date_hides_each_assignments_own_cells(course_factory, tmp_path):
     from gradekit.grading.options import Options
     from gradekit.grading.pipeline import Pipeline
+    from gradekit.grading.told import TOLD
     from gradekit.pages.feedback import Disclosure, write_feedback
     from gradekit.release.generate import write_answer_key
     from gradekit.service.policy import Policy
@@ -89,7 +90,7 @@ def test_the_page_before_the_due_date_hides_each_assignments_own_cells(course_fa
         result = Pipeline(loaded, assignment, Options()).grade("alice", folder, tmp_path / assignment / "graded")
         policy = Policy.of(loaded, assignment)
         written = write_feedback(loaded, result, tmp_path / assignment / "feedback",
-                                 Disclosure(policy.before_due, policy.hidden, "2030-01-01 00:00 UTC"))
+                                 Disclosure(policy.before_due, policy.hidden, "2030-01-01 00:00 UTC"), told=TOLD)
         pages[assignment] = {p.stem: p.read_text() for p in written}
     def waits(page: str, gid: str) -> bool:
         section = re.search(rf'<section class="card" id="{gid}">(.*?)</section>', page, re.S)

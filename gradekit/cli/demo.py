@@ -62,10 +62,10 @@ def _grade_assignment(course: Course, assignment: str, ids: list[str], sandboxed
     from gradekit.cli.autograde import autograde_class
     from gradekit.gradebook.marks import marked_results
     from gradekit.grading.options import Options
-    from gradekit.pages.feedback import write_class_feedback
     from gradekit.qa.demo import simulate
     from gradekit.release.generate import generate
     from gradekit.results import iter_results
+    from gradekit.service.delivery import write_class_pages
 
     print(f"\n=== {assignment} ===")
     started = time.monotonic()
@@ -86,7 +86,7 @@ def _grade_assignment(course: Course, assignment: str, ids: list[str], sandboxed
         limit = course.limits_for(assignment).call_timeout
         why = f": a call that does not return is stopped after {limit:g} s" if seconds >= limit else ""
         print(f"  the slowest, {student} ({plan.get(student, '?')}), took {seconds:.1f} s of that{why}")
-    pages = write_class_feedback(course, assignment, marked_results(course, assignment))
+    pages, _whole = write_class_pages(course, assignment, marked_results(course, assignment))
     wrong = next((s for s, k in plan.items() if k.startswith("mistake:")), ids[0])
     print(f"feedback: {pages} pages in {course.root / 'feedback'}/<student>/{assignment}/")
     result = next(iter_results(course, assignment, [wrong]), None)

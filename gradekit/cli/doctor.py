@@ -35,7 +35,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gradekit.doctor.diagnose import diagnose, students_python
+    from gradekit.doctor.diagnose import diagnose
+    from gradekit.doctor.hub import students_python
 
     course = course_of(args)
     hub = Path(args.hub_config).resolve() if args.hub_config else None

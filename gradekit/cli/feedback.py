@@ -1,4 +1,4 @@
-"""``gradekit feedback ASSIGNMENT``: write feedback/<student>/<assignment>/*.html."""
+"""``gradekit feedback ASSIGNMENT``: write feedback/<student>/<assignment>/*.html, as the policy shows them now."""
 
 from __future__ import annotations
 
@@ -6,7 +6,11 @@ from gradekit.cli.common import course_of
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("feedback", help="write feedback/<student>/<assignment>/<notebook>.html")
+    p = sub.add_parser(
+        "feedback",
+        help="write feedback/<student>/<assignment>/<notebook>.html as the assignment's policy shows them now "
+        "(before the due date, the whole pages go to feedback-instructor/)",
+    )
     p.add_argument("assignment")
     p.add_argument("--student", action="append", default=[])
     p.set_defaults(run=run)
@@ -14,9 +18,14 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gradekit.gradebook.marks import marked_results
-    from gradekit.pages.feedback import write_class_feedback
+    from gradekit.service.delivery import INSTRUCTOR_FEEDBACK, write_class_pages
 
     course = course_of(args)
-    count = write_class_feedback(course, args.assignment, marked_results(course, args.assignment, args.student))
-    print(f"wrote {count} feedback page(s) in {course.root / 'feedback'}")
+    shown, whole = write_class_pages(course, args.assignment, marked_results(course, args.assignment, args.student))
+    print(f"wrote {shown} feedback page(s) in {course.root / 'feedback'}")
+    if whole:
+        print(
+            f"{whole} of them hold back what waits for the due date; the whole pages, yours: "
+            f"{course.root / INSTRUCTOR_FEEDBACK}"
+        )
     return 0

@@ -56,7 +56,8 @@ def run(args) -> int:
     for name in ("max_mb", "max_files", "per_minute", "at_once", "reads_per_minute"):
         if getattr(args, name) <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive")
-    from gradekit.exchange.hub.server import Limits, serve
+    from gradekit.exchange.hub.server import serve
+    from gradekit.exchange.hub.wire import Limits
 
     limits = Limits(args.max_mb, args.max_files, args.per_minute, args.at_once, args.reads_per_minute)
     return serve(args.course_id, args.store, args.db, limits, args.bind)

@@ -13,7 +13,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gradekit.exchange import receipts
-    from gradekit.exchange.ledger import LEDGER, Ledger, place
+    from gradekit.exchange.ledger import LEDGER, Ledger
 
     course = course_of(args)
     found = receipts.verify(course.secret(), course.course_id, args.receipt)
@@ -21,23 +21,21 @@ def run(args) -> int:
         print("not a receipt of this course: it was not made with this course's secret, or it was changed")
         return 1
     what = (
-        f"{found.student}'s attempt {found.attempt} of {found.assignment}, counted at "
+        f"{found.student}'s hand-in {found.number} of {found.assignment}, counted at "
         f"{found.counted:%Y-%m-%d %H:%M:%S} UTC, files {found.sha256}"
     )
-    entry = None
-    hub = False
+    entry = kept = None
     if (course.root / LEDGER).exists():
         with Ledger(course) as ledger:
             entry = ledger.find(args.receipt.strip())
-            hub = ledger.hub
+            kept = ledger.kept_path(entry) if entry is not None else None
     if entry is None:
         print(f"a receipt of this course: {what}; no hand-in with it is on record here")
         return 1
-    kept = f"kept as .gradekit/handins/{entry.assignment}/{entry.name}@{entry.ino}"
     it = (
-        f"the {place(entry, hub)} on record, handed in by the hub user {entry.account}"
-        if hub
-        else (f"the hand-in {place(entry)} on record")
+        f"the {entry.ref.place} on record, handed in by the hub user {entry.account}"
+        if entry.ref.exchange == "hub"
+        else f"the hand-in {entry.ref.place} on record"
     )
-    print(f"a receipt of this course: {what}; it is {it} (SHA-256 {entry.sha256}, {kept})")
+    print(f"a receipt of this course: {what}; it is {it} (SHA-256 {entry.sha256}, kept as {kept})")
     return 0

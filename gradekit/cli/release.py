@@ -51,7 +51,7 @@ def run(args) -> int:
     return 0
 
 
-# how each release is kept from the other accounts (gradekit.exchange.filesystem.nbgrader's protect)
+# how each release is kept from the other accounts (gradekit.exchange.filesystem.release's protect)
 _PROTECTION = {
     "student": "{n} readable by their student alone",
     "owner-only": "{n} readable by you alone: no account of that name",

@@ -3,14 +3,16 @@
     releases out     publish(assignment, force, student)   each student's own variant, to that student alone;
                      released()                            the assignments out there
     hand-ins in      events(poll)                          hints that hand-ins arrived (an event, or a full look);
-                     look(names, assignments)              the hand-ins, read and judged: who handed each in and
-                                                           when, as the exchange vouches for it (a Handin, refused
-                                                           with its reason where it breaks a rule)
-    feedback back    give_feedback(student, assignment,    a graded hand-in's pages, to its student alone, where
-                     submission, pages)                    that student's fetch finds them (gradekit.service.delivery
-                                                           is the one caller: serve, release-feedback, regrades);
-                     feedback_given(student, assignment,   whether that hand-in's pages are out already (a
-                     submission)                           regrade gives them again)
+                     look(hints, assignments)              the hand-ins, read and judged: who handed each in and
+                                                           when, as the exchange vouches for it (a Handin with
+                                                           its HandinRef; refused, with its reason, where it
+                                                           breaks a rule)
+    feedback back    give_feedback(student, assignment,    a graded hand-in's pages (the student's copy), to its
+                     submission, pages)                    student alone, where their fetch finds them; its one
+                                                           caller is gradekit.service.delivery, which every way
+                                                           back goes through
+                     feedback_given(assignment,            the students whose pages of the hand-in collected in
+                     submissions)                          their submission are out already: one look a class
     what a student   listing(student)                      that student's own releases, hand-ins and feedback --
     may list                                               nobody else's
 
@@ -18,8 +20,9 @@ Two implementations: :class:`gradekit.exchange.filesystem.course.FilesystemExcha
 exchange folders with gradekit's modes: a hand-in counts for the Unix account that owns its
 folder) and :class:`gradekit.exchange.hub.course.HubExchange` (a JupyterHub service that knows students
 by their hub login, for hubs where every student's server is the same account).
-``gradekit.exchange.exchanges.exchange_of`` picks the course's (``c.Gradekit.exchange``). Whatever reads a hand-in past
-this interface -- the ledger, the policies, the grading session -- is the same for both.
+``gradekit.exchange.exchanges.exchange_of`` picks the course's (``c.Gradekit.exchange``). Whatever reads a
+hand-in past this interface -- the ledger, the policies, the grading session -- is the same for both, and
+never reads a reference's key: only the exchange that made it does.
 """
 
 from __future__ import annotations
@@ -31,14 +34,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+
     from gradekit.course import Course
-    from gradekit.exchange.filesystem.inbound import Handin
+    from gradekit.exchange.handin import Handin
 
 
 class Events(Protocol):
     """Names of hand-ins that appeared or changed on ``names`` (None: look at everything)."""
 
-    names: queue.Queue[str | None]
+    names: queue.Queue[str | None]  # the exchange's hints: a folder's name, a hand-in's number
 
     def start(self) -> None: ...
 
@@ -51,7 +56,7 @@ class Listed:
 
     assignment: str
     released: bool  # a release of it is there for this student
-    handins: tuple[str, ...] = ()  # the names of their own hand-ins, oldest first
+    handins: tuple[str, ...] = ()  # where their own hand-ins are (HandinRef.place), oldest first
     feedback: tuple[str, ...] = ()  # those of them with feedback to fetch
 
 
@@ -99,20 +104,21 @@ class CourseExchange(abc.ABC):
 
     @abc.abstractmethod
     def look(self, names: list[str] | None, assignments: list[str]) -> list[Handin]:
-        """The hand-ins of ``assignments`` among ``names`` (None: all of them), oldest first, each
-        read and judged. One that is still arriving is left for a later look (an empty ``names``
-        takes those up)."""
+        """The hand-ins of ``assignments`` among those the hints ``names`` name (None: all of them),
+        oldest first, each read and judged. One that is still arriving is left for a later look (an
+        empty ``names`` takes those up)."""
 
     # -- feedback back --------------------------------------------------------------------------
     @abc.abstractmethod
     def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
-        """Release ``pages`` (notebook id -> the feedback page's HTML, the instructor's copy) of the
-        hand-in collected in ``submission`` to ``student`` alone; False when the exchange cannot
-        tell which of the student's hand-ins they are for (nothing is released then)."""
+        """Release ``pages`` (notebook id -> the feedback page's HTML, the student's copy, as the
+        delivery made it) of the hand-in collected in ``submission`` to ``student`` alone; False when
+        the exchange cannot tell which of the student's hand-ins they are for (nothing is released)."""
 
     @abc.abstractmethod
-    def feedback_given(self, student: str, assignment: str, submission: Path) -> bool:
-        """Whether pages of the hand-in collected in ``submission`` were given back already."""
+    def feedback_given(self, assignment: str, submissions: Mapping[str, Path]) -> set[str]:
+        """The students (of ``submissions``: student -> the folder their hand-in was collected in) whose
+        pages of that hand-in were given back already; one look, whatever the class's size."""
 
     # -- what a student may list ----------------------------------------------------------------
     @abc.abstractmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -9,13 +10,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from gradekit.exchange.base import CourseExchange
 
 
-def exchange_of(course: Course) -> CourseExchange:
+def exchange_of(course: Course, here: Path | None = None) -> CourseExchange:
     """The course's exchange: ``c.Gradekit.exchange``, "filesystem" (nbgrader's folders, gradekit's
-    modes: the default) or "hub" (gradekit's hub exchange service)."""
+    modes: the default) or "hub" (gradekit's hub exchange service). ``here``: the filesystem exchange's
+    folder of the course, as an nbgrader step was given it (default: the course's config's)."""
     if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
         from gradekit.exchange.hub.course import HubExchange
 
         return HubExchange(course)
     from gradekit.exchange.filesystem.course import FilesystemExchange
 
-    return FilesystemExchange(course)
+    return FilesystemExchange(course, here)

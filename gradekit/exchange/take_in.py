@@ -57,7 +57,7 @@ def collect(course: Course, assignment: str, due: dt.datetime | None = None) -> 
                 if entry.new or entry.changed:
                     out.lines += ledger.report(entry)
             if exchange.kind == "filesystem":  # a folder of inbound/ removed since it was handed in
-                for entry in ledger.gone(assignment, {h.name for h in handins}):
+                for entry in ledger.gone(assignment, {h.ref for h in handins}):
                     out.lines += ledger.report(entry)
             chosen: dict[str, Entry] = {}
             for entry in ledger.entries(assignment):
@@ -80,15 +80,10 @@ def collect(course: Course, assignment: str, due: dt.datetime | None = None) -> 
 
 def _holds(dest: Path, entry) -> bool:
     """Whether ``dest`` is this very hand-in, installed before."""
-    import json
+    from gradekit.exchange.ledger import ref_of
+    from gradekit.exchange.receipts import read_receipt
 
-    from gradekit.untrusted import RECEIPT_FILE
-
-    try:
-        meta = json.loads((dest / RECEIPT_FILE).read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(meta, dict) and meta.get("handin") == entry.name and meta.get("receipt") == entry.receipt
+    return ref_of(dest) == entry.ref and read_receipt(dest).receipt == entry.receipt
 
 
 def install(dest: Path, files: dict[str, bytes]) -> None:

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gradekit.course import Course
-from gradekit.gradebook import sql_read as roster
+from gradekit.gradebook import sql_read
 from gradekit.gradebook.connect import api, open_gradebook
 from gradekit.gradebook.rubrics import Item, Rubric, Store, counted, path_of
 from gradekit.gradebook.write import grades_of
-from gradekit.results import SubmissionResult
+from gradekit.results import SubmissionResult, amended, with_late_penalties
 
 if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
@@ -44,13 +44,13 @@ def marked_results(course: Course, assignment: str, students: list[str] | None =
 
 
 def final_marks(gb: Gradebook, result: SubmissionResult, given: Given | None = None) -> SubmissionResult:
-    """``result`` as it stands now: the instructor's grades, the late penalties and ``given``, the rubric
-    items a person gave the student (:func:`rubric_items`).
+    """``result`` as it stands now, a new value: the instructor's grades, the late penalties and ``given``,
+    the rubric items a person gave the student (:func:`rubric_items`).
 
     Manual grades and overrides set after autograding, and nbgrader's late penalty, are the
     gradebook's; feedback built from the autograder's result alone would miss them.
     """
-    apply_rubric(result, given or {})
+    result = apply_rubric(result, given or {})
     orm = api()
     Notebook, SubmittedNotebook = orm.Notebook, orm.SubmittedNotebook
     try:
@@ -84,28 +84,40 @@ def rubrics(course: Course, assignment: str) -> list[Rubric]:
 
 def apply_rubric(result: SubmissionResult, given: Given) -> SubmissionResult:
     """``result`` with the rubric items each cell got (a cell graded with none: an empty list), each
-    item's sentence in the student's language among its translations."""
+    item's sentence in the student's language among its translations: a new value (``result`` itself
+    when no cell got any)."""
+    if not given:
+        return result
+    translations = dict(result.translations)
+    notebooks = []
     for nb in result.notebooks:
+        cells = []
         for cell in nb.cells:
             got = given.get((nb.name, cell.grade_id))
             if got is None:
+                cells.append(cell)
                 continue
-            cell.rubric = [counted(item, mode) for item, mode in got]
+            cells.append(amended(cell, rubric=[counted(item, mode) for item, mode in got]))
             for item, _mode in got:
                 if result.language in item.texts:
-                    result.translations[item.text] = item.texts[result.language]
-    return result
+                    translations[item.text] = item.texts[result.language]
+        notebooks.append(amended(nb, cells=cells))
+    return amended(result, notebooks=notebooks, translations=translations)
 
 
 def apply_marks(result: SubmissionResult, manual: dict, penalties: dict) -> SubmissionResult:
-    """``result`` with the instructor's scores (by (notebook, cell)) and the late penalties (by notebook)."""
-    for nb in result.notebooks:
-        nb.late_penalty = penalties.get(nb.name) or None
-        for cell in nb.cells:
-            manual_score = manual.get((nb.name, cell.grade_id))
-            if manual_score is not None:
-                cell.score, cell.by_hand = float(manual_score), True
-    return result
+    """``result`` with the instructor's scores (by (notebook, cell)) and the late penalties (by notebook):
+    a new value."""
+    notebooks = []
+    for nb in with_late_penalties(result, penalties).notebooks:
+        cells = [
+            cell
+            if manual.get((nb.name, cell.grade_id)) is None
+            else amended(cell, score=float(manual[(nb.name, cell.grade_id)]), by_hand=True)
+            for cell in nb.cells
+        ]
+        notebooks.append(nb if all(a is b for a, b in zip(cells, nb.cells, strict=True)) else amended(nb, cells=cells))
+    return amended(result, notebooks=notebooks)
 
 
 @dataclass
@@ -122,7 +134,7 @@ class ClassMarks:
 
     def apply(self, result: SubmissionResult) -> SubmissionResult:
         """As :func:`final_marks`, from what was read once for the class."""
-        apply_rubric(result, self.given.get(result.student, {}))
+        result = apply_rubric(result, self.given.get(result.student, {}))
         return apply_marks(result, self.manual.get(result.student, {}), self.penalties.get(result.student, {}))
 
 
@@ -131,9 +143,9 @@ def read_class_marks(course: Course, assignment: str) -> ClassMarks:
     importing nbgrader's API costs the class report more than a second), through nbgrader's API
     from any other database."""
     students, held, due = (
-        roster.students(course),
-        roster.recorded(course, assignment),
-        roster.duedate(course, assignment),
+        sql_read.students(course),
+        sql_read.recorded(course, assignment),
+        sql_read.duedate(course, assignment),
     )
     given, every = rubric_items(course, assignment), rubrics(course, assignment)
     if students is None or held is None or due is None:

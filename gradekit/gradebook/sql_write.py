@@ -55,9 +55,7 @@ def record(course: Course, result: SubmissionResult) -> bool:
             db.execute("COMMIT")
     except (Decline, sqlite3.Error):
         return False
-    for nb in result.notebooks:
-        nb.late_penalty = None
-    return True
+    return True  # on time: no late penalty (a late submission is declined: nbgrader's to assign)
 
 
 def _stored(when: dt.datetime) -> str:

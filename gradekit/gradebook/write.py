@@ -19,12 +19,11 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, cast
 
-from gradekit import changes
 from gradekit.course import Course
 from gradekit.errors import GradebookError
-from gradekit.gradebook import sql_read as roster
+from gradekit.gradebook import sql_read
 from gradekit.gradebook.connect import api, open_gradebook
-from gradekit.results import SubmissionResult, grade_writes
+from gradekit.results import SubmissionResult, grade_writes, with_late_penalties
 from gradekit.untrusted import timestamp_value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +41,7 @@ class Recorder:
 
     def __init__(self, course: Course, assignment: str):
         self.course, self.assignment = course, assignment
-        self.held = roster.recorded(course, assignment) or {}
+        self.held = sql_read.recorded(course, assignment) or {}
         self.gb = None
         self.written = 0
 
@@ -51,26 +50,27 @@ class Recorder:
         gradebook): grading is about to produce them, and this process has little else to do."""
         import threading
 
-        if roster.sqlite_path(self.course) is None:
+        if sql_read.sqlite_path(self.course) is None:
             threading.Thread(target=api, name="gradekit-gradebook-warm", daemon=True).start()
 
-    def record(self, result: SubmissionResult) -> None:
+    def record(self, result: SubmissionResult) -> SubmissionResult:
+        """Record ``result``; what the gradebook now holds of it: ``result`` with its late penalties."""
         held = self.held.pop(result.student, None)
         if held is not None and _holds(held, result):
-            for nb in result.notebooks:
-                nb.late_penalty = held.penalties.get(nb.name) or None
-            return
-        from gradekit.gradebook import sql_write as sqlite_grades
+            recorded = with_late_penalties(result, held.penalties)
+            recorded.unchanged = result.unchanged  # the progress line's mark goes with it
+            return recorded
+        from gradekit.gradebook import scores, sql_write
 
-        if sqlite_grades.record(self.course, result):
-            self.written += 1
-            changes.poke(self.course)  # a counting score changed: its listeners (the LTI sender) hear it
-            return
-        if self.gb is None:
-            self.gb = open_gradebook(self.course)
-        record(self.gb, result, self.course)
+        if sql_write.record(self.course, result):
+            recorded = with_late_penalties(result, {})
+        else:
+            if self.gb is None:
+                self.gb = open_gradebook(self.course)
+            recorded = record(self.gb, result, self.course)
         self.written += 1
-        changes.poke(self.course)
+        scores.changed(self.course, self.assignment, [result.student], scores.GRADED)
+        return recorded
 
     def close(self) -> None:
         if self.gb is not None:
@@ -84,7 +84,7 @@ class Recorder:
         self.close()
 
 
-def _holds(held: roster.Recorded, result: SubmissionResult) -> bool:
+def _holds(held: sql_read.Recorded, result: SubmissionResult) -> bool:
     """Whether the gradebook already says exactly what recording ``result`` would write."""
     if held.timestamp != timestamp_value(result.timestamp) and result.timestamp is not None:
         return False
@@ -107,8 +107,8 @@ def _holds(held: roster.Recorded, result: SubmissionResult) -> bool:
     return True
 
 
-def record(gb: Gradebook, result: SubmissionResult, course: Course | None = None) -> None:
-    """Write one submission's scores in one transaction; ``result`` then carries its late penalties.
+def record(gb: Gradebook, result: SubmissionResult, course: Course | None = None) -> SubmissionResult:
+    """Write one submission's scores in one transaction; ``result`` as recorded: with its late penalties.
 
     A submission that could not be graded at all is written as explicit zeros
     on every cell, so the gradebook always says what the summary says. A
@@ -121,7 +121,7 @@ def record(gb: Gradebook, result: SubmissionResult, course: Course | None = None
             # nbgrader's own update_or_create_submission trips SQLAlchemy autoflush warnings
             warnings.simplefilter("ignore")
             submission = _record(gb, result)
-            _late_penalties(gb, result, submission, course)
+            penalties = _late_penalties(gb, result, submission, course)
         db.commit()
     except Exception as exc:
         try:
@@ -132,6 +132,7 @@ def record(gb: Gradebook, result: SubmissionResult, course: Course | None = None
             f"the gradebook could not be written ({type(exc).__name__}: "
             f"{str(exc).splitlines()[0][:200]}); nothing more was recorded"
         ) from None
+    return with_late_penalties(result, penalties)
 
 
 def _record(gb: Gradebook, result: SubmissionResult):
@@ -184,8 +185,8 @@ def _late_penalty_assigner(course: Course | None):
     return _LATE[key]
 
 
-def _late_penalties(gb: Gradebook, result: SubmissionResult, submission, course: Course | None) -> None:
-    """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it.
+def _late_penalties(gb: Gradebook, result: SubmissionResult, submission, course: Course | None) -> dict:
+    """nbgrader's late penalty, as its AssignLatePenalties preprocessor assigns it: notebook -> penalty.
 
     The plugin is the course's (``c.AssignLatePenalties.plugin_class``,
     ``c.LateSubmissionPlugin.penalty_method`` in nbgrader_config.py); the
@@ -194,14 +195,13 @@ def _late_penalties(gb: Gradebook, result: SubmissionResult, submission, course:
     """
     gb.db.flush()
     seconds_late = submission.total_seconds_late
-    for nb in result.notebooks:
-        nb.late_penalty = None
+    penalties: dict[str, float | None] = {}
     if not seconds_late:  # on time (or no due date): no penalty on any notebook, in one statement
         SubmittedNotebook = api().SubmittedNotebook
         gb.db.query(SubmittedNotebook).filter(SubmittedNotebook.assignment_id == submission.id).update(
             {SubmittedNotebook.late_submission_penalty: None}, synchronize_session=False
         )
-        return
+        return penalties
     assigner = _late_penalty_assigner(course)
     for nb in result.notebooks:
         try:
@@ -214,4 +214,5 @@ def _late_penalties(gb: Gradebook, result: SubmissionResult, submission, course:
             penalty = assigner.plugin_inst.late_submission_penalty(result.student, notebook.score, seconds_late)
             if penalty is not None:
                 notebook.late_submission_penalty = assigner._check_late_penalty(notebook, penalty)
-                nb.late_penalty = notebook.late_submission_penalty or None
+                penalties[nb.name] = notebook.late_submission_penalty or None
+    return penalties

@@ -36,6 +36,7 @@ from gradekit.authoring.template import AssignmentSource
 from gradekit.authoring.variant import build_variant
 from gradekit.course import Course
 from gradekit.errors import CourseFailure, GraderError, SubmissionError
+from gradekit.exchange.receipts import read_receipt
 from gradekit.graders.observe import observing
 from gradekit.grading.harness.suite import GraderSuite
 from gradekit.grading.incremental import assignment_version, submission_digest
@@ -55,7 +56,6 @@ from gradekit.untrusted import (
     find_notebook,
     folder_listing,
     is_plain_folder,
-    read_receipt,
     read_timestamp,
     submission_files,
 )
@@ -130,13 +130,14 @@ class Pipeline:
         tags: frozenset = frozenset(),
         observed: dict | None = None,
     ) -> SubmissionResult:
-        """:meth:`grade`, or a zero with the reason when the submission cannot be graded at all.
+        """:meth:`grade`, or a zero with the reason when the submission cannot be graded at all; sealed
+        (graded: it changes no more, gradekit.results).
 
         A course failure is not a zero: it propagates. Anything else unexpected
         while grading this one submission costs this student only.
         """
         try:
-            return self.grade(student, folder, out_dir, language, tags, observed)
+            return self.grade(student, folder, out_dir, language, tags, observed).seal()
         except SubmissionError as exc:
             return self._zero(student, exc.args[0] if exc.args else str(exc), language)
         except CourseFailure:
@@ -153,7 +154,7 @@ class Pipeline:
         say = self.say(language or language_of(self.course, student))
         result = SubmissionResult(student, self.assignment, error=say(reason), language=say.language)
         result.translations = say.table
-        return result
+        return result.seal()
 
     def say(self, language: str) -> Say:
         """Where grading a student of ``language`` stores what they will read (see gradekit.i18n)."""
@@ -190,7 +191,8 @@ class Pipeline:
             language=language,
             digest=submission_digest(folder, self.version, variant.seed, language),
         )
-        result.receipt, result.attempt = read_receipt(folder)
+        collected = read_receipt(folder)
+        result.receipt, result.handin = collected.receipt, collected.number
         if stamp.problem:
             result.notes.append(say(stamp.problem))
         files = submission_files(folder)

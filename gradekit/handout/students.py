@@ -12,10 +12,10 @@ from pathlib import Path
 
 DEFAULT_EXCHANGE = "/usr/local/share/nbgrader/exchange"  # nbgrader's own default
 STUDENT_STEPS = {
-    "fetch_assignment": "gradekit.exchange.filesystem.nbgrader.GradekitFetchAssignment",
-    "submit": "gradekit.exchange.filesystem.nbgrader.GradekitSubmit",
-    "list": "gradekit.exchange.filesystem.nbgrader.GradekitList",
-    "fetch_feedback": "gradekit.exchange.filesystem.nbgrader.GradekitFetchFeedback",
+    "fetch_assignment": "gradekit.exchange.filesystem.student.GradekitFetchAssignment",
+    "submit": "gradekit.exchange.filesystem.student.GradekitSubmit",
+    "list": "gradekit.exchange.filesystem.student.GradekitList",
+    "fetch_feedback": "gradekit.exchange.filesystem.student.GradekitFetchFeedback",
 }
 HUB_STEPS = {  # c.Gradekit.exchange = "hub": the same commands, through the hub exchange service
     "fetch_assignment": "gradekit.exchange.hub.student.HubFetchAssignment",

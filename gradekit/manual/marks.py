@@ -19,11 +19,11 @@ import threading
 import warnings
 from collections.abc import Mapping
 
-from gradekit import changes
 from gradekit.course import Course
 from gradekit.errors import GradebookError
 from gradekit.gradebook.connect import api, open_gradebook
 from gradekit.gradebook.rubrics import ADJUST, Item, counted, score
+from gradekit.gradebook.scores import BY_HAND, changed
 
 
 class GradebookWriter:
@@ -111,8 +111,6 @@ class GradebookWriter:
                     if comments:
                         gb.db.bulk_update_mappings(orm.Comment, comments)
                 gb.db.commit()
-                changes.poke(self.course)  # a person's grade changed a counting score: its listeners hear it
-                return out
             except Exception as exc:
                 try:
                     gb.db.rollback()
@@ -121,6 +119,8 @@ class GradebookWriter:
                 raise GradebookError(
                     f"the gradebook could not be written ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
                 ) from None
+        changed(self.course, self.assignment, list(out), BY_HAND)  # a person's grade: the counting score too
+        return out
 
     def scores(self, q: Mapping) -> dict[str, tuple[float | None, float | None]]:
         """student -> (manual score, auto score) as the gradebook holds them now."""

@@ -6,7 +6,8 @@ grade id small beside it): passed or failed, the points, the likely mistake or
 what the wrong values show, the rubric items a person gave, and for every failed
 hidden check what was checked and how the result differed -- the graders' messages,
 which never include the expected arrays; the checks that only differ in value are
-one line, with their cases in a short list (:mod:`gradekit.grading.lines`). A free-text
+one line, with their cases in a short list (the wording is grading's, handed in as ``told``:
+:data:`gradekit.grading.told.TOLD`; the pages never import grading). A free-text
 answer left as handed out reads "not answered". Problems running the student's own
 cells and any restored tampering are listed too. The pages share the class report's
 look (:mod:`gradekit.pages.look`); they link to the student's other notebooks' pages, and
@@ -26,14 +27,12 @@ it carries (:class:`gradekit.i18n.text.View`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from gradekit.atomic import atomic_write
 from gradekit.course import Course
-from gradekit.grading.diagnosis import notes as diagnosis_notes
-from gradekit.grading.lines import Differing, grouped
 from gradekit.i18n import _
 from gradekit.i18n.catalogs import translator
 from gradekit.i18n.text import View
@@ -42,15 +41,14 @@ from gradekit.pages import look as page
 from gradekit.results import CellResult, NotebookResult, SubmissionResult
 
 
-def write_class_feedback(course: Course, assignment: str, results: Iterable[SubmissionResult]) -> int:
-    """``gradekit feedback``: the pages of each of ``results`` (each as it stands now:
-    :func:`gradekit.gradebook.marks.marked_results`); returns how many pages were written."""
-    from gradekit.errors import UsageError
+class Told(Protocol):
+    """How grading words a cell's checks (:data:`gradekit.grading.told.TOLD`): handed in, never imported."""
 
-    count = sum(len(write_feedback(course, result)) for result in results)
-    if count == 0:
-        raise UsageError(f"no graded submissions of {assignment}: run `gradekit autograde` first")
-    return count
+    def notes(self, cell: CellResult, view: Any) -> list[str]: ...
+
+    def grouped(self, checks: Any) -> list: ...
+
+    def differing(self, item: Any) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -111,12 +109,29 @@ def write_feedback(
     result: SubmissionResult,
     out_dir: Path | None = None,
     disclosure: Disclosure = EVERYTHING,
+    *,
+    told: Told,
 ) -> list[Path]:
-    """One page per notebook; pass the result through :func:`gradekit.gradebook.marks.final_marks` first for
-    the instructor's manual grades, the late penalty and the rubric items. ``out_dir``: another place
-    than feedback/ (an attempt's, gradekit serve); ``disclosure``: what it shows."""
-    paths = []
+    """:func:`render_feedback`'s pages written in ``out_dir`` (default: feedback/<student>/<assignment>/),
+    one ``<notebook>.html`` each. What may reach a student is the delivery's to decide
+    (gradekit.service.delivery): it is what writes the pages of a course."""
     out_dir = out_dir or course.feedback_dir(result.student, result.assignment)
+    paths = []
+    for notebook, html in render_feedback(course, result, disclosure, told=told).items():
+        path = out_dir / f"{notebook}.html"
+        atomic_write(path, html)
+        paths.append(path)
+    return paths
+
+
+def render_feedback(
+    course: Course, result: SubmissionResult, disclosure: Disclosure = EVERYTHING, *, told: Told
+) -> dict[str, str]:
+    """One page per notebook (notebook name -> its HTML), showing what ``disclosure`` lets it show, its
+    checks worded as ``told`` words them; pass the result through
+    :func:`gradekit.gradebook.marks.final_marks` first for the instructor's manual grades, the late penalty
+    and the rubric items."""
+    pages: dict[str, str] = {}
     siblings = [
         {
             "name": nb.name,
@@ -148,9 +163,9 @@ def write_feedback(
             nb=nb,
             notes=nb.notes,
             code={c.grade_id: c.answer for c in nb.cells},
-            diagnosis=lambda cell: diagnosis_notes(cell, view),
-            grouped=grouped,
-            differing=lambda item: isinstance(item, Differing),
+            diagnosis=lambda cell: told.notes(cell, view),
+            grouped=told.grouped,
+            differing=told.differing,
             siblings=siblings,
             failed_runs=[run for run in nb.runs if not run.ok],
             manual=view(waiting_sentence(nb)),
@@ -174,10 +189,8 @@ def write_feedback(
             rubric={c.grade_id: rubric_lines(c, view) for c in nb.cells if c.rubric},
             rubric_title=view(_("What your grader noted")),
         )
-        path = out_dir / f"{nb.name}.html"
-        atomic_write(path, html)
-        paths.append(path)
-    return paths
+        pages[nb.name] = html
+    return pages
 
 
 def held_labels(result: SubmissionResult, held, view: View) -> dict[str, float]:

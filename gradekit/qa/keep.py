@@ -37,6 +37,7 @@ def keep_class(qa: Course, tasks: list, outcomes: dict, directory: Path, skip: s
     """Copy each task's submission, graded notebooks and feedback pages (written now, as the
     student would read them) into ``directory``; write its index.html. ``skip``: the label of the
     tasks left out. Returns how many gradings were kept."""
+    from gradekit.grading.told import TOLD
     from gradekit.pages.feedback import write_feedback
 
     directory.mkdir(parents=True, exist_ok=True)
@@ -63,7 +64,7 @@ def keep_class(qa: Course, tasks: list, outcomes: dict, directory: Path, skip: s
         pages: list[Path] = []
         if not outcome.result.error:
             try:
-                pages = write_feedback(qa, outcome.result, folder / "feedback")
+                pages = write_feedback(qa, outcome.result, folder / "feedback", told=TOLD)
             except Exception:  # noqa: BLE001 - a page that cannot be written: the rest are kept
                 pages = []
         rows.append((task, outcome.result, folder, pages))

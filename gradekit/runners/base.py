@@ -170,4 +170,4 @@ def outcome_of(job: Job, data: dict) -> Outcome:
 
 def zero(job: Job, assignment: str, reason: str) -> Outcome:
     """A job that could not be graded at all: its zero, with the reason."""
-    return Outcome(job, SubmissionResult(job.student, assignment, error=reason))
+    return Outcome(job, SubmissionResult(job.student, assignment, error=reason).seal())

@@ -1,8 +1,11 @@
 """Each graded hand-in kept as an attempt; the attempt that counts installed as the submission.
 
-    .gradekit/attempts/<assignment>/<student>/<k>/submitted/    what was handed in, as collect writes it
-    .gradekit/attempts/<assignment>/<student>/<k>/autograded/   its grading: notebooks and results.json
-    .gradekit/attempts/<assignment>/<student>/<k>/feedback/     its feedback pages
+    .gradekit/attempts/<assignment>/<student>/<n>/submitted/    what was handed in, as collect writes it
+    .gradekit/attempts/<assignment>/<student>/<n>/autograded/   its grading: notebooks and results.json
+    .gradekit/attempts/<assignment>/<student>/<n>/feedback/     its feedback pages
+
+``<n>`` is the hand-in's number (the ledger's: the student's n-th hand-in), not the graded attempt's
+(a hand-in over the limit, or superseded, is never graded).
 
 The attempt that counts (the policy's: the last, or the best) is copied to
 ``submitted/<student>/<assignment>/`` and ``autograded/<student>/<assignment>/``,
@@ -19,14 +22,15 @@ from pathlib import Path
 ATTEMPTS = Path(".gradekit") / "attempts"
 
 
-def folder(course, assignment: str, student: str, attempt: int) -> Path:
-    return course.root / ATTEMPTS / assignment / student / str(attempt)
+def folder(course, assignment: str, student: str, number: int) -> Path:
+    """The attempt folder of the student's hand-in ``number``."""
+    return course.root / ATTEMPTS / assignment / student / str(number)
 
 
 def stage(course, entry, files: dict[str, bytes]) -> Path:
     """Write what the hand-in held (the ledger's copy) as its attempt's submission, with the time it
     counts at and its receipt, as gradekit's collect writes a submission; returns the attempt's folder."""
-    base = folder(course, entry.assignment, entry.student, entry.attempt)
+    base = folder(course, entry.assignment, entry.student, entry.number)
     target = base / "submitted"
     if target.exists():  # staged before a restart: the same files
         return base
@@ -43,9 +47,9 @@ def stage(course, entry, files: dict[str, bytes]) -> Path:
     return base
 
 
-def install(course, assignment: str, student: str, attempt: int) -> None:
-    """Make ``attempt`` the student's submission and grading of record."""
-    base = folder(course, assignment, student, attempt)
+def install(course, assignment: str, student: str, number: int) -> None:
+    """Make the attempt of hand-in ``number`` the student's submission and grading of record."""
+    base = folder(course, assignment, student, number)
     for part, dest in (
         ("submitted", course.submitted_dir(student, assignment)),
         ("autograded", course.autograded_dir(student, assignment)),

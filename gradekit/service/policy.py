@@ -16,6 +16,14 @@ over ``c.Gradekit`` in nbgrader_config.py; see :mod:`gradekit.settings`).
 
 After the due date everything shows, and nbgrader's late penalty applies as in
 ``autograde``.
+
+Two numbers are kept apart: a hand-in's *number* (the ledger's: the student's n-th hand-in of the
+assignment, counted or not) and a graded *attempt* (the k-th of their hand-ins that was graded,
+"attempt k of N"). :meth:`Policy.counting` says which hand-in counts; a page says which attempt it is.
+
+What may be shown of a result now -- on a page (:meth:`Policy.disclosure`, applied by
+gradekit.service.delivery) or anywhere else a score goes, such as an LMS's gradebook
+(:meth:`Policy.score_shown`, :meth:`Policy.settled`) -- is this module's to say, and no one else's.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradekit.pages.feedback import Disclosure
+    from gradekit.results import SubmissionResult
 
 
 @dataclass(frozen=True)
@@ -93,7 +102,8 @@ class Policy:
         return max(0.0, self.min_interval - (now - last_graded).total_seconds())
 
     def counting(self, graded: list[tuple[int, float]]) -> int:
-        """The attempt that counts among ``graded`` (attempt, score) pairs, oldest first."""
+        """The number of the hand-in that counts among ``graded``: (hand-in number, score) of the student's
+        graded hand-ins, oldest first."""
         if self.counts == "best":
             return max(graded, key=lambda pair: (pair[1], pair[0]))[0]  # a tie: the later one
         return graded[-1][0]
@@ -102,41 +112,57 @@ class Policy:
         self,
         due: dt.datetime | None,
         now: dt.datetime,
-        number: int | None = None,
+        attempt: int | None = None,
         counting: int | None = None,
         graded: list[tuple[int, float]] | None = None,
     ) -> Disclosure:
         """What a page shows now: everything after the due date (or without one), the policy's
-        ``before_due`` and ``hidden`` before it. ``number``: which graded attempt of the student's the
-        page is of (its "attempt k of N"); ``counting`` and ``graded`` (attempt, score), oldest first:
-        the attempt that counts, said on the page."""
+        ``before_due`` and ``hidden`` before it. ``attempt``: which graded attempt of the student's the
+        page is of (its "attempt k of N"); ``counting`` (a hand-in's number) and ``graded`` ((hand-in
+        number, score), oldest first): the attempt that counts, said on the page."""
         from gradekit.i18n.text import _
         from gradekit.pages.feedback import Disclosure
 
-        attempt = ""
-        if number is not None:
-            attempt = (
-                _("attempt {k} of {n}").format(k=number, n=self.attempts)
+        said = ""
+        if attempt is not None:
+            said = (
+                _("attempt {k} of {n}").format(k=attempt, n=self.attempts)
                 if self.attempts
-                else _("attempt {k}").format(k=number)
+                else _("attempt {k}").format(k=attempt)
             )
         counting_text = ""
-        attempts = [a for a, _score in graded or []]
+        numbers = [number for number, _score in graded or []]
         after_due = due is None or now > due
-        if self.counts == "best" and counting in attempts and (after_due or self._scores_shown()):
-            best = next(score for a, score in graded or [] if a == counting)
+        if self.counts == "best" and counting in numbers and (after_due or self._scores_shown()):
+            best = next(score for number, score in graded or [] if number == counting)
             counting_text = _("your best attempt counts: attempt {k} ({score:g} points)").format(
-                k=attempts.index(counting) + 1, score=best
+                k=numbers.index(counting) + 1, score=best
             )
-        elif self.counts == "best" and counting in attempts:
+        elif self.counts == "best" and counting in numbers:
             # the best is the best whole score, what waits for the due date included: which attempt it is,
             # or its score, would tell how the hidden part of each attempt did
             counting_text = _("your best attempt counts: which one is said after the due date")
-        elif number is not None:
+        elif attempt is not None:
             counting_text = _("your last attempt counts")
         if after_due:
-            return Disclosure("full", frozenset(), "", attempt, counting_text)
-        return Disclosure(self.before_due, self.hidden, f"{due:%Y-%m-%d %H:%M} UTC", attempt, counting_text)
+            return Disclosure("full", frozenset(), "", said, counting_text)
+        return Disclosure(self.before_due, self.hidden, f"{due:%Y-%m-%d %H:%M} UTC", said, counting_text)
+
+    def settled(self, due: dt.datetime | None, now: dt.datetime) -> bool:
+        """Whether everything of a result may be shown now: after the due date, or with none."""
+        return due is None or now > due
+
+    def score_shown(self, result: SubmissionResult, due: dt.datetime | None, now: dt.datetime) -> float | None:
+        """The score of ``result`` (its final: with the late penalty) that may be shown now, to its student
+        or to anything a student reads (an LMS's gradebook): all of it once :meth:`settled`; before, the
+        points of what shows (the hidden parts left out), or None where only its arrival shows
+        (``before_due = "received"``)."""
+        from gradekit.pages.feedback import ShownNow
+
+        disclosure = self.disclosure(due, now)
+        if disclosure.level == "received":
+            return None
+        return ShownNow.of(result, disclosure).shown
 
     def _scores_shown(self) -> bool:
         """Whether a page before the due date shows a whole score: nothing hidden, and a score at all."""

@@ -275,32 +275,33 @@ class Service:
             for line in self.ledger.report(entry):
                 self.say(line)
         if entry.new and entry.accepted:
-            self.say(f"received {entry.student} {entry.assignment} (hand-in {entry.attempt}, {entry.receipt})")
+            self.say(f"received {entry.student} {entry.assignment} (hand-in {entry.number}, {entry.receipt})")
             self._queue(entry)
 
     def _queue(self, entry, resumed: bool = False) -> None:
+        policy = self.policy(entry.assignment)
         graded = self.ledger.graded_attempts(entry.assignment, entry.student)
-        if not self.policy(entry.assignment).may_grade(len(graded)):
+        if not policy.may_grade(len(graded)):
             self.ledger.settle(entry, "over the limit")
             self.say(
-                f"not graded: {entry.student} {entry.assignment} hand-in {entry.attempt}: all "
-                f"{self.policy(entry.assignment).attempts} attempts used"
+                f"not graded: {entry.student} {entry.assignment} hand-in {entry.number}: all "
+                f"{policy.attempts} attempts used"
             )
             return
         last = dt.datetime.fromisoformat(graded[-1].graded) if graded and graded[-1].graded else None
         now = _now()
-        wait = self.policy(entry.assignment).wait(last, now)
+        wait = policy.wait(last, now)
         superseded = self.queues.put(
             Waiting((entry.assignment, entry.student), entry, now + dt.timedelta(seconds=wait))
         )
         for older in superseded:
             self.ledger.settle(older, "superseded")
             self.say(
-                f"superseded: {older.student} {older.assignment} hand-in {older.attempt}, by hand-in "
-                f"{entry.attempt} (one graded at most every {self.policy(entry.assignment).min_interval:g} s)"
+                f"superseded: {older.student} {older.assignment} hand-in {older.number}, by hand-in "
+                f"{entry.number} (one graded at most every {policy.min_interval:g} s)"
             )
         if resumed:
-            self.say(f"resumed {entry.student} {entry.assignment} hand-in {entry.attempt}")
+            self.say(f"resumed {entry.student} {entry.assignment} hand-in {entry.number}")
 
     def _dispatch(self) -> None:
         from gradekit.runners.base import Job
@@ -320,77 +321,86 @@ class Service:
             self.queues.done(key)
 
     def _settle_attempt(self, entry, base: Path, result) -> None:
+        """A graded hand-in: the attempt that counts installed and recorded, this attempt's page given
+        back (gradekit.service.delivery), the ledger told, one line."""
+        from gradekit.pages.look import points
         from gradekit.results import RESULTS_FILE, load
+        from gradekit.service.delivery import Attempts, deliver
 
         assignment, student = entry.assignment, entry.student
-        graded = [(e.attempt or 0, e.score or 0.0) for e in self.ledger.graded_attempts(assignment, student)]
-        graded.append((entry.attempt or 0, result.score))
-        counting = self.policy(assignment).counting(graded)
+        policy = self.policy(assignment)
+        graded = [(e.number or 0, e.score or 0.0) for e in self.ledger.graded_attempts(assignment, student)]
+        graded.append((entry.number or 0, result.score))
+        counting = policy.counting(graded)
         attempts.install(self.course, assignment, student, counting)
-        record = (
+        counted = (
             result
-            if counting == entry.attempt
+            if counting == entry.number
             else load(attempts.folder(self.course, assignment, student, counting) / "autograded" / RESULTS_FILE)
         )
-        if record is not None:
-            self.session.record(record)
-        number = len(graded)
-        disclosure = self._disclosure(entry.assignment, number, counting, graded)
-        released = self._release(entry, base, result, disclosure)
+        recorded = self.session.record(counted) if counted is not None else None
+        page = recorded if counting == entry.number and recorded is not None else result  # with its late penalty
+        these = Attempts(len(graded), counting, tuple(graded))
+        done = deliver(
+            self.course,
+            self.exchange,
+            page,
+            base / "submitted",
+            attempts=these,
+            policy=policy,
+            due=self._due(assignment),
+            keep=base / "feedback",
+        )
         self.ledger.settle(entry, "graded", result.score)
         self.graded += 1
         arrived = dt.datetime.fromisoformat(entry.arrived) if entry.arrived else None
         latency = f", {(_now() - arrived).total_seconds():.2f} s after it arrived" if arrived else ""
-        from gradekit.pages.feedback import ShownNow
-        from gradekit.pages.look import points
-
-        best = next(score for attempt, score in graded if attempt == counting)
+        best = next(score for number, score in graded if number == counting)
         counts = (
-            f"attempt {counting} counts: {points(best)}/{points(result.possible)}"
-            if counting != entry.attempt
+            f"attempt {these.counting_attempt} counts: {points(best)}/{points(result.possible)}"
+            if counting != entry.number
             else "it counts"
         )
-
-        shown = ShownNow.of(result, disclosure)  # the numbers as the page writes them
+        shown = done.shown
         held = (
             f"; the page shows {points(shown.shown)}/{points(shown.possible)} until the due date, "
             f"{shown.held_text()} hidden"
-            if shown.held
+            if shown is not None and shown.held
             else ""
         )
+        score = (
+            f"{points(page.final)}/{points(page.possible)}"
+            if shown is None
+            else (f"{points(shown.score)}/{points(shown.possible)}")
+        )
         self.say(
-            f"graded {student} {assignment} attempt {number}: {points(shown.score)}/{points(shown.possible)} "
-            f"({counts}){'' if released else ', feedback not released (no submission secret)'}{latency}{held}"
+            f"graded {student} {assignment} attempt {these.attempt}: {score} ({counts})"
+            f"{'' if not done.problem else ', feedback not released: ' + done.problem}{latency}{held}"
         )
 
-    def _release(self, entry, base: Path, result, disclosure) -> bool:
-        """This attempt's feedback pages, as the policy shows them, given back through the exchange."""
-        from gradekit.pages.feedback import student_copy, write_feedback
-
-        pages = write_feedback(self.course, result, out_dir=base / "feedback", disclosure=disclosure)
-        return self.exchange.give_feedback(
-            entry.student,
-            entry.assignment,
-            base / "submitted",
-            {page.stem: student_copy(page.read_text(encoding="utf-8")) for page in pages},
-        )
-
-    def _give_again(self, result) -> None:
+    def _give_again(self, result, marks: list) -> None:
         """A regrade's pages, given back for the submission of record in place of the ones its grading
-        gave (gradekit.service.delivery)."""
-        from gradekit.pages.feedback import write_feedback
-        from gradekit.service.delivery import disclosure_now, give_back
+        gave (gradekit.service.delivery), with the gradebook's final marks (``marks``: the regrade's
+        ClassMarks, read at its first result)."""
+        from gradekit.gradebook.marks import read_class_marks
+        from gradekit.service.delivery import deliver
 
         student, assignment = result.student, result.assignment
-        disclosure = disclosure_now(self.course, assignment, student, self._due(assignment))
-        pages = write_feedback(self.course, result, disclosure=disclosure)
-        problem = give_back(
-            self.course, self.exchange, student, assignment, {p.stem: p.read_text("utf-8") for p in pages}
+        if not marks:
+            marks.append(read_class_marks(self.course, assignment))  # plain SQL on SQLite
+        done = deliver(
+            self.course,
+            self.exchange,
+            marks[0].apply(result),
+            self.course.submitted_dir(student, assignment),
+            policy=self.policy(assignment),
+            due=self._due(assignment),
         )
-        self.say(f"feedback not given again: {problem}" if problem else f"gave {student} {assignment}'s feedback again")
-
-    def _disclosure(self, assignment: str, number: int, counting: int, graded: list):
-        return self.policy(assignment).disclosure(self._due(assignment), _now(), number, counting, graded)
+        self.say(
+            f"feedback not given again: {done.problem}"
+            if done.problem
+            else f"gave {student} {assignment}'s feedback again"
+        )
 
     def _due(self, assignment: str) -> dt.datetime | None:
         """The assignment's due date, read again at most every DUE_EVERY seconds (an instructor may set it)."""
@@ -423,10 +433,12 @@ class Service:
             for result in unchanged:
                 control.send(conn, {"result": result.to_dict(), "unchanged": True})
 
-            def on_result(result, conn=conn) -> None:
+            marks: list = []  # the class's marks, read once a regrade (a regrade changes none of them)
+
+            def on_result(result, conn=conn, marks=marks) -> None:
                 control.send(conn, {"result": result.to_dict()})
                 self.say(f"regraded {result.student} {result.assignment}: {result.score:g}/{result.possible:g}")
-                self._give_again(result)
+                self._give_again(result, marks)
 
             def on_done(conn=conn) -> None:
                 control.send(conn, {"done": True})

@@ -120,9 +120,10 @@ class GradingSession:
         self.callbacks[key] = done
         self._open(assignment, self.size).submit(job)
 
-    def record(self, result: SubmissionResult) -> None:
-        """Write ``result`` to the gradebook (a grading recorded twice writes nothing new)."""
-        self.recorder(result.assignment).record(result)
+    def record(self, result: SubmissionResult) -> SubmissionResult:
+        """Write ``result`` to the gradebook (a grading recorded twice writes nothing new); what the
+        gradebook holds of it: ``result`` with its late penalties."""
+        return self.recorder(result.assignment).record(result)
 
     def pump(self, timeout: float | None = 0) -> int:
         """Hand every finished result to its callback (waiting up to ``timeout`` for a first one,
@@ -153,7 +154,7 @@ class GradingSession:
 
         done = {} if force else unchanged(self.course, assignment, students)
         for result in done.values():
-            result.unchanged = True  # for the progress line only; not a stored field
+            result.unchanged = True  # for the progress line only; not a field
         mark("coordinator", "unchanged checked")
         return [s for s in students if s not in done], [done[s] for s in students if s in done]
 
@@ -198,7 +199,7 @@ class GradingSession:
     def _batch_result(self, batch: ClassBatch, result: SubmissionResult) -> None:
         batch.in_flight.discard(result.student)
         if batch.record:
-            self.record(result)
+            result = self.record(result)
         batch.on_result(result)
         if batch.finished:
             self._end(batch)
@@ -269,8 +270,7 @@ def autograde(
     with course.lock("autograde"), GradingSession(course, [assignment], options) as session:
         todo, done = session.unchanged(assignment, students, options.force)
         for result in done:
-            session.record(result)
-            counted(result)
+            counted(session.record(result))
         try:
             session.grade_class(assignment, todo, counted)
         except CourseFailure as exc:

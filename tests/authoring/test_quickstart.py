@@ -137,7 +137,7 @@ Q1_TOLERANCE = 0.005  # autograder/week1/test_q1.py's atol: a classmate's answer
 
 def _coinciding(answers: list[float], ids: list[str]) -> int:
     """The pairs of classmates whose q1 answers are each other's, as gradekit check pairs them."""
-    from gradekit.qa.run import CLASSMATES
+    from gradekit.qa.tasks import CLASSMATES
 
     n = len(ids)
     pairs = {frozenset((i, (i + step) % n)) for i in range(n) for step in range(1, min(CLASSMATES, n - 1) + 1)}

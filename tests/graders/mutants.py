@@ -234,7 +234,7 @@ def grade(course_root: Path, assignment: str, chosen: list[Mutant], seed_student
     from gradekit.authoring.template import AssignmentSource
     from gradekit.authoring.variant import build_variant
     from gradekit.grading import stages
-    from gradekit.qa.run import Task, grade_tasks
+    from gradekit.qa.tasks import Task, grade_tasks
     from gradekit.release.stripper import Stripper
 
     captured: dict[str, dict[str, Seen]] = {}

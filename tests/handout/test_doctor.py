@@ -245,7 +245,7 @@ def test_the_staff_group_may_read_the_course_and_a_student_in_it_may_not():
             fh.write(f'\nc.Exchange.root = "{base / "exchange"}"\nc.Gradekit.staff_group = "{staff}"\n')
         course.generate()
         course.run(GRADEKIT, "release", ASSIGNMENT)
-        from gradekit.doctor.diagnose import share_line
+        from gradekit.doctor.access import share_line
 
         subprocess.run(["sh", "-c", share_line(course.root, staff)], check=True)
         assert teacher.may("cat", f"'{course.root / 'solutions' / ASSIGNMENT / 'reference.py'}'")
@@ -285,7 +285,7 @@ def test_doctor_finds_runuser_off_a_plain_users_path_and_the_students_python_fro
 def test_allowed_users_with_no_account_are_named_where_servers_run_as_their_own_accounts(tmp_path):
     """hub-config's allowed_users from a roster of example students (alice, bob, chen with no Unix account):
     the hub logged a traceback for each at start and doctor said nothing."""
-    from gradekit.doctor.diagnose import hub_problems, students_python
+    from gradekit.doctor.hub import hub_problems, students_python
 
     config = tmp_path / "jupyterhub_config.py"
     base = ('c.LocalProcessSpawner.popen_kwargs = {"umask": 0o077}\nc.JupyterHub.ip = "127.0.0.1"\n'

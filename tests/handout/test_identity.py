@@ -116,7 +116,7 @@ def test_a_spoofed_submission_is_refused_and_the_victim_keeps_their_grade(exchan
 def test_every_submission_has_a_receipt_that_checks(exchange, handed_in):
     x = exchange
     meta = json.loads((x.course.root / "submitted" / "gkbob" / A / "receipt.json").read_text())
-    assert meta["attempt"] == 1 and meta["handed_in_by"] == "gkbob"
+    assert meta["number"] == 1 and meta["handed_in_by"] == "gkbob"
     assert x.course.results(["gkbob"])["gkbob"].receipt == meta["receipt"]
     good = x.course.run(GRADEKIT, "receipt", meta["receipt"])
     assert "is the hand-in" in good.stdout and "gkbob" in good.stdout
@@ -125,7 +125,7 @@ def test_every_submission_has_a_receipt_that_checks(exchange, handed_in):
     assert bad.returncode == 1 and "not a receipt of this course" in bad.stdout
     x.course.cli("feedback", A, "--student", "gkbob")
     page = (x.course.root / "feedback" / "gkbob" / A / f"{NOTEBOOK}.html").read_text()
-    assert meta["receipt"] in page and "attempt 1" in page
+    assert meta["receipt"] in page and "hand-in 1" in page      # its number, not a graded attempt's
 
 
 def test_no_student_can_touch_anothers_files_or_the_exchange(exchange, handed_in):

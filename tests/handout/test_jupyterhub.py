@@ -377,7 +377,8 @@ class Student:
         assert not errors, f"console errors on the feedback page: {errors}"
         title = page.title()
         page.close()
-        assert (f"第 {attempt} 次" if self.name == NB7 else f"attempt {attempt}") in title, title
+        # the title names the hand-in by its number (every hand-in of a journey is graded: the k-th attempt)
+        assert (f"提交编号 {attempt}" if self.name == NB7 else f"hand-in {attempt}") in title, title
         return text
 
     def duplicate(self, path: str) -> Path:

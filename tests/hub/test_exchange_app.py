@@ -25,7 +25,8 @@ requests = pytest.importorskip("requests")
 pytest.importorskip("jupyterhub")
 
 from gradekit.web.auth import Caller, instructor_scope  # noqa: E402
-from gradekit.exchange.hub.server import UNLIMITED, Limits, application  # noqa: E402
+from gradekit.exchange.hub.server import UNLIMITED, application  # noqa: E402
+from gradekit.exchange.hub.wire import Limits  # noqa: E402
 from gradekit.exchange.hub.store import Store  # noqa: E402
 from gradekit.untrusted import pack_zip  # noqa: E402
 

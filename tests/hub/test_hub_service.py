@@ -223,7 +223,7 @@ def test_a_class_through_the_hub_exchange(hub, tmp_path):
     # feedback back, to ada alone
     folder = tmp_path / "graded" / "submitted"
     folder.mkdir(parents=True)
-    (folder / "receipt.json").write_text(json.dumps({"handin": handin.name}))
+    (folder / "receipt.json").write_text(json.dumps({"handin": str(handin.ref)}))
     assert exchange.give_feedback("ada", A, folder, {NOTEBOOK: "<p>ada's page</p>"})
     assert "feedback ready to be fetched" in ada.nbgrader("list", "--cached").stderr
     ada.nbgrader("fetch_feedback", A)
@@ -233,7 +233,8 @@ def test_a_class_through_the_hub_exchange(hub, tmp_path):
     bob.nbgrader("fetch_feedback", A)
     assert not list((bob.home / A).glob("feedback/*/*.html"))
     listing = {x.assignment: x for x in exchange.listing("ada")}
-    assert listing[A].released and listing[A].handins == (handin.name,) and listing[A].feedback == (handin.name,)
+    place = handin.ref.place
+    assert listing[A].released and listing[A].handins == (place,) and listing[A].feedback == (place,)
     assert exchange.listing("bob")[0].handins == ()
     # the store is the service's account's alone
     assert hub.store.stat().st_mode & 0o077 == 0
@@ -268,7 +269,7 @@ def test_every_attack_is_refused_with_one_line_and_nothing_of_bob_s_changes(hub,
                       for h in a["handins"]]
         assert bob_feedback["feedback"] and eve_before
         with Ledger(course.course) as ledger:
-            bob_ledger = [(e.name, e.sha256, e.attempt, e.receipt) for e in ledger.entries(A, "bob")]
+            bob_ledger = [(e.ref, e.sha256, e.number, e.receipt) for e in ledger.entries(A, "bob")]
         attacks: list[tuple[str, requests.Response, int]] = []
 
         def attack(what: str, response: requests.Response, status: int) -> None:
@@ -347,11 +348,11 @@ def test_every_attack_is_refused_with_one_line_and_nothing_of_bob_s_changes(hub,
     # nothing of bob's changed: his release, his hand-ins, his grade, his feedback
     assert _call(hub, "bob", "GET", f"release/{A}").content == bob_release.content
     with Ledger(course.course) as ledger:
-        assert [(e.name, e.sha256, e.attempt, e.receipt) for e in ledger.entries(A, "bob")] == bob_ledger
+        assert [(e.ref, e.sha256, e.number, e.receipt) for e in ledger.entries(A, "bob")] == bob_ledger
         (refused,) = [e for e in ledger.entries(A) if e.kind == "impersonation"]
     after = course.results(["bob"])["bob"]
-    assert (after.score, after.attempt, after.timestamp, after.digest) == (
-        bob_grade.score, bob_grade.attempt, bob_grade.timestamp, bob_grade.digest)
+    assert (after.score, after.handin, after.timestamp, after.digest) == (
+        bob_grade.score, bob_grade.handin, bob_grade.timestamp, bob_grade.digest)
     with course.gradebook() as gb:
         assert gb.find_submission(A, "bob").score == 20
     assert _call(hub, "bob", "GET", f"feedback/{A}").json() == bob_feedback
@@ -371,7 +372,7 @@ def test_a_backdated_hand_in_counts_when_it_arrived(hub):
     exchange.publish(A, force=True)
     r = _handin(hub, "ada", {f"{NOTEBOOK}.ipynb": b"{}", "timestamp.txt": b"2020-01-01 00:00:00.000000 UTC"})
     assert r.status_code == 201, r.text
-    (handin,) = [h for h in exchange.look(None, [A]) if h.name == r.json()["name"]]
+    (handin,) = [h for h in exchange.look(None, [A]) if h.ref.key == str(r.json()["id"])]
     assert handin.counted(60) == handin.arrived and handin.arrived.year >= 2026 and handin.backdated(60)
 
 
@@ -409,7 +410,7 @@ def test_an_assignment_named_with_digits_is_handed_in_and_a_hand_in_list_is_refu
     (handin,) = exchange.look(None, ["2024"])
     assert handin.accepted and handin.student == "cy" and handin.files["hw.ipynb"] == b'{"cy": 1}'
     # a student's GET of handins/<assignment> (or of a number): a refusal in one line, not a server error
-    for path in (f"handins/{A}", "handins/2024", f"handins/{handin.ino}"):
+    for path in (f"handins/{A}", "handins/2024", f"handins/{handin.ref.key}"):
         r = _call(hub, "cy", "GET", path)
         assert r.status_code == 403 and r.json()["error"].startswith("cy may not read a hand-in's files"), r.text
     r = _call(hub, "prof", "GET", f"handins/{A}")
@@ -444,10 +445,10 @@ def test_the_course_waits_for_a_hand_in_and_hears_of_it_at_once(hub):
         assert events.names.get(timeout=5) is None        # the first full look
         time.sleep(1.0)                                   # the long poll is waiting now
         sent = time.monotonic()
-        name = _handin(hub, "bob", {f"{NOTEBOOK}.ipynb": b"{}"}).json()["name"]
+        number = _handin(hub, "bob", {f"{NOTEBOOK}.ipynb": b"{}"}).json()["id"]
         # heard of before the waiting long poll would have ended by itself (WAIT s): the hand-in woke it
         # (how soon: bench/hub.py, each hand-in's latency through the exchange)
-        assert events.names.get(timeout=WAIT / 2) == name
+        assert events.names.get(timeout=WAIT / 2) == str(number)
         print(json.dumps({"handin_heard_after_s": round(time.monotonic() - sent, 2)}))
     finally:
         events.stop()

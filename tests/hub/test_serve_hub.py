@@ -76,7 +76,7 @@ def test_serve_grades_through_the_hub_exchange(hub, tmp_path):
         number = _ids(hub, "ada")[-1]
         said = course.run(GRADEKIT, "receipt", receipt).stdout
         assert f"it is the hand-in {number} of the hub exchange on record, handed in by the hub user ada" in said
-        assert "inbound/" not in said and "ada's attempt 2 of self_attention" in said, said
+        assert "inbound/" not in said and "ada's hand-in 2 of self_attention" in said, said
         # a regrade through the service gives her page again, for the hand-in that counts
         before = _released(hub, number)
         out = course.run(GRADEKIT, "autograde", A, "--force", "--student", "ada").stdout
@@ -105,8 +105,8 @@ def test_serve_grades_through_the_hub_exchange(hub, tmp_path):
     graded = re.findall(r"graded (\w+) \S+ attempt (\d+)", (tmp_path / "serve.log").read_text()
                         + (tmp_path / "again.log").read_text())
     assert sorted(graded) == sorted(set(graded)), graded
-    assert course.results(["ada"])["ada"].score == 20 and course.results(["ada"])["ada"].attempt == 2
-    assert course.results(["bob"])["bob"].attempt == 2
+    assert course.results(["ada"])["ada"].score == 20 and course.results(["ada"])["ada"].handin == 2
+    assert course.results(["bob"])["bob"].handin == 2
 
 
 def _ids(hub, student: str) -> list[int]:
@@ -139,7 +139,7 @@ def test_a_course_without_serve_collects_grades_and_gives_feedback_back_through_
     collected = course.run(GRADEKIT, "collect", A).stdout
     assert re.search(r"collected 1 submission\(s\) into submitted/, \d+ there already", collected), collected
     receipt = json.loads((course.root / "submitted" / "cy" / A / "receipt.json").read_text())
-    assert receipt["handed_in_by"] == "cy" and receipt["handin"].endswith(f"+{_ids(hub, 'cy')[-1]}")
+    assert receipt["handed_in_by"] == "cy" and receipt["handin"] == f"hub:{_ids(hub, 'cy')[-1]}"
     graded = course.run(GRADEKIT, "autograde", A, "--student", "cy").stdout
     assert "given again" not in graded                                  # nothing of cy's was out
     assert course.results(["cy"])["cy"].score == 20
@@ -201,7 +201,7 @@ def test_the_policies_hold_through_the_hub_exchange(hub, tmp_path):
         page = _pages(hub, "dee")[three]
         assert "attempt 2 of 3" in page, page[:3000]
         assert "your best attempt counts: which one is said after the due date" in page, page[:3000]
-        assert course.results(["dee"])["dee"].score == 20 and course.results(["dee"])["dee"].attempt == 1
+        assert course.results(["dee"])["dee"].score == 20 and course.results(["dee"])["dee"].handin == 1
         # the third graded attempt, and then no more
         time.sleep(MIN_INTERVAL)
         assert _handin(hub, "dee", {f"{NOTEBOOK}.ipynb": wrong}).status_code == 201

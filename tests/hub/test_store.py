@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("sqlalchemy")
 
 from gradekit.exchange.hub.store import Store  # noqa: E402
-from gradekit.exchange.filesystem.inbound import files_sha256  # noqa: E402
+from gradekit.exchange.handin import files_sha256  # noqa: E402
 from gradekit.untrusted import HandinLimits, pack_zip, read_handin_zip  # noqa: E402
 
 
@@ -48,12 +48,12 @@ def test_the_store_keeps_each_hand_in_once_and_its_files_private(store):
     data = pack_zip(files)
     assert store.release("c101", "hw", "ada", pack_zip({"hw.ipynb": b"{}"}), force=False)
     assert not store.release("c101", "hw", "ada", pack_zip({"hw.ipynb": b"{}"}), force=False)
-    first, new = store.handin("c101", "hw", "ada", "k" * 16, data, files)
-    again, new_again = store.handin("c101", "hw", "ada", "k" * 16, data, files)
+    first, new = store.handin("c101", "hw", "ada", "k" * 16, files)
+    again, new_again = store.handin("c101", "hw", "ada", "k" * 16, files)
     assert new and not new_again and again == first
     assert first.sha256 == files_sha256(files) and first.nfiles == 2
     assert read_handin_zip(store.blob(first.blob), HandinLimits()) == files
-    other, _ = store.handin("c101", "hw", "bob", "k" * 16, data, files)   # the key is ada's own
+    other, _ = store.handin("c101", "hw", "bob", "k" * 16, files)   # the key is ada's own
     assert other.id > first.id and other.user == "bob"
     assert [h.id for h in store.handins("c101", user="ada")] == [first.id]
     assert [h.id for h in store.handins("c101", after=first.id)] == [other.id]
@@ -72,7 +72,7 @@ def test_a_class_handing_in_at_once_gets_a_number_each(store):
     data = pack_zip(files)
 
     def hand_in(i: int):
-        return store.handin("c101", "hw", f"s{i % 20}", f"key-{i:012d}", data, files)[0].id
+        return store.handin("c101", "hw", f"s{i % 20}", f"key-{i:012d}", files)[0].id
 
     with ThreadPoolExecutor(8) as pool:
         numbers = list(pool.map(hand_in, range(120)))
@@ -82,7 +82,7 @@ def test_a_class_handing_in_at_once_gets_a_number_each(store):
 
 
 def test_the_limits_by_default():
-    from gradekit.exchange.hub.server import Limits
+    from gradekit.exchange.hub.wire import Limits
 
     assert (Limits().max_mb, Limits().max_files, Limits().per_minute) == (20, 50, 10)
     assert HandinLimits().max_bytes == 20 << 20 and HandinLimits().max_files == 50

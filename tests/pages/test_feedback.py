@@ -7,6 +7,7 @@ import re
 from conftest import with_solutions, known_sources
 
 from gradekit.course import Course
+from gradekit.grading.told import TOLD
 from gradekit.pages.feedback import student_copy, waiting_sentence, write_feedback
 from gradekit.results import CellResult, NotebookResult
 
@@ -17,7 +18,7 @@ def test_a_page_names_the_mistake_and_sums_up_each_exercise(course):
     course.generate("alice")
     course.submit("alice", with_solutions(course.answer_key("alice"), known_sources("mistakes/softmax_wrong_axis")))
     result = course.grade("alice")
-    (page,) = write_feedback(Course.load(course.root), result)
+    (page,) = write_feedback(Course.load(course.root), result, told=TOLD)
     html = page.read_text()
     assert "normalised along axis 0 whatever" in html               # the named mistake
     assert re.search(r"Softmax.*?checks failed", html, re.S)        # its exercise's summary line
@@ -34,7 +35,7 @@ def test_a_chinese_readers_page_is_in_chinese(course):
     (course.root / "languages.csv").write_text("student_id,language\nbob,zh\n")
     course.generate("bob")
     course.submit("bob", with_solutions(course.answer_key("bob"), known_sources("mistakes/softmax_wrong_axis")))
-    (page,) = write_feedback(Course.load(course.root), course.grade("bob"))
+    (page,) = write_feedback(Course.load(course.root), course.grade("bob"), told=TOLD)
     html = page.read_text()
     assert 'lang="zh-CN"' in html and "可能的错误" in html and "Likely mistake" not in html
 
@@ -58,7 +59,7 @@ def test_checks_that_only_differ_are_one_line_and_the_relation_is_said(course):
     relation = Relation("", "factor", ["expr:1/n_k"], {"sizes": {"n_k": [7, 5]}, "form": ["1/{}"]}, 4, 4, 4)
     cell = CellResult("test_scaled_scores", 2, 0.0, [Check("shape", True), *bare], relations=[relation])
     result = SubmissionResult("alice", A, [NotebookResult("self_attention", [cell])])
-    (page,) = write_feedback(Course.load(course.root), result)
+    (page,) = write_feedback(Course.load(course.root), result, told=TOLD)
     html = page.read_text()
     assert html.count("values differ from the reference") == 1
     assert "4 checks: values differ from the reference (tolerance rtol=1e-05, atol=1e-06):" in html
@@ -86,14 +87,14 @@ def test_one_score_the_counting_one_with_what_is_hidden_and_its_worth_beside_it(
         shown = ShownNow.of(result, hidden)
         assert (shown.score, shown.shown, shown.possible) == (18 + quiz_score, 18, 39)
         assert shown.held == (("quiz", 19),) and shown.held_text() == "quiz (19 points)"
-        pages = write_feedback(Course.load(course.root), result, out_dir=tmp_path / str(quiz_score), disclosure=hidden)
+        pages = write_feedback(Course.load(course.root), result, out_dir=tmp_path / str(quiz_score), disclosure=hidden, told=TOLD)
         for page in pages:
             html = page.read_text()
             assert "The whole hand-in so far: 18 / 39." in html, html[:3000]
             assert "Checked after the due date (2026-12-18 23:59 UTC): quiz (19 points)." in html
     everything = ShownNow.of(_two_notebooks(9.0), Disclosure())
     assert (everything.score, everything.shown, everything.held) == (27, 27, ())
-    (plain,) = [p for p in write_feedback(Course.load(course.root), _two_notebooks(9.0), out_dir=tmp_path / "after")
+    (plain,) = [p for p in write_feedback(Course.load(course.root), _two_notebooks(9.0), out_dir=tmp_path / "after", told=TOLD)
                 if p.stem == "self_attention"]
     assert "The whole hand-in so far" not in plain.read_text()   # after the due date: the page's one score
     one_cell = ShownNow.of(_two_notebooks(9.0), Disclosure("full", frozenset({"test_tq1"}), "x"))
@@ -112,11 +113,11 @@ def test_a_page_is_a_function_of_the_result(course, tmp_path):
     softmax = next(c for c in nb.cells if c.grade_id == "test_softmax")
     assert softmax.exercise.startswith("3. Softmax") and "def softmax" in softmax.answer
     assert nb.title
-    (before,) = write_feedback(Course.load(course.root), result, out_dir=tmp_path / "before")
+    (before,) = write_feedback(Course.load(course.root), result, out_dir=tmp_path / "before", told=TOLD)
     shutil.rmtree(course.root / "autograded", ignore_errors=True)
     source = course.root / "source" / A / f"{nb.name}.ipynb"
     source.write_text(source.read_text().replace("Softmax", "Something else"))
-    (after,) = write_feedback(Course.load(course.root), result, out_dir=tmp_path / "after")
+    (after,) = write_feedback(Course.load(course.root), result, out_dir=tmp_path / "after", told=TOLD)
     assert after.read_text() == before.read_text()
     assert "Something else" not in after.read_text() and "def softmax" in after.read_text()
 
@@ -134,7 +135,7 @@ def test_rubric_items_titles_and_notes_come_from_the_result_in_the_students_lang
     result = SubmissionResult("dan", A, [nb], language="zh",
                               translations={"V's role is missing.": "没有说 V 的作用。", "The quiz": "思考题",
                                             "Question 1: roles": "问题一：角色"})
-    (page,) = write_feedback(Course.load(course.root), result, out_dir=tmp_path)
+    (page,) = write_feedback(Course.load(course.root), result, out_dir=tmp_path, told=TOLD)
     html = page.read_text()
     items = re.findall(r'<li lang="([^"]+)"><b>([^<]+)</b> ([^<]+)</li>', html)
     assert items == [("zh-CN", "−1", "没有说 V 的作用。"), ("en", "−0", "Nicely put."), ("en", "+0.5", "A bonus.")]
@@ -155,7 +156,7 @@ def test_what_waits_for_the_due_date_is_named_as_the_page_names_it(course_factor
     course = course_factory(quiz=True)
     one_cell = Disclosure("full", frozenset({"test_tq1"}), "2026-12-18 23:59 UTC")
     pages = {p.stem: p.read_text() for p in write_feedback(Course.load(course.root), _two_notebooks(9.0),
-                                                            out_dir=tmp_path / "en", disclosure=one_cell)}
+                                                            out_dir=tmp_path / "en", disclosure=one_cell, told=TOLD)}
     title = re.search(r'<a href="#test_tq1">([^<]+)</a>', pages["quiz"]).group(1)
     assert title.startswith("Question 1")
     assert f"Checked after the due date (2026-12-18 23:59 UTC): quiz › {title} (9 points)." in pages["self_attention"]
@@ -165,12 +166,12 @@ def test_what_waits_for_the_due_date_is_named_as_the_page_names_it(course_factor
     worth_one = _two_notebooks(9.0)
     worth_one.notebooks[1].cells[0] = dataclasses.replace(worth_one.notebooks[1].cells[0], points=1)
     alone = dataclasses.replace(worth_one, notebooks=[worth_one.notebooks[1]])   # one notebook: the title alone
-    (quiz,) = write_feedback(Course.load(course.root), alone, out_dir=tmp_path / "one", disclosure=one_cell)
+    (quiz,) = write_feedback(Course.load(course.root), alone, out_dir=tmp_path / "one", disclosure=one_cell, told=TOLD)
     html = quiz.read_text()
     assert "1 more point is checked after the due date (2026-12-18 23:59 UTC)" in html and "1 point more" not in html
     assert f"Checked after the due date (2026-12-18 23:59 UTC): {title} (1 point)." in html
     (zh,) = write_feedback(Course.load(course.root), dataclasses.replace(alone, language="zh"),
-                           out_dir=tmp_path / "zh", disclosure=one_cell)
+                           out_dir=tmp_path / "zh", disclosure=one_cell, told=TOLD)
     assert "另有 1 分在截止日期（2026-12-18 23:59 UTC）后检查" in zh.read_text()
 
 
@@ -178,7 +179,7 @@ def test_a_page_links_only_to_what_the_student_receives_with_it(course):
     """The page in feedback/ is the one nbgrader's release_feedback hands the student: it links to its own
     sections and to the student's other notebooks' pages, never up to the class report."""
     (course.root / "languages.csv").write_text("student_id,language\n")
-    pages = write_feedback(Course.load(course.root), _two_notebooks(9.0))
+    pages = write_feedback(Course.load(course.root), _two_notebooks(9.0), told=TOLD)
     for page in pages:
         html = page.read_text()
         links = set(re.findall(r'href="([^"]*)"', html))

@@ -161,13 +161,13 @@ def test_kill_9_loses_nothing_and_counts_nothing_twice(klass, tmp_path):
     assert sorted(set(graded)) == sorted(graded), f"graded twice: {graded}"
     assert {("gkben", "1"), ("gkben", "2"), ("gkcat", "1")} <= set(graded)
     results = x.course.results(["gkben", "gkcat"])
-    assert results["gkben"].attempt == 2 and results["gkcat"].score == 20
+    assert results["gkben"].handin == 2 and results["gkcat"].score == 20
     from gradekit.course import Course
     from gradekit.exchange.ledger import Ledger
 
     with Ledger(Course.load(x.course.root)) as ledger:   # every hand-in settled, once
         entries = [e for e in ledger.entries(A) if e.student in ("gkben", "gkcat")]
-    assert [(e.student, e.attempt, e.fate) for e in entries] == \
+    assert [(e.student, e.number, e.fate) for e in entries] == \
         [("gkben", 1, "graded"), ("gkcat", 1, "graded"), ("gkben", 2, "graded")]
 
 
@@ -200,7 +200,7 @@ def test_the_assignments_settings_drive_serve_and_are_read_again_when_they_chang
     settings.write_text(f'[serve]\n{hidden}attempts = {graded_before + 2}\ncounts = "best"\n')
     service = Service(x.course, tmp_path / "serve.log")
     try:
-        first = max(e.attempt for e in mine) + 1
+        first = max(e.number for e in mine) + 1
         _put(x.gkcat, with_solutions(x.course.answer_key("gkcat"), known_sources("mistakes/softmax_wrong_axis")))
         time.sleep(1.1)
         x.gkcat.nbgrader("submit", A)

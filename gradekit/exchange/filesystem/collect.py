@@ -27,7 +27,7 @@ from nbgrader.utils import check_mode
 from traitlets import Bool
 
 from gradekit.exchange.filesystem import layout
-from gradekit.exchange.filesystem.inbound import read_inbound
+from gradekit.exchange.filesystem.inbound import folder_of, read_inbound
 from gradekit.exchange.identity import Identities
 from gradekit.exchange.ledger import Entry, Ledger, report_lines
 
@@ -77,7 +77,7 @@ class GradekitCollect(ExchangeCollect):
                     continue
                 mine = [e for e in ledger.entries(cd.assignment_id, entry.student) if e.accepted]
                 latest[entry.student] = max(mine, key=lambda e: e.counted or "")
-            for entry in ledger.gone(cd.assignment_id, {h.name for h in handins}):
+            for entry in ledger.gone(cd.assignment_id, {h.ref for h in handins}):
                 for line in report_lines(entry, ledger.tolerance):
                     self.log.warning("%s", line)
             self.duedate = self._duedate()
@@ -90,12 +90,13 @@ class GradekitCollect(ExchangeCollect):
                     if self.duedate is None or datetime.fromisoformat(e.counted or "") <= self.duedate
                 ]
                 chosen = max(on_time, key=lambda e: e.counted or "") if self.before_duedate and on_time else last
-                path = os.path.join(self.inbound_path, chosen.name)
+                name = folder_of(chosen.ref)[0]
+                path = os.path.join(self.inbound_path, name)
                 self.entries[path] = (chosen, ledger.kept(chosen))
                 self.src_records.append(
                     {
                         "username": student,
-                        "filename": chosen.name,
+                        "filename": name,
                         "timestamp": datetime.fromisoformat(chosen.counted or ""),
                     }
                 )

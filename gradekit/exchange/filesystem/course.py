@@ -1,6 +1,6 @@
 """The filesystem exchange: nbgrader's exchange folders, with gradekit's modes and its judge of hand-ins.
 
-    releases out    gradekit.exchange.filesystem.nbgrader.GradekitReleaseAssignment: outbound/<a>/<student>/, that
+    releases out    gradekit.exchange.filesystem.release.GradekitReleaseAssignment: outbound/<a>/<student>/, that
                     student's alone (an ACL entry, or chowned to them)
     hand-ins in     inbound/<student>+<a>+<time>+<random>/, read as gradekit.exchange.filesystem.inbound reads them: the
                     account that owns the folder is who handed it in, its latest change time is when
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,8 @@ from gradekit.exchange.base import CourseExchange, Events, Listed, Released
 from gradekit.exchange.filesystem import layout
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gradekit.exchange.filesystem.inbound import Handin
+    from gradekit.exchange.handin import Handin
+    from gradekit.exchange.identity import Identities
 
 QUIET = 5.0  # seconds after its last change a folder with nbgrader's final mode missing is taken as complete
 
@@ -37,17 +39,17 @@ class FilesystemExchange(CourseExchange):
     kind = "filesystem"
     label = "nbgrader exchange"
 
-    def __init__(self, course):
+    def __init__(self, course, here: Path | None = None):
         super().__init__(course)
-        self.here = layout.course_exchange(course)
+        self.here = here or layout.course_exchange(course)  # <Exchange.root>/<course>/
         self.inbound = self.here / "inbound"
         self.feedback_dir = self.here / "feedback"
         self.trust_names = bool((course.config or {}).get("GradekitCollect", {}).get("trust_names", False))
         self.incomplete: dict[str, float] = {}  # a folder still being written: name -> first seen
-        self._identities = None
+        self._identities: Identities | None = None
 
     @property
-    def identities(self):
+    def identities(self) -> Identities:
         if self._identities is None:
             from gradekit.exchange.identity import Identities
 
@@ -56,7 +58,7 @@ class FilesystemExchange(CourseExchange):
 
     # -- releases out ---------------------------------------------------------------------------
     def publish(self, assignment: str, force: bool = False, student: str | None = None) -> Released:
-        from gradekit.exchange.filesystem.nbgrader import GradekitReleaseAssignment
+        from gradekit.exchange.filesystem.release import GradekitReleaseAssignment
         from gradekit.exchange.filesystem.steps import run_step
 
         overrides: dict[str, bool | str] = {"ExchangeReleaseAssignment.force": force}
@@ -120,12 +122,14 @@ class FilesystemExchange(CourseExchange):
     def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
         return layout.give_feedback(self.course, self.feedback_dir, student, submission, pages)
 
-    def feedback_given(self, student: str, assignment: str, submission: Path) -> bool:
-        secret = layout.read_submission_secret(submission)
-        notebooks = sorted(p.stem for p in submission.glob("*.ipynb"))
-        return bool(secret and notebooks) and any(
-            (self.feedback_dir / layout.feedback_name(secret or "", nb)).exists() for nb in notebooks
-        )
+    def feedback_given(self, assignment: str, submissions: Mapping[str, Path]) -> set[str]:
+        given = set()
+        for student, submission in submissions.items():
+            secret = layout.read_submission_secret(submission)
+            notebooks = sorted(p.stem for p in submission.glob("*.ipynb"))
+            if secret and any((self.feedback_dir / layout.feedback_name(secret, nb)).exists() for nb in notebooks):
+                given.add(student)
+        return given
 
     # -- what a student may list ----------------------------------------------------------------
     def listing(self, student: str) -> list[Listed]:
@@ -143,12 +147,12 @@ class FilesystemExchange(CourseExchange):
                     secret = files.get("submission_secret.txt", b"").decode("utf-8", "replace")
                     names = [layout.feedback_name(secret, Path(p).stem) for p in files if p.endswith(".ipynb")]
                     if secret and names and all((self.feedback_dir / n).exists() for n in names):
-                        with_feedback.append(entry.name)
+                        with_feedback.append(entry.ref.place)
                 out.append(
                     Listed(
                         assignment,
                         (self.here / "outbound" / assignment / student).is_dir(),
-                        tuple(e.name for e in mine),
+                        tuple(e.ref.place for e in mine),
                         tuple(with_feedback),
                     )
                 )

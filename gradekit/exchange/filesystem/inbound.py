@@ -20,69 +20,29 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
-import hashlib
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 
+from gradekit.exchange.handin import IMPERSONATION, Handin, HandinRef
 from gradekit.exchange.identity import Identities, account_name
 from gradekit.untrusted import is_valid_id, parse_utc
 
 MAX_BYTES = 100 << 20  # a submission larger than this is not read
-IMPERSONATION = "handed in under another student's name"
+KIND = "filesystem"
 
 
-@dataclass
-class Handin:
-    """One folder of inbound/, as read."""
-
-    name: str  # the folder's name: <student>+<assignment>+<time>+<random>
-    assignment: str
-    named: str  # the student its name claims
-    account: str  # the account that owns it
-    student: str | None  # whom it counts for: the owner's student id (None: nobody's)
-    ino: int = 0
-    arrived: dt.datetime | None = None  # naive UTC: the latest change of anything in it
-    claimed: dt.datetime | None = None  # naive UTC: its timestamp.txt (else the name's time)
-    files: dict[str, bytes] = field(default_factory=dict, repr=False)
-    problem: str | None = None  # why it is refused; None: accepted
-    kind: str = ""  # the problem's kind: "impersonation", "unreadable", "not a folder", "too large", ...
-    digest: str | None = None  # its sha256 as the exchange vouches for it (the hub's); None: from its files
-
-    @property
-    def accepted(self) -> bool:
-        return self.problem is None
-
-    @property
-    def sha256(self) -> str:
-        """Of what was handed in: every file's path and bytes (timestamp.txt is a claim: not in it)."""
-        return self.digest or files_sha256(self.files)
-
-    def counted(self, tolerance: float) -> dt.datetime | None:
-        """The time it counts at: its claim when that agrees with when it arrived, else the arrival."""
-        if self.arrived is None:
-            return self.claimed
-        if self.claimed is not None and abs((self.arrived - self.claimed).total_seconds()) <= tolerance:
-            return self.claimed
-        return self.arrived
-
-    def backdated(self, tolerance: float) -> bool:
-        return (
-            self.claimed is not None
-            and self.arrived is not None
-            and abs((self.arrived - self.claimed).total_seconds()) > tolerance
-        )
+def folder_ref(name: str, ino: int) -> HandinRef:
+    """The reference of the folder ``name`` of inbound/ with inode ``ino`` (a name can be used again
+    once a folder is gone; the inode tells the two apart)."""
+    return HandinRef(KIND, f"{ino}/{name}", f"inbound/{name}")
 
 
-def files_sha256(files) -> str:
-    """The digest of a hand-in's files ({relative path: bytes}): every path and its bytes' SHA-256,
-    timestamp.txt left out (it is a claim)."""
-    digest = hashlib.sha256()
-    for path in sorted(files):
-        if path != "timestamp.txt":
-            digest.update(path.encode() + b"\0" + hashlib.sha256(files[path]).digest())
-    return digest.hexdigest()
+def folder_of(ref: HandinRef) -> tuple[str, int]:
+    """(name, inode) of a folder's reference (:func:`folder_ref`)."""
+    ino, _sep, name = ref.key.partition("/")
+    return name, int(ino)
 
 
 def parse_name(name: str) -> tuple[str, str, str] | None:
@@ -116,7 +76,7 @@ def read_inbound(
         if parsed is None or parsed[1] != assignment:
             continue
         found.append(read_handin(inbound, name, identities, max_bytes, trust_names))
-    return sorted(found, key=lambda h: (h.arrived or dt.datetime.max, h.name))
+    return sorted(found, key=lambda h: (h.arrived or dt.datetime.max, folder_of(h.ref)[0]))
 
 
 def read_handin(
@@ -127,36 +87,32 @@ def read_handin(
     try:
         st = os.lstat(inbound / name)
     except OSError as exc:
-        return Handin(name, assignment, named, "", None, problem=f"cannot be read ({exc.strerror})", kind="unreadable")
+        unread = Handin(folder_ref(name, 0), assignment, named, "", None)
+        return unread.refused(f"cannot be read ({exc.strerror})", "unreadable")
     account = account_name(st.st_uid)
     student = named if trust_names else identities.student_of(account)
-    handin = Handin(name, assignment, named, account, student, st.st_ino)
+    handin = Handin(folder_ref(name, st.st_ino), assignment, named, account, student)
     if not stat.S_ISDIR(st.st_mode):
-        handin.problem, handin.kind = "not a folder (a symbolic link, a file, ...)", "not a folder"
-        return handin
-    if handin.student != named:
-        handin.problem, handin.kind = (
-            (
-                f"{IMPERSONATION}: named for {named}, handed in by the account {account}"
-                + ("" if handin.student is None else f" ({handin.student})")
-            ),
-            "impersonation",
-        )
-        try:  # kept aside for the instructor: what was in it
-            handin.arrived, handin.files = _snapshot(inbound, name, st.st_uid, st.st_ino, max_bytes)
-        except (OSError, ValueError):
-            pass
-        return handin
+        return handin.refused("not a folder (a symbolic link, a file, ...)", "not a folder")
     try:
-        handin.arrived, handin.files = _snapshot(inbound, name, st.st_uid, st.st_ino, max_bytes)
+        arrived, files = _snapshot(inbound, name, st.st_uid, st.st_ino, max_bytes)
     except ValueError as exc:
-        handin.problem, handin.kind = str(exc), "unreadable"
-        return handin
+        problem: str | None = str(exc)
     except OSError as exc:
-        handin.problem, handin.kind = f"cannot be read ({exc.strerror})", "unreadable"
-        return handin
-    handin.claimed = _claimed(handin.files.get("timestamp.txt"), stamp)
-    return handin
+        problem = f"cannot be read ({exc.strerror})"
+    else:
+        problem = None
+    if student != named:
+        impersonation = f"{IMPERSONATION}: named for {named}, handed in by the account {account}" + (
+            "" if student is None else f" ({student})"
+        )
+        if problem is not None:
+            return handin.refused(impersonation, "impersonation")
+        # kept aside for the instructor: what was in it
+        return replace(handin, arrived=arrived, files=files, problem=impersonation, kind="impersonation")
+    if problem is not None:
+        return handin.refused(problem, "unreadable")
+    return replace(handin, arrived=arrived, files=files, claimed=_claimed(files.get("timestamp.txt"), stamp))
 
 
 def _claimed(timestamp: bytes | None, stamp: str) -> dt.datetime | None:

@@ -1,6 +1,6 @@
 """Running nbgrader's exchange steps from gradekit: the filesystem exchange's publish, and the demo's round trip.
 
-Each step is an nbgrader exchange class (gradekit's, :mod:`gradekit.exchange.filesystem.nbgrader`,
+Each step is an nbgrader exchange class (gradekit's, :mod:`gradekit.exchange.filesystem.release` and ``.student``,
 or nbgrader's own) run on the course's configuration, with overrides; a step
 that fails is an :class:`~gradekit.errors.ExchangeFailure` (nbgrader logged why).
 """
@@ -15,7 +15,8 @@ from nbgrader.exchange import ExchangeError
 
 from gradekit.course import load_config
 from gradekit.errors import ExchangeFailure
-from gradekit.exchange.filesystem.nbgrader import GradekitFetchAssignment, GradekitReleaseAssignment, GradekitSubmit
+from gradekit.exchange.filesystem.release import GradekitReleaseAssignment
+from gradekit.exchange.filesystem.student import GradekitFetchAssignment, GradekitSubmit
 
 
 def run_step(cls, course_root, assignment: str, **overrides):
@@ -30,7 +31,7 @@ def run_step(cls, course_root, assignment: str, **overrides):
     coursedir.root = str(Path(course_root).resolve())
     coursedir.assignment_id = assignment
     step = cls(coursedir=coursedir, authenticator=Authenticator(config=cfg), config=cfg)
-    step.log = logging.getLogger("gradekit.exchange.filesystem.nbgrader")
+    step.log = logging.getLogger("gradekit.exchange.filesystem")
     try:
         step.start()
     except ExchangeError as exc:

@@ -1,13 +1,14 @@
-"""What the hub exchange's handlers share: its limits, its log, and who may call it.
+"""What the hub exchange's handlers share: its log, who may call it, and how a refusal is answered.
 
-Limits     what a hand-in may hold, how often a student may try, and how often they may read
-           (``gradekit hub-exchange``'s options)
 say(line)  one line of the service's log, with the time
 Handler    a request from a caller the hub knows who may use the service: the course in the path
            must be the service's; a student's reads (GET) are counted per minute, and past
            ``Limits.reads_per_minute`` refused without a question to the hub; a request refused as
            it comes in is answered once its body is in (read and dropped); an instructor's body is
-           kept (a release, feedback pages)
+           kept (a release, feedback pages); a refusal is one line with its wire.Status
+
+The limits (what a hand-in may hold, how often a student may try and read) are the wire's
+(gradekit.exchange.hub.wire.Limits): the students' submit checks them too.
 """
 
 from __future__ import annotations
@@ -17,43 +18,14 @@ import functools
 import inspect
 import json
 import sys
-from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from tornado import web
 
 from gradekit.exchange.hub.gate import SLOW_DOWN, Gate
 from gradekit.exchange.hub.store import Store, now
+from gradekit.exchange.hub.wire import Limits, Status
 from gradekit.web.auth import CallerAPI, instructor_scope
-
-NAME = "gradekit-exchange"  # the service's name in the hub, unless the hub names it
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_mb: float = 20.0
-    max_files: int = 50
-    per_minute: int = 10  # tries to hand in, refused ones included
-    at_once: int = 2  # hand-ins of one student arriving at the same time
-    reads_per_minute: int = 120  # a student's lists, fetches and feedback reads; instructors' are not counted
-
-    @property
-    def max_bytes(self) -> int:
-        return int(self.max_mb * (1 << 20))
-
-    @property
-    def drained(self) -> int:
-        """The largest body kept from an instructor (a release, feedback pages)."""
-        return max(4 * self.max_bytes, 64 << 20)
-
-    def to_dict(self) -> dict:
-        return {
-            "max_mb": self.max_mb,
-            "max_files": self.max_files,
-            "per_minute": self.per_minute,
-            "at_once": self.at_once,
-            "reads_per_minute": self.reads_per_minute,
-        }
 
 
 def say(line: str) -> None:
@@ -174,7 +146,7 @@ class Handler(CallerAPI):
         if gate.slow(user):
             self._slowed = (gate, user)
         loud = gate.loud(user, why)
-        self.refuse(429, line, who=user, log=loud, note=" (more of these this minute are not logged)")
+        self.refuse(Status.TOO_MANY, line, who=user, log=loud, note=" (more of these this minute are not logged)")
 
     def data_received(self, chunk: bytes) -> None:
         self._received += len(chunk)
@@ -185,7 +157,7 @@ class Handler(CallerAPI):
     def body(self) -> bytes:
         """The request's body, as an instructor sent it."""
         if self._received > self.limits.drained:
-            self.refuse(413, f"the body is over {self.limits.drained >> 20} MiB")
+            self.refuse(Status.TOO_LARGE, f"the body is over {self.limits.drained >> 20} MiB")
         return b"".join(self._kept or [])
 
     @property
@@ -201,7 +173,7 @@ class Handler(CallerAPI):
         assert self.caller is not None
         service = self.settings["gradekit_service"]
         if not (self.caller.may(f"access:services!service={service}") or self.instructor):
-            self.refuse(403, f"{self.caller.name}'s token may not use the service {service}")
+            self.refuse(Status.FORBIDDEN, f"{self.caller.name}'s token may not use the service {service}")
         if self.instructor:
             self._kept = []
 
@@ -221,21 +193,21 @@ class Handler(CallerAPI):
             self.set_header(name, value)
         super().write_error(status_code, **kwargs)
 
-    def refuse(self, status: int, line: str, who: str = "", log: bool = True, note: str = "") -> NoReturn:
+    def refuse(self, status: Status, line: str, who: str = "", log: bool = True, note: str = "") -> NoReturn:
         who = who or (self.caller.name if self.caller is not None else "?")
         if log:
             say(f"refused {who}: {self.request.method} {self.request.path}: {line}{note}")
-        raise web.HTTPError(status, line)
+        raise web.HTTPError(int(status), line)
 
     def check_course(self, course: str) -> None:
         if course != self.course_id:
-            self.refuse(404, f"this hub exchange serves {self.course_id}, not {course}")
+            self.refuse(Status.NOT_FOUND, f"this hub exchange serves {self.course_id}, not {course}")
 
     def require_instructor(self, what: str) -> None:
         if not self.instructor:
             assert self.caller is not None
             self.refuse(
-                403,
+                Status.FORBIDDEN,
                 f"{self.caller.name} may not {what}: only the instructors of {self.course_id} may "
                 f"(their token carries {instructor_scope(self.course_id)})",
             )
@@ -245,11 +217,13 @@ class Handler(CallerAPI):
         assert self.caller is not None
         user = self.get_argument("user", self.caller.name)
         if user != self.caller.name and not self.instructor:
-            self.refuse(403, f"{self.caller.name} may not read {user}'s {what}: a student reads only their own")
+            self.refuse(
+                Status.FORBIDDEN, f"{self.caller.name} may not read {user}'s {what}: a student reads only their own"
+            )
         return user
 
-    def send_json(self, value: Any, status: int = 200) -> None:
-        self.set_status(status)
+    def send_json(self, value: Any, status: Status = Status.OK) -> None:
+        self.set_status(int(status))
         self.set_header("Content-Type", "application/json; charset=utf-8")
         self.finish(json.dumps(value, ensure_ascii=False))
 

@@ -8,7 +8,7 @@
                     RESCAN seconds catches anything it missed (a hand-in's files fetched the first time
                     anything reads them: the ledger never needs those of one it has seen)
     feedback back   a graded hand-in's pages (the student's copy) PUT to the service for that hand-in
-                    alone: only its student fetches them
+                    alone (its reference: the service's number): only its student fetches them
     listing         what the service lets a student list
 
 The course's calls carry a token of the course's instructors (``c.GradekitHubExchange.token_file``,
@@ -18,9 +18,7 @@ its own) to the service at ``c.GradekitHubExchange.url``.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
-import json
 import os
 import queue
 import threading
@@ -29,15 +27,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gradekit.exchange.base import CourseExchange, Events, Listed, Released
-from gradekit.exchange.hub.wire import HubClient, HubError
+from gradekit.exchange.handin import Handin, HandinRef
+from gradekit.exchange.hub import wire
+from gradekit.exchange.hub.wire import HandinMeta, HubClient, HubError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gradekit.exchange.filesystem.inbound import Handin
+    import datetime as dt
 
 RESCAN = 30.0  # seconds between full looks at the service's hand-ins, whatever the long poll said
 WAIT = 20.0  # seconds one long poll waits for a hand-in
 FEEDBACK_PATIENCE = 120.0  # seconds a graded hand-in's feedback waits for a service being started again
 PATIENCE = 30.0  # seconds a course's command waits for an exchange not reachable yet (its hub starting)
+KIND = "hub"
+
+
+def number_ref(number: int) -> HandinRef:
+    """The reference of the service's hand-in ``number``."""
+    return HandinRef(KIND, str(number), f"hand-in {number} of the hub exchange")
+
+
+def number_of(ref: HandinRef | None) -> int | None:
+    """The service's number a reference of this exchange's names (None: another exchange's)."""
+    if ref is None or ref.exchange != KIND or not ref.key.isdigit():
+        return None
+    return int(ref.key)
 
 
 def settings_of(course) -> dict:
@@ -55,7 +68,7 @@ def course_token(course) -> str:
             return file.read_text().strip()
         except OSError as exc:
             raise UsageError(f"c.GradekitHubExchange.token_file: {file} cannot be read ({exc.strerror})") from None
-    token = os.environ.get("GRADEKIT_HUB_TOKEN") or os.environ.get("JUPYTERHUB_API_TOKEN") or ""
+    token = os.environ.get("GRADEKIT_HUB_TOKEN") or os.environ.get(wire.TOKEN_ENV) or ""
     if not token:
         raise UsageError(
             "no token for the hub exchange: set c.GradekitHubExchange.token_file (a file holding a token of the "
@@ -65,7 +78,9 @@ def course_token(course) -> str:
 
 
 def _utc(text: str | None) -> dt.datetime | None:
-    return dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f UTC") if text else None
+    import datetime as dt
+
+    return dt.datetime.strptime(text, wire.STAMP) if text else None
 
 
 class _Files(Mapping):
@@ -91,7 +106,7 @@ class _Files(Mapping):
 
 
 class _LongPoll:
-    """The service's hand-ins as they are accepted, on ``names`` (None: a full look)."""
+    """The service's hand-ins as they are accepted, their numbers on ``names`` (None: a full look)."""
 
     def __init__(self, exchange: HubExchange):
         self.exchange = exchange
@@ -114,25 +129,24 @@ class _LongPoll:
         while not self._stop.is_set():
             try:
                 if last is None:
-                    found = client.json("GET", "handins")["handins"]
-                    last = max((m["id"] for m in found), default=0)
-                    self.exchange.learn(found)
+                    found = self.exchange.learn(client.json("GET", wire.HANDINS.url())["handins"])
+                    last = max((m.number for m in found), default=0)
                     continue
-                found = client.json("GET", "handins", query={"after": last, "wait": WAIT}, timeout=WAIT + 30)["handins"]
+                answer = client.json("GET", wire.HANDINS.url(), query={"after": last, "wait": WAIT}, timeout=WAIT + 30)
+                found = self.exchange.learn(answer["handins"])
             except (HubError, ValueError, KeyError):
                 self._stop.wait(1.0)  # the service restarting: try again
                 continue
-            self.exchange.learn(found)
             for meta in found:
-                last = max(last, meta["id"])
-                if not meta.get("problem"):  # its files fetched here, so that the service's loop never waits
+                last = max(last, meta.number)
+                if not meta.problem:  # its files fetched here, so that the service's loop never waits
                     try:
-                        self.exchange.prefetched[meta["name"]] = self.exchange.unpack(
-                            client.request("GET", f"handins/{meta['id']}")
+                        self.exchange.prefetched[meta.number] = wire.unpack(
+                            client.request("GET", wire.HANDIN.url(part=meta.number))
                         )
                     except HubError:
                         pass  # fetched when it is read, then
-                self.names.put(meta["name"])
+                self.names.put(str(meta.number))
             if time.monotonic() - rescan >= RESCAN:
                 self.names.put(None)
                 rescan = time.monotonic()
@@ -141,15 +155,15 @@ class _LongPoll:
 class HubExchange(CourseExchange):
     """gradekit's hub exchange service, as the course calls it (see the module's docstring)."""
 
-    kind = "hub"
+    kind = KIND
     label = "hub exchange"
 
     def __init__(self, course):
         super().__init__(course)
         self.url = str(settings_of(course).get("url") or "")
         self._client: HubClient | None = None
-        self.meta: dict[str, dict] = {}  # hand-in name -> what the service said of it
-        self.prefetched: dict[str, dict[str, bytes]] = {}  # hand-in name -> its files, fetched by the long poll
+        self.meta: dict[int, HandinMeta] = {}  # hand-in number -> what the service said of it
+        self.prefetched: dict[int, dict[str, bytes]] = {}  # hand-in number -> its files, fetched by the long poll
         self._identities = None
 
     @property
@@ -210,7 +224,7 @@ class HubExchange(CourseExchange):
             )
         out = Released()
         if not force:
-            already = set(self._call("GET", "releases").get(assignment, []))
+            already = set(self._call("GET", wire.RELEASES.url()).get(assignment, []))
             taken = [s for s in students if (self.identities.account_of(s) or s) in already]
             if taken:
                 raise ExchangeFailure(
@@ -222,13 +236,16 @@ class HubExchange(CourseExchange):
             files = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
             account = self.identities.account_of(who) or who
             self._call(
-                "PUT", f"release/{assignment}/{account}", body=pack_zip(files), query={"force": "1"} if force else None
+                "PUT",
+                wire.RELEASE_TO.url(assignment=assignment, user=account),
+                body=pack_zip(files),
+                query={"force": "1"} if force else None,
             )
             out.protection[who] = "hub"
         return out
 
     def released(self) -> list[str]:
-        return sorted(self._call("GET", "releases"))
+        return sorted(self._call("GET", wire.RELEASES.url()))
 
     # -- hand-ins in ----------------------------------------------------------------------------
     def ready(self, wait: float = 0.0) -> str | None:
@@ -237,7 +254,7 @@ class HubExchange(CourseExchange):
         deadline = time.monotonic() + wait
         while True:
             try:
-                answer = self.client.json("GET", "ping")
+                answer = self.client.json("GET", wire.PING.url())
                 break
             except HubError as exc:
                 if not exc.transient or time.monotonic() >= deadline:
@@ -256,109 +273,94 @@ class HubExchange(CourseExchange):
     def events(self, poll: float = 0.0) -> Events:
         return _LongPoll(self)
 
-    def learn(self, found: list[dict]) -> None:
-        for meta in found:
-            self.meta[meta["name"]] = meta
+    def learn(self, found: list[dict]) -> list[HandinMeta]:
+        """What the service said of these hand-ins, kept by number."""
+        metas = [HandinMeta.from_json(m) for m in found]
+        for meta in metas:
+            self.meta[meta.number] = meta
+        return metas
 
     def look(self, names: list[str] | None, assignments: list[str]) -> list[Handin]:
         if names is None:
             try:
-                self.learn(self.client.json("GET", "handins")["handins"])
+                self.learn(self.client.json("GET", wire.HANDINS.url())["handins"])
             except HubError:
                 return []
-            names = list(self.meta)
-        out = []
-        for name in names:
-            meta = self.meta.get(name)
-            if meta is not None and meta["assignment"] in assignments:
-                out.append(self._handin(meta))
-        return sorted(out, key=lambda h: h.ino)
+            numbers = list(self.meta)
+        else:
+            numbers = [int(n) for n in names if n.isdigit()]
+        out = [self._handin(m) for m in map(self.meta.get, numbers) if m is not None and m.assignment in assignments]
+        return sorted(out, key=lambda h: int(h.ref.key))
 
-    def _handin(self, meta: dict) -> Handin:
-        from gradekit.exchange.filesystem.inbound import Handin
-
-        user = meta["user"]
-        student = self.identities.student_of(user)
-        arrived, claimed = _utc(meta["timestamp"]), _utc(meta.get("claimed"))
+    def _handin(self, meta: HandinMeta) -> Handin:
+        student = self.identities.student_of(meta.user)
+        arrived, claimed = _utc(meta.timestamp), _utc(meta.claimed)
         tolerance = float(getattr(self.course.settings, "timestamp_tolerance", 60.0) or 60.0)
         if claimed is not None and arrived is not None and abs((arrived - claimed).total_seconds()) <= tolerance:
             claimed = None  # the service's clock counts; a claim is kept only to report one that disagrees
-        fetched = self.prefetched.pop(meta["name"], None)
+        fetched = self.prefetched.pop(meta.number, None)
         files: Mapping[str, bytes] = (
-            {} if meta.get("problem") else fetched or _Files(functools.partial(self._files, meta["id"]))
+            {} if meta.problem else fetched or _Files(functools.partial(self._files, meta.number))
         )
         handin = Handin(
-            name=meta["name"],
-            assignment=meta["assignment"],
-            named=meta["named"] if meta.get("kind") == "impersonation" else (student or user),
-            account=user,
+            ref=number_ref(meta.number),
+            assignment=meta.assignment,
+            named=meta.named if meta.kind == "impersonation" else (student or meta.user),
+            account=meta.user,
             student=student,
-            ino=int(meta["id"]),
             arrived=arrived,
             claimed=claimed,
-            files=files,  # type: ignore[arg-type]
-            problem=meta.get("problem"),
-            kind=meta.get("kind") or "",
-            digest=meta.get("sha256"),
+            files=files,
+            problem=meta.problem,
+            kind=meta.kind or "",
+            digest=meta.sha256,
         )
         if handin.accepted and student is None:
-            handin.problem, handin.kind = f"the hub user {user} is no student of {self.course.course_id}", "unknown"
+            return handin.refused(f"the hub user {meta.user} is no student of {self.course.course_id}", "unknown")
         return handin
 
     def _files(self, number: int) -> dict[str, bytes]:
-        return self.unpack(self.client.request("GET", f"handins/{number}"))
-
-    @staticmethod
-    def unpack(data: bytes) -> dict[str, bytes]:
-        from gradekit.untrusted import HandinLimits, read_handin_zip
-
-        return read_handin_zip(data, HandinLimits(max_bytes=1 << 30, max_files=100_000))
+        return wire.unpack(self.client.request("GET", wire.HANDIN.url(part=number)))
 
     # -- feedback back --------------------------------------------------------------------------
     @staticmethod
-    def _number(submission: Path) -> str | None:
-        """The service's number of the hand-in collected in ``submission`` (its receipt names it)."""
-        from gradekit.untrusted import RECEIPT_FILE
+    def _number(submission: Path) -> int | None:
+        """The service's number of the hand-in collected in ``submission`` (its receipt.json's reference)."""
+        from gradekit.exchange.ledger import ref_of
 
-        try:
-            name = json.loads((submission / RECEIPT_FILE).read_text()).get("handin") or ""
-        except (OSError, ValueError, AttributeError):
-            return None
-        number = str(name).rsplit("+", 1)[-1]
-        return number if number.isdigit() else None
+        return number_of(ref_of(submission))
 
     def give_feedback(self, student: str, assignment: str, submission: Path, pages: dict[str, str]) -> bool:
         number = self._number(submission)
         if number is None:
             return False
         body = {"pages": dict(pages)}
-        self._call("PUT", f"feedback/{number}", body=body, patience=FEEDBACK_PATIENCE)
+        self._call("PUT", wire.FEEDBACK.url(part=number), body=body, patience=FEEDBACK_PATIENCE)
         return True
 
-    def feedback_given(self, student: str, assignment: str, submission: Path) -> bool:
-        number = self._number(submission)
-        if number is None:
-            return False
-        account = self.identities.account_of(student) or student
-        for listed in self._call("GET", f"listing/{account}")["assignments"]:
-            for handin in listed["handins"] if listed["assignment"] == assignment else []:
-                if str(handin["id"]) == number:
-                    return bool(handin.get("feedback"))
-        return False
+    def feedback_given(self, assignment: str, submissions: Mapping[str, Path]) -> set[str]:
+        numbers = {student: self._number(folder) for student, folder in submissions.items()}
+        if not any(n is not None for n in numbers.values()):
+            return set()
+        given = {m.number for m in self.learn(self._call("GET", wire.HANDINS.url())["handins"]) if m.feedback}
+        return {student for student, number in numbers.items() if number in given}
 
     # -- what a student may list ----------------------------------------------------------------
     def listing(self, student: str) -> list[Listed]:
         account = self.identities.account_of(student) or student
-        found = self._call("GET", f"listing/{account}")["assignments"]
-        return [
-            Listed(
-                a["assignment"],
-                bool(a["released"]),
-                tuple(h["name"] for h in a["handins"]),
-                tuple(h["name"] for h in a["handins"] if h.get("feedback")),
+        found = self._call("GET", wire.LISTING.url(user=account))["assignments"]
+        out = []
+        for a in found:
+            metas = [HandinMeta.from_json(h) for h in a["handins"]]
+            out.append(
+                Listed(
+                    a["assignment"],
+                    bool(a["released"]),
+                    tuple(number_ref(m.number).place for m in metas),
+                    tuple(number_ref(m.number).place for m in metas if m.feedback),
+                )
             )
-            for a in found
-        ]
+        return out
 
     def close(self) -> None:
         self._client = None

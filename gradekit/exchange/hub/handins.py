@@ -13,17 +13,14 @@ PUT/DELETE/PATCH            refused: nobody replaces or deletes a hand-in
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import NoReturn
 
 from tornado import locks
 
 from gradekit.exchange.hub.api import Handler, say
 from gradekit.exchange.hub.gate import Gate, Spool
-from gradekit.exchange.hub.store import Handin as StoredHandin
-from gradekit.exchange.hub.store import now
-
-KEY = re.compile(r"^[A-Za-z0-9_-]{8,128}$")  # a hand-in's X-Gradekit-Key: the client's, random
+from gradekit.exchange.hub.store import Record, now, when
+from gradekit.exchange.hub.wire import KEY, KEY_HEADER, Status
 
 
 class HandinsHandler(Handler):
@@ -41,7 +38,8 @@ class HandinsHandler(Handler):
             if found or now() >= deadline:
                 break
             await arrived.wait(timeout=dt.timedelta(seconds=min(1.0, (deadline - now()).total_seconds())))
-        self.send_json({"handins": [h.meta() for h in found]})
+        given = self.store.feedback([h.id for h in found], with_html=False)
+        self.send_json({"handins": [h.meta(sorted(given.get(h.id, {}))).to_json() for h in found]})
 
 
 class HandinHandler(Handler):
@@ -56,7 +54,7 @@ class HandinHandler(Handler):
     _spool: Spool | None = None
     _slot: str | None = None  # the user whose upload this request counts as, while it arrives
     _drained: str | None = None  # the user whose refused upload this request is, read to its end
-    _again: StoredHandin | None = None  # the hand-in this one is sent again (its key's)
+    _again: Record | None = None  # the hand-in this one is sent again (its key's)
 
     @property
     def gate(self) -> Gate:
@@ -88,7 +86,7 @@ class HandinHandler(Handler):
             else:
                 self._close_now = True
             self.refuse(
-                429,
+                Status.TOO_MANY,
                 f"{self.gate.sending(user)} hand-ins of yours are arriving already, the limit is "
                 f"{self.limits.at_once} at once: wait for them, then hand in again",
                 who=user,
@@ -112,19 +110,21 @@ class HandinHandler(Handler):
         user = self.caller.name
         self.check_course(self.path_args[0])
         if self.caller.kind != "user":
-            self.refuse(403, f"{user} is a service: only a hub user hands in")
+            self.refuse(Status.FORBIDDEN, f"{user} is a service: only a hub user hands in")
         since = now() - dt.timedelta(seconds=60)
-        ages = [(now() - _when(t)).total_seconds() for t in self.store.recent(self.course_id, user, since)]
+        ages = [(now() - when(t)).total_seconds() for t in self.store.recent(self.course_id, user, since)]
         wait = self.gate.wait(user, ages)
         if wait:
             self._over(user, wait)
         self.gate.tried(user)  # every try counts from here on, refused or not
         self._hold(user)
         if not is_valid_id(assignment):
-            self.refuse(400, f"invalid assignment id {assignment!r}")
-        key = self.request.headers.get("X-Gradekit-Key", "")
+            self.refuse(Status.BAD_REQUEST, f"invalid assignment id {assignment!r}")
+        key = self.request.headers.get(KEY_HEADER, "")
         if not KEY.match(key):
-            self.refuse(400, "a hand-in needs an X-Gradekit-Key header of 8 to 128 letters, digits, _ and -")
+            self.refuse(
+                Status.BAD_REQUEST, f"a hand-in needs an {KEY_HEADER} header of 8 to 128 letters, digits, _ and -"
+            )
         named = self.get_argument("user", user)
         if named != user:
             self.store.handin(
@@ -133,13 +133,14 @@ class HandinHandler(Handler):
                 user,
                 key,
                 None,
-                None,
                 named=named,
                 kind="impersonation",
                 problem=f"handed in under another student's name: named for {named}, handed in by the hub user {user}",
             )
             self.settings["gradekit_arrived"].notify_all()
-            self.refuse(403, f"{user} may not hand in as {named}: a hand-in counts for whoever's token sent it")
+            self.refuse(
+                Status.FORBIDDEN, f"{user} may not hand in as {named}: a hand-in counts for whoever's token sent it"
+            )
         self._again = self.store.by_key(self.course_id, user, key)
         if self._again is not None:  # the answer to this hand-in was lost: it is the same one (its body dropped)
             return
@@ -147,12 +148,14 @@ class HandinHandler(Handler):
         if announced > self.limits.max_bytes:
             self._too_large(announced)
         if not self.store.releases(self.course_id, user).get(assignment):
-            self.refuse(404, f"{assignment!r} was not released to {user}: fetch it first, or ask your instructor")
+            self.refuse(
+                Status.NOT_FOUND, f"{assignment!r} was not released to {user}: fetch it first, or ask your instructor"
+            )
         self._spool = Spool(self.store.folder / "incoming", self.limits.max_bytes)
 
     def _too_large(self, size: int) -> NoReturn:
         self.refuse(
-            413,
+            Status.TOO_LARGE,
             f"the hand-in is {size / (1 << 20):.1f} MiB, over the limit of "
             f"{self.limits.max_mb:g} MiB: leave out large data files and hand in again",
         )
@@ -184,44 +187,39 @@ class HandinHandler(Handler):
         from gradekit.untrusted import HandinLimits, read_handin_zip
 
         if self._again is not None:
-            self.send_json({**self._again.meta(), "again": True})
+            self.send_json({**self._again.meta().to_json(), "again": True})
             return
         assert self.caller is not None and self._spool is not None
         user = self.caller.name
         if self._spool.over:
             self._too_large(self._spool.size)
-        data = self._spool.read()
-        key = self.request.headers["X-Gradekit-Key"]
-        try:
-            files = read_handin_zip(data, HandinLimits(self.limits.max_bytes, self.limits.max_files))
+        key = self.request.headers[KEY_HEADER]
+        try:  # the one reading of a hand-in's zip, within the one set of limits: the wire's
+            files = read_handin_zip(self._spool.read(), HandinLimits(self.limits.max_bytes, self.limits.max_files))
         except SubmissionError as exc:
-            self.refuse(413 if "limit" in str(exc) else 400, f"hand-in refused: {exc}")
+            self.refuse(Status(exc.status), f"hand-in refused: {exc}")
         claimed = _claimed(files.get("timestamp.txt"))
-        handin, _new = self.store.handin(self.course_id, assignment, user, key, data, files, claimed)
+        handin, _new = self.store.handin(self.course_id, assignment, user, key, files, claimed)
         self.settings["gradekit_arrived"].notify_all()
         say(
             f"received {user} {assignment} as hand-in {handin.id} ({handin.nfiles} file(s), "
             f"{(handin.size or 0) / 1024:.0f} KiB, sha256 {(handin.sha256 or '')[:12]})"
         )
-        self.send_json(handin.meta(), 201)
+        self.send_json(handin.meta().to_json(), Status.CREATED)
 
     def get(self, course: str, number: str) -> None:
         self.check_course(course)
         self.require_instructor("read a hand-in's files")
         handin = self.store.get(self.course_id, int(number)) if number.isdigit() else None
         if handin is None or handin.blob is None:
-            self.refuse(404, f"no hand-in {number} with files in {self.course_id} (hand-ins are numbered)")
+            self.refuse(Status.NOT_FOUND, f"no hand-in {number} with files in {self.course_id} (hand-ins are numbered)")
         self.send_zip(self.store.blob(handin.blob))
 
     def _never(self, course: str, number: str) -> None:
         self.check_course(course)
-        self.refuse(403, "a hand-in is never replaced or deleted: hand in again (the latest counts)")
+        self.refuse(Status.FORBIDDEN, "a hand-in is never replaced or deleted: hand in again (the latest counts)")
 
     put = delete = patch = _never
-
-
-def _when(text: str) -> dt.datetime:
-    return dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 def _claimed(raw: bytes | None) -> dt.datetime | None:

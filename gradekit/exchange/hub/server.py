@@ -4,7 +4,8 @@ For hubs where every student's server is the same account (``jovyan`` on Zero to
 DockerSpawner) and shares no disk with the others: who handed in is the hub user whose token came
 with the request (the service asks the hub, gradekit.web.auth), never a name a student writes; when
 is the service's own clock. Its records and files are in the store (gradekit.exchange.hub.store), a folder
-only the service's account reads. The API is gradekit.exchange.hub.wire's.
+only the service's account reads. The API is gradekit.exchange.hub.wire's: its routes, statuses,
+headers and limits are written there once, for the server and the clients alike.
 
 Who may do what
     A caller needs a token the hub knows that may use this service
@@ -16,7 +17,7 @@ Who may do what
     ``error``) and in the service's log; a refused hand-in under a classmate's name is recorded, so
     the course's ledger reports it as the filesystem exchange's does.
 
-Limits (:class:`Limits`, each a command-line option of ``gradekit hub-exchange``)
+Limits (:class:`gradekit.exchange.hub.wire.Limits`, each a command-line option of ``gradekit hub-exchange``)
     a hand-in holds at most ``max_mb`` MiB (20) in at most ``max_files`` files (50), unpacked; a
     student tries to hand in at most ``per_minute`` times a minute (10), refused tries included,
     and sends at most ``at_once`` hand-ins at the same time (2); they read (list, fetch, fetch
@@ -35,10 +36,12 @@ import json
 
 from tornado import locks, web
 
-from gradekit.exchange.hub.api import NAME, Handler, Limits, say
+from gradekit.exchange.hub import wire
+from gradekit.exchange.hub.api import Handler, say
 from gradekit.exchange.hub.gate import Gate
 from gradekit.exchange.hub.handins import HandinHandler, HandinsHandler
-from gradekit.exchange.hub.store import Store, stamp
+from gradekit.exchange.hub.store import Store
+from gradekit.exchange.hub.wire import SERVICE, Limits, Status
 from gradekit.web.auth import instructor_scope
 
 
@@ -95,10 +98,9 @@ def listing(store: Store, course: str, user: str) -> list[dict]:
                 "released": assignment in released,
                 "notebooks": _names_of(data) if data else [],
                 "handins": [
-                    {
-                        **h.meta(sorted(feedback.get(h.id, {}))),
-                        "checksums": {nb: p["checksum"] for nb, p in feedback.get(h.id, {}).items()},
-                    }
+                    h.meta(
+                        sorted(feedback.get(h.id, {})), {nb: p["checksum"] for nb, p in feedback.get(h.id, {}).items()}
+                    ).to_json()
                     for h in mine
                     if h.assignment == assignment
                 ],
@@ -118,7 +120,7 @@ class ReleaseHandler(Handler):
         data = self.store.released_to(self.course_id, assignment, who)
         if data is None:
             self.refuse(
-                404,
+                Status.NOT_FOUND,
                 f"{assignment!r} has no notebook for {who!r} (not on the class list when it was released?): "
                 "ask your instructor",
             )
@@ -131,14 +133,14 @@ class ReleaseHandler(Handler):
         self.check_course(course)
         self.require_instructor("release an assignment")
         if not user or not is_valid_id(user) or not is_valid_id(assignment):
-            self.refuse(400, "a release is PUT to release/<assignment>/<user>")
+            self.refuse(Status.BAD_REQUEST, "a release is PUT to release/<assignment>/<user>")
         try:
             read_handin_zip(self.body, HandinLimits(max_bytes=1 << 30, max_files=10_000))
         except SubmissionError as exc:
-            self.refuse(400, f"the release is not a zip of files: {exc}")
+            self.refuse(Status.BAD_REQUEST, f"the release is not a zip of files: {exc}")
         force = self.get_argument("force", "") in ("1", "true")
         if not self.store.release(self.course_id, assignment, user, self.body, force):
-            self.refuse(409, f"{user} already has {assignment} in the exchange, add --force to overwrite")
+            self.refuse(Status.CONFLICT, f"{user} already has {assignment} in the exchange, add --force to overwrite")
         self.send_json({"released": user, "assignment": assignment})
 
 
@@ -160,7 +162,7 @@ class FeedbackHandler(Handler):
         self.send_json(
             {
                 "feedback": [
-                    {"handin": h.name, "id": h.id, "timestamp": h.received, "notebook": nb, **page}
+                    {"handin": h.meta().name, "id": h.id, "timestamp": h.received, "notebook": nb, **page}
                     for h in mine
                     for nb, page in sorted(pages.get(h.id, {}).items())
                 ]
@@ -172,12 +174,12 @@ class FeedbackHandler(Handler):
         self.require_instructor("give feedback")
         handin = self.store.get(self.course_id, int(number)) if number.isdigit() else None
         if handin is None or handin.problem is not None:
-            self.refuse(404, f"no accepted hand-in {number} in {self.course_id}")
+            self.refuse(Status.NOT_FOUND, f"no accepted hand-in {number} in {self.course_id}")
         try:
             pages = json.loads(self.body)["pages"]
             assert isinstance(pages, dict) and all(isinstance(v, str) for v in pages.values())
         except (ValueError, KeyError, TypeError, AssertionError):
-            self.refuse(400, 'feedback is PUT as {"pages": {notebook: html}}')
+            self.refuse(Status.BAD_REQUEST, 'feedback is PUT as {"pages": {notebook: html}}')
         self.store.give_feedback(handin, pages)
         self.send_json({"handin": number, "notebooks": sorted(pages)})
 
@@ -189,20 +191,23 @@ class ListingHandler(Handler):
         self.send_json({"assignments": listing(self.store, self.course_id, user)})
 
 
+HANDLERS: dict[wire.Route, type[Handler]] = {
+    wire.PING: PingHandler,
+    wire.ASSIGNMENTS: AssignmentsHandler,
+    wire.RELEASES: ReleasesHandler,
+    wire.RELEASE: ReleaseHandler,
+    wire.RELEASE_TO: ReleaseHandler,
+    wire.HANDINS: HandinsHandler,
+    wire.HANDIN: HandinHandler,
+    wire.FEEDBACK: FeedbackHandler,
+    wire.LISTING: ListingHandler,
+}
+
+
 def routes(prefix: str) -> list[tuple[str, type]]:
+    """The wire's routes (wire.ROUTES), each to its handler, under ``prefix``."""
     api = prefix.rstrip("/") + "/api/([^/]+)"
-    part = "([^/]+)"
-    return [
-        (f"{api}/ping", PingHandler),
-        (f"{api}/assignments", AssignmentsHandler),
-        (f"{api}/releases", ReleasesHandler),
-        (f"{api}/release/{part}", ReleaseHandler),
-        (f"{api}/release/{part}/{part}", ReleaseHandler),
-        (f"{api}/handins", HandinsHandler),
-        (f"{api}/handins/{part}", HandinHandler),  # POST: an assignment's name (digits too); GET: a number
-        (f"{api}/feedback/{part}", FeedbackHandler),
-        (f"{api}/listing/{part}", ListingHandler),
-    ]
+    return [(route.pattern(api), HANDLERS[route]) for route in wire.ROUTES]
 
 
 UNLIMITED = 1 << 50  # bytes: tornado reads any body; the handlers keep what they may (api.Limits)
@@ -228,7 +233,7 @@ def _access(handler: web.RequestHandler) -> None:
         say(f"{handler.get_status()} {handler.request.method} {handler.request.path}")
 
 
-def application(course_id: str, store: Store, limits: Limits, service: str = NAME, **settings) -> web.Application:
+def application(course_id: str, store: Store, limits: Limits, service: str = SERVICE, **settings) -> web.Application:
     """The service's tornado Application; ``settings`` are gradekit.web.auth.service_settings'."""
     import os
 
@@ -260,7 +265,7 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
     from gradekit.web.lifetime import Hub
 
     os.umask(0o077)  # whatever it writes (SQLite's journal too) is the service's account's alone
-    service = os.environ.get("JUPYTERHUB_SERVICE_NAME") or NAME
+    service = os.environ.get("JUPYTERHUB_SERVICE_NAME") or SERVICE
     store = Store(store_dir, db_url)
     app = application(course_id, store, limits, service, **service_settings(course_id))
     url = urllib.parse.urlparse(bind or os.environ.get("JUPYTERHUB_SERVICE_URL") or "http://127.0.0.1:10101")
@@ -295,4 +300,4 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
     return 0
 
 
-__all__ = ["Limits", "application", "serve", "routes", "listing", "stamp"]
+__all__ = ["application", "serve", "routes", "listing"]

@@ -2,7 +2,8 @@
 
     <store>/                        0700, the service's account's alone (no disk is shared with students)
       exchange.sqlite               the records, unless a database URL is given (PostgreSQL: the course's)
-      blobs/<uuid>.zip              each release and each hand-in as it was accepted, 0600
+      blobs/<uuid>.zip              each release, and the files of each hand-in as they were accepted
+                                    (a zip the service writes of what it read), 0600
 
     releases   (course, assignment, user) -> its zip, when released
     handins    a number (the order they were accepted in), course, assignment, the hub user who
@@ -27,7 +28,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"  # nbgrader's timestamp format, what a student's cache is named by
+from gradekit.exchange.handin import files_sha256
+from gradekit.exchange.hub.wire import STAMP, HandinMeta
 
 _meta = sa.MetaData()
 RELEASES = sa.Table(
@@ -78,9 +80,14 @@ def stamp(value: dt.datetime) -> str:
     return value.strftime(STAMP)
 
 
+def when(text: str) -> dt.datetime:
+    """The time a stamp says (naive UTC)."""
+    return dt.datetime.strptime(text, STAMP)
+
+
 @dataclass(frozen=True)
-class Handin:
-    """One hand-in as the store holds it."""
+class Record:
+    """One hand-in as the store holds it (the wire carries it as a HandinMeta)."""
 
     id: int
     course: str
@@ -97,28 +104,22 @@ class Handin:
     problem: str | None
     kind: str | None
 
-    @property
-    def name(self) -> str:
-        """nbgrader's kind of name for it: <named>+<assignment>+<when>+<number>."""
-        return f"{self.named}+{self.assignment}+{self.received}+{self.id}"
-
-    def meta(self, feedback: list[str] | None = None) -> dict:
-        out = {
-            "id": self.id,
-            "name": self.name,
-            "assignment": self.assignment,
-            "user": self.user,
-            "named": self.named,
-            "timestamp": self.received,
-            "claimed": self.claimed,
-            "sha256": self.sha256,
-            "files": self.nfiles,
-            "problem": self.problem,
-            "kind": self.kind,
-        }
-        if feedback is not None:
-            out["feedback"] = feedback
-        return out
+    def meta(self, feedback: list[str] | None = None, checksums: dict[str, str] | None = None) -> HandinMeta:
+        """It as the wire carries it; ``feedback``: the notebooks whose pages were given back (listings)."""
+        return HandinMeta(
+            number=self.id,
+            assignment=self.assignment,
+            user=self.user,
+            named=self.named,
+            timestamp=self.received,
+            claimed=self.claimed,
+            sha256=self.sha256,
+            files=self.nfiles,
+            problem=self.problem,
+            kind=self.kind,
+            feedback=None if feedback is None else tuple(feedback),
+            checksums=tuple(sorted((checksums or {}).items())),
+        )
 
 
 def database_url(url: str, store: Path) -> str:
@@ -211,21 +212,21 @@ class Store:
         assignment: str,
         user: str,
         key: str,
-        data: bytes | None,
         files: dict[str, bytes] | None,
         claimed: dt.datetime | None = None,
         named: str | None = None,
         problem: str | None = None,
         kind: str | None = None,
-    ) -> tuple[Handin, bool]:
-        """Record a hand-in (or a refused attempt, with ``problem``), received now; (it, whether it is
-        new): a key this user already handed in with is that hand-in again."""
-        from gradekit.exchange.filesystem.inbound import files_sha256
+    ) -> tuple[Record, bool]:
+        """Record a hand-in of ``files`` (as read within the limits; or a refused attempt, with
+        ``problem``), received now; (it, whether it is new): a key this user already handed in with is
+        that hand-in again."""
+        from gradekit.untrusted import pack_zip
 
         old = self.by_key(course, user, key)
         if old is not None:
             return old, False
-        blob = self._put_blob(data) if data is not None and problem is None else None
+        blob = self._put_blob(pack_zip(files)) if files is not None and problem is None else None
         row = {
             "course": course,
             "assignment": assignment,
@@ -252,17 +253,17 @@ class Store:
             found = self.by_key(course, user, key)
             assert found is not None
             return found, False
-        return Handin(id=int(new_id), **row), True  # type: ignore[arg-type]
+        return Record(id=int(new_id), **row), True  # type: ignore[arg-type]
 
-    def by_key(self, course: str, user: str, key: str) -> Handin | None:
+    def by_key(self, course: str, user: str, key: str) -> Record | None:
         with self.engine.connect() as db:
             row = db.execute(sa.select(HANDINS).filter_by(course=course, user=user, key=key)).first()
-        return Handin(**row._mapping) if row else None
+        return Record(**row._mapping) if row else None
 
-    def get(self, course: str, number: int) -> Handin | None:
+    def get(self, course: str, number: int) -> Record | None:
         with self.engine.connect() as db:
             row = db.execute(sa.select(HANDINS).filter_by(course=course, id=number)).first()
-        return Handin(**row._mapping) if row else None
+        return Record(**row._mapping) if row else None
 
     def handins(self, course: str, after: int = 0, user: str | None = None, assignment: str | None = None):
         query = sa.select(HANDINS).where(HANDINS.c.course == course, HANDINS.c.id > after)
@@ -271,7 +272,7 @@ class Store:
         if assignment is not None:
             query = query.where(HANDINS.c.assignment == assignment)
         with self.engine.connect() as db:
-            return [Handin(**row._mapping) for row in db.execute(query.order_by(HANDINS.c.id))]
+            return [Record(**row._mapping) for row in db.execute(query.order_by(HANDINS.c.id))]
 
     def recent(self, course: str, user: str, since: dt.datetime) -> list[str]:
         """When ``user``'s accepted hand-ins since ``since`` were received, oldest first."""
@@ -286,7 +287,7 @@ class Store:
             )
 
     # -- feedback ---------------------------------------------------------------------------------
-    def give_feedback(self, handin: Handin, pages: dict[str, str]) -> None:
+    def give_feedback(self, handin: Record, pages: dict[str, str]) -> None:
         when = stamp(now())
         with self.engine.begin() as db:
             for notebook, html in pages.items():

@@ -31,7 +31,8 @@ from nbgrader.exchange.abc import (
 )
 from traitlets import Bool, Float, Unicode, default
 
-from gradekit.exchange.hub.wire import KEY_HEADER, RETRIES, TOKEN_ENV, HubClient, HubError
+from gradekit.exchange.hub import wire
+from gradekit.exchange.hub.wire import KEY_HEADER, RETRIES, TOKEN_ENV, HubClient, HubError, Limits
 
 HANDIN_FILE = "handin.json"  # in a submission's cache folder: what the service said of it
 LIST_EVERY = 1.0  # seconds a listing is used again: the Assignments tab lists 4 times a Refresh
@@ -39,7 +40,7 @@ READ_TRIES = 3  # a read the hub's proxy could not pass on (not routed yet, the 
 
 # url, course, token -> (when, the service's listing): one Refresh of the Assignments tab (its course list
 # and its assignment list, each released and submitted) is one read, and a Refresh once a second is 60
-# reads a minute, half the service's limit, whatever the pace (gradekit.exchange.hub.api.Limits)
+# reads a minute, half the service's limit, whatever the pace (gradekit.exchange.hub.wire.Limits)
 _LISTED: dict[tuple[str, str, str], tuple[float, list]] = {}
 
 
@@ -93,7 +94,7 @@ class GradekitHubExchange(Exchange):
         kept = _LISTED.get(key)
         if kept is not None and time.monotonic() - kept[0] < LIST_EVERY:
             return kept[1]
-        found = self.call("GET", "assignments")["assignments"]
+        found = self.call("GET", wire.ASSIGNMENTS.url())["assignments"]
         if len(_LISTED) > 64:
             _LISTED.clear()
         _LISTED[key] = (time.monotonic(), found)
@@ -128,7 +129,7 @@ class HubFetchAssignment(GradekitHubExchange, ExchangeFetchAssignment):
         if dest.exists() and not self.replace_missing_files:
             self.fail(f"You already have a copy of {assignment} in {dest}: rename or delete it to fetch it again")
         try:
-            data = self.client().request("GET", f"release/{assignment}")
+            data = self.client().request("GET", wire.RELEASE.url(assignment=assignment))
         except HubError as exc:
             self.fail(str(exc))
         files = read_handin_zip(data, HandinLimits(max_bytes=1 << 30, max_files=10_000))
@@ -167,13 +168,14 @@ class HubSubmit(GradekitHubExchange, ExchangeSubmit):
                 if name not in skipped:
                     path = Path(dirname, name)
                     files[str(path.relative_to(src))] = path.read_bytes()
-        limits = (self.call("GET", "ping") or {}).get("limits") or {}
+        said = (self.call("GET", wire.PING.url()) or {}).get("limits")
+        limits = Limits.from_dict(said) if said else None
         size, count = sum(len(v) for v in files.values()), len(files)
-        if limits and count > limits["max_files"]:
-            self.fail(f"{count} files in {src}, over the limit of {limits['max_files']} a hand-in: remove some")
-        if limits and size > limits["max_mb"] * (1 << 20):
+        if limits and count > limits.max_files:
+            self.fail(f"{count} files in {src}, over the limit of {limits.max_files} a hand-in: remove some")
+        if limits and size > limits.max_bytes:
             self.fail(
-                f"{size / (1 << 20):.1f} MiB in {src}, over the limit of {limits['max_mb']:g} MiB a hand-in: "
+                f"{size / (1 << 20):.1f} MiB in {src}, over the limit of {limits.max_mb:g} MiB a hand-in: "
                 "leave out large data files"
             )
         files["timestamp.txt"] = self.timestamp.encode()
@@ -182,10 +184,10 @@ class HubSubmit(GradekitHubExchange, ExchangeSubmit):
         client = self.client()
         for attempt in range(RETRIES):
             try:
-                meta = client.json("POST", f"handins/{assignment}", body=body, headers={KEY_HEADER: key})
+                meta = client.json("POST", wire.HANDIN.url(part=assignment), body=body, headers={KEY_HEADER: key})
                 break
             except HubError as exc:
-                if not exc.transient or attempt == RETRIES - 1:  # refused, or never reached: say why
+                if exc.refused or attempt == RETRIES - 1:  # refused, or never reached: say why
                     self.fail(str(exc))
                 time.sleep(1.0)  # the answer was lost: the same key is the same hand-in
         cache = Path(self.cache) / self.coursedir.course_id / f"{meta['user']}+{assignment}+{meta['timestamp']}"
@@ -316,7 +318,7 @@ class HubFetchFeedback(GradekitHubExchange, ExchangeFetchFeedback):
         assignment = self.coursedir.assignment_id
         if not assignment:
             self.fail("Name the assignment whose feedback to fetch")
-        pages = self.call("GET", f"feedback/{assignment}")["feedback"]
+        pages = self.call("GET", wire.FEEDBACK.url(part=assignment))["feedback"]
         if not pages:
             self.log.warning("No feedback for %s yet", assignment)
         for page in pages:

@@ -1,41 +1,192 @@
-"""The hub exchange's wire: its HTTP API, as a student's server and the course call it.
+"""The hub exchange's wire: its HTTP contract, the server's side and the client's side by side.
 
-The service (gradekit.exchange.hub.server) is a JupyterHub service; every request carries a hub token
-(``Authorization: token <token>``: a student's server's ``$JUPYTERHUB_API_TOKEN``, the course's
-service token), and the service asks the hub whose it is. Paths are under the service's URL::
+The service (gradekit.exchange.hub.server) is a JupyterHub service; every request carries a hub
+token (``Authorization: token <token>``: a student's server's ``$JUPYTERHUB_API_TOKEN``, the
+course's service token), and the service asks the hub whose it is. The routes are under the
+service's URL, ``api/<course>/`` (:data:`ROUTES`: the server registers them, the clients call
+them; nothing else spells a path, a header or a status)::
 
     anyone whose token may use the service, for themselves only:
-      GET  api/<course>/assignments              what the caller may list (their releases, hand-ins, feedback)
-      GET  api/<course>/release/<a>              the caller's own release of <a> (a zip)
-      POST api/<course>/handins/<a>              a hand-in of <a> as the caller (a zip body); the header
-                                                 X-Gradekit-Key (random, the client's) makes a retry after a
-                                                 lost answer the same hand-in, never a second one
-      GET  api/<course>/feedback/<a>             the feedback pages of the caller's hand-ins of <a>
+      GET  ping                        who the caller is, whether they teach, the limits
+      GET  assignments                 what the caller may list (their releases, hand-ins, feedback)
+      GET  release/<a>                 the caller's own release of <a> (a zip)
+      POST handins/<a>                 a hand-in of <a> as the caller (a zip body); KEY_HEADER (random,
+                                       the client's) makes a retry after a lost answer the same hand-in
+      GET  feedback/<a>                the feedback pages of the caller's hand-ins of <a>
     the course's instructors (and its services) only:
-      PUT  api/<course>/release/<a>/<user>       <user>'s release of <a> (a zip; ?force=1 to replace it)
-      GET  api/<course>/releases                 {assignment: [users]}
-      GET  api/<course>/handins?after=N&wait=S   the hand-ins after number N, waiting up to S s for one
-      GET  api/<course>/handins/<id>             one hand-in's files (a zip)
-      PUT  api/<course>/feedback/<id>            a graded hand-in's pages ({"pages": {notebook: html}})
-      GET  api/<course>/listing/<user>           what <user> may list
+      PUT  release/<a>/<user>          <user>'s release of <a> (a zip; ?force=1 to replace it)
+      GET  releases                    {assignment: [users]}
+      GET  handins?after=N&wait=S      the hand-ins after number N (each with the notebooks whose
+                                       feedback was given), waiting up to S s for one
+      GET  handins/<number>            one hand-in's files (a zip the service wrote of what it accepted)
+      PUT  feedback/<number>           a graded hand-in's pages ({"pages": {notebook: html}})
+      GET  listing/<user>              what <user> may list
 
-An answer is JSON (or a zip); a refusal is ``{"error": "<one line>"}`` with its HTTP status, which
-the clients raise as :class:`HubError` with that line. Only the standard library is used: this is
-what a student's server imports.
+An answer is JSON (or a zip); a refusal is ``{"error": "<one line>"}`` with its :class:`Status`,
+which the clients raise as :class:`HubError` with that line and status. A hand-in travels as a
+:class:`HandinMeta`; what one may hold is :class:`Limits`. Only the standard library is used:
+this is what a student's server imports.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import os
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
+from dataclasses import dataclass
 
 SERVICE = "gradekit-exchange"  # the service's name in the hub (its URL: /services/gradekit-exchange/)
 TOKEN_ENV = "JUPYTERHUB_API_TOKEN"
 KEY_HEADER = "X-Gradekit-Key"
+KEY = re.compile(r"^[A-Za-z0-9_-]{8,128}$")  # a hand-in's KEY_HEADER: the client's, random
 RETRIES = 10  # a hand-in whose answer was lost is sent again (a second apart), with the same key
+STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"  # a hand-in's time on the wire: nbgrader's timestamp format
+
+
+class Status(enum.IntEnum):
+    """The statuses the service answers with."""
+
+    OK = 200
+    CREATED = 201  # a new hand-in
+    BAD_REQUEST = 400  # a request the route cannot take (no key, not a zip, a bad name)
+    UNAUTHORIZED = 401  # no token the hub knows
+    FORBIDDEN = 403  # the caller may not: another's work, an instructor's route, a hand-in replaced
+    NOT_FOUND = 404  # no such course, release, hand-in
+    CONFLICT = 409  # a release there already (no ?force)
+    TOO_LARGE = 413  # a hand-in over its limits (gradekit.errors.HandinTooLarge), a body over the cut-off
+    TOO_MANY = 429  # over a rate, or too many hand-ins arriving at once (Retry-After)
+
+
+@dataclass(frozen=True)
+class Route:
+    """One route of the API: its path under ``api/<course>/`` (``{part}``: one segment of the path), its
+    methods, and who may call it ("caller": anyone, for themselves; "instructors")."""
+
+    path: str
+    methods: tuple[str, ...]
+    who: str = "caller"
+
+    def url(self, **parts: str | int) -> str:
+        """The path a client calls, each part quoted."""
+        return self.path.format(**{k: urllib.parse.quote(str(v), safe="") for k, v in parts.items()})
+
+    def pattern(self, api: str) -> str:
+        """The server's pattern, under ``api`` (``<prefix>api/([^/]+)``: the course is its first group)."""
+        return api + "/" + re.sub(r"\{\w+\}", "([^/]+)", self.path)
+
+
+PING = Route("ping", ("GET",))
+ASSIGNMENTS = Route("assignments", ("GET",))
+RELEASE = Route("release/{assignment}", ("GET",))
+RELEASE_TO = Route("release/{assignment}/{user}", ("GET", "PUT"), "instructors")
+RELEASES = Route("releases", ("GET",), "instructors")
+HANDINS = Route("handins", ("GET",), "instructors")
+# POST handins/<assignment> (a hand-in, anyone); GET handins/<number> (its files, instructors); PUT,
+# DELETE, PATCH refused: nobody replaces or deletes a hand-in
+HANDIN = Route("handins/{part}", ("POST", "GET", "PUT", "DELETE", "PATCH"))
+# GET feedback/<assignment> (the caller's own); PUT feedback/<number> (a hand-in's pages, instructors)
+FEEDBACK = Route("feedback/{part}", ("GET", "PUT"))
+LISTING = Route("listing/{user}", ("GET",), "instructors")
+ROUTES = (PING, ASSIGNMENTS, RELEASES, RELEASE, RELEASE_TO, HANDINS, HANDIN, FEEDBACK, LISTING)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a hand-in may hold and how often a student may call (``gradekit hub-exchange``'s options),
+    as the service answers them in ``ping`` and the students' submit checks them first."""
+
+    max_mb: float = 20.0
+    max_files: int = 50
+    per_minute: int = 10  # tries to hand in, refused ones included
+    at_once: int = 2  # hand-ins of one student arriving at the same time
+    reads_per_minute: int = 120  # a student's lists, fetches and feedback reads; instructors' are not counted
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self.max_mb * (1 << 20))
+
+    @property
+    def drained(self) -> int:
+        """The largest body the server reads (and drops) to answer a refusal in one line; past it, it
+        closes the connection."""
+        return max(4 * self.max_bytes, 64 << 20)
+
+    def to_dict(self) -> dict:
+        return {
+            "max_mb": self.max_mb,
+            "max_files": self.max_files,
+            "per_minute": self.per_minute,
+            "at_once": self.at_once,
+            "reads_per_minute": self.reads_per_minute,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Limits:
+        return cls(**{k: data[k] for k in cls().to_dict() if k in data})
+
+
+@dataclass(frozen=True)
+class HandinMeta:
+    """One hand-in as the wire carries it: the service's answer to it, its listings, its long poll."""
+
+    number: int  # the service's number: the order hand-ins were accepted in
+    assignment: str
+    user: str  # the hub user whose token handed it in
+    named: str  # whom it claimed to be for (a refused one: a classmate's name)
+    timestamp: str  # when the service received it (STAMP)
+    claimed: str | None = None  # the time its timestamp.txt claims (STAMP)
+    sha256: str | None = None  # of its files (gradekit.exchange.handin.files_sha256)
+    files: int | None = None
+    problem: str | None = None  # why it was refused
+    kind: str | None = None  # the refusal's kind ("impersonation")
+    feedback: tuple[str, ...] | None = None  # the notebooks whose pages were given back (listings)
+    checksums: tuple[tuple[str, str], ...] = ()  # (notebook, md5 of its page) (the student's listing)
+
+    @property
+    def name(self) -> str:
+        """nbgrader's kind of name for it, for a person: <named>+<assignment>+<when>+<number>."""
+        return f"{self.named}+{self.assignment}+{self.timestamp}+{self.number}"
+
+    def to_json(self) -> dict:
+        out = {
+            "id": self.number,
+            "name": self.name,
+            "assignment": self.assignment,
+            "user": self.user,
+            "named": self.named,
+            "timestamp": self.timestamp,
+            "claimed": self.claimed,
+            "sha256": self.sha256,
+            "files": self.files,
+            "problem": self.problem,
+            "kind": self.kind,
+        }
+        if self.feedback is not None:
+            out["feedback"] = list(self.feedback)
+            out["checksums"] = dict(self.checksums)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict) -> HandinMeta:
+        feedback = data.get("feedback")
+        return cls(
+            number=int(data["id"]),
+            assignment=str(data["assignment"]),
+            user=str(data["user"]),
+            named=str(data.get("named") or data["user"]),
+            timestamp=str(data["timestamp"]),
+            claimed=data.get("claimed"),
+            sha256=data.get("sha256"),
+            files=data.get("files"),
+            problem=data.get("problem"),
+            kind=data.get("kind"),
+            feedback=None if feedback is None else tuple(feedback),
+            checksums=tuple(sorted((data.get("checksums") or {}).items())),
+        )
 
 
 WAITED = (502, 503, 504)  # the hub's proxy (or the exchange, its hub not answering): not up yet, or restarting
@@ -57,6 +208,11 @@ class HubError(Exception):
     def transient(self) -> bool:
         return not self.status or not self.answered or self.status in WAITED
 
+    @property
+    def refused(self) -> bool:
+        """The exchange itself answered, and said no (sending the same again gets the same answer)."""
+        return not self.transient
+
 
 class HubClient:
     """Requests to the hub exchange at ``url`` with a hub ``token`` (default: ``$JUPYTERHUB_API_TOKEN``)."""
@@ -72,8 +228,7 @@ class HubClient:
         self.timeout = timeout
 
     def _url(self, path: str, query: dict | None = None) -> str:
-        parts = [urllib.parse.quote(str(p), safe="") for p in path.split("/") if p]
-        url = self.url + "api/" + urllib.parse.quote(self.course_id, safe="") + "/" + "/".join(parts)
+        url = self.url + "api/" + urllib.parse.quote(self.course_id, safe="") + "/" + path
         return url + ("?" + urllib.parse.urlencode(query) if query else "")
 
     def request(
@@ -85,7 +240,8 @@ class HubClient:
         headers: dict | None = None,
         timeout: float | None = None,
     ) -> bytes:
-        """The answer's body; a refusal or a failure to connect is a HubError with its line."""
+        """The answer's body to ``method`` on ``path`` (a Route's ``url()``); a refusal or a failure to
+        connect is a HubError with its line."""
         request = urllib.request.Request(
             self._url(path, query),
             data=body,
@@ -106,6 +262,17 @@ class HubClient:
         data = json.dumps(body).encode() if body is not None and not isinstance(body, bytes) else body
         headers = {"Content-Type": "application/json"} if data is not None and not isinstance(body, bytes) else {}
         return json.loads(self.request(method, path, data, query, {**headers, **kw.pop("headers", {})}, **kw) or b"{}")
+
+
+def unpack(data: bytes) -> dict[str, bytes]:
+    """A hand-in's files from the zip the service wrote of them (GET handins/<number>): it read the
+    student's zip within the limits as it arrived -- the one reading of it -- so here they are only
+    taken out."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {info.filename: zf.read(info) for info in zf.infolist() if not info.is_dir()}
 
 
 def _error_line(exc: urllib.error.HTTPError) -> tuple[str, bool]:

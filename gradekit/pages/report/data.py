@@ -117,7 +117,7 @@ def load(course: Course, assignment: str) -> ClassData:
         if result is None:
             rows.append(Row(student, NOT_SUBMITTED))
             continue
-        marks.apply(result)
+        result = marks.apply(result)
         row = Row(student, GRADED, result, seconds_late=marks.seconds_late.get(student, 0.0))
         reason = _not_gradable(result)
         if reason:

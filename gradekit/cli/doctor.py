@@ -53,7 +53,8 @@ def run(args) -> int:
     if not problems:
         on_hub = str(getattr(course.settings, "exchange", "")) == "hub"
         exchange = "the hub exchange" + (f", the account {args.student_account}" if args.student_account else "")
-        checked = f"the course, {exchange if on_hub else 'the exchange'}, the homes" + (f", {python}" if python else "")
+        checked = f"the course, {exchange}" if on_hub else "the course, the exchange, the homes"
+        checked += f", {python}" if python else ""
         checked += f" and the hub in {hub.parent}" if hub else ""
         print(f"{course.course_id}: nothing to fix ({checked} checked)")
     return 1 if problems else 0

@@ -26,38 +26,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from gradekit.cli.common import course_of
+from gradekit.handout.students import HUB_STEPS, STUDENT_STEPS, text, write_dir
 
-DEFAULT_EXCHANGE = "/usr/local/share/nbgrader/exchange"  # nbgrader's own default
-STUDENT_STEPS = {
-    "fetch_assignment": "gradekit.exchange.filesystem.student.GradekitFetchAssignment",
-    "submit": "gradekit.exchange.filesystem.student.GradekitSubmit",
-    "list": "gradekit.exchange.filesystem.student.GradekitList",
-    "fetch_feedback": "gradekit.exchange.filesystem.student.GradekitFetchFeedback",
-}
-HUB_STEPS = {  # c.Gradekit.exchange = "hub": the same commands, through the hub exchange service
-    "fetch_assignment": "gradekit.exchange.hub.student.HubFetchAssignment",
-    "submit": "gradekit.exchange.hub.student.HubSubmit",
-    "list": "gradekit.exchange.hub.student.HubList",
-    "fetch_feedback": "gradekit.exchange.hub.student.HubFetchFeedback",
-}
-
-
-INSTRUCTOR_PANELS = [
-    "@jupyter/nbgrader:formgrader",
-    "@jupyter/nbgrader:create-assignment",
-    "@jupyter/nbgrader:course-list",
-    "@jupyterlab/apputils-extension:announcements",
-]
-SERVER = {
-    "ServerApp": {
-        "jpserver_extensions": {
-            "gradekit.handout.lab": True,
-            "nbgrader.server_extensions.formgrader": False,
-            "nbgrader.server_extensions.course_list": False,
-            "jupyter_lsp": False,
-        }
-    }
-}
+__all__ = ["HUB_STEPS", "STUDENT_STEPS", "add_parser", "run", "text", "write_dir"]
 
 
 def add_parser(sub) -> None:
@@ -69,78 +40,6 @@ def add_parser(sub) -> None:
         "JUPYTER_CONFIG_PATH): nbgrader_config.py, the server and Lab settings",
     )
     p.set_defaults(run=run)
-
-
-def text(course) -> str:
-    """The students' nbgrader_config.py for ``course``."""
-    head = [
-        f"# nbgrader_config.py for the students of {course.course_id} (written by `gradekit student-config`).",
-        "# Put it in /etc/jupyter/ (every account), a folder on JUPYTER_CONFIG_PATH, or ~/.jupyter/.",
-        "c = get_config()  # noqa: F821",
-        "",
-        "# which course, so that fetch_assignment, submit and fetch_feedback need no --course",
-        f"c.CourseDirectory.course_id = {course.course_id!r}",
-    ]
-    if str(getattr(course.settings, "exchange", "") or "filesystem") == "hub":
-        from gradekit.errors import UsageError
-        from gradekit.exchange.hub.course import settings_of
-
-        url = str(settings_of(course).get("url") or "")
-        if not url:
-            raise UsageError(
-                "c.Gradekit.exchange is 'hub' but c.GradekitHubExchange.url is not set: the URL students' "
-                "servers reach the hub exchange at (e.g. https://hub.example.edu/services/gradekit-exchange/)"
-            )
-        lines = [
-            *head,
-            "# the hub exchange: each student fetches, hands in and reads feedback as their hub login (their",
-            "# server's JUPYTERHUB_API_TOKEN); gradekit must be installed where the students' nbgrader runs",
-            "# (its student side: a package, never the course directory)",
-            f"c.GradekitHubExchange.url = {url!r}",
-            *(f"c.ExchangeFactory.{step} = {cls!r}" for step, cls in HUB_STEPS.items()),
-            "",
-        ]
-        return "\n".join(lines)
-    from gradekit.exchange.filesystem.layout import exchange_root
-
-    exchange = exchange_root(course)
-    lines = [
-        *head,
-        "# where the course's exchange is",
-        f"c.Exchange.root = {str(exchange)!r}",
-        "# gradekit's exchange classes: each student fetches their own notebook and feedback, and hands in",
-        "# as themselves (gradekit must be installed where the students' nbgrader runs: a package, never",
-        "# the course directory)",
-        *(f"c.ExchangeFactory.{step} = {cls!r}" for step, cls in STUDENT_STEPS.items()),
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def write_dir(course, folder: Path) -> list[Path]:
-    """The students' Jupyter config folder (see the module's docstring); readable by every account."""
-    import json
-    import os
-
-    files = {
-        folder / "nbgrader_config.py": text(course),
-        folder / "jupyter_server_config.d" / "gradekit.json": json.dumps(SERVER, indent=1) + "\n",
-        folder / "labconfig" / "page_config.json": json.dumps(
-            {
-                "disabledExtensions": {p: True for p in INSTRUCTOR_PANELS},
-                "lockedExtensions": {p: True for p in INSTRUCTOR_PANELS},
-            },
-            indent=1,
-        )
-        + "\n",
-    }
-    for path, content in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(path.parent, 0o755)
-        path.write_text(content)
-        os.chmod(path, 0o644)
-    os.chmod(folder, 0o755)
-    return list(files)
 
 
 def run(args) -> int:

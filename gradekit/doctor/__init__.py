@@ -8,4 +8,5 @@ students.py   the students' Python (it imports gradekit's exchange classes, hold
               course's), the collect class, every roster account's home
 hub.py        the hub's config (its database, cookie secret, umask, TLS, allowed users), and the hub
               exchange (the service, the course's token, what the students' account reads)
+isolation.py  the students' servers kept apart where they all run as one account
 """

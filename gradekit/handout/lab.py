@@ -8,8 +8,9 @@ dialog of tracebacks. With this extension loaded in the student's server
 student's language (the notebook's ``metadata.gradekit.language``): its
 exercise, and what is still to do -- "write your code in place of
 ``raise NotImplementedError()``", "write your answer" -- or the visible
-check's own message. A fetch, submit or fetch feedback the exchange refuses says its one line
-(the limit a hand-in went over), not nbgrader's traceback.
+check's own message. A fetch, submit, fetch feedback or list the exchange refuses says its one line
+(the limit a hand-in went over, too many requests a minute) in the tab, and the server logs that
+line, not nbgrader's traceback.
 """
 
 from __future__ import annotations
@@ -104,7 +105,59 @@ def one_line(result: dict) -> dict:
     return result
 
 
+def _listing(self, course_id=None, cached: bool = False) -> dict:
+    """nbgrader's AssignmentList.list_released_assignments (``cached``: list_submitted_assignments): the
+    same answer, but an exchange's refusal is its one line -- to the tab, which shows it in place of the
+    list, and to the server's log -- not a traceback and nbgrader's sentence about a missing directory."""
+    import os
+    import traceback
+
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeError, ExchangeFactory
+
+    with self.get_assignment_dir_config() as config:
+        try:
+            if cached:
+                config.ExchangeList.cached = True
+            if course_id:
+                config.CourseDirectory.course_id = course_id
+            coursedir = CourseDirectory(config=config)
+            lister = ExchangeFactory(config=config).List(
+                coursedir=coursedir, authenticator=Authenticator(config=config), config=config
+            )
+            assignments = lister.start()
+        except ExchangeError as exc:
+            line = str(exc).strip().splitlines()[0] if str(exc).strip() else "the exchange refused to list"
+            self.log.warning("gradekit: the Assignments tab's list: %s", line)
+            return {"success": False, "value": line}
+        except Exception as exc:  # noqa: BLE001 - a bug: its traceback in the log, its line in the tab
+            self.log.error(traceback.format_exc())
+            return {"success": False, "value": f"{type(exc).__name__}: {exc}"}
+    root = self._root_dir
+    for assignment in assignments:
+        if cached:
+            for submission in assignment["submissions"]:
+                path = submission["local_feedback_path"]
+                if path and os.path.exists(path):
+                    submission["local_feedback_path"] = os.path.relpath(path, root)
+            assignment["submissions"] = sorted(assignment["submissions"], key=lambda x: x["timestamp"])
+        elif assignment["status"] == "fetched":
+            assignment["path"] = os.path.relpath(assignment["path"], root)
+            for notebook in assignment["notebooks"]:
+                notebook["path"] = os.path.relpath(notebook["path"], root)
+    if cached:
+        return {"success": True, "value": sorted(assignments, key=lambda x: x["assignment_id"])}
+    return {"success": True, "value": sorted(assignments, key=lambda x: (x["course_id"], x["assignment_id"]))}
+
+
 def _one_line_failures(manager: type) -> None:
+    if not getattr(getattr(manager, "list_released_assignments", None), "_gradekit", False):
+        released = lambda self, course_id=None: _listing(self, course_id)
+        submitted = lambda self, course_id=None: _listing(self, course_id, cached=True)
+        for name, method in (("list_released_assignments", released), ("list_submitted_assignments", submitted)):
+            method._gradekit = True  # type: ignore[attr-defined]
+            setattr(manager, name, method)
     for name in ("fetch_assignment", "fetch_feedback", "submit_assignment"):
         original = getattr(manager, name, None)
         if original is None or getattr(original, "_gradekit", False):
@@ -119,7 +172,7 @@ def _one_line_failures(manager: type) -> None:
 
 def _load_jupyter_server_extension(serverapp) -> None:
     """Make the Validate button's handler use gradekit's validator, and the Assignments tab say an
-    exchange's refusal in its one line."""
+    exchange's refusal in its one line (a fetch, a submit, a list)."""
     try:
         from nbgrader.server_extensions.validate_assignment import handlers
     except ImportError:  # nbgrader's validate extension is not installed here: nothing to change

@@ -46,7 +46,7 @@ from gradekit.service.queues import Queues, Waiting
 from gradekit.service.session import GradingSession
 from gradekit.settings import SETTINGS_FILE
 
-READY_WAIT = 60.0  # seconds to wait at start for an exchange that is itself starting (a hub's service)
+BACKOFF = (0.25, 2.0)  # seconds between looks at an exchange not ready yet: the first, and at most
 SETTINGS_EVERY = 2.0  # seconds between looks at whether an assignment's settings file changed
 DUE_EVERY = 5.0  # seconds a due date read stays in use before it is read again (an instructor may set it)
 LOOKS_ENV = "GRADEKIT_SERVE_LOOKS"  # seconds between both looks instead, when set (the tests make it short)
@@ -140,9 +140,9 @@ class Service:
 
         hub = Hub()  # started by a hub: stop when it dies (even while starting); wait for a dead hub's service
         hub.watch(self._on_hub_gone)
-        problem = self.exchange.ready(wait=READY_WAIT)
-        if problem:
-            raise UsageError(problem)
+        if not self._wait_for_exchange():
+            self.say("stopped before the exchange was ready: 0 hand-in(s) graded")
+            return 0
         wait = TAKEOVER if hub.started_by_hub else 0.0
         with self.course.lock("serve", wait), self.course.lock("autograde", wait):
             self._start()
@@ -159,6 +159,27 @@ class Service:
 
     _stopping = False
     _hub_gone = False
+
+    def _wait_for_exchange(self) -> bool:
+        """Wait, as long as it takes, for the exchange to take hand-ins in: a hub's proxy without the
+        exchange's route yet (404), an exchange starting or started again (502, 503, refused), a release
+        not made yet. One line when it waits (and each time the reason changes), one when it is ready;
+        False if the service was stopped meanwhile."""
+        started, said, pause = time.monotonic(), "", BACKOFF[0]
+        while not self._stopping:
+            problem = self.exchange.ready()
+            if problem is None:
+                if said:
+                    self.say(f"the exchange is ready, after {time.monotonic() - started:.1f} s")
+                return True
+            if problem != said:
+                self.say(f"waiting: {problem} (looking again every {BACKOFF[1]:g} s at most)")
+                said = problem
+            deadline = time.monotonic() + pause
+            while not self._stopping and time.monotonic() < deadline:
+                time.sleep(0.05)
+            pause = min(pause * 2, BACKOFF[1])
+        return False
 
     def _on_signal(self, signum, frame) -> None:
         self._stopping = True

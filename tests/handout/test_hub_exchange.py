@@ -1,25 +1,24 @@
 """The whole loop on a hub where every student's server is the same Unix account, through the hub exchange.
 
 What Zero to JupyterHub and DockerSpawner do (every server ``jovyan``, no disk shared), on one
-machine: JupyterHub on loopback with a spawner that runs every student's server as the one
-account ``gkjovyan`` (a home of its own each, as a container would have), the dummy authenticator
-(no Unix account for any student), the hub exchange as a service the hub starts, its store a
-folder ``gkjovyan`` cannot read, and ``gradekit serve`` as a second service, grading through the
-exchange. The students' servers read the folder ``gradekit student-config --dir`` writes: the hub
-exchange's classes and its URL; their tokens may use the exchange.
+machine, built from what ``gradekit hub-config --shape one-account --write`` writes, as an admin
+gets it (docs/admin/one-account.md): every server runs as the one account ``gkjovyan``, each in
+bubblewrap namespaces of its own (its own PID namespace, only its own home mounted, as a
+container per student would); each person logs in with the password hub-config made for them
+(no Unix account for any student); the hub exchange, ``gradekit serve``, the grading page and the
+class report are services the hub starts. The students' servers read the settings folder it
+writes: the hub exchange's classes and its URL (through the hub's proxy); their tokens may use it.
 
 Playwright in JupyterLab, as tests/handout/test_jupyterhub.py does it: two students each fetch
 their own numbers, submit a mistake the visible checks miss, read its feedback seconds later, fix
 it, hand in again and read full marks -- one in JupyterLab in English, one in Notebook 7 in
 Chinese. Then: the shared account reads neither the exchange's store nor the course, and
 ``gradekit doctor`` says this deployment is sound.
-
-(On one machine the shared account could read its neighbours' homes and tokens; in containers it
-cannot. What this test shows is that the exchange never relies on who owns a file.)
 """
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import json
 import os
@@ -35,120 +34,52 @@ import test_jupyterhub as tj
 import unix_users
 from conftest import ASSIGNMENT, SECRET, VENV_BIN, CourseDir
 
-from gradekit.web.auth import instructor_role, instructor_scope
-
-# one worker runs both hub journeys, one after the other: this hub's doctor reads the homes of the hub users
-# gkada and gkwei, which test_jupyterhub.py makes real accounts with homes 0755 (claimed below against other runs)
+# one worker runs both hub journeys, one after the other: the hub users gkada and gkwei are
+# test_jupyterhub.py's accounts too (claimed below against other runs)
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("hub-journeys")]
 
 A = ASSIGNMENT
 SHARED = "gkjovyan"
-LAB, NB7 = tj.LAB, tj.NB7
-PASSWORD = tj.PASSWORD
+LAB, NB7, TEACHER = tj.LAB, tj.NB7, tj.TEACHER
 GRADEKIT = str(VENV_BIN / "gradekit")
 COURSE = "transformers101"
 # this journey: full feedback at once but for the permutation property, which waits for the due date;
 # no limit on attempts, the best counts (tests/handout/test_jupyterhub.py declares its own)
 SHOWS = tj.Shows(held="test_self_attention_permutation", attempts=0, counts="best")
 
-HUB_CONFIG = '''\
-# JupyterHub as Zero to JupyterHub and DockerSpawner run a course: every student's server the same
-# account, the hub exchange as a service, gradekit serve grading through it.
-import os
 
-from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
+class Hub(hubs.Hub):
+    """The course's hub, run from the jupyterhub_config.py `gradekit hub-config --write` wrote, as it is."""
 
-c = get_config()  # noqa: F821
-c.JupyterHub.ip = "127.0.0.1"
-c.JupyterHub.port = {port}
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {hub_port}
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
-c.ConfigurableHTTPProxy.command = ["{chp}"]
-c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
-c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
-c.JupyterHub.cleanup_servers = True
-c.JupyterHub.authenticator_class = "dummy"
-c.DummyAuthenticator.password = "{password}"
-c.Authenticator.allowed_users = {users!r}
-
-SHARED = "{shared}"
+    def __init__(self, folder: Path, port: int):
+        super().__init__(folder / "test-state", folder / "jupyterhub_config.py",
+                         env={"PATH": f"{unix_users.STUDENT_BIN}:/usr/bin:/bin", "HOME": "/root"})
+        self.url = f"http://127.0.0.1:{port}"
 
 
-class OneAccountSpawner(LocalProcessSpawner):
-    """Every server as the one account SHARED, each in a home of its own (a container's, here a folder)."""
-
-    def home(self):
-        return f"/home/{{SHARED}}/{{self.user.name}}"
-
-    def make_preexec_fn(self, name):
-        become, home = set_user_setuid(SHARED, chdir=False), self.home()
-
-        def preexec():
-            become()
-            os.makedirs(home, 0o700, exist_ok=True)
-            os.chdir(home)
-
-        return preexec
-
-    def user_env(self, env):
-        env.update(USER=SHARED, HOME=self.home(), SHELL="/bin/bash")
-        return env
-
-
-c.JupyterHub.spawner_class = OneAccountSpawner
-c.Spawner.cmd = ["{bin}/jupyterhub-singleuser"]
-c.Spawner.default_url = "/lab"
-c.Spawner.environment = {{"PATH": "{bin}:/usr/bin:/bin", "LANG": "C.UTF-8", "JUPYTER_CONFIG_PATH": "{student_config}"}}
-c.Spawner.start_timeout = 90
-c.Spawner.http_timeout = 90
-# the token each server gets may use the exchange (the user role below lets every student)
-c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server",
-                                 "access:services!service=gradekit-exchange"]
-NOTEBOOK7 = {{"{nb7}"}}
-
-
-def pre_spawn_hook(spawner):
-    if spawner.user.name in NOTEBOOK7:
-        spawner.default_url = "/tree"
-
-
-c.Spawner.pre_spawn_hook = pre_spawn_hook
-
-c.JupyterHub.custom_scopes = {{"{scope}": {{"description": "teaches {course}"}}}}
-c.JupyterHub.load_roles = [
-    {{"name": "{role}", "services": ["gradekit"], "scopes": ["{scope}", "access:services!service=gradekit-exchange"]}},
-    {{"name": "user", "scopes": ["self", "access:services!service=gradekit-exchange"]}},
-]
-c.JupyterHub.services = [
-    {{"name": "gradekit-exchange", "url": "http://127.0.0.1:{service_port}",
-      "command": ["{gradekit}", "hub-exchange", "--course-id", "{course}", "--store", "{store}"],
-      "environment": {{"PATH": "{venv_bin}:/usr/bin:/bin"}}}},
-    {{"name": "gradekit", "api_token": "{course_token}",
-      "command": ["{gradekit}", "--course", "{course_root}", "serve", "{assignment}"], "cwd": "{course_root}",
-      "environment": {{"PATH": "{venv_bin}:/usr/bin:/bin", "GRADEKIT_SECRET": "{secret}"}}}},
-]
-'''
-
-
-class HubStudent(tj.Student):
-    """tests/handout/test_jupyterhub.py's student, whose server is the shared account's, in a home of its own."""
-
-    def __init__(self, browser, x, name: str, ui: str):
-        super().__init__(browser, x, name, ui)
-        self.root = Path("/home") / SHARED / name
-        self.folder = self.root / A
-
-    def submit(self) -> float:
-        self.to_assignments()
-        before = self.x.handins(self.name)
-        self.panel.locator("#fetched_assignments_list").get_by_role("button", name="Submit").click()
-        started = time.monotonic()
-        while self.x.handins(self.name) <= before:
-            assert time.monotonic() < started + 60, "the hand-in never reached the hub exchange"
-            time.sleep(0.1)
-        self.shot(self.page, "submitted")
-        return started
+def one_account_hub(base: Path, course: CourseDir, students: tuple[str, ...], *options: str) -> SimpleNamespace:
+    """``course`` on a one-account hub, as docs/admin/one-account.md sets one up: hub-config --write adds the
+    course's lines for the hub exchange and writes the hub's folder, started as it is; the passwords it made."""
+    port, hub_port, api_port, grade_port, report_port, exchange_port = hubs.free_ports(6)
+    url = f"http://127.0.0.1:{port}/services/gradekit-exchange/"
+    (course.root / ".gradekit").mkdir(exist_ok=True)
+    (course.root / ".gradekit" / "secret").write_text(SECRET)   # the services read the course's own secret
+    os.chmod(course.root / ".gradekit" / "secret", 0o600)
+    folder = base / "jupyterhub"
+    written = course.run(GRADEKIT, "hub-config", "--shape", "one-account", "--write", "--dir", str(folder),
+                         "--deploy", str(unix_users.DEPLOY), "--instructors", TEACHER, "--account", SHARED,
+                         "--homes", str(base / "homes"), "--port", str(port), "--hub-port", str(hub_port),
+                         "--proxy-api-port", str(api_port), "--grade-port", str(grade_port),
+                         "--report-port", str(report_port), "--exchange-port", str(exchange_port),
+                         "--public-url", f"http://127.0.0.1:{port}/", *options)
+    assert f'c.GradekitHubExchange.url = "{url}"' in (course.root / "nbgrader_config.py").read_text()
+    with open(folder / "new-passwords.csv", newline="") as fh:
+        passwords = {row["name"]: row["password"] for row in csv.DictReader(fh)}
+    assert set(passwords) == {*students, TEACHER}, passwords
+    h = Hub(folder, port)
+    return SimpleNamespace(hub=h, folder=folder, printed=written.stdout, written=written.stderr, url=url,
+                           passwords=passwords, store=folder / "state" / "exchange", homes=base / "homes",
+                           token=(course.root / ".gradekit" / "hub-token").read_text().strip())
 
 
 @pytest.fixture(scope="module")
@@ -164,57 +95,65 @@ def hub(tmp_path_factory):
     base = Path("/tmp") / f"gk-hubx-{os.getpid()}"
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(mode=0o755)
-    h = None
+    x = None
     try:
         course = CourseDir.create(tmp_path_factory.mktemp("hubx") / "course", (LAB, NB7))
+        os.chmod(course.root, 0o700)
         (course.root / "languages.csv").write_text(f"student_id,language\n{NB7},zh\n")
-        port, hub_port, api_port, service_port = hubs.free_ports(4)
-        service_url = f"http://127.0.0.1:{port}/services/gradekit-exchange/"
-        course_token = secrets.token_hex(16)
-        (course.root / ".gradekit").mkdir(exist_ok=True)
-        (course.root / ".gradekit" / "hub-token").write_text(course_token)
-        with open(course.root / "nbgrader_config.py", "a") as fh:
-            fh.write(f'\nc.Gradekit.exchange = "hub"\nc.GradekitHubExchange.url = "{service_url}"\n'
-                     'c.GradekitHubExchange.token_file = ".gradekit/hub-token"\n')
         course.generate()
         due = dt.datetime.now(dt.UTC) + dt.timedelta(days=7)
         course.run(str(VENV_BIN / "nbgrader"), "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
         shows = SHOWS.bind(course, due)
-        student_config = base / "student-config"
-        course.run(GRADEKIT, "student-config", "--dir", str(student_config))
-        store = base / "exchange-store"
-        config = HUB_CONFIG.format(
-            port=port, hub_port=hub_port, api_port=api_port, chp=hubs.CHP, state=base / "hub", password=PASSWORD,
-            users={LAB, NB7}, shared=SHARED, bin=unix_users.STUDENT_BIN, student_config=student_config, nb7=NB7,
-            scope=instructor_scope(COURSE), role=instructor_role(COURSE), course=COURSE, service_port=service_port,
-            gradekit=GRADEKIT, store=store, venv_bin=VENV_BIN, course_token=course_token, course_root=course.root,
-            assignment=A, secret=SECRET)
+        x = one_account_hub(base, course, (LAB, NB7))
+        with open(x.folder / "interfaces.csv", "a") as fh:   # this test's choice: one student in Notebook 7
+            fh.write(f"{NB7},notebook\n")
         tj.ARTIFACTS.mkdir(exist_ok=True)
         for old in tj.ARTIFACTS.glob(f"hub-{LAB}-*.png"):
             old.unlink()
-        h = hubs.Hub(base / "hub", config)
-        h.start()
-        h.wait_for("hub exchange of")
-        h.wait_for("serving self_attention")
-        h.url = f"http://127.0.0.1:{port}"
+        started = time.monotonic()
+        x.hub.start()
+        x.hub.wait_for("hub exchange of")
         course.run(GRADEKIT, "release", A)     # into the hub exchange, with the course's token
+        x.hub.wait_for("serving self_attention", timeout=90)
+        x.serving_after = time.monotonic() - started
 
         def handins(user: str) -> int:
             import urllib.request
 
-            request = urllib.request.Request(f"{service_url}api/{COURSE}/listing/{user}",
-                                             headers={"Authorization": f"token {course_token}"})
+            request = urllib.request.Request(f"{x.url}api/{COURSE}/listing/{user}",
+                                             headers={"Authorization": f"token {x.token}"})
             with urllib.request.urlopen(request, timeout=30) as answer:
                 return sum(len(a["handins"]) for a in json.loads(answer.read())["assignments"])
 
-        yield SimpleNamespace(hub=h, course=course, store=store, shared=shared, handins=handins,
-                              student_config=student_config, shows=shows)
+        x.course, x.shared, x.handins, x.shows = course, shared, handins, shows
+        x.student_config = x.folder / "students"
+        yield x
     finally:
-        if h is not None:
-            h.close()
+        if x is not None:
+            x.hub.close()
         unix_users.remove([SHARED])
         unix_users.release([LAB, NB7])
         shutil.rmtree(base, ignore_errors=True)
+
+
+class HubStudent(tj.Student):
+    """tests/handout/test_jupyterhub.py's student, whose server is the shared account's, in a home of its own."""
+
+    def __init__(self, browser, x, name: str, ui: str):
+        super().__init__(browser, x, name, ui)
+        self.root = x.homes / name   # its home on the machine, /home/gkjovyan inside its server
+        self.folder = self.root / A
+
+    def submit(self) -> float:
+        self.to_assignments()
+        before = self.x.handins(self.name)
+        self.panel.locator("#fetched_assignments_list").get_by_role("button", name="Submit").click()
+        started = time.monotonic()
+        while self.x.handins(self.name) <= before:
+            assert time.monotonic() < started + 60, "the hand-in never reached the hub exchange"
+            time.sleep(0.1)
+        self.shot(self.page, "submitted")
+        return started
 
 
 def test_a_student_in_jupyterlab_on_a_shared_account_reads_a_named_mistake_and_fixes_it(hub, browser, monkeypatch):
@@ -248,6 +187,7 @@ def test_doctor_checks_the_hub_deployment(hub):
     assert ok.returncode == 0 and "nothing to fix (the course, the hub exchange, the account gkjovyan" in ok.stdout, \
         ok.stdout + ok.stderr
     # the store opened to every account: named, with its fix; closed again: quiet
+    os.chmod(hub.store.parent, 0o755)
     os.chmod(hub.store, 0o755)
     os.chmod(hub.store / "exchange.sqlite", 0o644)
     try:
@@ -257,6 +197,7 @@ def test_doctor_checks_the_hub_deployment(hub):
     finally:
         os.chmod(hub.store, 0o700)
         os.chmod(hub.store / "exchange.sqlite", 0o600)
+        os.chmod(hub.store.parent, 0o700)
     # a course whose token does not teach it: the scope named
     token = hub.course.root / ".gradekit" / "hub-token"
     kept = token.read_text()
@@ -266,3 +207,173 @@ def test_doctor_checks_the_hub_deployment(hub):
         assert wrong.returncode == 1 and "the hub exchange:" in wrong.stdout and "fix:" in wrong.stdout, wrong.stdout
     finally:
         token.write_text(kept)
+
+
+# what a student's own code finds when it looks for a classmate: run in her kernel, as her notebook would
+LOOK = r'''
+import glob, json, os, urllib.error, urllib.request
+found = {"home": os.path.expanduser("~"), "in_home": sorted(os.listdir("/home")), "pids": [], "tokens": [],
+         "paths": {}, "handins": {}}
+for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+    try:
+        cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+        env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+    except OSError:
+        continue
+    found["pids"].append(cmd)
+    found["tokens"] += [e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"JUPYTERHUB_API_TOKEN=")]
+for path in PATHS:
+    found["paths"][path] = os.path.exists(path) or bool(glob.glob(path))
+mine = os.environ["JUPYTERHUB_API_TOKEN"]
+for token in sorted(set(found["tokens"]) | {mine}):   # a hand-in as the classmate, with every token there is
+    request = urllib.request.Request(f"{URL}api/{COURSE}/handins/{ASSIGNMENT}?user={CLASSMATE}", data=b"PK",
+                                     method="POST", headers={"Authorization": f"token {token}",
+                                                             "X-Gradekit-Key": os.urandom(8).hex()})
+    try:
+        urllib.request.urlopen(request, timeout=30)
+        found["handins"][token == mine] = 201
+    except urllib.error.HTTPError as exc:
+        found["handins"][token == mine] = exc.code
+found["tokens"] = [t == mine for t in found["tokens"]]
+print(json.dumps(found))
+'''
+
+
+def test_a_student_s_code_finds_no_classmate_s_files_processes_or_token(hub):
+    """As a container per student keeps them apart on Kubernetes: her own code, in her own kernel, finds her
+    home alone, her server's processes alone, her own token alone, and cannot hand in as her classmate."""
+    import hub_kernel
+
+    assert hub.handins(NB7) >= 1, "run the journeys first: her classmate's server, files and token are there"
+    theirs = hub.homes / NB7
+    assert any(theirs.rglob("*.ipynb")), "her classmate's work is on the machine"
+    paths = [str(theirs), str(theirs / A), str(hub.homes), str(hub.course.root), str(hub.folder / "state"),
+             str(hub.store), f"/home/*/{NB7}", f"/proc/*/root{theirs}"]
+    code = (f"PATHS = {paths!r}\nURL = {hub.url!r}\nCOURSE = {COURSE!r}\nASSIGNMENT = {A!r}\n"
+            f"CLASSMATE = {NB7!r}\n") + LOOK
+    before = hub.handins(NB7)
+    s = hub_kernel.Session(hub.hub.url, LAB, hub.passwords[LAB])
+    try:
+        found = json.loads(s.run(code).strip().splitlines()[-1])
+    finally:
+        s.close()
+    print(json.dumps(found, indent=1))
+    assert found["home"] == f"/home/{SHARED}" and found["in_home"] == [SHARED]       # her home, and no other
+    assert not any(found["paths"].values()), found["paths"]                          # nothing of hers, the course's
+    assert found["tokens"] and all(found["tokens"]), "a token in /proc that is not her own"
+    servers = [cmd for cmd in found["pids"] if "jupyterhub-singleuser" in cmd and "bwrap" not in cmd.split()[0]]
+    assert len(servers) == 1, found["pids"]          # her own server alone (and her sandbox's init, bwrap)
+    assert all(f"/{NB7}" not in cmd for cmd in found["pids"]), found["pids"]
+    assert found["handins"] == {"true": 403}, found["handins"]                       # her own token: refused
+    assert hub.handins(NB7) == before
+    # the same look as the same account outside the namespaces (what a shared account without them is): her
+    # classmate's server is there, with her token in its environment -- what the namespaces keep out
+    outside = hub.shared.run(str(unix_users.STUDENT_BIN / "python"), "-c", TOKENS).stdout.split()
+    assert len(set(outside)) >= 2, "no classmate's token to keep out: the look above proves nothing"
+
+
+TOKENS = """
+import os
+for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+    try:
+        env = open(f"/proc/{pid}/environ", "rb").read().split(b"\\0")
+    except OSError:
+        continue
+    print(*(e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"JUPYTERHUB_API_TOKEN=")))
+"""
+
+
+
+def test_the_grader_is_up_at_once_and_the_instructor_opens_the_pages(hub):
+    """hub-config's output started as it is: gradekit serve waited for the proxy's route and the exchange
+    instead of exiting (it exited 2 and the hub started it again: grading began 34 s after the hub), and the
+    instructor opens the grading page and the class report behind the hub's login, with no token."""
+    import hub_kernel
+
+    assert hub.handins(LAB) >= 2, "run the journeys first: the report is of a graded class"
+    log = hub.hub.text()
+    assert "Service gradekit exited" not in log and "Service gradekit-grade exited" not in log, log[-3000:]
+    print(json.dumps({"hub_start_to_serving_s": round(hub.serving_after, 2)}))
+    prof = hub_kernel.login(hub.hub.url, TEACHER, hub.passwords[TEACHER])
+    page = prof.get(f"{hub.hub.url}/services/gradekit-grade/", timeout=60)
+    assert page.ok and "token" not in page.url and "<!doctype html>" in page.text.lower(), (page.status_code, page.url)
+    report = prof.get(f"{hub.hub.url}/services/gradekit-report/reports/{A}/", timeout=120)
+    assert report.ok and A in report.text and "misconceptions" in report.text, (report.status_code, report.text[:500])
+    # a student gets the hub's refusal
+    ada = hub_kernel.login(hub.hub.url, LAB, hub.passwords[LAB])
+    assert ada.get(f"{hub.hub.url}/services/gradekit-grade/", timeout=60).status_code == 403
+
+
+def test_doctor_names_one_account_without_namespaces(hub):
+    """The shape is sound as hub-config writes it; as local processes of one account (the spawner in the hub's
+    config, or servers of the account seen in this machine's own PID namespace) doctor names it."""
+    import subprocess
+
+    config = hub.folder / "jupyterhub_config.py"
+    ok = hub.course.run(GRADEKIT, "doctor", "--student-account", SHARED, "--hub-config", str(config), check=False)
+    assert ok.returncode == 0 and "nothing to fix" in ok.stdout, ok.stdout + ok.stderr
+    unsafe = hub.folder / "unsafe_config.py"   # the same hub, its servers local processes of the one account
+    unsafe.write_text(config.read_text().replace('"gradekit.hub.spawner.NamespacedSpawner"', '"localprocess"'))
+    said = hub.course.run(GRADEKIT, "doctor", "--student-account", SHARED, "--hub-config", str(unsafe), check=False)
+    lines = [line for line in said.stdout.splitlines() if "nothing between them" in line]
+    assert said.returncode == 1 and len(lines) == 1, said.stdout
+    assert "the spawner localprocess runs them as local processes" in lines[0] and "--shape one-account" in lines[0]
+    # what runs: a server of the account in this machine's own PID namespace, as such a spawner starts it
+    plain = subprocess.Popen(["runuser", "-u", SHARED, "--", "bash", "-c", "exec -a jupyterhub-singleuser sleep 60"],
+                             start_new_session=True)
+    try:
+        time.sleep(0.5)
+        seen = hub.course.run(GRADEKIT, "doctor", "--student-account", SHARED, check=False)
+        named = f"1 server(s) of {SHARED} run in this machine's own PID namespace"
+        assert seen.returncode == 1 and named in seen.stdout, seen.stdout
+    finally:
+        os.killpg(plain.pid, 9)
+        plain.wait()
+
+
+def test_refresh_at_any_human_pace_never_meets_the_limit_and_a_refusal_is_its_line(hub, browser):
+    """The Assignments tab lists four times a Refresh (its courses, then its list, each released and
+    submitted): 2 a second met the exchange's 120 reads a minute within a minute, and the tab stayed on a
+    stale list or "Loading, please wait..." with 100 tracebacks in the server's log. One Refresh is one read
+    now: 60 Refreshes in 30 s are refused nothing. A refusal (her reads spent by a script of her own) is its
+    one line in the tab, and one line in the server's log."""
+    import requests
+
+    import hub_kernel
+
+    s = HubStudent(browser, hub, LAB, "lab")
+    mark = len(hub.hub.text())
+    try:
+        s.login()
+        s.nbgrader_menu()
+        s.page.locator("#jp-mainmenu-nbgrader .lm-Menu-item[data-command='nbgrader:open-assignment-list']").click()
+        s.panel = s.page.locator("#assignments")
+        released = s.panel.locator("#released_assignments_list, #fetched_assignments_list")   # fetched already, or not
+        released.locator(".list_item").filter(has_text=A).first.wait_for(timeout=60_000)
+        error = s.panel.locator("#released_assignments_list_error")
+        started, shown = time.monotonic(), 0
+        while time.monotonic() - started < 30:
+            s.panel.locator("#refresh_assignments_list").click()
+            s.page.wait_for_timeout(500)
+            assert not error.is_visible(), error.inner_text()
+            shown += released.locator(".list_item").filter(has_text=A).count() > 0
+        assert shown >= 50, shown                                   # her list, not "Loading, please wait..."
+        # her reads spent by a script with a token of her own: the tab says why, in one line
+        token = hub_kernel.token(hub_kernel.login(hub.hub.url, LAB, hub.passwords[LAB]), hub.hub.url, LAB)
+        for _ in range(130):
+            r = requests.get(f"{hub.url}api/{COURSE}/assignments", headers={"Authorization": f"token {token}"},
+                             timeout=30)
+            if r.status_code == 429:
+                break
+        assert r.status_code == 429, r.text
+        s.panel.locator("#refresh_assignments_list").click()
+        error.wait_for(state="visible", timeout=30_000)
+        said = error.inner_text().strip()
+        s.shot(s.page, "refused")
+        assert said.startswith("too many requests: the limit is 120 a minute") and "\n" not in said, said
+        assert s.panel.locator("#course_list_default").inner_text() != "Loading, please wait..."
+    finally:
+        s.close()
+    log = hub.hub.text()[mark:]
+    assert "Traceback" not in log, log[-3000:]
+    assert "gradekit: the Assignments tab's list: too many requests" in log, log[-3000:]

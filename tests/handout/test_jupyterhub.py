@@ -197,7 +197,7 @@ class Student:
         page = self.page
         page.goto(f"{self.x.hub.url}/hub/login")
         page.fill("#username_input", self.name)
-        page.fill("#password_input", PASSWORD)
+        page.fill("#password_input", getattr(self.x, "passwords", {}).get(self.name, PASSWORD))
         self.shot(page, "login")
         started = time.monotonic()
         page.click("#login_submit")

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import VENV_BIN, CourseDir
 
-from gradekit.hub.config import Plan, text
+from gradekit.hub.config.shapes import Plan, text
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "admin" / "jupyterhub.md"
 
@@ -32,6 +32,37 @@ def test_the_docs_show_the_config_hub_config_writes():
     blocks = re.findall(r"```python\n(# jupyterhub_config.py for .*?)```", page, re.S)
     assert len(blocks) == 1, "docs/admin/jupyterhub.md shows no (or more than one) written jupyterhub_config.py"
     assert blocks[0] == text(Plan(**DOC_PLAN)), "the page's config is not what gradekit hub-config writes"
+
+
+ONE = Path(__file__).resolve().parents[2] / "docs" / "admin" / "one-account.md"
+
+
+def test_the_one_account_page_shows_the_config_hub_config_writes():
+    """docs/admin/one-account.md's course: the tutorial's physics101, its hub in /srv/jupyterhub."""
+    plan = Plan(course=SimpleNamespace(course_id="physics101", root=Path("/srv/courses/physics101")),
+                assignments=["week1"], instructors=["prof"], accounts=["alice", "bob", "chen"],
+                folder=Path("/srv/jupyterhub"), deploy=Path("/opt/gradekit"),
+                gradekit=Path("/srv/courses/physics101/.venv/bin/gradekit"), shape="one-account",
+                public_url="https://hub.example.edu/")
+    (block,) = re.findall(r"```python\n(# jupyterhub_config.py for .*?)```", ONE.read_text(), re.S)
+    assert block == text(plan), "the page's config is not what gradekit hub-config --shape one-account writes"
+    services = {s["name"]: s for s in _loaded(block, token=True).JupyterHub.services}
+    assert services["gradekit-exchange"]["display"] is False and services["gradekit"]["api_token"] == "t" * 64
+
+
+def _loaded(config: str, token: bool = False):
+    """A config as the hub loads it (traitlets), in a folder of its own (with a course token copy)."""
+    import tempfile
+
+    from traitlets.config.loader import PyFileConfigLoader
+
+    with tempfile.TemporaryDirectory() as folder:
+        config = config.replace('HUB = "/srv/jupyterhub"', f"HUB = {folder!r}")
+        Path(folder, "jupyterhub_config.py").write_text(config)
+        if token:
+            Path(folder, "state").mkdir()
+            Path(folder, "state", "gradekit-token").write_text("t" * 64 + "\n")
+        return PyFileConfigLoader("jupyterhub_config.py", path=folder).load_config()
 
 
 def test_the_written_config_is_python_the_hub_loads():

@@ -80,3 +80,20 @@ def test_a_body_spools_to_disk_and_nothing_is_kept_past_the_cap(tmp_path):
     assert (tmp_path / "incoming").stat().st_mode & 0o077 == 0
     spool.close()
     assert list((tmp_path / "incoming").iterdir()) == []          # an unnamed file: nothing left behind
+
+
+def test_a_flooder_s_refusals_are_held_past_a_few_a_minute_a_few_at_a_time():
+    from gradekit.exchange.hub.gate import SLOW_AFTER, SLOWED_AT_ONCE
+
+    clock = [0.0]
+    gate = Gate(10, 2, clock=lambda: clock[0])
+    assert not any(gate.slow("eve") for _ in range(SLOW_AFTER))           # the first ones answered at once
+    held = [gate.slow("eve") for _ in range(SLOWED_AT_ONCE + 2)]
+    assert held == [True] * SLOWED_AT_ONCE + [False, False]               # a few held at a time, no more
+    assert not gate.slow("bob")                                           # hers alone
+    gate.let_go("eve")
+    assert gate.slow("eve")                                               # one let go: one more held
+    clock[0] += 61
+    for _ in range(SLOWED_AT_ONCE):
+        gate.let_go("eve")
+    assert not gate.slow("eve")                                           # a new minute: at once again

@@ -41,73 +41,52 @@ pytestmark = pytest.mark.slow
 
 A = ASSIGNMENT
 COURSE = "transformers101"
-HUB_BIN = Path(sys.executable).parent / "jupyterhub"
 GRADEKIT, NBGRADER = str(VENV_BIN / "gradekit"), str(VENV_BIN / "nbgrader")
 STUDENTS = ("ada", "bob", "cy", "dee", "eve")
 MAX_MB = 2  # small limits, so that going over them is quick to test (the defaults: test_the_limits_by_default)
 PER_MINUTE = 20  # tries a student may make a minute: room for every attack of one test
 
-CONFIG = '''\
-c = get_config()  # noqa: F821
-c.JupyterHub.ip = "127.0.0.1"
-c.JupyterHub.port = {port}
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {hub_port}
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
-c.ConfigurableHTTPProxy.command = ["{chp}"]
-c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
-c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
-c.JupyterHub.authenticator_class = "dummy"
-c.Authenticator.allowed_users = {users!r}
-c.JupyterHub.custom_scopes = {{"{scope}": {{"description": "teaches {course}"}}}}
-c.JupyterHub.load_groups = {{"{role}": {{"users": ["prof"]}}}}
-c.JupyterHub.load_roles = [
-    {{"name": "{role}", "groups": ["{role}"], "services": ["gradekit"],
-      "scopes": ["{scope}", "access:services!service=gradekit-exchange"]}},
-    {{"name": "user", "scopes": ["self", "access:services!service=gradekit-exchange"]}},
-    {{"name": "tester", "services": ["tester"], "scopes": ["admin:users", "tokens"]}},
-]
-c.JupyterHub.services = [
-    {{"name": "tester", "api_token": "{tester}"}},
-    {{"name": "gradekit", "api_token": "{course_token}"}},
-    {{"name": "gradekit-exchange", "url": "http://127.0.0.1:{service_port}",
-      "command": ["{gradekit}", "hub-exchange", "--course-id", "{course}", "--store", "{store}",
-                  "--max-mb", "{max_mb}", "--max-files", "20", "--per-minute", "{per_minute}"],
-      "environment": {{"PATH": "{venv_bin}:/usr/bin:/bin"}}}},
-]
-'''
-
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    reason = hubs.unavailable(HUB_BIN)
+    """The course's hub as ``gradekit hub-config --shape one-account --write`` writes it (its exchange's limits
+    small, gradekit serve left out: the tests start their own), started as it is; each person's token taken
+    with the password hub-config made for them, through the hub's login, as they would."""
+    import csv
+
+    import hub_kernel
+    import unix_users
+
+    reason = hubs.unavailable()
     if reason:
         pytest.skip(reason)
     base = tmp_path_factory.mktemp("hub-exchange")
-    port, hub_port, api_port, service_port = hubs.free_ports(4)
-    tester, course_token = secrets.token_hex(16), secrets.token_hex(16)
-    store = base / "store"
-    config = CONFIG.format(port=port, hub_port=hub_port, api_port=api_port, chp=hubs.CHP, state=base / "hub",
-                           scope=instructor_scope(COURSE), role=instructor_role(COURSE), course=COURSE,
-                           tester=tester, course_token=course_token, service_port=service_port, gradekit=GRADEKIT,
-                           store=store, max_mb=MAX_MB, venv_bin=VENV_BIN, users={"prof", *STUDENTS},
-                           per_minute=PER_MINUTE)
-    h = hubs.Hub(base / "hub", config, hub_bin=HUB_BIN)
+    port, hub_port, api_port, grade_port, report_port, exchange_port = hubs.free_ports(6)
+    folder = base / "jupyterhub"
+    course = CourseDir.create(base / "course", STUDENTS)
+    (course.root / ".gradekit").mkdir(exist_ok=True)
+    (course.root / ".gradekit" / "secret").write_text(SECRET)
+    course.generate()
+    course.run(GRADEKIT, "hub-config", A, "--shape", "one-account", "--write", "--dir", str(folder), "--deploy",
+               str(unix_users.DEPLOY), "--instructors", "prof", "--account", "nobody",   # no server is started
+               "--port", str(port), "--hub-port", str(hub_port), "--proxy-api-port", str(api_port),
+               "--grade-port", str(grade_port), "--report-port", str(report_port), "--exchange-port",
+               str(exchange_port), "--max-mb", str(MAX_MB), "--max-files", "20", "--per-minute", str(PER_MINUTE),
+               "--no-serve")
+    h = hubs.Hub(folder / "test-state", folder / "jupyterhub_config.py",
+                 env={"PATH": f"{unix_users.STUDENT_BIN}:/usr/bin:/bin", "HOME": "/root"})
     try:
         h.start()
         h.wait_for("hub exchange of")
-        h.url, h.api, h.tester = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{hub_port}/hub/api", tester
+        h.url, h.api = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{hub_port}/hub/api"
         h.service = f"{h.url}/services/gradekit-exchange/"
-        h.service_port = service_port
-        h.store = store
-        course = CourseDir.create(base / "course", STUDENTS)
-        (course.root / ".gradekit").mkdir(exist_ok=True)
-        (course.root / ".gradekit" / "hub-token").write_text(course_token)
-        with open(course.root / "nbgrader_config.py", "a") as fh:
-            fh.write(f'\nc.Gradekit.exchange = "hub"\nc.GradekitHubExchange.url = "{h.service}"\n'
-                     'c.GradekitHubExchange.token_file = ".gradekit/hub-token"\n')
-        course.generate()
+        h.service_port = exchange_port
+        h.store = folder / "state" / "exchange"
+        h.folder = folder
         h.course = course
+        with open(folder / "new-passwords.csv", newline="") as fh:
+            passwords = {row["name"]: row["password"] for row in csv.DictReader(fh)}
+        h.sessions = {s: hub_kernel.login(h.url, s, passwords[s]) for s in (*STUDENTS, "prof")}
         h.tokens = {s: _token(h, s)["token"] for s in (*STUDENTS, "prof")}
         yield h
     finally:
@@ -115,10 +94,20 @@ def hub(tmp_path_factory):
 
 
 def _token(hub, user: str, **body) -> dict:
-    r = requests.post(f"{hub.api}/users/{user}/tokens", json={"note": "test", **body},
-                      headers={"Authorization": f"token {hub.tester}"}, timeout=10)
+    """A token of ``user``'s own, asked for with their session (as the hub's token page does)."""
+    http = hub.sessions[user]
+    xsrf = next(c.value for c in http.cookies if c.name == "_xsrf" and c.path.startswith("/hub"))
+    r = http.post(f"{hub.url}/hub/api/users/{user}/tokens", json={"note": "test", **body},
+                  headers={"X-XSRFToken": xsrf}, timeout=10)
     assert r.status_code in (200, 201), r.text
     return r.json()
+
+
+def _revoke(hub, user: str, token_id: str) -> None:
+    http = hub.sessions[user]
+    xsrf = next(c.value for c in http.cookies if c.name == "_xsrf" and c.path.startswith("/hub"))
+    http.delete(f"{hub.url}/hub/api/users/{user}/tokens/{token_id}", headers={"X-XSRFToken": xsrf},
+                timeout=10).raise_for_status()
 
 
 def _exchange(hub):
@@ -313,8 +302,7 @@ def test_every_attack_is_refused_with_one_line_and_nothing_of_bob_s_changes(hub,
         revoked = _token(hub, "eve")
         hub.tokens["revoked"] = revoked["token"]
         assert _call(hub, "revoked", "GET", "assignments").status_code == 200
-        requests.delete(f"{hub.api}/users/eve/tokens/{revoked['id']}",
-                        headers={"Authorization": f"token {hub.tester}"}, timeout=10).raise_for_status()
+        _revoke(hub, "eve", revoked["id"])
         time.sleep(2.1)
         for token in ("forged", "expired", "revoked"):
             attack(f"{token} token", _handin(hub, token, {f"{NOTEBOOK}.ipynb": b"{}"}, params={"user": "bob"}), 401)
@@ -482,7 +470,7 @@ def test_doctor_checks_that_the_students_tokens_reach_the_exchange_and_read_none
     reason = unix_users.unavailable()
     if reason:
         pytest.skip(reason)
-    course, config = hub.course, hub.state / "jupyterhub_config.py"
+    course, config = hub.course, hub.folder / "jupyterhub_config.py"
     (shared,) = unix_users.create(["gkhubjovyan"])   # not test_hub_exchange.py's gkjovyan
     opened: list[tuple[Path, int]] = []
     try:
@@ -490,18 +478,21 @@ def test_doctor_checks_that_the_students_tokens_reach_the_exchange_and_read_none
             return course.run(GRADEKIT, "doctor", "--student-account", shared.name, "--hub-config", str(hub_config),
                               check=False)
 
-        # this hub's servers would get tokens without the exchange's scope: said, with the fix
-        first = doctor(config)
-        assert first.returncode == 1
+        # as hub-config writes it: the servers' tokens and the students' role may use the exchange
+        fixed = config
+        first = doctor(fixed)
+        assert "server_token_scopes" not in first.stdout and "do not hold" not in first.stdout, first.stdout
+        assert "has no service" not in first.stdout, first.stdout
+        # a config whose servers would get tokens without the exchange's scope: said, with the fix
+        import re
+
+        broken = tmp_path / "broken" / "jupyterhub_config.py"
+        broken.parent.mkdir()
+        broken.write_text(re.sub(r"c\.Spawner\.server_token_scopes = \[.*?\]\n", "", config.read_text(), flags=re.S))
+        said = doctor(broken).stdout
         assert ("the token each student's server gets cannot use the hub exchange: "
-                "access:services!service=gradekit-exchange is not in c.Spawner.server_token_scopes") in first.stdout
-        assert "do not hold" not in first.stdout and "has no service" not in first.stdout, first.stdout
-        # given the scope, and a role of the students' without it
-        fixed = tmp_path / "fixed" / "jupyterhub_config.py"
-        fixed.parent.mkdir()
-        fixed.write_text(config.read_text() + '\nc.Spawner.server_token_scopes = ["users:activity!user", '
-                         '"access:servers!server", "access:services!service=gradekit-exchange"]\n')
-        assert "server_token_scopes" not in doctor(fixed).stdout
+                "access:services!service=gradekit-exchange is not in c.Spawner.server_token_scopes") in said, said
+        # and a role of the students' without it
         narrow = tmp_path / "narrow" / "jupyterhub_config.py"
         narrow.parent.mkdir()
         narrow.write_text(fixed.read_text().replace(

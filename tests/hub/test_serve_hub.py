@@ -261,16 +261,23 @@ def test_a_flood_of_refused_hand_ins_leaves_the_class_unharmed(hub, tmp_path):
         assert _handin(hub, "eve", {f"{NOTEBOOK}.ipynb": eve_key}).status_code == 201     # her own, before
         serve.wait_for(r"graded eve self_attention attempt \d+: 20/20")
         eve_before = _ids(hub, "eve")
-        # two slow uploads held open; the third is refused at once
+        # two slow uploads held open; the next ones are refused, each answered when its body has arrived
+        # (so that its one line reaches its sender through the hub's proxy); past a few, cut off at once
+        from gradekit.exchange.hub.gate import REFUSED_AT_ONCE
+
+        line = "2 hand-ins of yours are arriving already, the limit is 2 at once: wait for them, then hand in again"
         held = [_slow(hub, "eve", 1 << 20) for _ in range(2)]
         assert all(hubs.answer(s, 1.0) == b"" for s in held)
-        third = _slow(hub, "eve", 1 << 20)
-        answer = hubs.answer(third, 10)
-        assert answer.startswith(b"HTTP/1.1 429"), answer[:300]
-        assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"] == (
-            "2 hand-ins of yours are arriving already, the limit is 2 at once: wait for them, then hand in again")
-        third.close()
-        for held_open in held:
+        refused = [_slow(hub, "eve", 1 << 20) for _ in range(REFUSED_AT_ONCE)]
+        assert all(hubs.answer(s, 0.3) == b"" for s in refused)
+        cut = _slow(hub, "eve", 1 << 20)
+        answer = hubs.answer(cut, 10)
+        assert answer.startswith(b"HTTP/1.1 429") and b"Connection: close" in answer, answer[:300]
+        assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"] == line
+        refused[0].sendall(b"\0" * ((1 << 20) - 2))                  # its body, to its end: then its line
+        answer = hubs.answer(refused[0], 10)
+        assert answer.startswith(b"HTTP/1.1 429") and json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"] == line
+        for held_open in [*held, *refused, cut]:
             held_open.close()
         time.sleep(0.5)
         over = secrets.token_bytes(5 << 20)
@@ -319,3 +326,98 @@ def test_a_flood_of_refused_hand_ins_leaves_the_class_unharmed(hub, tmp_path):
         assert not (hub.store / "incoming").exists() or not list((hub.store / "incoming").iterdir())
     finally:
         assert serve.stop() == 0
+
+
+FLOOD_SECONDS = 12.0
+
+
+def _flooding(hub, stop, counts: dict, lock, anonymous: bool = False) -> None:
+    """One thread of eve's flood through the hub's proxy, on one kept-alive connection as a script's would be:
+    hand-ins (refused past her rate, and held a second each past a few), reads (past her reads a minute), no
+    token, an encoded '..', and now and then a body of 65 MiB; ``anonymous``: requests with no token alone,
+    which no rate holds back. Each answer's status counted, and whether it was one line of JSON."""
+    import requests
+
+    http = requests.Session()
+    base = f"{hub.service}api/transformers101/"
+    auth = {"Authorization": f"token {hub.tokens['eve']}"}
+    junk, huge = b"PK" + secrets.token_bytes(4096), b"\0" * (65 << 20)
+    i = 0
+    while not stop.is_set():
+        i += 1
+        kind = ("handin", "read", "anonymous", "dotdot", "read", "handin")[i % 6] if i % 97 else "huge"
+        kind = "anonymous" if anonymous else kind
+        try:
+            if kind in ("handin", "huge"):
+                r = http.post(f"{base}handins/{A}", data=huge if kind == "huge" else junk, timeout=60,
+                              headers={**auth, "X-Gradekit-Key": secrets.token_hex(16)})
+            elif kind == "read":
+                r = http.get(f"{base}feedback/{A}", headers=auth, timeout=60)
+            elif kind == "anonymous":
+                r = http.get(f"{base}assignments", timeout=60)
+            else:
+                r = http.get(f"{base}release/%2e%2e%2f%2e%2e", headers=auth, timeout=60)
+            try:
+                one_line = "\n" not in r.json()["error"]
+            except (ValueError, KeyError, TypeError):
+                one_line = False
+            key = (kind, r.status_code, one_line)
+        except requests.RequestException as exc:
+            key = (kind, type(exc).__name__, False)
+        with lock:
+            counts[key] = counts.get(key, 0) + 1
+
+
+def test_a_flood_through_the_proxy_gives_no_other_student_nor_the_grader_a_5xx(hub, tmp_path):
+    """eve floods the exchange through the hub's proxy from 6 kept-alive connections while ada reads her list
+    every 0.3 s and bob and ada hand in: every refusal of eve's is one line of JSON (429, 401, 413, 404), and
+    nobody else gets a 5xx -- not ada, not bob, not gradekit serve, which grades both at once."""
+    import threading
+
+    import requests
+
+    course = hub.course
+    _exchange(hub).publish(A, force=True)
+    ada, bob = Student(hub, "ada", tmp_path / "ada"), Student(hub, "bob", tmp_path / "bob")
+    for s in (ada, bob):
+        s.nbgrader("fetch_assignment", A)
+        _put(s, course.answer_key(s.name))
+    serve = Serve(course, tmp_path / "serve.log")
+    stop, lock, counts = threading.Event(), threading.Lock(), {}
+    theirs: dict = {}
+    floods = [threading.Thread(target=_flooding, args=(hub, stop, counts, lock, i >= 4), daemon=True)
+              for i in range(6)]
+    try:
+        for thread in floods:
+            thread.start()
+        reader = requests.Session()
+        started = time.monotonic()
+        handed: list = []
+        submitting = threading.Thread(target=lambda: (time.sleep(FLOOD_SECONDS / 3), handed.extend(
+            s.nbgrader("submit", A, check=False) for s in (bob, ada))), daemon=True)
+        submitting.start()
+        while time.monotonic() - started < FLOOD_SECONDS:
+            r = reader.get(f"{hub.service}api/transformers101/assignments",
+                           headers={"Authorization": f"token {hub.tokens['ada']}"}, timeout=60)
+            theirs[r.status_code] = theirs.get(r.status_code, 0) + 1
+            time.sleep(0.3)
+        submitting.join(120)
+        assert len(handed) == 2 and all(p.returncode == 0 for p in handed), [p.stderr[-800:] for p in handed]
+        for s in (bob, ada):
+            serve.wait_for(rf"graded {s.name} self_attention attempt \d+: 20/20")
+    finally:
+        stop.set()
+        for thread in floods:
+            thread.join(90)
+        code = serve.stop()
+    total = sum(counts.values())
+    refused = sum(c for (kind, status, _), c in counts.items() if isinstance(status, int) and status >= 400)
+    print(json.dumps({"flood_requests": total, "refused": refused, "others": theirs,
+                      "by_kind": {f"{k} {s} {'json' if j else 'not json'}": c for (k, s, j), c in sorted(
+                          counts.items(), key=str)}}))
+    assert all(p.returncode == 0 for p in handed), [p.stderr[-500:] for p in handed]
+    assert set(theirs) == {200}, theirs                                     # ada: never a 5xx, never refused
+    assert code == 0 and not [line for line in serve.lines() if "waiting" in line and "503" in line]
+    assert total > 1000, counts
+    for (kind, status, one_line), count in counts.items():                 # eve: one line of JSON each refusal
+        assert isinstance(status, int) and status < 500 and (one_line or status == 200), (kind, status, count)

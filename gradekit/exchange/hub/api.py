@@ -13,14 +13,16 @@ The limits (what a hand-in may hold, how often a student may try and read) are t
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import inspect
 import json
 import sys
 from typing import Any, NoReturn
 
 from tornado import web
 
-from gradekit.exchange.hub.gate import Gate
+from gradekit.exchange.hub.gate import SLOW_DOWN, Gate
 from gradekit.exchange.hub.store import Store, now
 from gradekit.exchange.hub.wire import Limits, Status
 from gradekit.web.auth import CallerAPI, instructor_scope
@@ -31,13 +33,22 @@ def say(line: str) -> None:
 
 
 def _refusal_first(method):
-    """``method``, unless the request was refused when it came in: then that refusal."""
+    """``method``, unless the request was refused when it came in: then that refusal (held a while first
+    when it is a flooder's: gate.Gate.slow)."""
 
     @functools.wraps(method)
-    def handle(self, *args, **kwargs):
+    async def handle(self, *args, **kwargs):
         if self._refusal is not None:
+            if self._slowed is not None:
+                try:
+                    await asyncio.sleep(SLOW_DOWN)
+                finally:
+                    self.let_go()
             raise self._refusal
-        return method(self, *args, **kwargs)
+        result = method(self, *args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
 
     return handle
 
@@ -49,15 +60,19 @@ class Handler(CallerAPI):
     Every request's body streams in after the caller is let in (tornado would otherwise read it
     whole before anything is asked): kept for an instructor (a release, feedback), dropped for anyone
     else, whose requests carry none. A request refused as it comes in (:meth:`let_in`) is answered
-    once its body is in, read and dropped (up to Limits.drained): answered before, the connection
-    would be closed under the body still arriving, and the sender -- the hub's proxy first -- would
-    read an error of its own instead of the one line."""
+    once its body is in, read to its end and dropped, however large, even an empty one: answered
+    before, the connection would be closed under it, and the hub's proxy -- which keeps its
+    connections to the service for the next requests, anyone's, and answers 503 on one it finds
+    closed, or under a body it is still sending -- would give its own error instead of the line. A
+    body still arriving after the server's body timeout is cut off. One that must end the
+    connection (too many uploads at once) says ``Connection: close``."""
 
     fresh = True  # ask the hub every time: a revoked token is refused at once
     _kept: list[bytes] | None = None  # the body, for a caller who may send one
     _received = 0
     _refusal: web.HTTPError | None = None  # why the request was refused as it came in
     _close_now = False  # refused without reading its body (its sender has too many arriving)
+    _slowed: tuple[Gate, str] | None = None  # a refusal past a rate held before it is answered (gate, user)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -65,17 +80,29 @@ class Handler(CallerAPI):
             if name in cls.__dict__:
                 setattr(cls, name, _refusal_first(cls.__dict__[name]))
 
+    def let_go(self) -> None:
+        """A refusal held (gate.Gate.slow) is no longer."""
+        if self._slowed is not None:
+            gate, user = self._slowed
+            self._slowed = None
+            gate.let_go(user)
+
+    def on_finish(self) -> None:
+        self.let_go()
+
+    def on_connection_close(self) -> None:
+        self.let_go()
+
     async def prepare(self) -> None:
         try:
             await self.let_in()
         except web.HTTPError as exc:
             length = self.request.headers.get("Content-Length", "0")
-            chunked = "chunked" in self.request.headers.get("Transfer-Encoding", "").lower()
-            if (
-                self._close_now
-                or (not chunked and (not length.isdigit() or int(length) == 0))
-                or (length.isdigit() and int(length) > self.limits.drained)  # cut off anyway: the line first
-            ):
+            if self._close_now or not length.isdigit():
+                self.let_go()
+                # answered now, its body unread: the connection ends with the answer, which says so, and
+                # the hub's proxy sends nothing more on it
+                self.after = {**self.after, "Connection": "close"}
                 raise
             self._refusal, self._kept = exc, None
 
@@ -116,6 +143,8 @@ class Handler(CallerAPI):
         """Refuse ``user``, over a rate of ``gate``'s, for ``wait`` s (429, Retry-After); logged the first
         time a minute for ``why``."""
         self.after = {"Retry-After": str(wait)}
+        if gate.slow(user):
+            self._slowed = (gate, user)
         loud = gate.loud(user, why)
         self.refuse(Status.TOO_MANY, line, who=user, log=loud, note=" (more of these this minute are not logged)")
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 RESCAN = 30.0  # seconds between full looks at the service's hand-ins, whatever the long poll said
 WAIT = 20.0  # seconds one long poll waits for a hand-in
 FEEDBACK_PATIENCE = 120.0  # seconds a graded hand-in's feedback waits for a service being started again
+PATIENCE = 30.0  # seconds a course's command waits for an exchange not reachable yet (its hub starting)
 KIND = "hub"
 
 
@@ -187,21 +188,23 @@ class HubExchange(CourseExchange):
             self._identities = Identities.of(self.course)
         return self._identities
 
-    def _call(self, method: str, path: str, patience: float = 0.0, **kw):
+    def _call(self, method: str, path: str, patience: float = PATIENCE, **kw):
         """The service's answer; a refusal is an ExchangeFailure with its line. A service that cannot
-        be reached (being started again) is asked again for up to ``patience`` seconds."""
+        be reached (being started again, or not yet routed by the hub's proxy) is asked again for up
+        to ``patience`` seconds."""
         import time
 
         from gradekit.errors import ExchangeFailure
 
-        deadline = time.monotonic() + patience
+        deadline, pause = time.monotonic() + patience, 0.25
         while True:
             try:
                 return self.client.json(method, path, **kw)
             except HubError as exc:
-                if exc.refused or time.monotonic() >= deadline:
+                if not exc.transient or time.monotonic() >= deadline:
                     raise ExchangeFailure(f"the hub exchange: {exc}") from None
-            time.sleep(0.25)
+            time.sleep(pause)
+            pause = min(2 * pause, 2.0)
 
     # -- releases out ---------------------------------------------------------------------------
     def publish(self, assignment: str, force: bool = False, student: str | None = None) -> Released:
@@ -254,7 +257,7 @@ class HubExchange(CourseExchange):
                 answer = self.client.json("GET", wire.PING.url())
                 break
             except HubError as exc:
-                if exc.refused or time.monotonic() >= deadline:
+                if not exc.transient or time.monotonic() >= deadline:
                     return f"the hub exchange: {exc}"
             time.sleep(0.5)
         if not answer.get("instructor"):

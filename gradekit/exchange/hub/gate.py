@@ -17,7 +17,13 @@ limits are theirs alone.
       .known(token)                the user a token was last seen for, when that user must wait now
                                    (a refusal needs no question to the hub); .saw(token, user)
       .loud(user, why)             whether a refusal of ``user`` for ``why`` is logged (the first one a minute)
+      .slow(user) / .let_go(user)  whether this refusal past the rate is held SLOW_DOWN s before it is answered:
+                                   past SLOW_AFTER refusals a minute, SLOWED_AT_ONCE at a time -- a flood
+                                   through the hub's proxy, answered as fast as it asks, took cores from the
+                                   class's grading; held, a flooder's thread asks once a second
       .take(user) / .give(user)    one upload more / less in flight; take is False at the limit
+      .take(user, refused=True)    one refused upload more read to its end (so that its sender reads
+                                   its one line through the hub's proxy); False past REFUSED_AT_ONCE
 """
 
 from __future__ import annotations
@@ -31,6 +37,10 @@ from pathlib import Path
 WINDOW = 60.0  # seconds: the rate is per minute
 SPOOL = 1 << 20  # bytes of a body kept in memory; the rest goes to a file of the service's
 TOKENS = 10_000  # tokens remembered for early refusals, at most
+REFUSED_AT_ONCE = 8  # a student's refused uploads read to their end at the same time; past it, cut off at once
+SLOW_AFTER = 30  # refusals past a rate a student gets a minute at once; each one after that waits SLOW_DOWN
+SLOW_DOWN = 1.0  # seconds a flooder's refusal is held before it is answered (no work meanwhile)
+SLOWED_AT_ONCE = 4  # a student's refusals held at the same time; past it, answered at once
 
 
 class Gate:
@@ -40,7 +50,10 @@ class Gate:
         self.per_minute, self.at_once, self.clock = per_minute, at_once, clock
         self._tries: dict[str, deque[float]] = {}
         self._sending: dict[str, int] = {}
+        self._refused: dict[str, int] = {}  # refused uploads being read to their end
         self._quiet: dict[tuple[str, str], float] = {}  # (user, why) -> until when such refusals are not logged
+        self._refusals: dict[str, deque[float]] = {}  # user -> when their refusals past the rate were
+        self._held: dict[str, int] = {}  # user -> their refusals being held now
         self._tokens: dict[str, tuple[str, float]] = {}  # sha256 of a token -> (user, when seen)
 
     def _window(self, user: str) -> deque[float]:
@@ -77,6 +90,26 @@ class Gate:
         self._quiet[(user, why)] = now + WINDOW
         return True
 
+    def slow(self, user: str) -> bool:
+        """Whether this refusal of ``user``'s past the rate is held (see the module's docstring); one held is
+        counted until :meth:`let_go`."""
+        now = self.clock()
+        times = self._refusals.setdefault(user, deque())
+        while times and now - times[0] >= WINDOW:
+            times.popleft()
+        times.append(now)
+        if len(times) <= SLOW_AFTER or self._held.get(user, 0) >= SLOWED_AT_ONCE:
+            return False
+        self._held[user] = self._held.get(user, 0) + 1
+        return True
+
+    def let_go(self, user: str) -> None:
+        left = self._held.get(user, 0) - 1
+        if left > 0:
+            self._held[user] = left
+        else:
+            self._held.pop(user, None)
+
     # -- tokens: a refusal without asking the hub -------------------------------------------------
     @staticmethod
     def _digest(token: str) -> str:
@@ -103,18 +136,20 @@ class Gate:
         return seen[0] if self.wait(seen[0]) else None
 
     # -- uploads in flight ------------------------------------------------------------------------
-    def take(self, user: str) -> bool:
-        if self._sending.get(user, 0) >= self.at_once:
+    def take(self, user: str, refused: bool = False) -> bool:
+        counts, limit = (self._refused, REFUSED_AT_ONCE) if refused else (self._sending, self.at_once)
+        if counts.get(user, 0) >= limit:
             return False
-        self._sending[user] = self._sending.get(user, 0) + 1
+        counts[user] = counts.get(user, 0) + 1
         return True
 
-    def give(self, user: str) -> None:
-        left = self._sending.get(user, 0) - 1
+    def give(self, user: str, refused: bool = False) -> None:
+        counts = self._refused if refused else self._sending
+        left = counts.get(user, 0) - 1
         if left > 0:
-            self._sending[user] = left
+            counts[user] = left
         else:
-            self._sending.pop(user, None)
+            counts.pop(user, None)
 
     def sending(self, user: str) -> int:
         return self._sending.get(user, 0)

@@ -53,6 +53,7 @@ class HandinHandler(Handler):
 
     _spool: Spool | None = None
     _slot: str | None = None  # the user whose upload this request counts as, while it arrives
+    _drained: str | None = None  # the user whose refused upload this request is, read to its end
     _again: Record | None = None  # the hand-in this one is sent again (its key's)
 
     @property
@@ -75,11 +76,15 @@ class HandinHandler(Handler):
 
     def _hold(self, user: str) -> None:
         """One of ``user``'s hand-ins at once, admitted or refused (a refusal is answered once its body is
-        in: it holds the connection meanwhile); past ``Limits.at_once`` refused and closed at once."""
+        in: it holds the connection meanwhile); past ``Limits.at_once`` refused, its body read to its end
+        for a few more (gate.REFUSED_AT_ONCE), then cut off at once."""
         if self._slot is not None:
             return
         if not self.gate.take(user):
-            self._close_now = True
+            if self.gate.take(user, refused=True):
+                self._drained = user
+            else:
+                self._close_now = True
             self.refuse(
                 Status.TOO_MANY,
                 f"{self.gate.sending(user)} hand-ins of yours are arriving already, the limit is "
@@ -160,9 +165,13 @@ class HandinHandler(Handler):
             self._spool.write(chunk)
 
     def _release(self) -> None:
+        self.let_go()
         if self._slot is not None:
             self.gate.give(self._slot)
             self._slot = None
+        if self._drained is not None:
+            self.gate.give(self._drained, refused=True)
+            self._drained = None
         if self._spool is not None:
             self._spool.close()
             self._spool = None

@@ -210,6 +210,23 @@ def routes(prefix: str) -> list[tuple[str, type]]:
     return [(route.pattern(api), HANDLERS[route]) for route in wire.ROUTES]
 
 
+UNLIMITED = 1 << 50  # bytes: tornado reads any body; the handlers keep what they may (api.Limits)
+
+
+class NoRoute(web.RequestHandler):
+    """Any path that is none of the routes: one line of JSON (tornado's own answer is an HTML page)."""
+
+    def prepare(self) -> None:
+        self.set_status(404)
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(
+            json.dumps({"error": f"no such route in the hub exchange: {self.request.method} {self.request.path}"})
+        )
+
+    def check_xsrf_cookie(self) -> None:  # a refusal only
+        pass
+
+
 def _access(handler: web.RequestHandler) -> None:
     """tornado's access log, for what no line of the service's says: a request that failed."""
     if handler.get_status() >= 500:
@@ -223,6 +240,7 @@ def application(course_id: str, store: Store, limits: Limits, service: str = SER
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX") or f"/services/{service}/"
     return web.Application(
         routes(prefix),
+        default_handler_class=NoRoute,
         log_function=_access,
         gradekit_store=store,
         gradekit_limits=limits,
@@ -260,9 +278,10 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         Hub().watch(lambda: loop.call_soon_threadsafe(stop.set))  # its hub died: stop (its port is the next one's)
-        # a refused hand-in's body is read and dropped (never kept) up to Limits.drained, so that its sender
-        # reads the one line; a larger one is cut off
-        server = HTTPServer(app, max_body_size=limits.drained, body_timeout=300, xheaders=True)
+        # a refused request's body is read to its end and dropped (never kept), so that its sender reads the
+        # one line through the hub's proxy (tornado's own cut-off closes the connection without an answer,
+        # and the proxy answers 503); one still arriving after body_timeout seconds is cut off
+        server = HTTPServer(app, max_body_size=UNLIMITED, body_timeout=300, xheaders=True)
         server.listen(url.port or 80, url.hostname or "127.0.0.1")
         say(
             f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "

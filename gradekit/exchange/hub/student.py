@@ -32,9 +32,16 @@ from nbgrader.exchange.abc import (
 from traitlets import Bool, Float, Unicode, default
 
 from gradekit.exchange.hub import wire
-from gradekit.exchange.hub.wire import KEY_HEADER, RETRIES, HubClient, HubError, Limits
+from gradekit.exchange.hub.wire import KEY_HEADER, RETRIES, TOKEN_ENV, HubClient, HubError, Limits
 
 HANDIN_FILE = "handin.json"  # in a submission's cache folder: what the service said of it
+LIST_EVERY = 1.0  # seconds a listing is used again: the Assignments tab lists 4 times a Refresh
+READ_TRIES = 3  # a read the hub's proxy could not pass on (not routed yet, the exchange restarting) is sent again
+
+# url, course, token -> (when, the service's listing): one Refresh of the Assignments tab (its course list
+# and its assignment list, each released and submitted) is one read, and a Refresh once a second is 60
+# reads a minute, half the service's limit, whatever the pace (gradekit.exchange.hub.wire.Limits)
+_LISTED: dict[tuple[str, str, str], tuple[float, list]] = {}
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -73,10 +80,29 @@ class GradekitHubExchange(Exchange):
             raise
 
     def call(self, method: str, path: str, **kw):
-        try:
-            return self.client().json(method, path, **kw)
-        except HubError as exc:
-            self.fail(str(exc))
+        for attempt in range(READ_TRIES if method == "GET" else 1):
+            try:
+                return self.client().json(method, path, **kw)
+            except HubError as exc:
+                if not exc.transient or attempt == READ_TRIES - 1 or method != "GET":
+                    self.fail(str(exc))
+            time.sleep(0.5 * (attempt + 1))
+
+    def listed(self) -> list[dict]:
+        """The service's listing of the caller's releases and hand-ins (see _LISTED)."""
+        key = (self.url, self.coursedir.course_id, os.environ.get(TOKEN_ENV, ""))
+        kept = _LISTED.get(key)
+        if kept is not None and time.monotonic() - kept[0] < LIST_EVERY:
+            return kept[1]
+        found = self.call("GET", wire.ASSIGNMENTS.url())["assignments"]
+        if len(_LISTED) > 64:
+            _LISTED.clear()
+        _LISTED[key] = (time.monotonic(), found)
+        return found
+
+    def changed(self) -> None:
+        """What the service lists changed (a fetch, a hand-in, feedback fetched): the next listing asks."""
+        _LISTED.clear()
 
     def folder(self, assignment: str) -> Path:
         base = Path(self.assignment_dir)
@@ -112,6 +138,7 @@ class HubFetchAssignment(GradekitHubExchange, ExchangeFetchAssignment):
             if self.replace_missing_files and target.exists():
                 continue
             _write(target, content)
+        self.changed()
         self.log.info("Fetched as: %s %s", self.coursedir.course_id, assignment)
 
 
@@ -167,6 +194,7 @@ class HubSubmit(GradekitHubExchange, ExchangeSubmit):
         for rel, content in files.items():
             _write(cache / rel, meta["timestamp"].encode() if rel == "timestamp.txt" else content)
         _write(cache / HANDIN_FILE, json.dumps(meta).encode())
+        self.changed()
         self.log.info("Submitted as: %s %s %s", self.coursedir.course_id, assignment, meta["timestamp"])
 
 
@@ -209,7 +237,7 @@ class HubList(GradekitHubExchange, ExchangeList):
 
         course = self.coursedir.course_id
         wanted = self.coursedir.assignment_id
-        found = self.call("GET", wire.ASSIGNMENTS.url())["assignments"]
+        found = self.listed()
         out = []
         for a in found:
             assignment = a["assignment"]
@@ -300,3 +328,4 @@ class HubFetchFeedback(GradekitHubExchange, ExchangeFetchFeedback):
                 continue  # fetched before, unchanged
             _write(target, data)
             self.log.info("Fetched feedback: %s", target)
+        self.changed()

@@ -189,18 +189,29 @@ class HandinMeta:
         )
 
 
-class HubError(Exception):
-    """The hub exchange refused a request (``status``: its Status), or could not be reached (``status``
-    0): ``str()`` is one line."""
+WAITED = (502, 503, 504)  # the hub's proxy (or the exchange, its hub not answering): not up yet, or restarting
 
-    def __init__(self, line: str, status: int = 0):
+
+class HubError(Exception):
+    """The hub exchange refused a request, or could not be reached: ``str()`` is one line.
+
+    ``answered``: the exchange itself answered (a JSON ``error``). A refusal that is not its own --
+    the proxy's 404 before it has the exchange's route, its 502 or 503 while the exchange starts
+    again, a refused connection -- is ``transient``: the same request is worth sending again."""
+
+    def __init__(self, line: str, status: int = 0, answered: bool = False):
         super().__init__(line)
         self.status = status
+        self.answered = answered
+
+    @property
+    def transient(self) -> bool:
+        return not self.status or not self.answered or self.status in WAITED
 
     @property
     def refused(self) -> bool:
-        """The service answered, and said no (sending the same again gets the same answer)."""
-        return bool(self.status)
+        """The exchange itself answered, and said no (sending the same again gets the same answer)."""
+        return not self.transient
 
 
 class HubClient:
@@ -241,7 +252,8 @@ class HubClient:
             with urllib.request.urlopen(request, timeout=timeout or self.timeout) as answer:
                 return answer.read()
         except urllib.error.HTTPError as exc:
-            raise HubError(_error_line(exc), exc.code) from None
+            line, answered = _error_line(exc)
+            raise HubError(line, exc.code, answered) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise HubError(f"the hub exchange at {self.url} cannot be reached ({reason})") from None
@@ -263,9 +275,12 @@ def unpack(data: bytes) -> dict[str, bytes]:
         return {info.filename: zf.read(info) for info in zf.infolist() if not info.is_dir()}
 
 
-def _error_line(exc: urllib.error.HTTPError) -> str:
+def _error_line(exc: urllib.error.HTTPError) -> tuple[str, bool]:
+    """The refusal's line, and whether the exchange said it (its JSON ``error``), not the hub or its proxy."""
     try:
         line = json.loads(exc.read() or b"{}").get("error")
     except (ValueError, AttributeError, OSError):
         line = None
-    return str(line or f"the hub exchange answered {exc.code} {exc.reason}")
+    if line:
+        return str(line), True
+    return f"{exc.code} {exc.reason} from the hub's proxy (no route to the exchange yet, or it is starting)", False

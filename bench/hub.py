@@ -217,7 +217,7 @@ def _released(store: Path, db: str) -> dict[int, float]:
 def _post(url: str, token: str, body: bytes, key: str, fives: list[int]) -> dict:
     """One hand-in, sent again (same key) while no answer comes or the proxy answers 502, 503 or 504 (each
     such answer noted in ``fives``), as the students' submit class does."""
-    for _attempt in range(40):
+    for _try in range(40):
         request = urllib.request.Request(url, data=body, method="POST",
                                          headers={"Authorization": f"token {token}", "X-Gradekit-Key": key})
         try:
@@ -359,15 +359,16 @@ def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, wind
     refs = {number_ref(record.id) for record in records}
     with Ledger(Course.load(root)) as ledger:
         entries = [e for e in ledger.entries(ASSIGNMENT) if e.ref in refs]
-    attempts = [(e.student, e.number) for e in entries]
+    numbers = [(e.student, e.number) for e in entries]  # hand-in numbers, each given once
     graded = [line.split(" graded ", 1)[1].split(":")[0] for line in serve_log.read_text().splitlines()
               if " graded " in line]
     q = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else latencies * 100
     return {"label": label, "hand_ins": len(plan), "accepted": len(accepted), "records": len(records),
             "fetchable": len(latencies), "lost": len(plan) - len(latencies),
-            # two records of one key in the exchange, two ledger entries of one hand-in or one attempt
+            # two records of one key in the exchange, two ledger entries of one hand-in or of one
+            # hand-in number
             "counted_twice": sum(c - 1 for c in per_key.values()) + (len(entries) - len(refs))
-            + (len(attempts) - len(set(attempts))),
+            + (len(numbers) - len(set(numbers))),
             "graded": len(graded), "graded_again": len(graded) - len(set(graded)),
             "p50": statistics.median(latencies) if latencies else None,
             "p95": q[94] if latencies else None, "max": latencies[-1] if latencies else None,

@@ -202,7 +202,7 @@ class HandinHandler(Handler):
         handin, _new = self.store.handin(self.course_id, assignment, user, key, files, claimed)
         self.settings["gradekit_arrived"].notify_all()
         say(
-            f"received {user} {assignment} as hand-in {handin.id} ({handin.nfiles} file(s), "
+            f"received {user} {assignment} as hand-in {handin.id} of the hub exchange ({handin.nfiles} file(s), "
             f"{(handin.size or 0) / 1024:.0f} KiB, sha256 {(handin.sha256 or '')[:12]})"
         )
         self.send_json(handin.meta().to_json(), Status.CREATED)
@@ -212,7 +212,10 @@ class HandinHandler(Handler):
         self.require_instructor("read a hand-in's files")
         handin = self.store.get(self.course_id, int(number)) if number.isdigit() else None
         if handin is None or handin.blob is None:
-            self.refuse(Status.NOT_FOUND, f"no hand-in {number} with files in {self.course_id} (hand-ins are numbered)")
+            self.refuse(
+                Status.NOT_FOUND,
+                f"no hand-in {number} of the hub exchange with files in {self.course_id} (its hand-ins are numbered)",
+            )
         self.send_zip(self.store.blob(handin.blob))
 
     def _never(self, course: str, number: str) -> None:

@@ -20,7 +20,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = """index tutorial guides/writing-an-assignment guides/grader-api guides/mistakes guides/languages
 guides/live-grading guides/manual-grading guides/class-report guides/copy-detection admin/jupyterhub admin/one-account
 admin/kubernetes-docker admin/postgresql admin/cluster admin/threat-model reference/cli reference/configuration
-reference/graders students students.zh performance architecture""".split()
+reference/graders reference/hub-exchange students students.zh performance architecture""".split()
 
 
 def test_every_page_exists_with_one_title():

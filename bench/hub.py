@@ -258,11 +258,27 @@ def flood(hub: Hub, token: str, stop: threading.Event, codes: dict[int, int], lo
                 codes[code] = codes.get(code, 0) + 1
 
 
+def _forget_hand_ins(root: Path) -> None:
+    """Each run on an exchange of its own, and a ledger of its own: a new store numbers its hand-ins from 1
+    again, and the ledger keys a hand-in by its reference ("hand-in 1 of the hub exchange"), so a ledger
+    kept from the run before would take each new hand-in for an old one changed after it was handed in."""
+    import shutil
+
+    from gradekit.exchange.ledger import KEPT, LEDGER
+    from gradekit.service.attempts import ATTEMPTS
+
+    for path in root.joinpath(LEDGER).parent.glob(LEDGER.name + "*"):
+        path.unlink()
+    for folder in (root / ATTEMPTS, root / KEPT):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, window: float, seed: int, label: str,
          db: str = "", kill: bool = False, flooder: str = "") -> dict:
     from gradekit.untrusted import pack_zip
 
     texts = serve_bench.notebooks(root, n, rounds)
+    _forget_hand_ins(root)
     store = root.parent / f"store-{label.replace(' ', '-').replace(',', '')}"
     log = root.parent / f"exchange-{label.replace(' ', '-').replace(',', '')}.log"
     hub.start_exchange(store, db, log)

@@ -46,18 +46,21 @@ class Regrades:
         self.policy, self.due, self.say = policy, due, say
         self.requests: queue.Queue = queue.Queue()
         self._stop = threading.Event()
+        self._listener: socket.socket | None = None
 
     def open(self) -> None:
         path = control.path_of(self.course)
         path.unlink(missing_ok=True)
         self._path = path
-        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._listener.bind(str(path))
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(path))
         os.chmod(path, 0o600)
-        self._listener.listen(8)
+        listener.listen(8)
+        self._listener = listener
         threading.Thread(target=self._accept, name="gradekit-serve-control", daemon=True).start()
 
     def _accept(self) -> None:
+        assert self._listener is not None
         while not self._stop.is_set():
             try:
                 conn, _ = self._listener.accept()
@@ -71,8 +74,9 @@ class Regrades:
 
     def close(self) -> None:
         self._stop.set()
-        self._listener.close()
-        self._path.unlink(missing_ok=True)
+        if self._listener is not None:
+            self._listener.close()
+            self._path.unlink(missing_ok=True)
 
     def step(self) -> None:
         """Start grading each class asked for since the last step (the session's pump moves them on)."""

@@ -142,16 +142,23 @@ def elementwise(arg: str, case: Case) -> Outcome:
     if S.shape != R.shape or case.near(S, R):
         return False
     kind, _sep, rest = arg.partition(":")
-    if kind == "trunc":
-        k = int(rest or 0)
-        with np.errstate(all="ignore"):
-            return case.near(S, np.trunc(R * 10.0**k) / 10.0**k)
     if kind == "clip":
         return _clipped(rest, S, R, case)
-    t = transform(arg)
+    k = int(rest or 0) if kind == "trunc" else 0
+    t = (lambda r: np.trunc(r * 10.0**k) / 10.0**k) if kind == "trunc" else transform(arg)
     if t is None:
         return None
     with np.errstate(all="ignore"):
+        image = np.asarray(t(R), dtype=np.float64).ravel()
+        # a function of few values (signs, numbers rounded or cut) that has one value here: a function
+        # always answering that value matches it too -- no evidence (a number the student wrote, with
+        # no call, is said as it is)
+        if (
+            kind in ("sign", "round", "trunc")
+            and case.call is not None
+            and case.near(image, np.full_like(image, image[0]))
+        ):
+            return None
         return case.near(S, t(R))
 
 

@@ -8,7 +8,7 @@ verifier (:mod:`gradekit.grading.verify.probes`) can make it again from the word
     centred:X          every column of X (a vector: X itself) moved to mean 0
     centred:*          every float input so moved at once
     standard:X         ... and scaled to standard deviation 1        standard:*   every input so
-                       (each of these also asked at the input's own size: see :func:`further`)
+                       (a centred input also asked at the input's own size: see :func:`further`)
     rows:2, rows:1     every input with rows as many as the first input's cut to its first 2 (1) rows
     zeros:X, ones:X    X replaced by zeros, by ones                  identity:X   by the identity
     set:eps=0          a number given to the function set to 0 (or 1)
@@ -76,24 +76,16 @@ def further(probe: str, inputs: Inputs) -> list[dict[str, Any]] | None:
     Centring an input also shrinks it: a value right on the centred input may be right only because
     its numbers got small (an exp that no longer overflows). So "right when every column of X has
     mean 0" is asked again on X moved to mean 0 at its own size (:func:`_balanced`), and holds only
-    where both answers are right; likewise for mean 0 and standard deviation 1. None: the condition
-    cannot be so asked again (the probe is not asked)."""
+    where both answers are right. (A standardised input is small by its condition: asked once.)
+    None: the condition cannot be so asked again (the probe is not asked)."""
     kind, _sep, key = probe.partition(":")
-    if kind not in ("centred", "standard"):
+    if kind != "centred":
         return []
     arrays = tables(inputs)
     keys = [k for k, a in arrays.items() if a.shape[0] >= 2] if key == "*" else [key]
-    out: dict[str, Any] = {}
-    for k in keys:
-        if k not in arrays:
-            return None
-        moved: np.ndarray | None = _balanced(arrays[k])
-        if kind == "standard" and moved is not None:
-            moved = _standard(moved)
-        if moved is None:
-            return None
-        out[k] = moved
-    return [out]
+    if any(k not in arrays for k in keys):
+        return None
+    return [{k: _balanced(arrays[k]) for k in keys}]
 
 
 def right_when(inputs: Inputs) -> Iterator[tuple[str, dict[str, Any]]]:

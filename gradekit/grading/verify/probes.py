@@ -92,9 +92,10 @@ def _further(probe: str, case: Case) -> list[dict[str, Any]] | None:
     their means with alternating signs, +, -, +, ... (a 0 last for an odd count): mean 0 still, as far
     from 0 as the input. Without it, a value right on the centred input only because centring made
     its numbers small (an exp that no longer overflows) would pass for one right whenever the mean is
-    0. Nothing for another probe ([]); None when the input cannot be made so."""
+    0. Nothing for another probe ([]: a standardised input is small by its condition); None when
+    the input cannot be made so."""
     kind, _sep, rest = probe.partition(":")
-    if kind not in ("centred", "standard"):
+    if kind != "centred":
         return []
     arrays = _tables(case)
     keys = [k for k, a in arrays.items() if a.shape[0] >= 2] if rest == "*" else [rest]
@@ -109,14 +110,7 @@ def _further(probe: str, case: Case) -> list[dict[str, Any]] | None:
                 [0.0 if (i == n - 1 and n % 2) else (1.0 if i % 2 == 0 else -1.0) for i in range(n)]
             ).reshape((n,) + (1,) * (a.ndim - 1))
             mean = a.mean(axis=0, keepdims=True)
-            moved = a - mean + alternating * mean
-            if kind == "standard":
-                moved = moved - moved.mean(axis=0, keepdims=True)
-                spread = np.sqrt((moved * moved).mean(axis=0, keepdims=True))
-                if np.any(spread == 0):
-                    return None
-                moved = moved / spread
-            out[k] = moved
+            out[k] = a - mean + alternating * mean
     return [out]
 
 

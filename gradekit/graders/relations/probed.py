@@ -74,7 +74,7 @@ INVARIANCES = ("order", "shiftcols", "shift", "double")
 class Probed(Family):
     name = "probed"
     rank = 165  # after independence: "did not change when X changed" says more than "does not double"
-    cost = Cost(reference=28, student=20)  # a centred probe is asked on two inputs
+    cost = Cost(reference=32, student=24)  # a centred probe is asked on two inputs
 
     def search_call(self, whole: Whole) -> None:
         if whole.call.student is None or not whole.wants(self):

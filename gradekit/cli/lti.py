@@ -145,8 +145,18 @@ def _roster(args) -> int:
         f"{len(done.learners)} student(s) in the gradebook, {len(done.teachers)} instructor(s)"
         + (f"; dropped (kept with their grades): {', '.join(done.dropped)}" if done.dropped else "")
         + (f"; {done.unnamed} with no username until their first launch" if done.unnamed else "")
-        + (f"; {done.hub}" if done.hub else "")
+        + (
+            f"; {done.hub}"
+            if done.hub
+            else "; the hub's user list not updated (no --hub-api: the LMS's launches let people in without it)"
+        )
     )
+    if done.new:  # their own notebooks: generate and release for them (docs/admin/lti.md)
+        named = " ".join(f"--student {s}" for s in done.new)
+        print(
+            f"new in the gradebook: {', '.join(done.new)}; their notebooks: "
+            f"gradekit generate ASSIGNMENT {named} && gradekit release ASSIGNMENT {named}"
+        )
     return 0
 
 

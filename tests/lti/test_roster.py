@@ -21,6 +21,15 @@ def test_the_roster_brings_names_and_keeps_who_dropped(lti_course, lms, capsys):
     assert lti_course.cli("lti", "roster") == 0
     out = capsys.readouterr().out
     assert out.startswith("2 student(s) in the gradebook, 1 instructor(s)") and "1 with no username" in out, out
+    assert "the hub's user list not updated (no --hub-api" in out and "new in the gradebook" not in out, out
+    launch(lti_course, lms, "zoe")  # her first launch gives her username: new in the gradebook, no notebook yet
+    assert lti_course.cli("lti", "roster") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("3 student(s) in the gradebook") and "no username" not in out, out
+    assert out.splitlines()[1] == (
+        "new in the gradebook: zoe; their notebooks: "
+        "gradekit generate ASSIGNMENT --student zoe && gradekit release ASSIGNMENT --student zoe"
+    ), out
     with lti_course.gradebook() as gb:
         ada = gb.find_student("ada")
         assert (ada.first_name, ada.last_name, ada.email) == ("Student", "ada", "ada@example.edu")

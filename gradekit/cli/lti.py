@@ -35,7 +35,12 @@ def add_parser(sub) -> None:
     k.set_defaults(run=_keys)
 
     t = verbs.add_parser("tool-config", help="what the LMS asks for to register the tool")
-    t.add_argument("--lms", required=True, choices=("canvas", "moodle", "brightspace", "blackboard"))
+    t.add_argument(
+        "--lms",
+        required=True,
+        choices=("canvas", "moodle", "brightspace", "blackboard", "other"),
+        help="other: any other LTI 1.3 platform, the spec's names for each field",
+    )
     t.add_argument("--title", default="")
     t.add_argument("--hub-url", default="", help="the hub's public address (default: the registered platform's)")
     t.set_defaults(run=_tool_config)

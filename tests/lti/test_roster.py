@@ -68,7 +68,7 @@ def test_registration_data_for_each_lms(lti_course, lms, capsys):
     assert canvas["custom_fields"] == {"username": "$Canvas.user.loginId"}
     placements = {p["placement"]: p for p in canvas["extensions"][0]["settings"]["placements"]}
     assert placements["assignment_selection"]["message_type"] == "LtiDeepLinkingRequest"
-    for lms_name in ("moodle", "brightspace", "blackboard"):
+    for lms_name in ("moodle", "brightspace", "blackboard", "other"):
         assert lti_course.cli("lti", "tool-config", "--lms", lms_name) == 0
         text = capsys.readouterr().out
         assert "/hub/lti13/oauth_callback" in text and "/services/gradekit-lti/jwks" in text, text

@@ -95,3 +95,20 @@ def test_a_platform_with_a_bad_url_is_one_line(lti_course, capsys):
     )
     err = capsys.readouterr().err
     assert code == 2 and err == "gradekit: LTI platform: issuer must be an http(s) URL, not 'not a url'\n"
+
+
+def test_generate_with_no_students_yet_names_the_roster_in_an_lms_course(tmp_path, capsys):
+    """An LMS course's students come with their first launch and the roster, not with a roster.csv."""
+    from conftest import CourseDir
+
+    course = CourseDir.create(tmp_path / "course", students=())
+    assert course.cli("generate", ASSIGNMENT) == 2
+    assert "nbgrader db student import roster.csv" in capsys.readouterr().err
+    lms = "https://lms.example.edu"
+    assert course.cli("lti", "platform", "--issuer", lms, "--client-id", "c1", "--deployment", "d1",
+                      "--auth-url", lms + "/auth", "--token-url", lms + "/token", "--jwks-url", lms + "/jwks",
+                      "--hub-url", "https://hub.example.edu/", "--username-claim", "custom_username") == 0  # fmt: skip
+    capsys.readouterr()
+    assert course.cli("generate", ASSIGNMENT) == 2
+    err = capsys.readouterr().err
+    assert "run `gradekit lti roster` after the students' first launch" in err and "\n" not in err.strip(), err

@@ -25,7 +25,7 @@ requests = pytest.importorskip("requests")
 pytest.importorskip("jupyterhub")
 
 from gradekit.web.auth import Caller, instructor_scope  # noqa: E402
-from gradekit.exchange.hub.server import UNLIMITED, application  # noqa: E402
+from gradekit.exchange.hub.server import application, run  # noqa: E402
 from gradekit.exchange.hub.wire import Limits  # noqa: E402
 from gradekit.exchange.hub.store import Store  # noqa: E402
 from gradekit.untrusted import pack_zip  # noqa: E402
@@ -66,29 +66,26 @@ def service(tmp_path, capsys):
     sock.close()
     ready, stop = threading.Event(), {}
 
-    def run() -> None:
-        from tornado.httpserver import HTTPServer
-
-        async def main() -> None:
-            server = HTTPServer(app, max_body_size=UNLIMITED, body_timeout=300)
-            server.listen(port, "127.0.0.1")
+    def serve() -> None:
+        async def main() -> None:  # as `gradekit hub-exchange` runs it, but its signals
             stop["event"], stop["loop"] = asyncio.Event(), asyncio.get_running_loop()
-            ready.set()
-            await stop["event"].wait()
-            server.stop()
+            await run(app, "127.0.0.1", port, stop["event"], ready.set)
 
         asyncio.run(main())
+        stop["ended"] = True
 
-    thread = threading.Thread(target=run, daemon=True)
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     ready.wait(10)
     base = f"http://127.0.0.1:{port}/services/gradekit-exchange/api/{COURSE}/"
     requests.put(base + "release/a1/eve", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("prof")).raise_for_status()
     requests.put(base + "release/a1/bob", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("prof")).raise_for_status()
     try:
-        yield type("Service", (), {"base": base, "port": port, "store": store, "tokens": tokens, "capsys": capsys})
+        yield type("Service", (), {"base": base, "port": port, "store": store, "tokens": tokens, "capsys": capsys,
+                                   "stop": stop, "thread": thread})
     finally:
-        stop["loop"].call_soon_threadsafe(stop["event"].set)
+        if not stop.get("ended"):
+            stop["loop"].call_soon_threadsafe(stop["event"].set)
         thread.join(10)
         store.close()
 
@@ -183,3 +180,32 @@ def test_a_student_polling_is_refused_past_their_reads_and_nobody_else_is(servic
         assert requests.get(service.base + "listing/eve", headers=_as("prof")).status_code == 200
     out = service.capsys.readouterr()
     assert out.out.count("refused eve: GET") == 1, out.out               # one line a minute in the log
+
+
+def test_a_long_poll_waiting_when_the_service_stops_is_answered_not_cut_off(service):
+    """`gradekit serve` waits for hand-ins in a long poll; at a clean stop of the hub (SIGTERM) the poll
+    was cut off as the service's loop ended, and the log said ``500 GET .../handins``. Stopping now answers
+    it at once with what it has (nothing), and nothing is a 5xx."""
+    answers: list = []
+
+    def poll() -> None:
+        try:
+            answers.append(requests.get(service.base + "handins", params={"after": 10**6, "wait": 30},
+                                        headers=_as("prof"), timeout=30))
+        except requests.RequestException as exc:
+            answers.append(exc)
+
+    waiting = threading.Thread(target=poll)
+    waiting.start()
+    time.sleep(0.5)                                                       # the poll is waiting for a hand-in
+    assert not answers
+    stopped = time.monotonic()
+    service.stop["loop"].call_soon_threadsafe(service.stop["event"].set)
+    waiting.join(10)
+    service.thread.join(10)
+    assert service.stop.get("ended") and time.monotonic() - stopped < 2, "the service did not stop at once"
+    (answer,) = answers
+    assert isinstance(answer, requests.Response) and answer.status_code == 200, answer
+    assert answer.json() == {"handins": []}
+    out = service.capsys.readouterr()
+    assert " 500 " not in out.out and "500 GET" not in out.out, out.out

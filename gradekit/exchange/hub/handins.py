@@ -33,11 +33,16 @@ class HandinsHandler(Handler):
         wait = min(float(self.get_argument("wait", "0") or 0), 60.0)
         deadline = now() + dt.timedelta(seconds=wait)
         arrived: locks.Condition = self.settings["gradekit_arrived"]
-        while True:
-            found = self.store.handins(self.course_id, after)
-            if found or now() >= deadline:
-                break
-            await arrived.wait(timeout=dt.timedelta(seconds=min(1.0, (deadline - now()).total_seconds())))
+        stopping, polls = self.settings["gradekit_stopping"], self.settings["gradekit_polls"]
+        polls.add(self)
+        try:
+            while True:
+                found = self.store.handins(self.course_id, after)
+                if found or now() >= deadline or stopping.is_set():  # the service stopping: answer now
+                    break
+                await arrived.wait(timeout=dt.timedelta(seconds=min(1.0, (deadline - now()).total_seconds())))
+        finally:
+            polls.discard(self)
         given = self.store.feedback([h.id for h in found], with_html=False)
         self.send_json({"handins": [h.meta(sorted(given.get(h.id, {}))).to_json() for h in found]})
 

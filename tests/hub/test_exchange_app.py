@@ -209,3 +209,14 @@ def test_a_long_poll_waiting_when_the_service_stops_is_answered_not_cut_off(serv
     assert answer.json() == {"handins": []}
     out = service.capsys.readouterr()
     assert " 500 " not in out.out and "500 GET" not in out.out, out.out
+
+
+def test_the_log_says_the_exchange_s_record_not_another_hand_in_number(service):
+    """"hand-in N" is a student's Nth (gradekit serve's line, the receipt, the page). The exchange logged its
+    store-wide number the same way: bob's first hand-in after two of eve's read "as hand-in 3"."""
+    for user in ("eve", "eve", "bob"):
+        r = requests.post(service.base + "handins/a1", data=pack_zip({"n.ipynb": b"{}"}), headers=_as(user, **_key()))
+        assert r.status_code == 201, r.text
+    out = service.capsys.readouterr().out
+    assert "received bob a1: record 3 of the exchange (1 file(s)" in out, out
+    assert "hand-in 3" not in out, out

@@ -206,8 +206,8 @@ class HandinHandler(Handler):
         claimed = _claimed(files.get("timestamp.txt"))
         handin, _new = self.store.handin(self.course_id, assignment, user, key, files, claimed)
         self.settings["gradekit_arrived"].notify_all()
-        say(
-            f"received {user} {assignment} as hand-in {handin.id} ({handin.nfiles} file(s), "
+        say(  # the store's number, the course's count: "hand-in N" is the student's Nth (serve's line, receipts)
+            f"received {user} {assignment}: record {handin.id} of the exchange ({handin.nfiles} file(s), "
             f"{(handin.size or 0) / 1024:.0f} KiB, sha256 {(handin.sha256 or '')[:12]})"
         )
         self.send_json(handin.meta().to_json(), Status.CREATED)

@@ -306,12 +306,18 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         Hub().watch(lambda: loop.call_soon_threadsafe(stop.set))  # its hub died: stop (its port is the next one's)
-        await run(app, url.hostname or "127.0.0.1", url.port or 80, stop, lambda: say(
-            f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
-            f"{store.engine.url.render_as_string(hide_password=True)}, files in {store.folder}; limits "
-            f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} tries a minute, "
-            f"{limits.at_once} at once, {limits.reads_per_minute} reads a minute"
-        ))
+        await run(
+            app,
+            url.hostname or "127.0.0.1",
+            url.port or 80,
+            stop,
+            lambda: say(
+                f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
+                f"{store.engine.url.render_as_string(hide_password=True)}, files in {store.folder}; limits "
+                f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} tries a minute, "
+                f"{limits.at_once} at once, {limits.reads_per_minute} reads a minute"
+            ),
+        )
 
     try:
         asyncio.run(main())

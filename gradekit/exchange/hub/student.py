@@ -201,6 +201,8 @@ class HubSubmit(GradekitHubExchange, ExchangeSubmit):
 class HubList(GradekitHubExchange, ExchangeList):
     """``nbgrader list`` (and the Assignments tab): my releases, my hand-ins and their feedback."""
 
+    one_course = True  # of the course in the server's settings alone: the tab's course list asks nothing
+
     def list_files(self):
         assignments = self.parse_assignments()
         if self.inbound or self.cached:

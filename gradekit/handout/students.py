@@ -38,7 +38,10 @@ SERVER = {
             "nbgrader.server_extensions.formgrader": False,
             "nbgrader.server_extensions.course_list": False,
             "jupyter_lsp": False,
-        }
+        },
+        # a terminal's shell keeps the server's PATH (the students' venv first: its nbgrader and python);
+        # the login shell Jupyter runs by default takes /etc/profile's instead, where nbgrader is not
+        "terminado_settings": {"shell_command": ["/bin/bash"]},
     }
 }
 

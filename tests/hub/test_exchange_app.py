@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import socket
 import time
@@ -220,3 +221,46 @@ def test_the_log_says_the_exchange_s_record_not_another_hand_in_number(service):
     out = service.capsys.readouterr().out
     assert "received bob a1: record 3 of the exchange (1 file(s)" in out, out
     assert "hand-in 3" not in out, out
+
+
+def test_a_student_s_list_refused_over_their_reads_is_refused_at_home_until_its_retry_after(service, tmp_path,
+                                                                                           monkeypatch):
+    """The Assignments tab's list (gradekit's HubList, in the student's server): refused over her reads, it
+    remembers the refusal's Retry-After and says the same line, the seconds counted down, without asking the
+    exchange again. Asked, a refusal past 30 a minute is held a second: a Refresh once a second showed
+    "Loading, please wait..." and never the line. Here the exchange is stopped after the first refusal: the
+    second list still says why, not that the exchange cannot be reached."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeError
+    from traitlets.config import Config
+
+    from gradekit.exchange.hub import student
+
+    monkeypatch.setattr(student, "_LISTED", {})
+    monkeypatch.setattr(student, "_REFUSED", {})
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "tok-eve")
+    c = Config()
+    c.CourseDirectory.course_id = COURSE
+    c.GradekitHubExchange.url = service.base.split("api/")[0]
+    c.Exchange.assignment_dir = str(tmp_path)
+
+    def listed() -> str:
+        lister = student.HubList(coursedir=CourseDirectory(config=c), authenticator=Authenticator(config=c), config=c)
+        try:
+            return json.dumps(lister.start())
+        except ExchangeError as exc:
+            return str(exc)
+
+    assert "a1" in listed()                                            # her list
+    for _ in range(LIMITS.reads_per_minute):                           # a script of hers spends her reads
+        requests.get(service.base + "assignments", headers=_as("eve"))
+    student._LISTED.clear()
+    first = listed()
+    assert first.startswith(f"too many requests: the limit is {LIMITS.reads_per_minute} a minute"), first
+    service.stop["loop"].call_soon_threadsafe(service.stop["event"].set)
+    service.thread.join(10)
+    assert service.stop.get("ended")
+    again = listed()
+    assert again.startswith(f"too many requests: the limit is {LIMITS.reads_per_minute} a minute"), again
+    assert re.search(r"try again in \d+ s", again) and "cannot be reached" not in again, again

@@ -19,7 +19,8 @@ from conftest import VENV_BIN
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = """index tutorial guides/writing-an-assignment guides/grader-api guides/mistakes guides/languages
 guides/live-grading guides/manual-grading guides/class-report guides/copy-detection admin/jupyterhub admin/one-account
-admin/kubernetes-docker admin/postgresql admin/cluster admin/threat-model reference/cli reference/configuration
+admin/kubernetes-docker admin/lti admin/lti-canvas admin/lti-moodle admin/lti-brightspace admin/lti-blackboard
+admin/postgresql admin/cluster admin/threat-model reference/cli reference/configuration
 reference/graders students students.zh performance architecture""".split()
 
 

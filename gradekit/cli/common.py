@@ -24,6 +24,13 @@ def class_of(course: Course, args) -> list[str]:
     course.source_of(args.assignment)
     students = read.require_students(course, args.student) if args.student else read.students(course)
     if not students:
+        from gradekit.lti.platform import FILE, folder
+
+        if (folder(course) / FILE).is_file():  # an LMS course: its roster, with the usernames launches gave
+            raise UsageError(
+                "no students in the gradebook: run `gradekit lti roster` after the students' first launch "
+                "from the LMS (it gives their usernames), then run this again"
+            )
         raise UsageError(
             "no students in the gradebook: add them with `nbgrader db student import roster.csv` "
             "(or `nbgrader db student add ID`), then run this again"

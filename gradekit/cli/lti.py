@@ -35,7 +35,12 @@ def add_parser(sub) -> None:
     k.set_defaults(run=_keys)
 
     t = verbs.add_parser("tool-config", help="what the LMS asks for to register the tool")
-    t.add_argument("--lms", required=True, choices=("canvas", "moodle", "brightspace", "blackboard"))
+    t.add_argument(
+        "--lms",
+        required=True,
+        choices=("canvas", "moodle", "brightspace", "blackboard", "other"),
+        help="other: any other LTI 1.3 platform, the spec's names for each field",
+    )
     t.add_argument("--title", default="")
     t.add_argument("--hub-url", default="", help="the hub's public address (default: the registered platform's)")
     t.set_defaults(run=_tool_config)
@@ -145,8 +150,18 @@ def _roster(args) -> int:
         f"{len(done.learners)} student(s) in the gradebook, {len(done.teachers)} instructor(s)"
         + (f"; dropped (kept with their grades): {', '.join(done.dropped)}" if done.dropped else "")
         + (f"; {done.unnamed} with no username until their first launch" if done.unnamed else "")
-        + (f"; {done.hub}" if done.hub else "")
+        + (
+            f"; {done.hub}"
+            if done.hub
+            else "; the hub's user list not updated (no --hub-api: the LMS's launches let people in without it)"
+        )
     )
+    if done.new:  # their own notebooks: generate and release for them (docs/admin/lti.md)
+        named = " ".join(f"--student {s}" for s in done.new)
+        print(
+            f"new in the gradebook: {', '.join(done.new)}; their notebooks: "
+            f"gradekit generate ASSIGNMENT {named} && gradekit release ASSIGNMENT {named}"
+        )
     return 0
 
 

@@ -10,6 +10,8 @@ state and nonce against its cookies, and ``azp`` only when ``aud`` is a list. Ad
     nonce           used once: a replayed launch (its form and cookies captured) is refused; the nonces
                     seen are kept for max_age in the hub's state folder, across hub restarts
     username        a valid gradekit id (letters, digits and ``_.@+-``), else refused
+    /hub/lti13/config   the course's Canvas JSON (gradekit lti tool-config's), not the library's own,
+                    which has no JWKS URL
     each refusal    one line in the hub's log and one line of JSON to the browser (never a page with a
                     traceback)
 
@@ -32,7 +34,7 @@ from pathlib import Path
 
 from ltiauthenticator.lti13.auth import LTI13Authenticator
 from ltiauthenticator.lti13.error import InvalidAudienceError, ValidationError
-from ltiauthenticator.lti13.handlers import LTI13CallbackHandler
+from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13ConfigHandler
 from tornado.web import HTTPError
 from traitlets import Set, Unicode
 
@@ -121,10 +123,32 @@ class GradekitCallbackHandler(LTI13CallbackHandler):
         self.finish(json.dumps({"error": f"LTI launch refused: {line}"}))
 
 
+class GradekitConfigHandler(LTI13ConfigHandler):
+    """``/hub/lti13/config``: the course's Canvas JSON, as ``gradekit lti tool-config --lms canvas`` prints it.
+
+    jupyterhub-ltiauthenticator's own has no JWKS URL (the LMS would refuse every score), scopes gradekit
+    does not use and no ``username`` custom field: an admin who pastes it gets a tool that cannot work."""
+
+    async def get(self) -> None:
+        from gradekit.lti.platform import FILE, ToolURLs
+        from gradekit.lti.registration import canvas
+
+        auth = self.authenticator
+        hub_url = f"{auth.get_uri_scheme(self.request)}://{self.request.host}/"
+        try:
+            hub_url = json.loads((Path(auth.course) / ".gradekit" / "lti" / FILE).read_text())["hub_url"] or hub_url
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        title = auth.instructors_group.removesuffix("-instructors") or Path(auth.course).name or "gradekit"
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(canvas(ToolURLs(hub_url), title, auth.username_key), indent=2))
+
+
 class GradekitLTI13Authenticator(LTI13Authenticator):
     """LTI13Authenticator with the checks above, LTI roles to the instructors group, launches recorded."""
 
     callback_handler = GradekitCallbackHandler
+    config_handler = GradekitConfigHandler
 
     deployment_ids = Set(Unicode(), config=True, help="the course's deployment ids at the platform")
     course = Unicode("", config=True, help="the course directory: launches are recorded in its .gradekit/lti")

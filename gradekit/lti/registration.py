@@ -8,6 +8,7 @@ brightspace  LTI Advantage tool registration: domain, redirect URLs, OpenID Conn
              target link URI, keyset URL, extensions (AGS, NRPS, deep linking)
 blackboard   a registered LTI 1.3 tool (developer portal): domain, login initiation URL, tool
              redirect URL(s), tool JWKS URL, signing algorithm
+other        any other LTI 1.3 platform (Sakai, Schoology, a test LMS): the spec's names for the same
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from gradekit.errors import UsageError
 from gradekit.lti import claims
 from gradekit.lti.platform import ToolURLs
 
-LMSES = ("canvas", "moodle", "brightspace", "blackboard")
+LMSES = ("canvas", "moodle", "brightspace", "blackboard", "other")
 
 
 def canvas(urls: ToolURLs, title: str, username_claim: str) -> dict:
@@ -103,5 +104,13 @@ def fields(lms: str, urls: ToolURLs, title: str, username_claim: str) -> dict:
             "Signing algorithm": "RS256",
             "Custom parameters": "username=@X@user.id@X@" if username_claim.startswith("custom_") else "",
             "Institution policies": "send user name, role in course and email; grade service: allow",
+        }
+    if lms == "other":
+        return {
+            **common,
+            "Services": "Assignment and Grade Services (line items, scores), Names and Role Provisioning",
+            "Scopes": " ".join(claims.SCOPES),
+            "Signing algorithm": "RS256",
+            "Custom parameters": "username=<the platform's login id>" if username_claim.startswith("custom_") else "",
         }
     raise UsageError(f"--lms must be one of {', '.join(LMSES)}, not {lms!r}")

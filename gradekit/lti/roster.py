@@ -27,6 +27,7 @@ class Synced:
     dropped: tuple[str, ...]  # listed before, not now: kept, grades and all
     unnamed: int  # members with no username yet (a custom claim: until their first launch)
     hub: str  # what the hub was told, in one line ("" when no hub was reachable)
+    new: tuple[str, ...] = ()  # learners new to the gradebook: their notebooks are still to generate and release
 
 
 def sync(course, platform, connector, hub=None) -> Synced:
@@ -89,19 +90,21 @@ def sync(course, platform, connector, hub=None) -> Synced:
                 if row.student:
                     dropped.add(row.student)
     dropped -= set(learners)
-    _into_gradebook(course, learners.values())
+    new = _into_gradebook(course, learners.values())
     told = _into_hub(course, hub, sorted(learners), sorted(teachers)) if hub else ""
-    return Synced(tuple(sorted(learners)), tuple(sorted(teachers)), tuple(sorted(dropped)), unnamed, told)
+    return Synced(tuple(sorted(learners)), tuple(sorted(teachers)), tuple(sorted(dropped)), unnamed, told, new)
 
 
-def _into_gradebook(course, members) -> None:
+def _into_gradebook(course, members) -> tuple[str, ...]:
+    """Each member in the gradebook (added or updated); the usernames it did not hold before."""
     from gradekit.gradebook.connect import open_gradebook
     from gradekit.untrusted import is_valid_id
 
     members = [m for m in members if is_valid_id(m.username)]
     if not members:
-        return
+        return ()
     with open_gradebook(course) as gb:
+        before = {s.id for s in gb.students}
         for m in members:
             fields = {"lms_user_id": m.sub}
             if m.given_name or m.family_name:
@@ -109,6 +112,7 @@ def _into_gradebook(course, members) -> None:
             if m.email:
                 fields["email"] = m.email
             gb.update_or_create_student(m.username, **fields)
+    return tuple(sorted(m.username for m in members if m.username not in before))
 
 
 def _into_hub(course, hub, learners: list[str], teachers: list[str]) -> str:

@@ -119,7 +119,7 @@ def _defer_others(db, row_id: int, wait: float) -> None:
 def lineitem(course, connector: Connector, key: str, assignment: str, label: str = "") -> str:
     """The URL of the line item of ``assignment`` in the LMS course ``key``: the one stored, else the
     one the LMS has with its resource id and tag, else a new one -- made by one process only."""
-    from gradekit.lti.want import read
+    from gradekit.lti.want import read, source_maximum
 
     db = store.engine(course)
     li = store.lineitems.c
@@ -150,7 +150,10 @@ def lineitem(course, connector: Connector, key: str, assignment: str, label: str
         item = connector.find_lineitem(found, assignment, tag)
         if item is None:
             _due, maximum, _held = read(course, assignment)
-            item = connector.create_lineitem(found, label or assignment, maximum or 1.0, assignment, tag)
+            maximum = maximum or source_maximum(course, assignment)  # added to the LMS before generate
+            if not maximum > 0:
+                raise lms_error(f"{assignment} has no points in source/{assignment}/: no line item made for it", False)
+            item = connector.create_lineitem(found, label or assignment, maximum, assignment, tag)
     except LMSUnavailable:
         with db.begin() as conn:  # let the next try have it at once
             conn.execute(update(store.lineitems).where(where, li.url.is_(None)).values(claimed=0.0))

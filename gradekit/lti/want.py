@@ -194,3 +194,24 @@ def _naive(value) -> dt.datetime | None:
     if isinstance(value, str):
         value = dt.datetime.fromisoformat(value)
     return value.astimezone(dt.UTC).replace(tzinfo=None) if value.tzinfo else value
+
+
+def source_maximum(course, assignment: str) -> float:
+    """The assignment's points as its source notebooks give them (graded and task cells), for a line item
+    made before ``gradekit generate`` has told the gradebook (0.0 when the source has none)."""
+    import json
+
+    total = 0.0
+    for path in sorted(course.source_dir(assignment).glob("*.ipynb")):
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        except (OSError, ValueError):
+            continue
+        for cell in cells:
+            meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+            if meta.get("grade") or meta.get("task"):
+                try:
+                    total += float(meta.get("points") or 0)
+                except (TypeError, ValueError):
+                    continue
+    return total

@@ -1,5 +1,6 @@
 """``gradekit lti serve``: the course's LTI service in the hub, and the sender's loop beside it.
 
+    /services/gradekit-lti/         what is here, one line of JSON (the hub looks at it as it starts)
     /services/gradekit-lti/jwks     the tool's public keys (no login: the LMS reads them)
     /services/gradekit-lti/pick     the deep-linking picker: the course's assignments, for the
                                     instructors only (the hub's login and the course's instructor
@@ -27,6 +28,14 @@ class _JWKS(web.RequestHandler):
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "max-age=300")
         self.write(json.dumps(keys.jwks(self.settings["gradekit_course"])))
+
+
+class _Index(web.RequestHandler):
+    """The service's own address: one line saying what is here (the hub looks at it when it starts)."""
+
+    def get(self) -> None:
+        self.set_header("Content-Type", "application/json")
+        self.write(json.dumps({"service": "gradekit-lti", "jwks": "jwks", "pick": "pick"}))
 
 
 class _Pick:
@@ -97,6 +106,7 @@ def serve(course, platform, assignments: list[str], loop, say=print) -> None:
 
         p = b.prefix
         handlers = [
+            (p, _Index),
             (p + "jwks", _JWKS),
             (p + "pick", type("Pick", (_Pick, InstructorPage), {})),
             oauth_callback(p),

@@ -157,3 +157,48 @@ def test_a_shape_said_is_the_shape_of_every_check():
     R = RNG.normal(size=(4, 6))
     assert claim("order", "reshape", R.reshape(6, 4), R, said={"shape": [[6, 4]]}) is True
     assert claim("order", "reshape", R.reshape(8, 3), R, said={"shape": [[6, 4]]}) is False
+
+
+def test_one_sign_of_a_functions_answer_is_no_evidence_but_a_written_number_is_what_it_is():
+    call = Call(None, None, dict(x=RNG.normal(size=5)))
+    assert claim("elementwise", "sign", 1.0, 0.73, call) is None  # a function that always says 1 matches it
+    assert claim("elementwise", "round:0", 1.0, 0.73, call) is None
+    R = np.array([0.7, -0.4, 1.3, -2.2])
+    assert claim("elementwise", "sign", np.sign(R), R, call) is True  # two signs: a constant would not match
+    assert claim("elementwise", "sign", np.ones(4), R, call) is False
+    assert claim("elementwise", "sign", 1.0, 0.73) is True  # a number the student wrote (no call)
+
+
+def test_moved_by_an_integer_input_is_checked_with_that_checks_own_number():
+    x = RNG.normal(size=10)
+    R = np.cumsum(x)
+    S = np.concatenate([np.zeros(3), R[:-3]])  # your entry i + 3 is the right entry i
+    assert claim("order", "roll:0:+=lag", S, R, Call(None, None, dict(x=x, lag=3))) is True
+    assert claim("order", "roll:0:+=lag", S, R, Call(None, None, dict(x=x, lag=2))) is False
+    assert claim("order", "roll:0:+=lag", S[:5], R[:5], Call(None, None, dict(x=x, lag=3))) is None  # 2 compared
+
+
+def test_right_when_the_mean_is_0_is_asked_at_the_inputs_own_size_too():
+    from gradekit.graders.witness import Asked
+
+    def right(X):
+        m = X.max(axis=1, keepdims=True)
+        return (m + np.log(np.exp(X - m).sum(axis=1, keepdims=True)))[:, 0]
+
+    def theirs(X):  # no shift: right on small numbers, inf beyond exp's range
+        with np.errstate(over="ignore"):
+            return np.log(np.exp(X).sum(axis=1))
+
+    X = RNG.normal(size=(6, 3))
+    X[::2, 0] += 750.0
+    centred = X - X.mean(axis=0, keepdims=True)
+    alternating = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])[:, None]
+    own_size = centred + alternating * X.mean(axis=0, keepdims=True)  # mean 0, numbers as far out as X's
+    witness = raw(theirs(X), right(X), Call(theirs, right, dict(X=X)))
+    witness.asked = [Asked("probed", [centred], [theirs(centred)])]
+    assert verify.claim("probed", "right:centred:X", "f#0", witness) is None  # asked on the centred input only
+    witness.asked.append(Asked("probed", [own_size], [theirs(own_size)]))
+    assert verify.claim("probed", "right:centred:X", "f#0", witness) is False  # overflows there: not the mean
+    stack = np.stack([X, X])  # (2, 6, 3): its first axis holds tables, not rows
+    witness = raw(theirs(X), right(X), Call(theirs, right, dict(X=stack)))
+    assert verify.claim("probed", "right:centred:X", "f#0", witness) is None

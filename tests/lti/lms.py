@@ -654,18 +654,49 @@ class Served:
 
 
 def main() -> None:
-    """``python tests/lti/lms.py --port P --names a,b,...``: the LMS in a process of its own (bench/lti.py)."""
+    """The LMS in a process of its own: an admin's test LMS (docs/admin/lti.md, "Try it first") or bench/lti.py's.
+
+    ``python tests/lti/lms.py --port P --names ada,wei --hub-url http://127.0.0.1:8000/`` registers the
+    tool at the hub's address (as an admin fills an LMS's form: its login, redirect, launch, JWKS and
+    deep-linking URLs), prints the ``gradekit lti platform`` command that registers this LMS with the
+    course, and the links of the LMS course: a launch for each person, the instructor's "add an
+    assignment" (deep linking), the gradebook."""
     import argparse
 
     import uvicorn
 
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description="gradekit's test LMS (lti1p3platform, FastAPI)")
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--names", required=True, help="the learners' usernames, comma-separated")
+    parser.add_argument("--names", required=True, help="the learners' usernames, comma-separated (and prof teaches)")
+    parser.add_argument("--hub-url", default="", help="the hub's public address: the tool's URLs are made from it")
     args = parser.parse_args()
-    lms = LMS(
-        f"http://127.0.0.1:{args.port}", names=args.names.split(","), tool_redirect_uris=("http://tool.invalid/cb",)
+    base = f"http://127.0.0.1:{args.port}"
+    hub = args.hub_url.rstrip("/")
+    tool = (
+        {
+            "tool_jwks_url": f"{hub}/services/gradekit-lti/jwks",
+            "tool_login_url": f"{hub}/hub/lti13/oauth_login",
+            "tool_redirect_uris": (f"{hub}/hub/lti13/oauth_callback",),
+            "deep_link_url": f"{hub}/services/gradekit-lti/pick",
+            "launch_url": f"{hub}/hub/",
+        }
+        if hub
+        else {"tool_redirect_uris": ("http://tool.invalid/cb",)}
     )
+    lms = LMS(base, names=args.names.split(","), **tool)
+    if hub:
+        people = sorted(lms.people.values(), key=lambda p: (p.username != "prof", p.username))
+        print(
+            "the test LMS, its course ctx1 with " + ", ".join(p.username for p in people) + "\n"
+            "register it with the course (in the course directory):\n"
+            f"  gradekit lti platform --issuer {lms.issuer} --client-id {lms.client_id} "
+            f"--deployment {lms.deployment_id} --auth-url {base}/authorize --token-url {lms.token_url} "
+            f"--jwks-url {base}/jwks --hub-url {hub}/ --username-claim custom_username\n"
+            f"add an assignment (as the instructor): {base}/launch?user=prof&kind=deep\n"
+            + "".join(f"launch as {p.username}: {base}/launch?user={p.username}\n" for p in people)
+            + f"the LMS's gradebook: {base}/test/gradebook",
+            flush=True,
+        )
     uvicorn.run(lms.app, host="127.0.0.1", port=args.port, log_level="warning", lifespan="off")
 
 

@@ -8,6 +8,7 @@ gets 403 there; a replayed launch, and one from another deployment, are refused 
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import secrets
@@ -204,3 +205,15 @@ def test_the_roster_into_the_gradebook_and_the_hub(hub, lms, lti_course):
     assert {"ada", "wei", "prof"} <= {u["name"] for u in users}
     groups = {u["name"]: u["groups"] for u in users}
     assert groups["prof"] == [f"{lti_course.course.course_id}-instructors"] and groups["ada"] == []
+
+
+def test_the_hub_s_lti_config_url_gives_the_course_s_canvas_json(hub, lti_course, capsys):
+    """/hub/lti13/config, where ltiauthenticator's docs send an admin: gradekit's tool-config, JWKS URL and all."""
+    base, _h = hub
+    served = requests.get(f"{base}/hub/lti13/config", timeout=10)
+    assert served.status_code == 200 and served.headers["Content-Type"].startswith("application/json")
+    capsys.readouterr()
+    assert lti_course.cli("lti", "tool-config", "--lms", "canvas") == 0
+    printed = capsys.readouterr().out
+    assert served.json() == json.loads(printed)
+    assert served.json()["public_jwk_url"] == f"{base}/services/gradekit-lti/jwks"

@@ -275,3 +275,24 @@ def test_a_course_that_fails_for_a_while_is_said_in_one_line_and_nothing_is_lost
         loop.stop.set()
         thread.join(10)
         served.close()
+
+
+def test_an_assignment_added_before_generate_gets_its_whole_points(tmp_path):
+    """The natural order -- the assignment added to the LMS, then generated -- makes the line item with
+    the points of its source notebooks (the gradebook knows none yet), the same the scores carry."""
+    from gradekit.lti import deeplink, platform, want
+    from gradekit.lti.services import Connector
+
+    course = CourseDir.create(tmp_path / "course", students=("ada",))
+    assert want.read(course.course, ASSIGNMENT)[1] == 0.0  # not generated: the gradebook has no cells
+    served = Served(names=["ada"])
+    try:
+        register(course, served.lms)
+        p = platform.load(course.course)
+        request = id_token(served.lms, "prof", kind="deep")
+        deeplink.answer(course.course, p, Connector(course.course, p), request, ASSIGNMENT)
+        (item,) = gradebook(served.lms)["lineitems"]
+    finally:
+        served.close()
+    course.generate()
+    assert item["scoreMaximum"] == want.read(course.course, ASSIGNMENT)[1] > 1

@@ -21,6 +21,15 @@ def test_the_roster_brings_names_and_keeps_who_dropped(lti_course, lms, capsys):
     assert lti_course.cli("lti", "roster") == 0
     out = capsys.readouterr().out
     assert out.startswith("2 student(s) in the gradebook, 1 instructor(s)") and "1 with no username" in out, out
+    assert "the hub's user list not updated (no --hub-api" in out and "new in the gradebook" not in out, out
+    launch(lti_course, lms, "zoe")  # her first launch gives her username: new in the gradebook, no notebook yet
+    assert lti_course.cli("lti", "roster") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("3 student(s) in the gradebook") and "no username" not in out, out
+    assert out.splitlines()[1] == (
+        "new in the gradebook: zoe; their notebooks: "
+        "gradekit generate ASSIGNMENT --student zoe && gradekit release ASSIGNMENT --student zoe"
+    ), out
     with lti_course.gradebook() as gb:
         ada = gb.find_student("ada")
         assert (ada.first_name, ada.last_name, ada.email) == ("Student", "ada", "ada@example.edu")
@@ -59,7 +68,7 @@ def test_registration_data_for_each_lms(lti_course, lms, capsys):
     assert canvas["custom_fields"] == {"username": "$Canvas.user.loginId"}
     placements = {p["placement"]: p for p in canvas["extensions"][0]["settings"]["placements"]}
     assert placements["assignment_selection"]["message_type"] == "LtiDeepLinkingRequest"
-    for lms_name in ("moodle", "brightspace", "blackboard"):
+    for lms_name in ("moodle", "brightspace", "blackboard", "other"):
         assert lti_course.cli("lti", "tool-config", "--lms", lms_name) == 0
         text = capsys.readouterr().out
         assert "/hub/lti13/oauth_callback" in text and "/services/gradekit-lti/jwks" in text, text
@@ -86,3 +95,20 @@ def test_a_platform_with_a_bad_url_is_one_line(lti_course, capsys):
     )
     err = capsys.readouterr().err
     assert code == 2 and err == "gradekit: LTI platform: issuer must be an http(s) URL, not 'not a url'\n"
+
+
+def test_generate_with_no_students_yet_names_the_roster_in_an_lms_course(tmp_path, capsys):
+    """An LMS course's students come with their first launch and the roster, not with a roster.csv."""
+    from conftest import CourseDir
+
+    course = CourseDir.create(tmp_path / "course", students=())
+    assert course.cli("generate", ASSIGNMENT) == 2
+    assert "nbgrader db student import roster.csv" in capsys.readouterr().err
+    lms = "https://lms.example.edu"
+    assert course.cli("lti", "platform", "--issuer", lms, "--client-id", "c1", "--deployment", "d1",
+                      "--auth-url", lms + "/auth", "--token-url", lms + "/token", "--jwks-url", lms + "/jwks",
+                      "--hub-url", "https://hub.example.edu/", "--username-claim", "custom_username") == 0  # fmt: skip
+    capsys.readouterr()
+    assert course.cli("generate", ASSIGNMENT) == 2
+    err = capsys.readouterr().err
+    assert "run `gradekit lti roster` after the students' first launch" in err and "\n" not in err.strip(), err

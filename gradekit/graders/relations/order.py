@@ -1,5 +1,6 @@
 """The right values in another order: transposed (the last two axes swapped, or all axes reversed as
-``.T`` does), reversed or moved one place along an axis, the slices along an axis in another order,
+``.T`` does), reversed or moved one place along an axis (or as many places as an integer input
+says: a radius, a lag), the slices along an axis in another order,
 reshaped, or any other order."""
 
 from __future__ import annotations
@@ -28,6 +29,16 @@ ROLL_BACK = phrase(
     "your values are the right ones moved one place along {axis}: your entry i is the right entry i + 1",
     zh="你的结果是正确结果沿{axis}挪了一位：你的第 i 个是正确结果的第 i + 1 个",
 )
+ROLL_BY_ON = phrase(
+    "your values are the right ones moved {k} places along {axis}: your entry i + {k} is the right entry i",
+    zh="你的结果是正确结果沿{axis}挪了 {k} 位：你的第 i + {k} 个是正确结果的第 i 个",
+)
+ROLL_BY_BACK = phrase(
+    "your values are the right ones moved {k} places along {axis}: your entry i is the right entry i + {k}",
+    zh="你的结果是正确结果沿{axis}挪了 {k} 位：你的第 i 个是正确结果的第 i + {k} 个",
+)
+# a move by an input's number of places is said only where that many entries or more are compared
+MIN_OVERLAP = 3
 SLICES = phrase(
     "your values are the right ones with the slices along {axis} in another order",
     zh="你的结果是正确结果沿{axis}的各个切片换了顺序",
@@ -74,6 +85,7 @@ class Order(Family):
                     back = close(S[head], R[tail], tol) and not close(S[head], R[head], tol)
                     self.per_axis(part, "roll:{}:+1", axis, on)
                     self.per_axis(part, "roll:{}:-1", axis, back)
+                self._moved_by_input(part, axis)
                 if R.shape[axis] >= 3 and finite(S, R):
                     found = _permutation(S, R, axis, tol)
                     if found is not None:
@@ -84,6 +96,24 @@ class Order(Family):
             distinct = np.unique(np.round(R.ravel() / max(tol[1], 1e-12))).size
             if distinct >= max(3, R.size // 2) and (S.shape != R.shape or not close(S, R, tol)):
                 self.test(part, "permuted", close(np.sort(S.ravel()), np.sort(R.ravel()), tol))
+
+    def _moved_by_input(self, part: Part, axis: int) -> None:
+        """S moved along ``axis`` by as many places as an integer input says (a radius, a lag): S's entry
+        i + k is R's entry i (or S's i is R's i + k), on at least MIN_OVERLAP entries along the axis;
+        the k entries at the edge are not compared."""
+        S, R, tol = part.S, part.R, part.tol
+        n = R.shape[axis]
+        for key, k in part.inputs.ints.items():
+            if key in part.inputs.axes or not 2 <= k <= n - MIN_OVERLAP:
+                continue
+            head, tail = np.take(R, range(n - k), axis=axis), np.take(R, range(k, n), axis=axis)
+            if close(head, tail, tol):
+                continue
+            s_head, s_tail = np.take(S, range(n - k), axis=axis), np.take(S, range(k, n), axis=axis)
+            on = close(s_tail, head, tol) and not close(s_tail, tail, tol)
+            back = close(s_head, tail, tol) and not close(s_head, head, tol)
+            self.per_axis(part, "roll:{}:+=" + key, axis, on)
+            self.per_axis(part, "roll:{}:-=" + key, axis, back)
 
     def level(self, arg: str) -> int:
         return 2 if arg == "permuted" else 1 if arg.startswith("slices") else 0
@@ -109,7 +139,10 @@ class Order(Family):
         if kind == "flip":
             return FLIP.format(axis=words.axis(axis))
         if kind == "roll":
-            return (ROLL_ON if arg.split(":")[2] == "+1" else ROLL_BACK).format(axis=words.axis(axis))
+            by = arg.split(":")[2]
+            if by[1:].startswith("="):
+                return (ROLL_BY_ON if by[0] == "+" else ROLL_BY_BACK).format(axis=words.axis(axis), k=by[2:])
+            return (ROLL_ON if by == "+1" else ROLL_BACK).format(axis=words.axis(axis))
         if kind == "slices":
             ndim = (relation.details.get("ndim") or [0])[0]
             if ndim == 2 and axis == "0":

@@ -74,43 +74,58 @@ INVARIANCES = ("order", "shiftcols", "shift", "double")
 class Probed(Family):
     name = "probed"
     rank = 165  # after independence: "did not change when X changed" says more than "does not double"
-    cost = Cost(reference=24, student=16)
+    cost = Cost(reference=32, student=24)  # a centred probe is asked on two inputs
 
     def search_call(self, whole: Whole) -> None:
         if whole.call.student is None or not whole.wants(self):
             return
-        asked: list[tuple[str, str, list[np.ndarray]]] = []  # (kind, probe, the reference's value there)
+        # (kind, probe, the reference's value on each of its inputs); a probe may be asked on several
+        # inputs (probing.further) and holds only where the student is right on every one
+        asked: list[tuple[str, str, list[list[np.ndarray]]]] = []
         calls: list[list] = []
         for kind, probe, changes in _probes(whole):
-            if len(calls) >= self.cost.student:
-                break
-            right = whole.reference(self, whole.inputs.args_with(**changes))
-            if right is None:
+            more = probing.further(probe, whole.inputs) if kind == "right" else []
+            if more is None:
                 continue
-            if kind == "right":
-                if not _telling(right, whole):
-                    continue
-            else:
-                kind = _kind(probe, right, whole) or ""
+            every = [changes, *more]
+            if len(calls) + len(every) > self.cost.student:
+                break
+            rights = []
+            for one in every:
+                right = whole.reference(self, whole.inputs.args_with(**one))
+                if right is None or (kind == "right" and not _telling(right, whole)):
+                    break
+                rights.append(right)
+            if len(rights) < len(every):
+                continue
+            if kind != "right":
+                kind = _kind(probe, rights[0], whole) or ""
                 if not kind or not whole.wants(self, f"{kind}:{probe}"):
                     continue
-            asked.append((kind, probe, right))
-            calls.append(whole.inputs.args_with(**changes))
+            asked.append((kind, probe, rights))
+            calls += [whole.inputs.args_with(**one) for one in every]
         if not calls:
             return
-        for (kind, probe, right), parts in zip(asked, whole.student(self, calls), strict=True):
-            if parts is not None:
-                self._record(whole, kind, probe, right, parts)
+        answers = whole.student(self, calls)
+        at = 0
+        for kind, probe, rights in asked:
+            theirs = answers[at : at + len(rights)]
+            at += len(rights)
+            got = [parts for parts in theirs if parts is not None]
+            if len(got) == len(rights):
+                self._record(whole, kind, probe, rights, got)
 
-    def _record(self, whole: Whole, kind: str, probe: str, right: list[np.ndarray], parts: list[np.ndarray]) -> None:
-        """What the student's answer on a probe shows, of each wrong part (and of all of them)."""
+    def _record(
+        self, whole: Whole, kind: str, probe: str, rights: list[list[np.ndarray]], answers: list[list[np.ndarray]]
+    ) -> None:
+        """What the student's answers on a probe's inputs show, of each wrong part (and of all of them)."""
         held = []
         for i in whole.failed:
             if kind == "right":
-                holds = _same(parts[i], right[i], whole.tol)
+                holds = all(_same(parts[i], right[i], whole.tol) for parts, right in zip(answers, rights, strict=True))
             else:  # the student's value changed where the right one did not, or did not follow it
                 expected = whole.got[i] if kind == "same" else _moved(probe, whole.got[i])
-                holds = expected is not None and not _same(parts[i], expected, whole.tol)
+                holds = expected is not None and not _same(answers[0][i], expected, whole.tol)
             if holds:
                 held.append(i)
             whole.evidence.test(f"{whole.subjects[i]}|{self.name}|{kind}:{probe}", holds, _detail(probe, whole))
@@ -184,7 +199,7 @@ def _detail(probe: str, whole: Whole) -> dict | None:
     if kind in ("centred", "standard") and key in whole.inputs.arrays:
         return {"ndim": whole.inputs.arrays[key].ndim}
     if kind in ("centred", "standard") and key == "*":
-        moved = [k for k, a in probing.floats(whole.inputs).items() if a.shape[0] >= 2]
+        moved = [k for k, a in probing.tables(whole.inputs).items() if a.shape[0] >= 2]
         return {"ndim": max(whole.inputs.arrays[k].ndim for k in moved), "names": moved}
     return None
 

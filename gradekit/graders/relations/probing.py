@@ -8,6 +8,7 @@ verifier (:mod:`gradekit.grading.verify.probes`) can make it again from the word
     centred:X          every column of X (a vector: X itself) moved to mean 0
     centred:*          every float input so moved at once
     standard:X         ... and scaled to standard deviation 1        standard:*   every input so
+                       (a centred input also asked at the input's own size: see :func:`further`)
     rows:2, rows:1     every input with rows as many as the first input's cut to its first 2 (1) rows
     zeros:X, ones:X    X replaced by zeros, by ones                  identity:X   by the identity
     set:eps=0          a number given to the function set to 0 (or 1)
@@ -38,6 +39,12 @@ def floats(inputs: Inputs) -> dict[str, np.ndarray]:
     return {k: a for k, a in inputs.arrays.items() if a.size and np.all(np.isfinite(a))}
 
 
+def tables(inputs: Inputs) -> dict[str, np.ndarray]:
+    """The float inputs whose rows and columns the probes' words name: vectors and tables (an input of
+    more axes has no "column" and no "row" a sentence could mean)."""
+    return {k: a for k, a in floats(inputs).items() if a.ndim <= 2}
+
+
 def _centred(a: np.ndarray) -> np.ndarray:
     return a - a.mean(axis=0, keepdims=True)
 
@@ -48,13 +55,47 @@ def _standard(a: np.ndarray) -> np.ndarray | None:
     return None if np.any(spread == 0) else centred / spread
 
 
+def signs(n: int) -> np.ndarray:
+    """+1, -1, +1, ... over n rows, the last 0 when n is odd: a column of mean 0."""
+    out = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    if n % 2:
+        out[-1] = 0.0
+    return out
+
+
+def _balanced(a: np.ndarray) -> np.ndarray:
+    """``a`` moved to mean 0 at its own size: the centred columns plus each column's mean with the
+    signs of :func:`signs` (still mean 0, entries as far from 0 as ``a``'s)."""
+    means = a.mean(axis=0, keepdims=True)
+    s = signs(a.shape[0]).reshape((-1,) + (1,) * (a.ndim - 1))
+    return a - means + s * means
+
+
+def further(probe: str, inputs: Inputs) -> list[dict[str, Any]] | None:
+    """The other inputs a probe's condition is asked on, beside those :func:`right_when` gives it.
+    Centring an input also shrinks it: a value right on the centred input may be right only because
+    its numbers got small (an exp that no longer overflows). So "right when every column of X has
+    mean 0" is asked again on X moved to mean 0 at its own size (:func:`_balanced`), and holds only
+    where both answers are right. (A standardised input is small by its condition: asked once.)
+    None: the condition cannot be so asked again (the probe is not asked)."""
+    kind, _sep, key = probe.partition(":")
+    if kind != "centred":
+        return []
+    arrays = tables(inputs)
+    keys = [k for k, a in arrays.items() if a.shape[0] >= 2] if key == "*" else [key]
+    if any(k not in arrays for k in keys):
+        return None
+    return [{k: _balanced(arrays[k]) for k in keys}]
+
+
 def right_when(inputs: Inputs) -> Iterator[tuple[str, dict[str, Any]]]:
     """(probe, changed arguments) for the probes whose answer is compared with the reference's."""
-    arrays = floats(inputs)
+    arrays = tables(inputs)
+    every = len(arrays) == len(floats(inputs))  # "every input": none of more axes left out
     for key, a in arrays.items():
         if a.shape[0] >= 2 and not np.allclose(_centred(a), a):
             yield f"centred:{key}", {key: _centred(a)}
-    if len(arrays) >= 2:
+    if len(arrays) >= 2 and every:
         changed = {k: _centred(a) for k, a in arrays.items() if a.shape[0] >= 2}
         if len(changed) >= 2:
             yield "centred:*", changed
@@ -62,7 +103,7 @@ def right_when(inputs: Inputs) -> Iterator[tuple[str, dict[str, Any]]]:
         standard = _standard(a) if a.shape[0] >= 2 else None
         if standard is not None:
             yield f"standard:{key}", {key: standard}
-    if len(arrays) >= 2:
+    if len(arrays) >= 2 and every:
         standards = {k: _standard(a) for k, a in arrays.items() if a.shape[0] >= 2}
         if len(standards) >= 2 and all(v is not None for v in standards.values()):
             yield "standard:*", dict(standards)
@@ -74,7 +115,7 @@ def right_when(inputs: Inputs) -> Iterator[tuple[str, dict[str, Any]]]:
         for v in (0, 1):
             if value != v:
                 yield f"set:{key}={v}", {key: float(v)}
-    for key, a in arrays.items():
+    for key, a in floats(inputs).items():
         if np.any(a != 0):
             yield f"zeros:{key}", {key: np.zeros_like(a)}
         if np.any(a != 1):
@@ -85,14 +126,18 @@ def right_when(inputs: Inputs) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def cut_rows(inputs: Inputs, rows: int) -> dict[str, np.ndarray]:
     """Every float input with as many rows as the first one's (more than ``rows``), cut to its first
-    ``rows``; {} when there is no such first input."""
+    ``rows``; {} when there is no such first input, or when one of those inputs has more than two axes
+    (its first axis holds tables, not rows)."""
     arrays = floats(inputs)
     if not arrays:
         return {}
     n = next(iter(arrays.values())).shape[0]
     if n <= rows:
         return {}
-    return {k: a[:rows] for k, a in arrays.items() if a.shape[0] == n}
+    cut = {k: a for k, a in arrays.items() if a.shape[0] == n}
+    if any(a.ndim > 2 for a in cut.values()):
+        return {}
+    return {k: a[:rows] for k, a in cut.items()}
 
 
 def scalars(inputs: Inputs) -> dict[str, float]:
@@ -125,7 +170,8 @@ def invariances(inputs: Inputs) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def reordered(inputs: Inputs) -> tuple[list[str], dict[str, np.ndarray]] | None:
-    """The inputs with as many rows as the first one's, their rows in one other order (reversed)."""
+    """The inputs with as many rows as the first one's, their rows in one other order (reversed); None
+    when one of those has more than two axes (its first axis holds tables, not rows)."""
     arrays = floats(inputs)
     if not arrays:
         return None
@@ -133,4 +179,6 @@ def reordered(inputs: Inputs) -> tuple[list[str], dict[str, np.ndarray]] | None:
     if n < 3:
         return None
     keys = [k for k, a in arrays.items() if a.shape[0] == n]
+    if any(arrays[k].ndim > 2 for k in keys):
+        return None
     return keys, {k: arrays[k][::-1] for k in keys}

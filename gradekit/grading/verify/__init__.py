@@ -13,7 +13,8 @@ student's function gave when the search called it again.
 
     claims.py    the entry: claim(), mistake(), contradicts(): a sentence's truth on one check
     basics.py    one check as a claim reads it; sizes, axes, expressions, two digits
-    values.py    what the values are: a factor, a function of R, an order, a precision ...
+    values.py    what the values are: a factor, a function of R, a precision ...
+    order.py     the right values in another order: transposed, reversed, moved, reshaped
     places.py    where the values differ, and what they are there
     calls.py     what the right function gives on changed inputs; what the student's gave
     probes.py    the engine's own questions: a setting changed; the student's answer on a probe

@@ -244,6 +244,8 @@ def independent(arg: str, case: Case) -> Outcome:
     if seen is None or seen.parts is None:
         return None
     theirs = [seen.parts[i] for i in case.indices]
+    if not all(np.all(np.isfinite(v)) for v in (*case.S, *theirs)):
+        return None  # an overflowed value (inf, nan) stays so whatever the input: it says nothing of it
     right = case.reference({arg: seen.args[at]})
     if right is None:
         return None

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gradekit.graders.witness import Witness
-from gradekit.grading.verify import calls, places, probes, values
+from gradekit.grading.verify import calls, order, places, probes, values
 from gradekit.grading.verify.basics import Case
 
 Outcome = bool | None
@@ -17,7 +17,7 @@ CHECKS: dict[str, Callable[[str, Case], Outcome]] = {
     "shift": values.shift,
     "offset": values.offset,
     "elementwise": values.elementwise,
-    "order": values.order,
+    "order": order.order,
     "normalised": values.normalised,
     "zeros": values.zeros,
     "scaled": values.scaled,

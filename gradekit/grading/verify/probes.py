@@ -48,16 +48,15 @@ def probed(arg: str, case: Case) -> Outcome:
     changes = probe_inputs(probe, case)
     if not changes:
         return None
+    if kind == "right":
+        further = _further(probe, case)
+        return None if further is None else _right_on_all([changes] + further, probe, case)
     theirs = _answer(case, changes)
     if theirs is None:
         return None
     right = case.reference(changes, "probe|" + probe)
     if right is None:
         return None
-    if kind == "right":
-        if any(not np.all(np.isfinite(r)) or not np.any(np.abs(r) > case.atol) for r in right):
-            return None  # nothing there tells a right answer from a wrong one
-        return all(case.near(t, r) for t, r in zip(theirs, right, strict=True))
     if kind == "same":  # the right values do not change; the student's do
         if not all(case.near(r, R) for r, R in zip(right, case.R, strict=True)):
             return False
@@ -73,16 +72,67 @@ def probed(arg: str, case: Case) -> Outcome:
     return None
 
 
+def _right_on_all(inputs: list[dict[str, Any]], probe: str, case: Case) -> Outcome:
+    """Whether the student's answers are the reference's on every input a probe's condition is asked
+    on (None: one was not asked, or the reference's there cannot tell a right answer from a wrong one)."""
+    for n, changes in enumerate(inputs):
+        theirs = _answer(case, changes)
+        right = case.reference(changes, f"probe|{probe}|{n}")
+        if theirs is None or right is None:
+            return None
+        if any(not np.all(np.isfinite(r)) or not np.any(np.abs(r) > case.atol) for r in right):
+            return None  # nothing there tells a right answer from a wrong one
+        if not all(case.near(t, r) for t, r in zip(theirs, right, strict=True)):
+            return False
+    return True
+
+
+def _further(probe: str, case: Case) -> list[dict[str, Any]] | None:
+    """A condition on the mean asked again at the input's own size: the centred input's columns plus
+    their means with alternating signs, +, -, +, ... (a 0 last for an odd count): mean 0 still, as far
+    from 0 as the input. Without it, a value right on the centred input only because centring made
+    its numbers small (an exp that no longer overflows) would pass for one right whenever the mean is
+    0. Nothing for another probe ([]: a standardised input is small by its condition); None when
+    the input cannot be made so."""
+    kind, _sep, rest = probe.partition(":")
+    if kind != "centred":
+        return []
+    arrays = _tables(case)
+    keys = [k for k, a in arrays.items() if a.shape[0] >= 2] if rest == "*" else [rest]
+    out: dict[str, Any] = {}
+    with np.errstate(all="ignore"):
+        for k in keys:
+            if k not in arrays:
+                return None
+            a = arrays[k]
+            n = a.shape[0]
+            alternating = np.array(
+                [0.0 if (i == n - 1 and n % 2) else (1.0 if i % 2 == 0 else -1.0) for i in range(n)]
+            ).reshape((n,) + (1,) * (a.ndim - 1))
+            mean = a.mean(axis=0, keepdims=True)
+            out[k] = a - mean + alternating * mean
+    return [out]
+
+
+def _tables(case: Case) -> dict[str, np.ndarray]:
+    """The call's finite float inputs of one or two axes (their columns and rows are what the words say)."""
+    return {k: a for k, a in case.arrays().items() if a.size and np.all(np.isfinite(a)) and a.ndim <= 2}
+
+
 def probe_inputs(probe: str, case: Case) -> dict[str, Any]:
     """The inputs a probe's name says, made from the call's (nothing when it names what is not there)."""
     kind, _sep, rest = probe.partition(":")
     arrays = {k: a for k, a in case.arrays().items() if a.size and np.all(np.isfinite(a))}
+    # "every column of X", "the inputs keep only their first row", "the rows of X": words of vectors
+    # and tables; an input of more axes holds tables along its first axis, and none of these is said of it
     with np.errstate(all="ignore"):
         if kind in ("centred", "standard"):
+            if rest == "*" and any(a.ndim > 2 for a in arrays.values()):
+                return {}  # "every input": none may be left out
             keys = [k for k, a in arrays.items() if a.shape[0] >= 2] if rest == "*" else [rest]
             out = {}
             for k in keys:
-                if k not in arrays:
+                if k not in arrays or arrays[k].ndim > 2:
                     return {}
                 centred = arrays[k] - arrays[k].mean(axis=0, keepdims=True)
                 if kind == "standard":
@@ -97,13 +147,18 @@ def probe_inputs(probe: str, case: Case) -> dict[str, Any]:
                 return {}
             n = next(iter(arrays.values())).shape[0]
             count = int(rest)
-            return {key: a[:count] for key, a in arrays.items() if a.shape[0] == n} if n > count else {}
+            cut = {key: a for key, a in arrays.items() if a.shape[0] == n}
+            if n <= count or any(a.ndim > 2 for a in cut.values()):
+                return {}
+            return {key: a[:count] for key, a in cut.items()}
         if kind == "set":
             key, _sep, value = rest.partition("=")
             return {key: float(value)} if key in case.inputs() else {}
         if kind == "order":
             keys = rest.split("+")
-            return {k: arrays[k][::-1] for k in keys} if all(k in arrays for k in keys) else {}
+            if not all(k in arrays and arrays[k].ndim <= 2 for k in keys):
+                return {}
+            return {k: arrays[k][::-1] for k in keys}
         a = arrays.get(rest)
         if a is None:
             return {}

@@ -142,16 +142,23 @@ def elementwise(arg: str, case: Case) -> Outcome:
     if S.shape != R.shape or case.near(S, R):
         return False
     kind, _sep, rest = arg.partition(":")
-    if kind == "trunc":
-        k = int(rest or 0)
-        with np.errstate(all="ignore"):
-            return case.near(S, np.trunc(R * 10.0**k) / 10.0**k)
     if kind == "clip":
         return _clipped(rest, S, R, case)
-    t = transform(arg)
+    k = int(rest or 0) if kind == "trunc" else 0
+    t = (lambda r: np.trunc(r * 10.0**k) / 10.0**k) if kind == "trunc" else transform(arg)
     if t is None:
         return None
     with np.errstate(all="ignore"):
+        image = np.asarray(t(R), dtype=np.float64).ravel()
+        # a function of few values (signs, numbers rounded or cut) that has one value here: a function
+        # always answering that value matches it too -- no evidence (a number the student wrote, with
+        # no call, is said as it is)
+        if (
+            kind in ("sign", "round", "trunc")
+            and case.call is not None
+            and case.near(image, np.full_like(image, image[0]))
+        ):
+            return None
         return case.near(S, t(R))
 
 
@@ -181,60 +188,6 @@ def _clipped(rest: str, S: np.ndarray, R: np.ndarray, case: Case) -> Outcome:
     if high is not None:
         clipped = np.minimum(clipped, high)
     return case.near(S, clipped)
-
-
-def order(arg: str, case: Case) -> Outcome:
-    pair = one(case)
-    if pair is None:
-        return None
-    S, R = pair
-    kind = arg.split(":", 1)[0]
-    if kind == "T":
-        return R.ndim >= 2 and case.near(S, np.swapaxes(R, -1, -2)) and not case.near(S, R)
-    if kind == "T_all":
-        return R.ndim >= 2 and case.near(S, np.transpose(R)) and not case.near(S, R)
-    if kind == "reshape":  # "... but in the shape (6, 4)": the shape the sentence shows
-        shown = [list(shape) for shape in case.said.get("shape") or []]
-        if shown and list(S.shape) not in shown:
-            return False
-        return S.size == R.size and S.shape != R.shape and case.near(S, R.reshape(S.shape))
-    if kind == "permuted":
-        if S.size != R.size or S.size < 3:
-            return None
-        return case.near(np.sort(S.ravel()), np.sort(R.ravel())) and not (S.shape == R.shape and case.near(S, R))
-    if S.shape != R.shape:
-        return False
-    a = axis(arg.split(":")[1], R.ndim, case)
-    if a is None:
-        return None
-    if kind == "flip":
-        return case.near(S, np.flip(R, a)) and not case.near(S, R)
-    if kind == "roll":
-        n = R.shape[a]
-        head, tail = np.take(R, range(n - 1), axis=a), np.take(R, range(1, n), axis=a)
-        if n < 2 or case.near(head, tail):
-            return None
-        s_head, s_tail = np.take(S, range(n - 1), axis=a), np.take(S, range(1, n), axis=a)
-        if arg.endswith("+1"):  # your entry i + 1 is the right entry i
-            return case.near(s_tail, head)
-        return case.near(s_head, tail)
-    if kind == "slices":
-        return _reordered(S, R, a, case)
-    return None
-
-
-def _reordered(S: np.ndarray, R: np.ndarray, a: int, case: Case) -> Outcome:
-    """S's slices along ``a`` are R's, each once, not all in place (None: R's slices are not all different)."""
-    s = np.moveaxis(S, a, 0).reshape(S.shape[a], -1)
-    r = np.moveaxis(R, a, 0).reshape(R.shape[a], -1)
-    n = len(r)
-    if any(case.near(r[i], r[j]) for i in range(n) for j in range(i + 1, n)):
-        return None
-    match = [[j for j in range(n) if case.near(s[i], r[j])] for i in range(n)]
-    if any(len(m) != 1 for m in match):
-        return False
-    chosen = [m[0] for m in match]
-    return sorted(chosen) == list(range(n)) and chosen != list(range(n))
 
 
 def normalised(arg: str, case: Case) -> Outcome:

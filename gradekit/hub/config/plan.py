@@ -96,5 +96,7 @@ def lit(value) -> str:
     import json
 
     if isinstance(value, (set, frozenset)):
+        if not value:
+            return "set()"  # "{}" would be a dict
         return "{" + ", ".join(json.dumps(v) for v in sorted(value)) + "}"
     return json.dumps(value, ensure_ascii=False)

@@ -42,3 +42,25 @@ def test_a_function_that_fails_on_one_input_is_not_said():
 def test_said_in_chinese():
     text = said(cases(lambda x: np.maximum(right(x), 0), right, tables((4, 5), (3, 6))), "zh")
     assert "你的结果在正确结果为正的位置等于正确结果，其余位置是 0" in text, text
+
+
+def test_no_sign_or_rounding_of_one_number_a_constant_answer_would_match():
+    def cosine(a, b):
+        return float(a @ b / np.sqrt((a @ a) * (b @ b)))
+
+    def cosine_of_a_with_itself(a, b):  # always 1: the signs of right values that happen to be positive
+        return cosine(a, a)
+
+    rng = np.random.default_rng(7)
+    inputs = []
+    for n in (5, 8, 6, 4):
+        a = rng.normal(size=n)
+        inputs.append(dict(a=a, b=a + 0.4 * rng.normal(size=n)))  # cosines between 0.5 and 1
+    checks = cases(cosine_of_a_with_itself, cosine, inputs)
+    text = said(checks)
+    assert "signs" not in text and "rounded" not in text, text
+
+
+def test_the_signs_of_one_number_a_student_wrote_are_said_as_they_are():
+    text = said(cases(lambda x: np.sign(right(x)), right, tables((4, 5), (3, 6))))
+    assert "the signs (-1, 0 or 1) of the right ones" in text, text

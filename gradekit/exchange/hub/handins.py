@@ -20,7 +20,7 @@ from tornado import locks
 from gradekit.exchange.hub.api import Handler, say
 from gradekit.exchange.hub.gate import Gate, Spool
 from gradekit.exchange.hub.store import Record, now, when
-from gradekit.exchange.hub.wire import KEY, KEY_HEADER, Status
+from gradekit.exchange.hub.wire import KEY, KEY_HEADER, STOPPING, Status
 
 
 class HandinsHandler(Handler):
@@ -44,7 +44,8 @@ class HandinsHandler(Handler):
         finally:
             polls.discard(self)
         given = self.store.feedback([h.id for h in found], with_html=False)
-        self.send_json({"handins": [h.meta(sorted(given.get(h.id, {}))).to_json() for h in found]})
+        answer = {"handins": [h.meta(sorted(given.get(h.id, {}))).to_json() for h in found]}
+        self.send_json({**answer, STOPPING: True} if stopping.is_set() else answer)
 
 
 class HandinHandler(Handler):

@@ -189,6 +189,9 @@ class HandinMeta:
         )
 
 
+# in the answer to the course's long poll (GET handins?wait=S): the service is stopping, and the poller looks
+# again later, not at once (its port is closed by then: the hub's proxy answered the next poll 503)
+STOPPING = "stopping"
 WAITED = (502, 503, 504)  # the hub's proxy (or the exchange, its hub not answering): not up yet, or restarting
 
 

@@ -260,7 +260,7 @@ def flood(hub: Hub, token: str, stop: threading.Event, codes: dict[int, int], lo
 
 def _forget_hand_ins(root: Path) -> None:
     """Each run on an exchange of its own, and a ledger of its own: a new store numbers its hand-ins from 1
-    again, and the ledger keys a hand-in by its reference ("hand-in 1 of the hub exchange"), so a ledger
+    again, and the ledger keys a hand-in by its reference ("record 1 of the hub exchange"), so a ledger
     kept from the run before would take each new hand-in for an old one changed after it was handed in."""
     import shutil
 

@@ -95,5 +95,41 @@ class Session:
         finally:
             ws.close()
 
+    def terminal(self, command: str, timeout: float = 60) -> str:
+        """What ``command`` printed in a new terminal of the user's server, as one typed in the Lab's."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        r = requests.post(f"{self.server}/api/terminals", headers=self.headers, timeout=30)
+        assert r.ok, r.text
+        name = r.json()["name"]
+        try:
+            with ThreadPoolExecutor(1) as pool:
+                return pool.submit(asyncio.run, self._terminal(name, command, timeout)).result()
+        finally:
+            requests.delete(f"{self.server}/api/terminals/{name}", headers=self.headers, timeout=30)
+
+    async def _terminal(self, name: str, command: str, timeout: float) -> str:
+        from tornado.httpclient import HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        url = self.server.replace("http", "ws", 1) + f"/terminals/websocket/{name}"
+        ws = await websocket_connect(HTTPRequest(url, headers=self.headers))
+        end = uuid.uuid4().hex
+        ws.write_message(json.dumps(["stdin", f"{command}; echo {end[:8]}''{end[8:]}\r"]))
+        out = ""
+        deadline = time.monotonic() + timeout
+        try:
+            while end not in out:
+                left = deadline - time.monotonic()
+                assert left > 0, f"the command did not finish within {timeout} s: {out[-2000:]}"
+                message = await asyncio.wait_for(ws.read_message(), left)
+                assert message is not None, "the terminal's websocket closed"
+                kind, *rest = json.loads(message)
+                if kind == "stdout":
+                    out += rest[0]
+            return out[: out.index(end)]
+        finally:
+            ws.close()
+
     def close(self) -> None:
         requests.delete(f"{self.server}/api/kernels/{self.kernel}", headers=self.headers, timeout=30)

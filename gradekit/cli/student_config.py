@@ -17,6 +17,7 @@ alone, see the README's "Deploying on JupyterHub"):
     DIR/nbgrader_config.py                         the file above
     DIR/jupyter_server_config.d/gradekit.json      gradekit's Lab extension on (Validate: one line a
                                                    cell); nbgrader's formgrader and course list off
+    DIR/jupyter_server_config.json                 a terminal's shell keeps the server's PATH (nbgrader)
     DIR/labconfig/page_config.json                 the instructor's Lab panels (Formgrader, Create
                                                    Assignment, Course List) off and locked
 """

@@ -151,7 +151,31 @@ def _listing(self, course_id=None, cached: bool = False) -> dict:
     return {"success": True, "value": sorted(assignments, key=lambda x: (x["course_id"], x["assignment_id"]))}
 
 
+def _courses(self, _original) -> dict:
+    """nbgrader's AssignmentList.list_courses, the first call of the tab's every Refresh: on an exchange
+    whose list is of the student's one course (the hub exchange's), that course, from the server's own
+    settings, with no read of the exchange. (Asked of the exchange, a refused read made the tab say only
+    "Error fetching courses!", and a second read for the list was held with it.) Elsewhere nbgrader's."""
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeFactory
+
+    with self.get_assignment_dir_config() as config:
+        course = CourseDirectory(config=config).course_id
+        one_course = getattr(ExchangeFactory(config=config).list, "one_course", False)
+    if one_course and course:
+        return {"success": True, "value": [course]}
+    return _original(self)
+
+
 def _one_line_failures(manager: type) -> None:
+    courses = getattr(manager, "list_courses", None)
+    if courses is not None and not getattr(courses, "_gradekit", False):
+
+        def local_courses(self, _original=courses):
+            return _courses(self, _original)
+
+        local_courses._gradekit = True  # type: ignore[attr-defined]
+        manager.list_courses = local_courses  # type: ignore[attr-defined]
     if not getattr(getattr(manager, "list_released_assignments", None), "_gradekit", False):
         released = lambda self, course_id=None: _listing(self, course_id)
         submitted = lambda self, course_id=None: _listing(self, course_id, cached=True)

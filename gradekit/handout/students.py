@@ -2,7 +2,8 @@
 
 ``settings_files`` gives the folder a students' server reads (``gradekit student-config --dir``,
 and ``gradekit hub-config``'s students/ and instructors/): nbgrader_config.py (``text``), gradekit's
-Lab extension on and nbgrader's instructor parts off, the instructor's Lab panels locked away.
+Lab extension on and nbgrader's instructor parts off, a terminal that keeps the server's PATH, the
+instructor's Lab panels locked away.
 Nothing secret, no path into the course directory.
 """
 
@@ -41,6 +42,10 @@ SERVER = {
         }
     }
 }
+# the server's own settings (jupyter_server_config.d/ above only switches extensions on and off): a terminal's
+# shell keeps the server's PATH, the students' venv first (its nbgrader and python); the login shell Jupyter
+# runs by default takes /etc/profile's instead, where nbgrader is not
+SETTINGS = {"ServerApp": {"terminado_settings": {"shell_command": ["/bin/bash"]}}}
 
 
 def text(course, url: str | None = None) -> str:
@@ -97,6 +102,7 @@ def settings_files(course, url: str | None = None) -> dict[str, tuple[str, str]]
     return {
         "nbgrader-config": ("nbgrader_config.py", text(course, url)),
         "server-config": ("jupyter_server_config.d/gradekit.json", json.dumps(SERVER, indent=1) + "\n"),
+        "server-settings": ("jupyter_server_config.json", json.dumps(SETTINGS, indent=1) + "\n"),
         "lab-config": (
             "labconfig/page_config.json",
             json.dumps(

@@ -160,6 +160,11 @@ class Service:
         for entry in self.ledger.unsettled(self.assignments):  # a restart: what was not graded yet
             self._queue(entry, resumed=True)
         self.say(f"serving {', '.join(self.assignments)} of {self.course.course_id}: {self.exchange.where(self.poll)}")
+        for assignment in (a for a in self.assignments if self.policies.due(a) is None):  # an oracle for its values
+            self.say(
+                f"{assignment} has no due date: nothing is hidden, every attempt's page says at once whether each "
+                f'answer is right; set one: nbgrader db assignment add {assignment} --duedate="YYYY-MM-DD HH:MM UTC"'
+            )
 
     def _close(self) -> None:
         self.events.stop()

@@ -10,6 +10,7 @@ what they print, and nothing else:
     jovyan                                                an account of this run's (gkadmjovyan)
     the ports                                             free ones
     https://hub.example.edu/                              the hub itself (no TLS proxy in front here)
+    2026-12-18 23:59:00 UTC (the due date)                30 days from now: always ahead
 and hub-config is given these (--port, --hub-port, ..., --account, --homes, --deploy) where the page uses
 its defaults.
 
@@ -23,9 +24,11 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 import subprocess
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import hubs
@@ -52,7 +55,8 @@ def test_the_one_account_page_runs_as_written(tmp_path):
     places = [("/srv/jupyterhub-homes", str(base / "homes")), ("/srv/jupyterhub", str(base / "jupyterhub")),
               ("/srv/courses", str(base / "courses")), ("/opt/gradekit", str(unix_users.DEPLOY)),
               ("jovyan", ACCOUNT), ("127.0.0.1:8000", f"127.0.0.1:{ports[0]}"),
-              ("https://hub.example.edu/", f"http://127.0.0.1:{ports[0]}/")]
+              ("https://hub.example.edu/", f"http://127.0.0.1:{ports[0]}/"),
+              ("2026-12-18 23:59:00 UTC", f"{datetime.now(timezone.utc) + timedelta(days=30):%Y-%m-%d %H:%M:00} UTC")]
 
     def here(text: str) -> str:
         for docs, ours in places:
@@ -138,6 +142,10 @@ def _a_student_is_graded_and_the_instructor_opens_the_pages(hub, base: Path, por
         assert time.monotonic() - sent < 60, hub.text()[-3000:]
         time.sleep(0.2)
     print(json.dumps({"handin_to_feedback_s": round(time.monotonic() - sent, 2)}))
+    # the page's due date ahead: her answer to Question 1 (a value) is neither right nor wrong on her page yet
+    (page,) = requests.get(exchange + "feedback/week1", headers=auth, timeout=60).json()["feedback"]
+    said = " ".join(re.sub(r"<[^>]+>", " ", page["html"]).split())
+    assert re.search(r"Checked after the due date \([^)]*\): Question 1 \(1 point\)", said), said[:3000]
     hub.wait_for(r"graded alice week1 attempt 1: (\d+)/\1 \(it counts\)")
     prof = hub_kernel.login(url, "prof", passwords["prof"])
     for service in ("gradekit-grade", "gradekit-report"):

@@ -272,6 +272,21 @@ def test_a_student_s_code_finds_no_classmate_s_files_processes_or_token(hub):
     assert len(set(outside)) >= 2, "no classmate's token to keep out: the look above proves nothing"
 
 
+def test_a_student_s_terminal_runs_the_students_nbgrader(hub):
+    """docs/students.md: in a terminal, the steps are nbgrader commands. The terminal's login shell took
+    /etc/profile's PATH, and said "nbgrader: command not found"; its shell now keeps the server's."""
+    import hub_kernel
+
+    s = hub_kernel.Session(hub.hub.url, LAB, hub.passwords[LAB])
+    try:
+        said = s.terminal("command -v nbgrader python; nbgrader list")
+    finally:
+        s.close()
+    print(said)
+    assert f"{unix_users.STUDENT_BIN}/nbgrader" in said and f"{unix_users.STUDENT_BIN}/python" in said, said
+    assert "command not found" not in said and f"{COURSE} {A}" in said, said
+
+
 TOKENS = """
 import os
 for pid in (p for p in os.listdir("/proc") if p.isdigit()):
@@ -371,7 +386,15 @@ def test_refresh_at_any_human_pace_never_meets_the_limit_and_a_refusal_is_its_li
         said = error.inner_text().strip()
         s.shot(s.page, "refused")
         assert said.startswith("too many requests: the limit is 120 a minute") and "\n" not in said, said
-        assert s.panel.locator("#course_list_default").inner_text() != "Loading, please wait..."
+        # the course list asks the exchange nothing: the tab names her course, never "Error fetching
+        # courses!" (what it said, with each Refresh's list left on "Loading, please wait...")
+        assert s.panel.locator("#course_list_default").inner_text() == COURSE
+        for _ in range(5):                                          # Refresh once a second: the line each time
+            s.panel.locator("#refresh_assignments_list").click()
+            s.page.wait_for_timeout(1000)
+            error.wait_for(state="visible", timeout=5_000)
+            assert error.inner_text().strip().startswith("too many requests: the limit is 120 a minute")
+            assert s.panel.locator("#course_list_default").inner_text() == COURSE
     finally:
         s.close()
     log = hub.hub.text()[mark:]

@@ -39,12 +39,16 @@ ONE = Path(__file__).resolve().parents[2] / "docs" / "admin" / "one-account.md"
 
 def test_the_one_account_page_shows_the_config_hub_config_writes():
     """docs/admin/one-account.md's course: the tutorial's physics101, its hub in /srv/jupyterhub."""
+    page = ONE.read_text()
+    # the services' gradekit is the one the page's step 1 builds (it showed a .venv in the course that no
+    # step made)
+    (venv,) = re.findall(r"^make course-env COURSE_VENV=(\S+)", page, re.M)
     plan = Plan(course=SimpleNamespace(course_id="physics101", root=Path("/srv/courses/physics101")),
                 assignments=["week1"], instructors=["prof"], accounts=["alice", "bob", "chen"],
                 folder=Path("/srv/jupyterhub"), deploy=Path("/opt/gradekit"),
-                gradekit=Path("/srv/courses/physics101/.venv/bin/gradekit"), shape="one-account",
+                gradekit=Path(venv) / "bin" / "gradekit", shape="one-account",
                 public_url="https://hub.example.edu/")
-    (block,) = re.findall(r"```python\n(# jupyterhub_config.py for .*?)```", ONE.read_text(), re.S)
+    (block,) = re.findall(r"```python\n(# jupyterhub_config.py for .*?)```", page, re.S)
     assert block == text(plan), "the page's config is not what gradekit hub-config --shape one-account writes"
     services = {s["name"]: s for s in _loaded(block, token=True).JupyterHub.services}
     assert services["gradekit-exchange"]["display"] is False and services["gradekit"]["api_token"] == "t" * 64

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import socket
 import time
@@ -25,7 +26,7 @@ requests = pytest.importorskip("requests")
 pytest.importorskip("jupyterhub")
 
 from gradekit.web.auth import Caller, instructor_scope  # noqa: E402
-from gradekit.exchange.hub.server import UNLIMITED, application  # noqa: E402
+from gradekit.exchange.hub.server import application, run  # noqa: E402
 from gradekit.exchange.hub.wire import Limits  # noqa: E402
 from gradekit.exchange.hub.store import Store  # noqa: E402
 from gradekit.untrusted import pack_zip  # noqa: E402
@@ -66,29 +67,26 @@ def service(tmp_path, capsys):
     sock.close()
     ready, stop = threading.Event(), {}
 
-    def run() -> None:
-        from tornado.httpserver import HTTPServer
-
-        async def main() -> None:
-            server = HTTPServer(app, max_body_size=UNLIMITED, body_timeout=300)
-            server.listen(port, "127.0.0.1")
+    def serve() -> None:
+        async def main() -> None:  # as `gradekit hub-exchange` runs it, but its signals
             stop["event"], stop["loop"] = asyncio.Event(), asyncio.get_running_loop()
-            ready.set()
-            await stop["event"].wait()
-            server.stop()
+            await run(app, "127.0.0.1", port, stop["event"], ready.set)
 
         asyncio.run(main())
+        stop["ended"] = True
 
-    thread = threading.Thread(target=run, daemon=True)
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     ready.wait(10)
     base = f"http://127.0.0.1:{port}/services/gradekit-exchange/api/{COURSE}/"
     requests.put(base + "release/a1/eve", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("prof")).raise_for_status()
     requests.put(base + "release/a1/bob", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("prof")).raise_for_status()
     try:
-        yield type("Service", (), {"base": base, "port": port, "store": store, "tokens": tokens, "capsys": capsys})
+        yield type("Service", (), {"base": base, "port": port, "store": store, "tokens": tokens, "capsys": capsys,
+                                   "stop": stop, "thread": thread})
     finally:
-        stop["loop"].call_soon_threadsafe(stop["event"].set)
+        if not stop.get("ended"):
+            stop["loop"].call_soon_threadsafe(stop["event"].set)
         thread.join(10)
         store.close()
 
@@ -183,6 +181,89 @@ def test_a_student_polling_is_refused_past_their_reads_and_nobody_else_is(servic
         assert requests.get(service.base + "listing/eve", headers=_as("prof")).status_code == 200
     out = service.capsys.readouterr()
     assert out.out.count("refused eve: GET") == 1, out.out               # one line a minute in the log
+
+
+def test_a_long_poll_waiting_when_the_service_stops_is_answered_not_cut_off(service):
+    """`gradekit serve` waits for hand-ins in a long poll; at a clean stop of the hub (SIGTERM) the poll
+    was cut off as the service's loop ended, and the log said ``500 GET .../handins``. Stopping now answers
+    it at once with what it has (nothing), and nothing is a 5xx."""
+    answers: list = []
+
+    def poll() -> None:
+        try:
+            answers.append(requests.get(service.base + "handins", params={"after": 10**6, "wait": 30},
+                                        headers=_as("prof"), timeout=30))
+        except requests.RequestException as exc:
+            answers.append(exc)
+
+    waiting = threading.Thread(target=poll)
+    waiting.start()
+    time.sleep(0.5)                                                       # the poll is waiting for a hand-in
+    assert not answers
+    stopped = time.monotonic()
+    service.stop["loop"].call_soon_threadsafe(service.stop["event"].set)
+    waiting.join(10)
+    service.thread.join(10)
+    assert service.stop.get("ended") and time.monotonic() - stopped < 2, "the service did not stop at once"
+    (answer,) = answers
+    assert isinstance(answer, requests.Response) and answer.status_code == 200, answer
+    assert answer.json() == {"handins": [], "stopping": True}                 # gradekit serve looks again later
+    out = service.capsys.readouterr()
+    assert " 500 " not in out.out and "500 GET" not in out.out, out.out
+
+
+def test_the_log_says_the_exchange_s_record_not_another_hand_in_number(service):
+    """"hand-in N" is a student's Nth (gradekit serve's line, the receipt, the page). The exchange logged its
+    store-wide number the same way: bob's first hand-in after two of eve's read "as hand-in 3"."""
+    for user in ("eve", "eve", "bob"):
+        r = requests.post(service.base + "handins/a1", data=pack_zip({"n.ipynb": b"{}"}), headers=_as(user, **_key()))
+        assert r.status_code == 201, r.text
+    out = service.capsys.readouterr().out
+    assert "received bob a1: record 3 of the exchange (1 file(s)" in out, out
+    assert "hand-in 3" not in out, out
+
+
+def test_a_student_s_list_refused_over_their_reads_is_refused_at_home_until_its_retry_after(service, tmp_path,
+                                                                                           monkeypatch):
+    """The Assignments tab's list (gradekit's HubList, in the student's server): refused over her reads, it
+    remembers the refusal's Retry-After and says the same line, the seconds counted down, without asking the
+    exchange again. Asked, a refusal past 30 a minute is held a second: a Refresh once a second showed
+    "Loading, please wait..." and never the line. Here the exchange is stopped after the first refusal: the
+    second list still says why, not that the exchange cannot be reached."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeError
+    from traitlets.config import Config
+
+    from gradekit.exchange.hub import student
+
+    monkeypatch.setattr(student, "_LISTED", {})
+    monkeypatch.setattr(student, "_REFUSED", {})
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "tok-eve")
+    c = Config()
+    c.CourseDirectory.course_id = COURSE
+    c.GradekitHubExchange.url = service.base.split("api/")[0]
+    c.Exchange.assignment_dir = str(tmp_path)
+
+    def listed() -> str:
+        lister = student.HubList(coursedir=CourseDirectory(config=c), authenticator=Authenticator(config=c), config=c)
+        try:
+            return json.dumps(lister.start())
+        except ExchangeError as exc:
+            return str(exc)
+
+    assert "a1" in listed()                                            # her list
+    for _ in range(LIMITS.reads_per_minute):                           # a script of hers spends her reads
+        requests.get(service.base + "assignments", headers=_as("eve"))
+    student._LISTED.clear()
+    first = listed()
+    assert first.startswith(f"too many requests: the limit is {LIMITS.reads_per_minute} a minute"), first
+    service.stop["loop"].call_soon_threadsafe(service.stop["event"].set)
+    service.thread.join(10)
+    assert service.stop.get("ended")
+    again = listed()
+    assert again.startswith(f"too many requests: the limit is {LIMITS.reads_per_minute} a minute"), again
+    assert re.search(r"try again in \d+ s", again) and "cannot be reached" not in again, again
 
 
 def _sent(use) -> tuple[str, dict]:

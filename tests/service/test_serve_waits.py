@@ -73,6 +73,10 @@ def test_serve_waits_for_a_release_then_takes_hand_ins_in(tmp_path):
         course.run(GRADEKIT, "release", A)
         serve.wait_for("the exchange is ready, after")
         serve.wait_for(f"serving {A} of transformers101: watching {exchange}/transformers101/inbound")
+        # no due date: the admin is told that every page shows at once whether each answer is right (a course
+        # set up from docs/admin/one-account.md, which had no due-date step, was an oracle for its quiz)
+        said = serve.wait_for(f"{A} has no due date: nothing is hidden")
+        assert f"nbgrader db assignment add {A} --duedate=" in said, said
     finally:
         code, _took = serve.stop()
     assert code == 0, serve.lines()

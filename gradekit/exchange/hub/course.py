@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 RESCAN = 30.0  # seconds between full looks at the service's hand-ins, whatever the long poll said
 WAIT = 20.0  # seconds one long poll waits for a hand-in
+STOPPING_PAUSE = 5.0  # seconds before the next poll when the service said it is stopping
 FEEDBACK_PATIENCE = 120.0  # seconds a graded hand-in's feedback waits for a service being started again
 PATIENCE = 30.0  # seconds a course's command waits for an exchange not reachable yet (its hub starting)
 KIND = "hub"
@@ -43,7 +44,7 @@ KIND = "hub"
 
 def number_ref(number: int) -> HandinRef:
     """The reference of the service's hand-in ``number``."""
-    return HandinRef(KIND, str(number), f"hand-in {number} of the hub exchange")
+    return HandinRef(KIND, str(number), f"record {number} of the hub exchange")
 
 
 def number_of(ref: HandinRef | None) -> int | None:
@@ -150,6 +151,8 @@ class _LongPoll:
             if time.monotonic() - rescan >= RESCAN:
                 self.names.put(None)
                 rescan = time.monotonic()
+            if answer.get(wire.STOPPING):  # the hub is stopping it (and this service next), or restarting it
+                self._stop.wait(STOPPING_PAUSE)
 
 
 class HubExchange(CourseExchange):

@@ -20,7 +20,7 @@ from tornado import locks
 from gradekit.exchange.hub.api import Handler, say
 from gradekit.exchange.hub.gate import Gate, Spool
 from gradekit.exchange.hub.store import Record, now, when
-from gradekit.exchange.hub.wire import KEY, KEY_HEADER, Status
+from gradekit.exchange.hub.wire import KEY, KEY_HEADER, STOPPING, Status
 
 
 class HandinsHandler(Handler):
@@ -33,13 +33,19 @@ class HandinsHandler(Handler):
         wait = min(float(self.get_argument("wait", "0") or 0), 60.0)
         deadline = now() + dt.timedelta(seconds=wait)
         arrived: locks.Condition = self.settings["gradekit_arrived"]
-        while True:
-            found = self.store.handins(self.course_id, after)
-            if found or now() >= deadline:
-                break
-            await arrived.wait(timeout=dt.timedelta(seconds=min(1.0, (deadline - now()).total_seconds())))
+        stopping, polls = self.settings["gradekit_stopping"], self.settings["gradekit_polls"]
+        polls.add(self)
+        try:
+            while True:
+                found = self.store.handins(self.course_id, after)
+                if found or now() >= deadline or stopping.is_set():  # the service stopping: answer now
+                    break
+                await arrived.wait(timeout=dt.timedelta(seconds=min(1.0, (deadline - now()).total_seconds())))
+        finally:
+            polls.discard(self)
         given = self.store.feedback([h.id for h in found], with_html=False)
-        self.send_json({"handins": [h.meta(sorted(given.get(h.id, {}))).to_json() for h in found]})
+        answer = {"handins": [h.meta(sorted(given.get(h.id, {}))).to_json() for h in found]}
+        self.send_json({**answer, STOPPING: True} if stopping.is_set() else answer)
 
 
 class HandinHandler(Handler):
@@ -201,8 +207,8 @@ class HandinHandler(Handler):
         claimed = _claimed(files.get("timestamp.txt"))
         handin, _new = self.store.handin(self.course_id, assignment, user, key, files, claimed)
         self.settings["gradekit_arrived"].notify_all()
-        say(
-            f"received {user} {assignment} as hand-in {handin.id} of the hub exchange ({handin.nfiles} file(s), "
+        say(  # the store's number, the course's count: "hand-in N" is the student's Nth (serve's line, receipts)
+            f"received {user} {assignment}: record {handin.id} of the exchange ({handin.nfiles} file(s), "
             f"{(handin.size or 0) / 1024:.0f} KiB, sha256 {(handin.sha256 or '')[:12]})"
         )
         self.send_json(handin.meta().to_json(), Status.CREATED)
@@ -214,7 +220,8 @@ class HandinHandler(Handler):
         if handin is None or handin.blob is None:
             self.refuse(
                 Status.NOT_FOUND,
-                f"no hand-in {number} of the hub exchange with files in {self.course_id} (its hand-ins are numbered)",
+                f"no record {number} of the hub exchange in {self.course_id} holds a hand-in's files (hand-ins are "
+                "numbered by their records)",
             )
         self.send_zip(self.store.blob(handin.blob))
 

@@ -174,7 +174,9 @@ class FeedbackHandler(Handler):
         self.require_instructor("give feedback")
         handin = self.store.get(self.course_id, int(number)) if number.isdigit() else None
         if handin is None or handin.problem is not None:
-            self.refuse(Status.NOT_FOUND, f"no accepted hand-in {number} of the hub exchange in {self.course_id}")
+            self.refuse(
+                Status.NOT_FOUND, f"no record {number} of the hub exchange in {self.course_id} is an accepted hand-in"
+            )
         try:
             pages = json.loads(self.body)["pages"]
             assert isinstance(pages, dict) and all(isinstance(v, str) for v in pages.values())
@@ -235,6 +237,7 @@ def _access(handler: web.RequestHandler) -> None:
 
 def application(course_id: str, store: Store, limits: Limits, service: str = SERVICE, **settings) -> web.Application:
     """The service's tornado Application; ``settings`` are gradekit.web.auth.service_settings'."""
+    import asyncio
     import os
 
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX") or f"/services/{service}/"
@@ -246,10 +249,41 @@ def application(course_id: str, store: Store, limits: Limits, service: str = SER
         gradekit_limits=limits,
         gradekit_service=service,
         gradekit_arrived=locks.Condition(),
+        gradekit_stopping=asyncio.Event(),  # set when the service stops: the long polls answer at once
+        gradekit_polls=set(),  # the long polls waiting for a hand-in
         gradekit_gate=Gate(limits.per_minute, limits.at_once),
         gradekit_reads=Gate(limits.reads_per_minute, at_once=0),
         **settings,
     )
+
+
+STOP_GRACE = 2.0  # seconds the requests in flight get to finish when the service stops
+
+
+async def run(app: web.Application, host: str, port: int, stop, listening=lambda: None) -> None:
+    """Serve ``app`` on ``host``:``port`` (``listening()`` called once it listens) until the asyncio.Event
+    ``stop`` is set, then stop cleanly: no
+    new connection, every long poll for hand-ins answered at once with what it has (nothing), and the
+    requests in flight given STOP_GRACE s to finish. (A poll still waiting when the loop ended was cut
+    off with a 500 to ``gradekit serve`` at every clean stop of the hub.)"""
+    import asyncio
+
+    from tornado.httpserver import HTTPServer
+
+    # a refused request's body is read to its end and dropped (never kept), so that its sender reads the
+    # one line through the hub's proxy (tornado's own cut-off closes the connection without an answer,
+    # and the proxy answers 503); one still arriving after body_timeout seconds is cut off
+    server = HTTPServer(app, max_body_size=UNLIMITED, body_timeout=300, xheaders=True)
+    server.listen(port, host)
+    listening()
+    await stop.wait()
+    server.stop()
+    app.settings["gradekit_stopping"].set()
+    app.settings["gradekit_arrived"].notify_all()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STOP_GRACE
+    while app.settings["gradekit_polls"] and loop.time() < deadline:
+        await asyncio.sleep(0.02)
 
 
 def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str = "") -> int:
@@ -259,8 +293,6 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
     import signal
     import urllib.parse
 
-    from tornado.httpserver import HTTPServer
-
     from gradekit.web.auth import service_settings
     from gradekit.web.lifetime import Hub
 
@@ -269,28 +301,25 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
     store = Store(store_dir, db_url)
     app = application(course_id, store, limits, service, **service_settings(course_id))
     url = urllib.parse.urlparse(bind or os.environ.get("JUPYTERHUB_SERVICE_URL") or "http://127.0.0.1:10101")
-    server = None
 
     async def main() -> None:
-        nonlocal server
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         Hub().watch(lambda: loop.call_soon_threadsafe(stop.set))  # its hub died: stop (its port is the next one's)
-        # a refused request's body is read to its end and dropped (never kept), so that its sender reads the
-        # one line through the hub's proxy (tornado's own cut-off closes the connection without an answer,
-        # and the proxy answers 503); one still arriving after body_timeout seconds is cut off
-        server = HTTPServer(app, max_body_size=UNLIMITED, body_timeout=300, xheaders=True)
-        server.listen(url.port or 80, url.hostname or "127.0.0.1")
-        say(
-            f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
-            f"{store.engine.url.render_as_string(hide_password=True)}, files in {store.folder}; limits "
-            f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} tries a minute, "
-            f"{limits.at_once} at once, {limits.reads_per_minute} reads a minute"
+        await run(
+            app,
+            url.hostname or "127.0.0.1",
+            url.port or 80,
+            stop,
+            lambda: say(
+                f"hub exchange of {course_id} on {url.geturl()} ({app.settings['gradekit_service']}), records in "
+                f"{store.engine.url.render_as_string(hide_password=True)}, files in {store.folder}; limits "
+                f"{limits.max_mb:g} MiB and {limits.max_files} files a hand-in, {limits.per_minute} tries a minute, "
+                f"{limits.at_once} at once, {limits.reads_per_minute} reads a minute"
+            ),
         )
-        await stop.wait()
-        server.stop()
 
     try:
         asyncio.run(main())
@@ -300,4 +329,4 @@ def serve(course_id: str, store_dir: str, db_url: str, limits: Limits, bind: str
     return 0
 
 
-__all__ = ["application", "serve", "routes", "listing"]
+__all__ = ["application", "serve", "run", "routes", "listing"]

@@ -17,7 +17,9 @@ grading (a student's image carries none of it).
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import secrets
 import time
 from pathlib import Path
@@ -42,6 +44,12 @@ READ_TRIES = 3  # a read the hub's proxy could not pass on (not routed yet, the 
 # and its assignment list, each released and submitted) is one read, and a Refresh once a second is 60
 # reads a minute, half the service's limit, whatever the pace (gradekit.exchange.hub.wire.Limits)
 _LISTED: dict[tuple[str, str, str], tuple[float, list]] = {}
+# url, course, token -> (until when, the line): a listing refused over the reads' rate is refused here, with
+# the seconds left, until its Retry-After has passed: a Refresh asks the exchange nothing meanwhile, and the
+# tab shows the line at once (asked, a refusal past 30 a minute is held a second: a Refresh once a second
+# showed "Loading, please wait..." and never the line)
+_REFUSED: dict[tuple[str, str, str], tuple[float, str]] = {}
+_AGAIN = re.compile(r"\bin \d+ s\b")
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -94,7 +102,18 @@ class GradekitHubExchange(Exchange):
         kept = _LISTED.get(key)
         if kept is not None and time.monotonic() - kept[0] < LIST_EVERY:
             return kept[1]
-        found = self.call("GET", wire.ASSIGNMENTS.url())["assignments"]
+        until, line = _REFUSED.get(key, (0.0, ""))
+        if time.monotonic() < until:
+            self.fail(_AGAIN.sub(f"in {math.ceil(until - time.monotonic())} s", line, count=1))
+        _REFUSED.pop(key, None)
+        try:
+            found = self.client().json("GET", wire.ASSIGNMENTS.url())["assignments"]
+        except HubError as exc:
+            if exc.retry_after:
+                _REFUSED[key] = (time.monotonic() + exc.retry_after, str(exc))
+            if not exc.transient:
+                self.fail(str(exc))
+            found = self.call("GET", wire.ASSIGNMENTS.url())["assignments"]  # sent again, as every read is
         if len(_LISTED) > 64:
             _LISTED.clear()
         _LISTED[key] = (time.monotonic(), found)
@@ -200,6 +219,8 @@ class HubSubmit(GradekitHubExchange, ExchangeSubmit):
 
 class HubList(GradekitHubExchange, ExchangeList):
     """``nbgrader list`` (and the Assignments tab): my releases, my hand-ins and their feedback."""
+
+    one_course = True  # of the course in the server's settings alone: the tab's course list asks nothing
 
     def list_files(self):
         assignments = self.parse_assignments()

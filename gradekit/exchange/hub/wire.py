@@ -31,6 +31,9 @@ KEY_HEADER = "X-Gradekit-Key"
 KEY = re.compile(r"^[A-Za-z0-9_-]{8,128}$")  # a hand-in's KEY_HEADER: the client's, random
 RETRIES = 10  # a hand-in whose answer was lost is sent again (a second apart), with the same key
 STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"  # a hand-in's time on the wire: nbgrader's timestamp format
+# in the answer to the course's long poll (GET handins?wait=S): the service is stopping, and the poller looks
+# again later, not at once (its port is closed by then: the hub's proxy answered the next poll 503)
+STOPPING = "stopping"
 
 
 class Status(enum.IntEnum):
@@ -117,7 +120,7 @@ HANDINS = Route(
             "handins?after=N&wait=S",
             "instructors",
             "the hand-ins numbered after N (each with the notebooks whose feedback was given), waiting up to "
-            "S s (at most 60) for one",
+            f'S s (at most 60) for one; {{"{STOPPING}": true}} beside none when the service stops meanwhile',
         ),
     ),
 )
@@ -262,10 +265,11 @@ class HubError(Exception):
     the proxy's 404 before it has the exchange's route, its 502 or 503 while the exchange starts
     again, a refused connection -- is ``transient``: the same request is worth sending again."""
 
-    def __init__(self, line: str, status: int = 0, answered: bool = False):
+    def __init__(self, line: str, status: int = 0, answered: bool = False, retry_after: float | None = None):
         super().__init__(line)
         self.status = status
         self.answered = answered
+        self.retry_after = retry_after  # seconds, a refusal over a rate's (429, its Retry-After)
 
     @property
     def transient(self) -> bool:
@@ -316,7 +320,8 @@ class HubClient:
                 return answer.read()
         except urllib.error.HTTPError as exc:
             line, answered = _error_line(exc)
-            raise HubError(line, exc.code, answered) from None
+            after = (exc.headers.get("Retry-After") or "").strip() if exc.code == Status.TOO_MANY else ""
+            raise HubError(line, exc.code, answered, float(after) if after.isdigit() else None) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise HubError(f"the hub exchange at {self.url} cannot be reached ({reason})") from None

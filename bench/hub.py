@@ -217,7 +217,7 @@ def _released(store: Path, db: str) -> dict[int, float]:
 def _post(url: str, token: str, body: bytes, key: str, fives: list[int]) -> dict:
     """One hand-in, sent again (same key) while no answer comes or the proxy answers 502, 503 or 504 (each
     such answer noted in ``fives``), as the students' submit class does."""
-    for _attempt in range(40):
+    for _try in range(40):
         request = urllib.request.Request(url, data=body, method="POST",
                                          headers={"Authorization": f"token {token}", "X-Gradekit-Key": key})
         try:
@@ -258,11 +258,27 @@ def flood(hub: Hub, token: str, stop: threading.Event, codes: dict[int, int], lo
                 codes[code] = codes.get(code, 0) + 1
 
 
+def _forget_hand_ins(root: Path) -> None:
+    """Each run on an exchange of its own, and a ledger of its own: a new store numbers its hand-ins from 1
+    again, and the ledger keys a hand-in by its reference ("record 1 of the hub exchange"), so a ledger
+    kept from the run before would take each new hand-in for an old one changed after it was handed in."""
+    import shutil
+
+    from gradekit.exchange.ledger import KEPT, LEDGER
+    from gradekit.service.attempts import ATTEMPTS
+
+    for path in root.joinpath(LEDGER).parent.glob(LEDGER.name + "*"):
+        path.unlink()
+    for folder in (root / ATTEMPTS, root / KEPT):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, window: float, seed: int, label: str,
          db: str = "", kill: bool = False, flooder: str = "") -> dict:
     from gradekit.untrusted import pack_zip
 
     texts = serve_bench.notebooks(root, n, rounds)
+    _forget_hand_ins(root)
     store = root.parent / f"store-{label.replace(' ', '-').replace(',', '')}"
     log = root.parent / f"exchange-{label.replace(' ', '-').replace(',', '')}.log"
     hub.start_exchange(store, db, log)
@@ -359,15 +375,16 @@ def rush(root: Path, hub: Hub, tokens: dict[str, str], n: int, rounds: int, wind
     refs = {number_ref(record.id) for record in records}
     with Ledger(Course.load(root)) as ledger:
         entries = [e for e in ledger.entries(ASSIGNMENT) if e.ref in refs]
-    attempts = [(e.student, e.number) for e in entries]
+    numbers = [(e.student, e.number) for e in entries]  # hand-in numbers, each given once
     graded = [line.split(" graded ", 1)[1].split(":")[0] for line in serve_log.read_text().splitlines()
               if " graded " in line]
     q = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else latencies * 100
     return {"label": label, "hand_ins": len(plan), "accepted": len(accepted), "records": len(records),
             "fetchable": len(latencies), "lost": len(plan) - len(latencies),
-            # two records of one key in the exchange, two ledger entries of one hand-in or one attempt
+            # two records of one key in the exchange, two ledger entries of one hand-in or of one
+            # hand-in number
             "counted_twice": sum(c - 1 for c in per_key.values()) + (len(entries) - len(refs))
-            + (len(attempts) - len(set(attempts))),
+            + (len(numbers) - len(set(numbers))),
             "graded": len(graded), "graded_again": len(graded) - len(set(graded)),
             "p50": statistics.median(latencies) if latencies else None,
             "p95": q[94] if latencies else None, "max": latencies[-1] if latencies else None,

@@ -31,9 +31,12 @@ Glossary -- one word for one thing, and one thing for each word:
     reference       where an exchange holds a hand-in (exchange.handin.HandinRef): the ledger keys hand-ins
                     by it, receipt.json carries it, feedback goes back for it; only its exchange reads its key
     hand-in number  the student's n-th hand-in of an assignment, graded or not (the ledger's ``number``,
-                    a receipt's, a page's "hand-in 3"); never called an attempt
+                    a receipt's, a page's "hand-in 3", serve's "received ... (hand-in 3, ...)"); never
+                    called an attempt. The hub exchange numbers its records of the course's hand-ins in
+                    turn: that number is its reference, always said "record 7 of the hub exchange"
     attempt         a graded hand-in: the k-th of the student's hand-ins gradekit serve graded ("attempt 2
-                    of 3"); the policy says which one counts
+                    of 3"; serve's "graded ... attempt 2: ..., hand-in 3"); the policy says which one
+                    counts. A retry of a request is a try, never an attempt
     ledger          the instructor's record of every hand-in, at its first sight (exchange.ledger)
     receipt         a signed line that names a hand-in: student, assignment, number, time, files
                     (exchange.receipts)

@@ -21,7 +21,7 @@ PAGES = """index tutorial guides/writing-an-assignment guides/grader-api guides/
 guides/live-grading guides/manual-grading guides/class-report guides/copy-detection admin/jupyterhub admin/one-account
 admin/kubernetes-docker admin/lti admin/lti-canvas admin/lti-moodle admin/lti-brightspace admin/lti-blackboard
 admin/postgresql admin/cluster admin/threat-model reference/cli reference/configuration
-reference/graders students students.zh performance architecture""".split()
+reference/graders reference/hub-exchange students students.zh performance architecture""".split()
 
 
 def test_every_page_exists_with_one_title():

@@ -126,5 +126,7 @@ def remove(names: list[str], keep_claim: bool = False) -> None:
 
 
 def _remove(name: str) -> None:
+    # every process of the account, by its owner, never by a process's name: the account is this run's alone
+    # while it holds the claim (another run waits for it), so no one else's process is among them
     subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
     subprocess.run(["userdel", "-r", "-f", name], capture_output=True)

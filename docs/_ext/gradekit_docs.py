@@ -11,6 +11,11 @@ the c.Gradekit setting that gives the course's default (if any) and its help tex
 
 ``gradekit-layers``: the layer table that ``tests/test_layout.py`` holds the package to, lowest
 first (read from that file's ``LAYERS``, not imported).
+
+``gradekit-hub-exchange routes|statuses|limits``: the hub exchange's HTTP contract, from
+gradekit.exchange.hub.wire: every route's uses (``ROUTES``: method, path, who may call it, what it
+answers), its statuses (``Status`` and ``STATUS_MEANS``), a hand-in's limits (``Limits``: the
+``gradekit hub-exchange`` option that sets each, its default, what it limits).
 """
 
 from __future__ import annotations
@@ -141,6 +146,55 @@ class GradekitLayers(Directive):
         return [_table(("layer", "what sits in it"), rows, (25, 75))]
 
 
+class GradekitHubExchange(Directive):
+    """One table of the hub exchange's wire (gradekit.exchange.hub.wire): its routes, statuses or limits."""
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self):
+        import dataclasses
+
+        from gradekit.exchange.hub import wire
+
+        what = self.arguments[0]
+        if what == "routes":
+            rows = [
+                (_literal_cell(use.method), _literal_cell(use.path), _cell(WHO[use.who]), _cell(use.does))
+                for route in wire.ROUTES
+                for use in route.uses
+            ]
+            headers = ("method", "path under api/<course>/", "who may call it", "what it answers")
+            return [_table(headers, rows, (8, 24, 18, 50))]
+        if what == "statuses":
+            missing = [status.name for status in wire.Status if status not in wire.STATUS_MEANS]
+            if missing:
+                raise self.error(f"gradekit-hub-exchange: wire.STATUS_MEANS says nothing of {', '.join(missing)}")
+            rows = [
+                (_literal_cell(str(int(status))), _literal_cell(status.name), _cell(wire.STATUS_MEANS[status]))
+                for status in wire.Status
+            ]
+            return [_table(("status", "name in wire.Status", "when"), rows, (8, 16, 76))]
+        if what == "limits":
+            rows = [
+                (
+                    _literal_cell(f"--{f.name.replace('_', '-')}"),
+                    _literal_cell(f"{f.default:g}" if isinstance(f.default, float) else repr(f.default)),
+                    _cell(f.metadata["help"]),
+                )
+                for f in dataclasses.fields(wire.Limits)
+            ]
+            return [_table(("gradekit hub-exchange option", "default", "what it limits"), rows, (26, 10, 64))]
+        raise self.error(f"gradekit-hub-exchange: routes, statuses or limits, not {what!r}")
+
+
+WHO = {
+    "caller": "anyone whose token may use the service, for themselves only",
+    "instructors": "the course's instructors and its services",
+    "nobody": "nobody",
+}
+
+
 KINDS = {
     "names": "list of grade ids / notebooks",
     "choice": "one of",
@@ -176,4 +230,5 @@ def setup(app):
     app.add_directive("gradekit-settings", GradekitSettings)
     app.add_directive("gradekit-glossary", GradekitGlossary)
     app.add_directive("gradekit-layers", GradekitLayers)
+    app.add_directive("gradekit-hub-exchange", GradekitHubExchange)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -33,7 +33,7 @@ def run(args) -> int:
         print(f"a receipt of this course: {what}; no hand-in with it is on record here")
         return 1
     it = (
-        f"the {entry.ref.place} on record, handed in by the hub user {entry.account}"
+        f"{entry.ref.place}, handed in by the hub user {entry.account}"
         if entry.ref.exchange == "hub"
         else f"the hand-in {entry.ref.place} on record"
     )

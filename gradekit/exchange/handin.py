@@ -2,7 +2,7 @@
 
     HandinRef    where the exchange holds it, made by that exchange and read by it alone: the ledger
                  keys a hand-in by it, a collected submission's receipt.json carries it, feedback goes
-                 back for it. ``place`` says where it is, for a person ("inbound/<folder>", "hand-in
+                 back for it. ``place`` says where it is, for a person ("inbound/<folder>", "record
                  17 of the hub exchange")
     Handin       who handed it in (the account or hub user the exchange vouches for, and the student
                  that is), when (it arrived; what it claimed), what (its files, their digest), or why

@@ -343,7 +343,7 @@ def _migrate(db: sqlite3.Connection, exchange: str) -> None:
         ).fetchall()
         for assignment, name, ino, *rest in rows:
             if exchange == "hub":
-                ref = HandinRef("hub", str(ino), f"hand-in {ino} of the hub exchange")
+                ref = HandinRef("hub", str(ino), f"record {ino} of the hub exchange")
             else:
                 ref = HandinRef("filesystem", f"{ino}/{name}", f"inbound/{name}")
             db.execute(

@@ -4,7 +4,7 @@ What ``nbgrader collect`` does with gradekit's collect class (gradekit.exchange.
 the exchange interface (gradekit.exchange.base) instead of the exchange's folders, so that a course
 on the hub exchange collects too: every hand-in the exchange holds is read and judged by it (who
 handed it in and when, as the exchange vouches for it), recorded in the ledger at its first sight
-(its attempt number, its receipt, or why it is refused), and each student's latest accepted
+(its hand-in number, its receipt, or why it is refused), and each student's latest accepted
 hand-in (with a ``due`` date: the latest on time) is installed in submitted/<student>/<assignment>/ --
 what the ledger kept of it, with the time it counts at as ``timestamp.txt`` and its receipt beside
 it, 0750/0640, swapped in whole. ``gradekit autograde`` grades that, and ``gradekit

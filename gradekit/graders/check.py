@@ -42,10 +42,8 @@ weighed over all its failed checks (:mod:`gradekit.grading.relate`).
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -68,6 +66,11 @@ from gradekit.graders.catalogue import (
     evidence,
 )
 from gradekit.graders.catalogue import FAILS as FAILS
+from gradekit.graders.keeping import fail as _fail
+from gradekit.graders.keeping import keeping as keeping  # the harness's; named here as before
+from gradekit.graders.keeping import keeping_passes as _keeping_passes
+from gradekit.graders.keeping import passed as _passed
+from gradekit.graders.keeping import seen as _seen
 from gradekit.graders.witness import Witness
 from gradekit.i18n.text import Text, _, join
 
@@ -281,66 +284,6 @@ def arrays(
             witness=witness,
         )
     )
-
-
-class Kept:
-    """What a test run inside :func:`keeping` compared: its failed comparisons (``failed``, each a
-    :class:`Mismatch`), and -- when asked -- the raw values of its passing comparisons that had known
-    mistakes (``passed``: a mistake whose value there is not the right one is not the student's)."""
-
-    def __init__(self, seen: set[str], passes: bool):
-        self.failed: list[Mismatch] = []
-        self.passed: list[Witness] = []
-        self.seen, self.passes = seen, passes
-
-
-_KEEPING: contextvars.ContextVar[Kept | None] = contextvars.ContextVar("gradekit_keeping", default=None)
-
-
-@contextlib.contextmanager
-def keeping(seen: set[str] | None = None, passes: bool = False) -> Iterator[Kept]:
-    """Inside, a failed comparison of values (:func:`array`, :func:`arrays`, :func:`scalar`) is kept, not
-    raised: the grader's test goes on to its further cases -- but for an input in ``seen`` (a witness's
-    fingerprint), already compared: it is neither searched nor kept. With ``passes``, a passing
-    comparison's known mistakes are worked out and kept too. The harness runs a test that stopped at
-    its first failure again so, and a failed cell's passing tests (gradekit.grading.harness.cases); a
-    grader has no need of it."""
-    kept = Kept(set(seen or ()), passes)
-    token = _KEEPING.set(kept)
-    try:
-        yield kept
-    finally:
-        _KEEPING.reset(token)
-
-
-def _seen(witness: Witness) -> bool:
-    """Whether, inside :func:`keeping`, this input was compared already (nothing more to learn)."""
-    kept = _KEEPING.get()
-    return kept is not None and witness.fingerprint() in kept.seen
-
-
-def _keeping_passes() -> bool:
-    kept = _KEEPING.get()
-    return kept is not None and kept.passes
-
-
-def _passed(witness: Witness) -> None:
-    kept = _KEEPING.get()
-    if kept is not None:
-        kept.passed.append(witness)
-
-
-def _fail(mismatch: Mismatch) -> None:
-    """Raise the mismatch -- or keep it, inside :func:`keeping` (once per input)."""
-    kept = _KEEPING.get()
-    if kept is None:
-        raise mismatch
-    witness = mismatch.witness
-    if witness is not None and witness.fingerprint() in kept.seen:
-        return
-    if witness is not None:
-        kept.seen.add(witness.fingerprint())
-    kept.failed.append(mismatch)
 
 
 def _relations(got, expected, what, call, rtol, atol, step, known, witness) -> dict | None:

@@ -224,13 +224,13 @@ def _kill_everything_else():
 
 def _fork(contained):
     """fork(), after clearing leftovers if the process limit is in the way; None if it stays full."""
-    for attempt in range(5):
+    for tried in range(5):
         try:
             return os.fork()
         except BlockingIOError:  # EAGAIN: the pids limit
             if contained:
                 _kill_everything_else()
-            time.sleep(0.05 * (attempt + 1))
+            time.sleep(0.05 * (tried + 1))
     return None
 
 

@@ -5,9 +5,10 @@ For each hand-in the course's exchange takes in (gradekit.exchange.base: an even
     1. who and when   the hand-in as the exchange read and judged it (the filesystem exchange: the
                       account that owns its folder, the time it arrived; the hub exchange: the hub
                       login whose token handed it in, the service's clock), recorded in the ledger at
-                      first sight (its attempt number, its receipt), or refused;
-    2. the policy     a student's attempts, the time between them, which counts (service.policy);
-                      one queue per student, served in turn (service.queues);
+                      first sight (its hand-in number, its receipt), or refused;
+    2. the policy     a student's attempts, the time between them, which counts (service.policy,
+                      read again when it changes: service.policies); one queue per student, served
+                      in turn (service.queues);
     3. grading        the hand-in, kept as its attempt, graded in the grading session
                       (service.session), whose runners stay warm between submissions;
     4. recording      the attempt that counts installed as submitted/ and autograded/ and written to
@@ -16,64 +17,41 @@ For each hand-in the course's exchange takes in (gradekit.exchange.base: an even
                       through the exchange, where the student's Fetch Feedback finds it.
 
 One line per event on stdout. What the ledger holds makes it safe to kill:
-on a restart, every hand-in not yet settled is graded (once -- its attempt
+on a restart, every hand-in not yet settled is graded (once -- its hand-in
 number was fixed at first sight, and a grading recorded twice writes nothing
 new), and whatever arrived meanwhile is found by the first full look. A course
 failure stops the service: one line, exit 3, nothing more recorded.
+``gradekit autograde`` while it serves hands its class to the service
+(service.regrades), which grades it on the same warm session.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-import os
 import queue
 import signal
-import socket
 import sys
-import threading
 import time
 from pathlib import Path
 
 from gradekit.course import Course
-from gradekit.errors import CourseFailure, UsageError
+from gradekit.errors import CourseFailure
 from gradekit.exchange.base import CourseExchange
 from gradekit.exchange.exchanges import exchange_of
 from gradekit.grading.options import Options
 from gradekit.service import attempts
+from gradekit.service.policies import Policies
 from gradekit.service.policy import Policy
 from gradekit.service.queues import Queues, Waiting
+from gradekit.service.regrades import Regrades
 from gradekit.service.session import GradingSession
-from gradekit.settings import SETTINGS_FILE
 
 BACKOFF = (0.25, 2.0)  # seconds between looks at an exchange not ready yet: the first, and at most
-SETTINGS_EVERY = 2.0  # seconds between looks at whether an assignment's settings file changed
-DUE_EVERY = 5.0  # seconds a due date read stays in use before it is read again (an instructor may set it)
-LOOKS_ENV = "GRADEKIT_SERVE_LOOKS"  # seconds between both looks instead, when set (the tests make it short)
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
-
-
-def _every(default: float) -> float:
-    """``default``, or the seconds $GRADEKIT_SERVE_LOOKS gives instead."""
-    given = os.environ.get(LOOKS_ENV)
-    if not given:
-        return default
-    try:
-        return float(given)
-    except ValueError:
-        raise UsageError(f"${LOOKS_ENV} is a number of seconds, not {given!r}") from None
-
-
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    """What tells a file changed (inode, size, modification time), or None when there is none."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 class Service:
@@ -90,46 +68,21 @@ class Service:
     ):
         self.course, self.assignments, self.options, self.poll = course, assignments, options, poll
         self.out = out or sys.stdout
-        self.stop = threading.Event()
-        self._policies = {assignment: Policy.of(course, assignment) for assignment in assignments}
-        now = time.monotonic()
-        self._settings_seen = {a: (_stamp(course.source_of(a) / SETTINGS_FILE), now) for a in assignments}
-        self.settings_every, self.due_every = _every(SETTINGS_EVERY), _every(DUE_EVERY)
+        self.policies = Policies(course, assignments, self.say)
         self.exchange = exchange or exchange_of(course)
         self.session = GradingSession(course, assignments, options)
-        self.queues = Queues(newest_only=frozenset(a for a, p in self._policies.items() if p.min_interval > 0))
-        self.requests: queue.Queue = queue.Queue()
+        self.queues = Queues(newest_only=self.policies.throttled)
+        self.regrades = Regrades(
+            course, assignments, self.session, self.exchange, self.policy, self.policies.due, self.say
+        )
         self.graded = 0
-        self._dues: dict[str, tuple[dt.datetime | None, float]] = {}
 
     def policy(self, assignment: str) -> Policy:
-        """``assignment``'s live-grading policy: its settings (gradekit.settings), read at the start
-        and again whenever its assignment.toml has changed (looked at every SETTINGS_EVERY seconds):
-        a change applies from the next hand-in on, with a line saying so; a file that no longer
-        reads leaves the policy in force, with a line naming what is wrong."""
-        stamp, looked = self._settings_seen[assignment]
-        now = time.monotonic()
-        if now - looked >= self.settings_every:
-            path = self.course.source_of(assignment) / SETTINGS_FILE
-            current = _stamp(path)
-            self._settings_seen[assignment] = (current, now)
-            if current != stamp:
-                self._reread(assignment)
-        return self._policies[assignment]
-
-    def _reread(self, assignment: str) -> None:
-        where = f"source/{assignment}/{SETTINGS_FILE}"
-        try:
-            self.course.reread_settings(assignment)
-            policy = Policy.of(self.course, assignment)
-        except CourseFailure as exc:
-            self.say(f"{exc} -- the settings read before stay in force until it is fixed")
-            return
-        before, self._policies[assignment] = self._policies[assignment], policy
-        changed = policy.changes(before)
-        self.say(f"{where} read again: {changed or 'nothing changed for gradekit serve'}")
-        throttled = frozenset(a for a, p in self._policies.items() if p.min_interval > 0)
-        self.queues.newest_only = throttled
+        """``assignment``'s policy as it stands now (gradekit.service.policies: its settings read
+        again when they changed); a change applies from the next hand-in on."""
+        policy = self.policies.of(assignment)
+        self.queues.newest_only = self.policies.throttled
+        return policy
 
     # -- the command --------------------------------------------------------------------------
     def run(self) -> int:
@@ -152,7 +105,6 @@ class Service:
                 if self._hub_gone:
                     self.say("stopping: the hub that started this service has died")
             finally:
-                self.stop.set()
                 self._close()
         self.say(f"stopped: {self.graded} hand-in(s) graded")
         return 0
@@ -204,11 +156,11 @@ class Service:
         self.session.start()
         self.events = self.exchange.events(self.poll)
         self.events.start()
-        self._listen()
+        self.regrades.open()
         for entry in self.ledger.unsettled(self.assignments):  # a restart: what was not graded yet
             self._queue(entry, resumed=True)
         self.say(f"serving {', '.join(self.assignments)} of {self.course.course_id}: {self.exchange.where(self.poll)}")
-        for assignment in (a for a in self.assignments if self._due(a) is None):  # an oracle for its values
+        for assignment in (a for a in self.assignments if self.policies.due(a) is None):  # an oracle for its values
             self.say(
                 f"{assignment} has no due date: nothing is hidden, every attempt's page says at once whether each "
                 f'answer is right; set one: nbgrader db assignment add {assignment} --duedate="YYYY-MM-DD HH:MM UTC"'
@@ -221,40 +173,14 @@ class Service:
         finally:
             self.exchange.close()
             self.ledger.close()
-            self._listener.close()
-            Path(self._listener_path).unlink(missing_ok=True)
-
-    def _listen(self) -> None:
-        from gradekit.service import control
-
-        path = control.path_of(self.course)
-        path.unlink(missing_ok=True)
-        self._listener_path = str(path)
-        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._listener.bind(str(path))
-        os.chmod(path, 0o600)
-        self._listener.listen(8)
-
-        def accept() -> None:
-            while not self.stop.is_set():
-                try:
-                    conn, _ = self._listener.accept()
-                except OSError:
-                    return
-                message = control.read_request(conn)
-                if message is None:
-                    conn.close()
-                    continue
-                self.requests.put((message, conn))
-
-        threading.Thread(target=accept, name="gradekit-serve-control", daemon=True).start()
+            self.regrades.close()
 
     # -- the loop ---------------------------------------------------------------------------------
     def _step(self) -> None:
         for handin in self.exchange.look(self._events(timeout=0.02), self.assignments):
             self._receive(handin)
         self._dispatch()
-        self._requests()
+        self.regrades.step()
         self.session.pump(0)
 
     def _events(self, timeout: float) -> list[str] | None:
@@ -327,7 +253,8 @@ class Service:
 
     def _settle_attempt(self, entry, base: Path, result) -> None:
         """A graded hand-in: the attempt that counts installed and recorded, this attempt's page given
-        back (gradekit.service.delivery), the ledger told, one line."""
+        back (gradekit.service.delivery), the ledger told, one line. ``graded`` pairs each graded
+        hand-in's number with its score; the line names the graded attempt (its k) and the hand-in."""
         from gradekit.pages.look import points
         from gradekit.results import RESULTS_FILE, load
         from gradekit.service.delivery import Attempts, deliver
@@ -353,7 +280,7 @@ class Service:
             base / "submitted",
             attempts=these,
             policy=policy,
-            due=self._due(assignment),
+            due=self.policies.due(assignment),
             keep=base / "feedback",
         )
         self.ledger.settle(entry, "graded", result.score)
@@ -379,96 +306,9 @@ class Service:
             else (f"{points(shown.score)}/{points(shown.possible)}")
         )
         self.say(
-            f"graded {student} {assignment} attempt {these.attempt}: {score} ({counts})"
+            f"graded {student} {assignment} attempt {these.attempt}: {score} ({counts}), hand-in {entry.number}"
             f"{'' if not done.problem else ', feedback not released: ' + done.problem}{latency}{held}"
         )
-
-    def _give_again(self, result, marks: list) -> None:
-        """A regrade's pages, given back for the submission of record in place of the ones its grading
-        gave (gradekit.service.delivery), with the gradebook's final marks (``marks``: the regrade's
-        ClassMarks, read at its first result)."""
-        from gradekit.gradebook.marks import read_class_marks
-        from gradekit.service.delivery import deliver
-
-        student, assignment = result.student, result.assignment
-        if not marks:
-            marks.append(read_class_marks(self.course, assignment))  # plain SQL on SQLite
-        done = deliver(
-            self.course,
-            self.exchange,
-            marks[0].apply(result),
-            self.course.submitted_dir(student, assignment),
-            policy=self.policy(assignment),
-            due=self._due(assignment),
-        )
-        self.say(
-            f"feedback not given again: {done.problem}"
-            if done.problem
-            else f"gave {student} {assignment}'s feedback again"
-        )
-
-    def _due(self, assignment: str) -> dt.datetime | None:
-        """The assignment's due date, read again at most every DUE_EVERY seconds (an instructor may set it)."""
-        from gradekit.service.policy import due_date
-
-        cached = self._dues.get(assignment)
-        if cached is not None and time.monotonic() - cached[1] < self.due_every:
-            return cached[0]
-        found = due_date(self.course, assignment)
-        self._dues[assignment] = (found, time.monotonic())
-        return found
-
-    # -- autograde through the service ------------------------------------------------------------
-    def _requests(self) -> None:
-        from gradekit.service import control
-
-        while True:
-            try:
-                message, conn = self.requests.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                assignment, students, force = self._batch(message)
-            except UsageError as exc:
-                control.send(conn, {"error": str(exc), "exit": exc.exit_code})
-                conn.close()
-                continue
-            todo, unchanged = self.session.unchanged(assignment, students, force)
-            control.send(conn, {"start": len(todo), "unchanged": len(unchanged)})
-            for result in unchanged:
-                control.send(conn, {"result": result.to_dict(), "unchanged": True})
-
-            marks: list = []  # the class's marks, read once a regrade (a regrade changes none of them)
-
-            def on_result(result, conn=conn, marks=marks) -> None:
-                control.send(conn, {"result": result.to_dict()})
-                self.say(f"regraded {result.student} {result.assignment}: {result.score:g}/{result.possible:g}")
-                self._give_again(result, marks)
-
-            def on_done(conn=conn) -> None:
-                control.send(conn, {"done": True})
-                conn.close()
-
-            self.session.grade_class(assignment, todo, on_result, on_done, wait=False)
-
-    def _batch(self, message: dict) -> tuple[str, list[str], bool]:
-        from gradekit.gradebook import read
-        from gradekit.untrusted import submitted_students
-
-        assignment = str(message.get("assignment", ""))
-        if message.get("op") != "autograde" or assignment not in self.assignments:
-            raise UsageError(
-                f"the service does not grade {assignment!r} (it serves {', '.join(self.assignments)}): "
-                "stop it, or start it for that assignment too"
-            )
-        students = [str(s) for s in message.get("students") or []]
-        if students:
-            read.require_students(self.course, students)
-        else:
-            students, _skipped = submitted_students(
-                self.course.root / "submitted", assignment, set(read.students(self.course))
-            )
-        return assignment, students, bool(message.get("force"))
 
 
 def serve(course: Course, assignments: list[str], options: Options, poll: float = 0.0) -> int:

@@ -416,8 +416,8 @@ def _shown_score(x, name: str, text: str, attempt: int) -> tuple[float, float]:
         waits = f"截止日期（{shows.until}）之后检查。"
         more = f"在截止日期（{shows.until}）后检查"
         so_far = re.search(r"目前得分：\s*(\d+(?:\.\d+)?) / (\d+(?:\.\d+)?)", text)
-        counted = f"第 {attempt} 次提交" + (f"（共 {declared.attempts} 次）" if declared.attempts else "")
-        counts = "计入成绩的是你最后一次提交" if declared.counts == "last" else "计入成绩的是你最好的一次"
+        counted = f"第 {attempt} 次评分" + (f"（共 {declared.attempts} 次）" if declared.attempts else "")
+        counts = "计入成绩的是你最后一次评分的提交" if declared.counts == "last" else "计入成绩的是你最好的一次"
     else:
         waits = f"Checked after the due date ({shows.until})."
         points = f"{shows.held_points:g}"

@@ -264,3 +264,37 @@ def test_a_student_s_list_refused_over_their_reads_is_refused_at_home_until_its_
     again = listed()
     assert again.startswith(f"too many requests: the limit is {LIMITS.reads_per_minute} a minute"), again
     assert re.search(r"try again in \d+ s", again) and "cannot be reached" not in again, again
+
+
+def _sent(use) -> tuple[str, dict]:
+    """A use's path (docs/reference/hub-exchange.md's form) as a request's, and the body it sends."""
+    path = use.path.replace("<a>", "a1").replace("<user>", "bob").replace("<number>", "1")
+    path = path.replace("after=N&wait=S", "after=0&wait=0")
+    if use.method == "GET":
+        return path, {}
+    if path.startswith("feedback/"):
+        return path, {"json": {"pages": {"n": "<p>page</p>"}}}
+    return path, {"data": pack_zip({"n.ipynb": b"{}"})}
+
+
+def test_each_route_of_the_reference_answers_whom_it_says_and_refuses_the_rest(service):
+    """docs/reference/hub-exchange.md is generated from wire.ROUTES: each use, called as a student and as
+    an instructor, is served to whom its ``who`` says (never 405: the server has that method) and
+    refused to the others with 403 and one line -- so the page cannot say what the service does not do."""
+    from gradekit.exchange.hub.wire import ROUTES
+
+    first = requests.post(service.base + "handins/a1", data=pack_zip({"n.ipynb": b"{}"}), headers=_as("bob", **_key()))
+    assert first.status_code == 201 and first.json()["id"] == 1, first.text
+    uses = [use for route in ROUTES for use in route.uses]
+    assert {use.who for use in uses} == {"caller", "instructors", "nobody"}
+    for i, use in enumerate(uses):
+        path, body = _sent(use)
+        for who in (f"s{i}", "prof"):                                    # a student of their own each: no rate met
+            headers = _as(who, **(_key() if use.method == "POST" else {}))
+            r = requests.request(use.method, service.base + path, headers=headers, **body)
+            allowed = use.who == "caller" or (use.who == "instructors" and who == "prof")
+            assert r.status_code != 405, (use, who, r.status_code)
+            if allowed:
+                assert r.status_code != 403, (use, who, r.text)
+            else:
+                assert r.status_code == 403 and len(r.json()["error"].splitlines()) == 1, (use, who, r.text)

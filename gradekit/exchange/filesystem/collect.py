@@ -5,7 +5,7 @@ Selected in nbgrader_config.py (``c.ExchangeFactory.collect``), it is what
 it reads what a student cannot forge (:mod:`gradekit.exchange.filesystem.inbound`: the account
 that owns it, the time it really arrived, its files through descriptors that
 follow no link) and records it in the ledger (:mod:`gradekit.exchange.ledger`: its
-attempt number and its signed receipt, or why it is refused). Then, as nbgrader
+hand-in number and its signed receipt, or why it is refused). Then, as nbgrader
 does, each student's latest accepted submission (``--before-duedate``: the
 latest on time) is copied to submitted/<student>/<assignment>/ -- what the ledger
 kept at its first sight, with ``timestamp.txt`` the time it counts at and

@@ -222,7 +222,7 @@ class GradekitFetchFeedback(_SafeRoot, ExchangeFetchFeedback):
     ``shutil.copy``, which opens the old copy for writing and copies the mode: a page
     released for one student alone (0400, or 0600 with an ACL) becomes a copy its owner
     cannot overwrite, and every later fetch stops at it with a PermissionError -- the
-    second attempt's feedback never arrives. Here a page already fetched unchanged is
+    second hand-in's feedback never arrives. Here a page already fetched unchanged is
     left alone, and a new one is written to a private temporary file renamed over the
     old copy (a rename needs only the folder to be writable).
     """

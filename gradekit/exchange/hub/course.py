@@ -44,7 +44,7 @@ KIND = "hub"
 
 def number_ref(number: int) -> HandinRef:
     """The reference of the service's hand-in ``number``."""
-    return HandinRef(KIND, str(number), f"hand-in {number} of the hub exchange")
+    return HandinRef(KIND, str(number), f"record {number} of the hub exchange")
 
 
 def number_of(ref: HandinRef | None) -> int | None:

@@ -218,7 +218,11 @@ class HandinHandler(Handler):
         self.require_instructor("read a hand-in's files")
         handin = self.store.get(self.course_id, int(number)) if number.isdigit() else None
         if handin is None or handin.blob is None:
-            self.refuse(Status.NOT_FOUND, f"no hand-in {number} with files in {self.course_id} (hand-ins are numbered)")
+            self.refuse(
+                Status.NOT_FOUND,
+                f"no record {number} of the hub exchange in {self.course_id} holds a hand-in's files (hand-ins are "
+                "numbered by their records)",
+            )
         self.send_zip(self.store.blob(handin.blob))
 
     def _never(self, course: str, number: str) -> None:

@@ -174,7 +174,9 @@ class FeedbackHandler(Handler):
         self.require_instructor("give feedback")
         handin = self.store.get(self.course_id, int(number)) if number.isdigit() else None
         if handin is None or handin.problem is not None:
-            self.refuse(Status.NOT_FOUND, f"no accepted hand-in {number} in {self.course_id}")
+            self.refuse(
+                Status.NOT_FOUND, f"no record {number} of the hub exchange in {self.course_id} is an accepted hand-in"
+            )
         try:
             pages = json.loads(self.body)["pages"]
             assert isinstance(pages, dict) and all(isinstance(v, str) for v in pages.values())

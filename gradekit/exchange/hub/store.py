@@ -218,7 +218,7 @@ class Store:
         problem: str | None = None,
         kind: str | None = None,
     ) -> tuple[Record, bool]:
-        """Record a hand-in of ``files`` (as read within the limits; or a refused attempt, with
+        """Record a hand-in of ``files`` (as read within the limits; or a refused try, with
         ``problem``), received now; (it, whether it is new): a key this user already handed in with is
         that hand-in again."""
         from gradekit.untrusted import pack_zip

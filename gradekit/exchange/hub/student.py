@@ -88,13 +88,13 @@ class GradekitHubExchange(Exchange):
             raise
 
     def call(self, method: str, path: str, **kw):
-        for attempt in range(READ_TRIES if method == "GET" else 1):
+        for tried in range(READ_TRIES if method == "GET" else 1):
             try:
                 return self.client().json(method, path, **kw)
             except HubError as exc:
-                if not exc.transient or attempt == READ_TRIES - 1 or method != "GET":
+                if not exc.transient or tried == READ_TRIES - 1 or method != "GET":
                     self.fail(str(exc))
-            time.sleep(0.5 * (attempt + 1))
+            time.sleep(0.5 * (tried + 1))
 
     def listed(self) -> list[dict]:
         """The service's listing of the caller's releases and hand-ins (see _LISTED)."""
@@ -201,12 +201,12 @@ class HubSubmit(GradekitHubExchange, ExchangeSubmit):
         key = secrets.token_hex(16)
         body = pack_zip(files)
         client = self.client()
-        for attempt in range(RETRIES):
+        for tried in range(RETRIES):
             try:
                 meta = client.json("POST", wire.HANDIN.url(part=assignment), body=body, headers={KEY_HEADER: key})
                 break
             except HubError as exc:
-                if exc.refused or attempt == RETRIES - 1:  # refused, or never reached: say why
+                if exc.refused or tried == RETRIES - 1:  # refused, or never reached: say why
                     self.fail(str(exc))
                 time.sleep(1.0)  # the answer was lost: the same key is the same hand-in
         cache = Path(self.cache) / self.coursedir.course_id / f"{meta['user']}+{assignment}+{meta['timestamp']}"

@@ -3,24 +3,10 @@
 The service (gradekit.exchange.hub.server) is a JupyterHub service; every request carries a hub
 token (``Authorization: token <token>``: a student's server's ``$JUPYTERHUB_API_TOKEN``, the
 course's service token), and the service asks the hub whose it is. The routes are under the
-service's URL, ``api/<course>/`` (:data:`ROUTES`: the server registers them, the clients call
-them; nothing else spells a path, a header or a status)::
-
-    anyone whose token may use the service, for themselves only:
-      GET  ping                        who the caller is, whether they teach, the limits
-      GET  assignments                 what the caller may list (their releases, hand-ins, feedback)
-      GET  release/<a>                 the caller's own release of <a> (a zip)
-      POST handins/<a>                 a hand-in of <a> as the caller (a zip body); KEY_HEADER (random,
-                                       the client's) makes a retry after a lost answer the same hand-in
-      GET  feedback/<a>                the feedback pages of the caller's hand-ins of <a>
-    the course's instructors (and its services) only:
-      PUT  release/<a>/<user>          <user>'s release of <a> (a zip; ?force=1 to replace it)
-      GET  releases                    {assignment: [users]}
-      GET  handins?after=N&wait=S      the hand-ins after number N (each with the notebooks whose
-                                       feedback was given), waiting up to S s for one
-      GET  handins/<number>            one hand-in's files (a zip the service wrote of what it accepted)
-      PUT  feedback/<number>           a graded hand-in's pages ({"pages": {notebook: html}})
-      GET  listing/<user>              what <user> may list
+service's URL, ``api/<course>/``: :data:`ROUTES`, each with its :class:`Use` (a method, who may
+call it, what it answers). The server registers them, the clients call them; nothing else spells
+a path, a header or a status. docs/reference/hub-exchange.md is generated from :data:`ROUTES`,
+:class:`Status` (:data:`STATUS_MEANS`) and :class:`Limits`.
 
 An answer is JSON (or a zip); a refusal is ``{"error": "<one line>"}`` with its :class:`Status`,
 which the clients raise as :class:`HubError` with that line and status. A hand-in travels as a
@@ -37,7 +23,7 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SERVICE = "gradekit-exchange"  # the service's name in the hub (its URL: /services/gradekit-exchange/)
 TOKEN_ENV = "JUPYTERHUB_API_TOKEN"
@@ -45,30 +31,61 @@ KEY_HEADER = "X-Gradekit-Key"
 KEY = re.compile(r"^[A-Za-z0-9_-]{8,128}$")  # a hand-in's KEY_HEADER: the client's, random
 RETRIES = 10  # a hand-in whose answer was lost is sent again (a second apart), with the same key
 STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"  # a hand-in's time on the wire: nbgrader's timestamp format
+# in the answer to the course's long poll (GET handins?wait=S): the service is stopping, and the poller looks
+# again later, not at once (its port is closed by then: the hub's proxy answered the next poll 503)
+STOPPING = "stopping"
 
 
 class Status(enum.IntEnum):
-    """The statuses the service answers with."""
+    """The statuses the service answers with (what each means: :data:`STATUS_MEANS`)."""
 
     OK = 200
-    CREATED = 201  # a new hand-in
-    BAD_REQUEST = 400  # a request the route cannot take (no key, not a zip, a bad name)
-    UNAUTHORIZED = 401  # no token the hub knows
-    FORBIDDEN = 403  # the caller may not: another's work, an instructor's route, a hand-in replaced
-    NOT_FOUND = 404  # no such course, release, hand-in
-    CONFLICT = 409  # a release there already (no ?force)
-    TOO_LARGE = 413  # a hand-in over its limits (gradekit.errors.HandinTooLarge), a body over the cut-off
-    TOO_MANY = 429  # over a rate, or too many hand-ins arriving at once (Retry-After)
+    CREATED = 201
+    BAD_REQUEST = 400
+    UNAUTHORIZED = 401
+    FORBIDDEN = 403
+    NOT_FOUND = 404
+    CONFLICT = 409
+    TOO_LARGE = 413
+    TOO_MANY = 429
+
+
+STATUS_MEANS: dict[Status, str] = {
+    Status.OK: "the answer: JSON, or a zip",
+    Status.CREATED: "a new hand-in (its HandinMeta); a hand-in sent again with its key is answered 200",
+    Status.BAD_REQUEST: "a request the route cannot take: no key, not a zip, a bad name",
+    Status.UNAUTHORIZED: "no token the hub knows",
+    Status.FORBIDDEN: "the caller may not: another's work, an instructor's route, a hand-in replaced or deleted",
+    Status.NOT_FOUND: "no such course, release or hand-in",
+    Status.CONFLICT: "a release there already (PUT it again with ?force=1)",
+    Status.TOO_LARGE: "a hand-in over its limits, or a body over the cut-off (Limits.drained)",
+    Status.TOO_MANY: "over a rate, or too many of one student's hand-ins arriving at once (Retry-After: seconds)",
+}
+
+
+@dataclass(frozen=True)
+class Use:
+    """One thing a route does: its method, its path as a person writes it (``<part>``), who may call it
+    ("caller": anyone whose token may use the service, for themselves only; "instructors": the
+    course's instructors and its services; "nobody": always refused), and what it answers."""
+
+    method: str
+    path: str
+    who: str
+    does: str
 
 
 @dataclass(frozen=True)
 class Route:
-    """One route of the API: its path under ``api/<course>/`` (``{part}``: one segment of the path), its
-    methods, and who may call it ("caller": anyone, for themselves; "instructors")."""
+    """One route of the API: its path under ``api/<course>/`` (``{part}``: one segment of the path) and
+    what it does (:class:`Use`, one a method and a form of the path)."""
 
     path: str
-    methods: tuple[str, ...]
-    who: str = "caller"
+    uses: tuple[Use, ...]
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(use.method for use in self.uses))
 
     def url(self, **parts: str | int) -> str:
         """The path a client calls, each part quoted."""
@@ -79,18 +96,64 @@ class Route:
         return api + "/" + re.sub(r"\{\w+\}", "([^/]+)", self.path)
 
 
-PING = Route("ping", ("GET",))
-ASSIGNMENTS = Route("assignments", ("GET",))
-RELEASE = Route("release/{assignment}", ("GET",))
-RELEASE_TO = Route("release/{assignment}/{user}", ("GET", "PUT"), "instructors")
-RELEASES = Route("releases", ("GET",), "instructors")
-HANDINS = Route("handins", ("GET",), "instructors")
-# POST handins/<assignment> (a hand-in, anyone); GET handins/<number> (its files, instructors); PUT,
-# DELETE, PATCH refused: nobody replaces or deletes a hand-in
-HANDIN = Route("handins/{part}", ("POST", "GET", "PUT", "DELETE", "PATCH"))
-# GET feedback/<assignment> (the caller's own); PUT feedback/<number> (a hand-in's pages, instructors)
-FEEDBACK = Route("feedback/{part}", ("GET", "PUT"))
-LISTING = Route("listing/{user}", ("GET",), "instructors")
+PING = Route("ping", (Use("GET", "ping", "caller", "who the caller is, whether they teach, the limits"),))
+ASSIGNMENTS = Route(
+    "assignments",
+    (Use("GET", "assignments", "caller", "what the caller may list: their releases, hand-ins and feedback"),),
+)
+RELEASE = Route(
+    "release/{assignment}", (Use("GET", "release/<a>", "caller", "the caller's own release of <a> (a zip)"),)
+)
+RELEASE_TO = Route(
+    "release/{assignment}/{user}",
+    (
+        Use("GET", "release/<a>/<user>", "instructors", "<user>'s release of <a> (a zip)"),
+        Use("PUT", "release/<a>/<user>", "instructors", "<user>'s release of <a> (a zip body; ?force=1 replaces it)"),
+    ),
+)
+RELEASES = Route("releases", (Use("GET", "releases", "instructors", "{assignment: [users it was released to]}"),))
+HANDINS = Route(
+    "handins",
+    (
+        Use(
+            "GET",
+            "handins?after=N&wait=S",
+            "instructors",
+            "the hand-ins numbered after N (each with the notebooks whose feedback was given), waiting up to "
+            f'S s (at most 60) for one; {{"{STOPPING}": true}} beside none when the service stops meanwhile',
+        ),
+    ),
+)
+HANDIN = Route(
+    "handins/{part}",
+    (
+        Use(
+            "POST",
+            "handins/<a>",
+            "caller",
+            f"a hand-in of <a> as the caller (a zip body); {KEY_HEADER} (random, the client's) makes a retry "
+            "after a lost answer the same hand-in",
+        ),
+        Use(
+            "GET",
+            "handins/<number>",
+            "instructors",
+            "one hand-in's files (a zip the service wrote of what it accepted)",
+        ),
+        *(
+            Use(m, "handins/<number>", "nobody", "refused (403): a hand-in is never replaced or deleted")
+            for m in ("PUT", "DELETE", "PATCH")
+        ),
+    ),
+)
+FEEDBACK = Route(
+    "feedback/{part}",
+    (
+        Use("GET", "feedback/<a>", "caller", "the feedback pages of the caller's hand-ins of <a>"),
+        Use("PUT", "feedback/<number>", "instructors", 'a graded hand-in\'s pages ({"pages": {notebook: html}})'),
+    ),
+)
+LISTING = Route("listing/{user}", (Use("GET", "listing/<user>", "instructors", "what <user> may list"),))
 ROUTES = (PING, ASSIGNMENTS, RELEASES, RELEASE, RELEASE_TO, HANDINS, HANDIN, FEEDBACK, LISTING)
 
 
@@ -99,11 +162,14 @@ class Limits:
     """What a hand-in may hold and how often a student may call (``gradekit hub-exchange``'s options),
     as the service answers them in ``ping`` and the students' submit checks them first."""
 
-    max_mb: float = 20.0
-    max_files: int = 50
-    per_minute: int = 10  # tries to hand in, refused ones included
-    at_once: int = 2  # hand-ins of one student arriving at the same time
-    reads_per_minute: int = 120  # a student's lists, fetches and feedback reads; instructors' are not counted
+    max_mb: float = field(default=20.0, metadata={"help": "MiB of files a hand-in may hold, unpacked"})
+    max_files: int = field(default=50, metadata={"help": "files a hand-in may hold"})
+    per_minute: int = field(default=10, metadata={"help": "hand-ins a student may try a minute, refused ones included"})
+    at_once: int = field(default=2, metadata={"help": "hand-ins of one student arriving at the same time"})
+    reads_per_minute: int = field(
+        default=120,
+        metadata={"help": "times a student may list, fetch or read feedback a minute; instructors' are not counted"},
+    )
 
     @property
     def max_bytes(self) -> int:
@@ -189,9 +255,6 @@ class HandinMeta:
         )
 
 
-# in the answer to the course's long poll (GET handins?wait=S): the service is stopping, and the poller looks
-# again later, not at once (its port is closed by then: the hub's proxy answered the next poll 503)
-STOPPING = "stopping"
 WAITED = (502, 503, 504)  # the hub's proxy (or the exchange, its hub not answering): not up yet, or restarting
 
 

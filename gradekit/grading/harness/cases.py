@@ -8,7 +8,7 @@ have shown. Nothing is named, and no relation said, on fewer than two independen
 cell's failed comparisons hold fewer than :data:`ENOUGH` different inputs, its failed tests are run
 again (the plain ones, at most :data:`RERUNS` of them, with the same fixtures: the same inputs, in the
 same order; then, if the cell is still short, with its ``rng`` seeded anew: the same test on numbers
-of its own), their failed comparisons kept instead of raised (:func:`gradekit.graders.check.keeping`):
+of its own), their failed comparisons kept instead of raised (:func:`gradekit.graders.keeping.keeping`):
 the test goes on past its first failure, calling the student's code in the sandbox as always and the
 catalogue's mistakes on each further input. What those cases show is evidence only -- it is attached to
 the failed check (``Check.evidence["more"]``), weighed with the cell (:mod:`gradekit.grading.diagnosis`)

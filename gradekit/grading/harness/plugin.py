@@ -155,12 +155,12 @@ class GraderPlugin(GraderFixtures):
 
     def run_again(self, item, seen: set[str], passes: bool = False, again: int = 0) -> tuple[list[Check], list]:
         """Run a plain grader test again, its failed comparisons kept instead of raised
-        (:func:`gradekit.graders.check.keeping`), and give them as checks -- recorded nowhere: the
+        (:func:`gradekit.graders.keeping.keeping`), and give them as checks -- recorded nowhere: the
         cases its loop never reached after its first failure (see gradekit.grading.harness.cases);
         ``seen``, the inputs compared already (their fingerprints): not kept again. With ``passes``,
         also the raw values of its passing comparisons that had known mistakes (witnesses). ``again``
         (1, 2, ...) seeds its ``rng`` anew: the same test on other numbers."""
-        from gradekit.graders.check import keeping
+        from gradekit.graders.keeping import keeping
 
         names, given = self._plan(item)
         self._again = again

@@ -65,6 +65,11 @@ def transform(name: str) -> Callable[[np.ndarray], np.ndarray] | None:
     return None
 
 
+def comparable(S: np.ndarray, R: np.ndarray) -> bool:
+    """The same shape, and every value finite on both sides: a claim about the values can be weighed."""
+    return S.shape == R.shape and bool(np.all(np.isfinite(S)) and np.all(np.isfinite(R)))
+
+
 def one(case: Case) -> tuple[np.ndarray, np.ndarray] | None:
     """The subject's one value and its right one (a value claim is about one part)."""
     if len(case.S) != 1:
@@ -77,7 +82,7 @@ def factor(arg: str, case: Case) -> Outcome:
     if pair is None:
         return None
     S, R = pair
-    if S.shape != R.shape or not (np.all(np.isfinite(S)) and np.all(np.isfinite(R))):
+    if not comparable(S, R):
         return False
     nonzero = int(np.count_nonzero(np.abs(R) > case.atol))
     if nonzero == 0:
@@ -106,7 +111,7 @@ def shift(arg: str, case: Case) -> Outcome:
     if pair is None:
         return None
     S, R = pair
-    if S.shape != R.shape or not (np.all(np.isfinite(S)) and np.all(np.isfinite(R))):
+    if not comparable(S, R):
         return False
     d = S - R
     c = float(np.mean(d))
@@ -237,7 +242,7 @@ def scaled(arg: str, case: Case) -> Outcome:
     if pair is None:
         return None
     S, R = pair
-    if S.shape != R.shape or not (np.all(np.isfinite(S)) and np.all(np.isfinite(R))):
+    if not comparable(S, R):
         return False
     if arg == "rows_cols":
         return _rows_cols(S, R, case)
@@ -295,7 +300,7 @@ def precision(arg: str, case: Case) -> Outcome:
     if pair is None:
         return None
     S, R = pair
-    if S.shape != R.shape or not (np.all(np.isfinite(S)) and np.all(np.isfinite(R))):
+    if not comparable(S, R):
         return False
     scale = float(np.max(np.abs(R)))
     error = float(np.max(np.abs(S - R))) / scale if scale else 0.0
@@ -360,7 +365,7 @@ def composition(arg: str, case: Case) -> Outcome:
         return None
     S, R = pair
     kind, _sep, rest = arg.partition(":")
-    if S.shape != R.shape or not (np.all(np.isfinite(S)) and np.all(np.isfinite(R))) or case.near(S, R):
+    if not comparable(S, R) or case.near(S, R):
         return False
     if kind == "times":
         name, _sep, number = rest.partition(":")

@@ -112,6 +112,17 @@ def teaches(plan: Plan, login) -> list[str]:
     return [f"    teaches = name in INSTRUCTORS or any(g.name == {lit(group)} for g in spawner.user.groups)"]
 
 
+def local_servers(umask_note: str = "") -> list[str]:
+    """Each server a local process of make deploy's venv, writing with umask 077, given the hub's time."""
+    return [
+        'c.Spawner.cmd = [f"{DEPLOY}/venv/bin/jupyterhub-singleuser"]',
+        'c.Spawner.environment = {"PATH": f"{DEPLOY}/venv/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}',
+        'c.LocalProcessSpawner.popen_kwargs = {"umask": 0o077}' + umask_note,
+        "c.Spawner.start_timeout = 90",
+        "c.Spawner.http_timeout = 90",
+    ]
+
+
 def interface_of() -> list[str]:
     return [
         "def interface_of(name):",

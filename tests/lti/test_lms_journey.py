@@ -17,7 +17,7 @@ import hubs
 import nbformat
 import pytest
 import unix_users
-from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir
+from conftest import ASSIGNMENT, CHROMIUM, NOTEBOOK, SECRET, VENV_BIN, CourseDir
 
 from lti.conftest import gradebook, register, scores_of
 from lti.lms import Served
@@ -26,7 +26,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.browser]
 
 A, NB = ASSIGNMENT, NOTEBOOK
 STUDENT = "gkltiada"
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 GRADEKIT = str(VENV_BIN / "gradekit")
 SCORE_WITHIN = 30  # seconds from Submit to the score in the LMS: bench/lti.py measures the real figure
@@ -124,37 +123,28 @@ def x(tmp_path_factory):
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_launch_fetch_submit_and_the_lms_shows_the_score(x):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu", "--no-first-run"]
-        )
-        try:
-            page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-            page.goto(f"{x.lms.base}/launch?user={STUDENT}")  # the link in the LMS course
-            page.wait_for_url(re.compile(rf"/user/{STUDENT}/lab"), timeout=120_000)
-            page.wait_for_selector(".jp-DirListing-content, .jp-Launcher", timeout=90_000)
-            for button in page.locator(".jp-toast-button").filter(has_text=re.compile("^No$")).all():
-                button.click(timeout=2000)
-            page.locator(".lm-MenuBar-itemLabel").filter(has_text=re.compile("^Nbgrader$")).click()
-            page.locator("#jp-mainmenu-nbgrader .lm-Menu-item[data-command='nbgrader:open-assignment-list']").click()
-            panel = page.locator("#assignments")
-            panel.locator("#released_assignments_list .list_item").filter(has_text=A).first.wait_for(timeout=60_000)
-            panel.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
-            fetched = panel.locator("#fetched_assignments_list")
-            fetched.get_by_role("button", name="Submit").wait_for(timeout=60_000)
-            _answer(x.course, STUDENT)  # the student's work: their own variant's answers
-            fetched.get_by_role("button", name="Submit").click()
-            submitted = time.monotonic()
-            while not [s for s in scores_of(x.lms, STUDENT) if s.get("scoreGiven")]:
-                assert time.monotonic() - submitted < SCORE_WITHIN, (x.hub.text()[-3000:], gradebook(x.lms))
-                time.sleep(0.2)
-            took = time.monotonic() - submitted
-            page.screenshot(path=str(ARTIFACTS / "lti-submitted.png"))
-        finally:
-            browser.close()
+def test_launch_fetch_submit_and_the_lms_shows_the_score(x, browser):
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    page.goto(f"{x.lms.base}/launch?user={STUDENT}")  # the link in the LMS course
+    page.wait_for_url(re.compile(rf"/user/{STUDENT}/lab"), timeout=120_000)
+    page.wait_for_selector(".jp-DirListing-content, .jp-Launcher", timeout=90_000)
+    for button in page.locator(".jp-toast-button").filter(has_text=re.compile("^No$")).all():
+        button.click(timeout=2000)
+    page.locator(".lm-MenuBar-itemLabel").filter(has_text=re.compile("^Nbgrader$")).click()
+    page.locator("#jp-mainmenu-nbgrader .lm-Menu-item[data-command='nbgrader:open-assignment-list']").click()
+    panel = page.locator("#assignments")
+    panel.locator("#released_assignments_list .list_item").filter(has_text=A).first.wait_for(timeout=60_000)
+    panel.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
+    fetched = panel.locator("#fetched_assignments_list")
+    fetched.get_by_role("button", name="Submit").wait_for(timeout=60_000)
+    _answer(x.course, STUDENT)  # the student's work: their own variant's answers
+    fetched.get_by_role("button", name="Submit").click()
+    submitted = time.monotonic()
+    while not [s for s in scores_of(x.lms, STUDENT) if s.get("scoreGiven")]:
+        assert time.monotonic() - submitted < SCORE_WITHIN, (x.hub.text()[-3000:], gradebook(x.lms))
+        time.sleep(0.2)
+    took = time.monotonic() - submitted
+    page.screenshot(path=str(ARTIFACTS / "lti-submitted.png"))
     (score,) = scores_of(x.lms, STUDENT)
     assert score["scoreGiven"] == score["scoreMaximum"] > 0, score  # the whole score: there is no due date
     assert score["gradingProgress"] == "FullyGraded" and score["activityProgress"] == "Completed"

@@ -25,7 +25,7 @@ import hubs
 import nbformat
 import pytest
 import unix_users
-from conftest import ASSIGNMENT, NOTEBOOK, SECRET, VENV_BIN, CourseDir
+from conftest import ASSIGNMENT, CHROMIUM, NOTEBOOK, SECRET, VENV_BIN, CourseDir
 
 from lti.conftest import gradebook, register, scores_of
 from lti.lms import Served
@@ -36,7 +36,6 @@ A = ASSIGNMENT
 STUDENT = "ada"  # no Unix account: a hub user the LMS's launch makes
 SHARED = "gkltijov"  # the one account every server runs as (not tests/handout's: both may run at once)
 HELD = "test_self_attention_permutation"  # hidden until the due date (2 points)
-CHROMIUM = "/usr/bin/chromium"
 GRADEKIT = str(VENV_BIN / "gradekit")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 WITHIN = 30  # seconds from Submit to the score in the LMS (bench/lti.py measures the real figure)
@@ -117,54 +116,45 @@ def x():
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_an_lms_course_on_the_one_account_hub(x):
-    from playwright.sync_api import sync_playwright
+def test_an_lms_course_on_the_one_account_hub(x, browser):
+    # the instructor adds the assignment from the LMS: the picker, before anything is generated
+    page = browser.new_context().new_page()
+    page.goto(f"{x.lms.base}/launch?user=prof&kind=deep")
+    page.locator(f"button[name=assignment][value={A}]").click(timeout=60_000)
+    page.wait_for_selector("#made", timeout=30_000)
+    (item,) = gradebook(x.lms)["lineitems"]
+    assert item["resourceId"] == A and item["scoreMaximum"] == 20, item  # the notebook's whole points
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu", "--no-first-run"]
-        )
-        try:
-            # the instructor adds the assignment from the LMS: the picker, before anything is generated
-            page = browser.new_context().new_page()
-            page.goto(f"{x.lms.base}/launch?user=prof&kind=deep")
-            page.locator(f"button[name=assignment][value={A}]").click(timeout=60_000)
-            page.wait_for_selector("#made", timeout=30_000)
-            (item,) = gradebook(x.lms)["lineitems"]
-            assert item["resourceId"] == A and item["scoreMaximum"] == 20, item  # the notebook's whole points
+    # the student's first launch gives their username; the roster brings them in; their notebook
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    started = time.monotonic()
+    page.goto(f"{x.lms.base}/launch?user={STUDENT}")
+    page.wait_for_url(re.compile(rf"/user/{STUDENT}/lab"), timeout=120_000)
+    page.wait_for_selector(".jp-DirListing-content, .jp-Launcher", timeout=90_000)
+    launched = time.monotonic() - started
+    said = x.course.run(GRADEKIT, "lti", "roster").stdout
+    assert said.startswith("1 student(s) in the gradebook, 1 instructor(s)"), said
+    assert f"new in the gradebook: {STUDENT}; " in said, said
+    x.course.run(GRADEKIT, "generate", A, "--student", STUDENT)
+    x.course.run(GRADEKIT, "release", A, "--student", STUDENT)  # into the hub exchange
 
-            # the student's first launch gives their username; the roster brings them in; their notebook
-            page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-            started = time.monotonic()
-            page.goto(f"{x.lms.base}/launch?user={STUDENT}")
-            page.wait_for_url(re.compile(rf"/user/{STUDENT}/lab"), timeout=120_000)
-            page.wait_for_selector(".jp-DirListing-content, .jp-Launcher", timeout=90_000)
-            launched = time.monotonic() - started
-            said = x.course.run(GRADEKIT, "lti", "roster").stdout
-            assert said.startswith("1 student(s) in the gradebook, 1 instructor(s)"), said
-            assert f"new in the gradebook: {STUDENT}; " in said, said
-            x.course.run(GRADEKIT, "generate", A, "--student", STUDENT)
-            x.course.run(GRADEKIT, "release", A, "--student", STUDENT)  # into the hub exchange
-
-            for button in page.locator(".jp-toast-button").filter(has_text=re.compile("^No$")).all():
-                button.click(timeout=2000)
-            page.locator(".lm-MenuBar-itemLabel").filter(has_text=re.compile("^Nbgrader$")).click()
-            page.locator("#jp-mainmenu-nbgrader .lm-Menu-item[data-command='nbgrader:open-assignment-list']").click()
-            panel = page.locator("#assignments")
-            panel.locator("#released_assignments_list .list_item").filter(has_text=A).first.wait_for(timeout=60_000)
-            panel.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
-            fetched = panel.locator("#fetched_assignments_list")
-            fetched.get_by_role("button", name="Submit").wait_for(timeout=60_000)
-            _answer(x.course, x.homes / STUDENT / A / f"{NOTEBOOK}.ipynb")
-            fetched.get_by_role("button", name="Submit").click()
-            submitted = time.monotonic()
-            while not scores_of(x.lms, STUDENT):
-                assert time.monotonic() - submitted < WITHIN, (x.hub.text()[-3000:], gradebook(x.lms))
-                time.sleep(0.2)
-            took = time.monotonic() - submitted
-            page.screenshot(path=str(ARTIFACTS / "lti-one-account-submitted.png"))
-        finally:
-            browser.close()
+    for button in page.locator(".jp-toast-button").filter(has_text=re.compile("^No$")).all():
+        button.click(timeout=2000)
+    page.locator(".lm-MenuBar-itemLabel").filter(has_text=re.compile("^Nbgrader$")).click()
+    page.locator("#jp-mainmenu-nbgrader .lm-Menu-item[data-command='nbgrader:open-assignment-list']").click()
+    panel = page.locator("#assignments")
+    panel.locator("#released_assignments_list .list_item").filter(has_text=A).first.wait_for(timeout=60_000)
+    panel.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
+    fetched = panel.locator("#fetched_assignments_list")
+    fetched.get_by_role("button", name="Submit").wait_for(timeout=60_000)
+    _answer(x.course, x.homes / STUDENT / A / f"{NOTEBOOK}.ipynb")
+    fetched.get_by_role("button", name="Submit").click()
+    submitted = time.monotonic()
+    while not scores_of(x.lms, STUDENT):
+        assert time.monotonic() - submitted < WITHIN, (x.hub.text()[-3000:], gradebook(x.lms))
+        time.sleep(0.2)
+    took = time.monotonic() - submitted
+    page.screenshot(path=str(ARTIFACTS / "lti-one-account-submitted.png"))
     (score,) = scores_of(x.lms, STUDENT)
     assert score["gradingProgress"] == "Pending" and score["activityProgress"] == "Submitted", score
     assert score["scoreGiven"] == 18 and score["scoreMaximum"] == item["scoreMaximum"], score  # HELD left out

@@ -7,6 +7,13 @@ STAMP   := $(VENV)/.installed-stamp
 
 .PHONY: setup demo test suite check lint bench clean system-deps translations deploy course-env docs wheel private-homes
 
+# jsonschema (under nbformat, nbgrader and Jupyter's servers) imports rfc3987-syntax when it is there, and
+# that builds 35 lark parsers on import: 0.8 s of CPU in every process that reads a notebook or starts a
+# Jupyter server (jupyter-server/jupyter_server#1559, python-jsonschema/jsonschema#1428). It arrives with
+# jsonschema[format-nongpl], yet no schema of nbformat's, Jupyter's or gradekit's checks an IRI, and
+# jsonschema leaves that format out without it: every venv make builds goes without it
+SLOW_IMPORTS := rfc3987-syntax
+
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations
 
@@ -42,6 +49,7 @@ system-deps:
 $(STAMP): pyproject.toml constraints.txt | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]" 2>&1 | grep -v "^WARNING: Location" || true
+	$(VENV)/bin/pip uninstall -q -y $(SLOW_IMPORTS)
 	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, xdist, dask.distributed, sklearn, psycopg, jupyterhub, playwright, sphinx, furo, myst_parser, sphinxarg"
 	$(VENV)/bin/ruff --version >/dev/null && $(VENV)/bin/mypy --version >/dev/null
 	touch $@
@@ -69,7 +77,7 @@ $(WHEEL): pyproject.toml README.md $(shell find gradekit -type f -not -path '*/_
 # user than root it is skipped (and so are those tests).
 DEPLOY  ?= /opt/gradekit
 DEPLOY_EXTRAS := student,hub,lti-login
-DEPLOY_DEPS  := $(DEPLOY)/.deps-$(shell (echo $(DEPLOY_EXTRAS); cat pyproject.toml constraints.txt) | sha256sum | cut -c1-12)
+DEPLOY_DEPS  := $(DEPLOY)/.deps-$(shell (echo $(DEPLOY_EXTRAS) $(SLOW_IMPORTS); cat pyproject.toml constraints.txt) | sha256sum | cut -c1-12)
 DEPLOY_STAMP := $(DEPLOY)/.installed-$(shell find Makefile pyproject.toml constraints.txt gradekit -type f -not -path '*/__pycache__/*' -not -name '*.mo' 2>/dev/null | sort | xargs cat | sha256sum | cut -c1-12)
 NOT_FOR_STUDENTS := sklearn scipy dask distributed vl_convert psycopg playwright ruff mypy sphinx
 deploy: $(WHEEL)
@@ -80,6 +88,7 @@ deploy: $(WHEEL)
 	  rm -rf $(DEPLOY)/venv $(DEPLOY)/.deps-* $(DEPLOY)/.installed-*; /usr/bin/python3 -m venv $(DEPLOY)/venv; \
 	  $(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check -c constraints.txt "$(CURDIR)/$(WHEEL)[$(DEPLOY_EXTRAS)]" \
 	    2>&1 | grep -v "^WARNING: Location" || true; \
+	  $(DEPLOY)/venv/bin/pip uninstall -q -y $(SLOW_IMPORTS); \
 	else \
 	  $(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check --no-deps --force-reinstall "$(CURDIR)/$(WHEEL)" \
 	    2>&1 | grep -v "^WARNING: Location" || true; \
@@ -101,7 +110,7 @@ deploy: $(WHEEL)
 # alone (give another COURSE_VENV). Any account may build it (the instructor's own, or root).
 COURSE_VENV   ?= .venv
 COURSE_EXTRAS ?= hub,groups,postgres
-COURSE_DEPS   := $(COURSE_VENV)/.course-deps-$(shell (echo $(COURSE_EXTRAS); cat pyproject.toml constraints.txt) | sha256sum | cut -c1-12)
+COURSE_DEPS   := $(COURSE_VENV)/.course-deps-$(shell (echo $(COURSE_EXTRAS) $(SLOW_IMPORTS); cat pyproject.toml constraints.txt) | sha256sum | cut -c1-12)
 COURSE_STAMP  := $(COURSE_VENV)/.course-installed-$(shell find Makefile pyproject.toml constraints.txt gradekit -type f -not -path '*/__pycache__/*' -not -name '*.mo' 2>/dev/null | sort | xargs cat | sha256sum | cut -c1-12)
 NOT_FOR_A_COURSE := playwright ruff mypy sphinx
 course-env: $(WHEEL)
@@ -115,6 +124,7 @@ course-env: $(WHEEL)
 	  rm -rf $(COURSE_VENV); $(PYTHON) -m venv $(COURSE_VENV); \
 	  $(COURSE_VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt "$(CURDIR)/$(WHEEL)[$(COURSE_EXTRAS)]" \
 	    2>&1 | grep -v "^WARNING: Location" || true; \
+	  $(COURSE_VENV)/bin/pip uninstall -q -y $(SLOW_IMPORTS); \
 	else \
 	  $(COURSE_VENV)/bin/pip install -q --disable-pip-version-check --no-deps --force-reinstall "$(CURDIR)/$(WHEEL)" \
 	    2>&1 | grep -v "^WARNING: Location" || true; \

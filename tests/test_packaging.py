@@ -28,6 +28,9 @@ from setuptools import find_packages
 
 REPO = Path(__file__).resolve().parents[1]
 # what no student's server may import: the grading extras, the report's old V8 renderer, the test tools
+# what every venv make builds goes without (the Makefile's SLOW_IMPORTS: a dependency's optional extra that costs
+# every process start-up); a closure reaching one through an extra leaves it out too
+SLOW_IMPORTS = re.search(r"^SLOW_IMPORTS := (.*)$", (REPO / "Makefile").read_text(), re.M).group(1).split()
 NOT_FOR_STUDENTS = ("sklearn", "scipy", "dask", "distributed", "vl_convert", "psycopg", "playwright")
 STUDENT_SIDE = ("gradekit.exchange.filesystem.student", "gradekit.exchange.filesystem.collect", "gradekit.handout.lab",
                 "gradekit.exchange.hub.student", "gradekit.exchange.hub.wire")  # the hub exchange's client classes too
@@ -107,8 +110,11 @@ def _closure(requirements: list[str]) -> list[metadata.Distribution]:
         req, extra = todo.pop()
         if req.marker and not req.marker.evaluate({"extra": extra}):
             continue
+        name = re.sub(r"[-_.]+", "-", req.name).lower()
+        if extra and name in SLOW_IMPORTS:
+            continue
         dist = metadata.distribution(req.name)
-        key = f"{re.sub(r'[-_.]+', '-', req.name).lower()}{sorted(req.extras)}"
+        key = f"{name}{sorted(req.extras)}"
         if key in seen:
             continue
         seen[key] = dist

@@ -71,3 +71,28 @@ def test_the_pins_are_what_is_installed():
     pins = dict(line.split("==") for line in lines if "==" in line)
     for package, pinned in pins.items():
         assert version(package) == pinned, f"{package} {version(package)} is installed, constraints.txt pins {pinned}"
+
+
+def test_a_new_gradebook_is_stamped_as_nbgrader_stamps_it(tmp_path):
+    """gradekit reads nbgrader's migration head from its migration files (gradekit/gradebook/connect.py)
+    instead of letting the Gradebook run `alembic heads`: the same head, and the same database after."""
+    import sqlite3
+
+    from gradekit.gradebook.connect import alembic_head, api, stamp_new
+
+    nbgrader_api = api()
+    head = alembic_head()
+    assert head is not None and head == nbgrader_api.get_alembic_version()   # `alembic heads`, as nbgrader asks it
+
+    def schema(path):
+        with sqlite3.connect(path) as db:
+            tables = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()
+            return tables, db.execute("SELECT version_num FROM alembic_version").fetchall()
+
+    ours, theirs = tmp_path / "ours.db", tmp_path / "theirs.db"
+    stamp_new(f"sqlite:///{ours}")
+    nbgrader_api.Gradebook(f"sqlite:///{ours}").close()
+    nbgrader_api.Gradebook(f"sqlite:///{theirs}").close()
+    assert schema(ours) == schema(theirs) and schema(ours)[1] == [(head,)]
+    stamp_new(f"sqlite:///{ours}")                                   # a gradebook with tables: left as it is
+    assert schema(ours) == schema(theirs)

@@ -32,6 +32,21 @@ def lms(lti_course):
     served.close()
 
 
+def fetch_in_lab(page, assignment: str):
+    """In JupyterLab, as a student: nbgrader's Assignments tab, ``assignment`` fetched; its list of fetched
+    assignments (where the Submit button is) once it can be handed in."""
+    for button in page.locator(".jp-toast-button").filter(has_text=re.compile("^No$")).all():
+        button.click(timeout=2000)
+    page.locator(".lm-MenuBar-itemLabel").filter(has_text=re.compile("^Nbgrader$")).click()
+    page.locator("#jp-mainmenu-nbgrader .lm-Menu-item[data-command='nbgrader:open-assignment-list']").click()
+    panel = page.locator("#assignments")
+    panel.locator("#released_assignments_list .list_item").filter(has_text=assignment).first.wait_for(timeout=60_000)
+    panel.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
+    fetched = panel.locator("#fetched_assignments_list")
+    fetched.get_by_role("button", name="Submit").wait_for(timeout=60_000)
+    return fetched
+
+
 def register(course: CourseDir, lms, hub_url: str = "http://127.0.0.1:9/") -> None:
     """``gradekit lti platform`` with what the LMS gave; the LMS given the tool's keys."""
     from gradekit.lti import keys

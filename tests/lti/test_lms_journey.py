@@ -19,7 +19,7 @@ import pytest
 import unix_users
 from conftest import ASSIGNMENT, CHROMIUM, NOTEBOOK, SECRET, VENV_BIN, CourseDir
 
-from lti.conftest import gradebook, register, scores_of
+from lti.conftest import fetch_in_lab, gradebook, register, scores_of
 from lti.lms import Served
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.browser]
@@ -128,15 +128,7 @@ def test_launch_fetch_submit_and_the_lms_shows_the_score(x, browser):
     page.goto(f"{x.lms.base}/launch?user={STUDENT}")  # the link in the LMS course
     page.wait_for_url(re.compile(rf"/user/{STUDENT}/lab"), timeout=120_000)
     page.wait_for_selector(".jp-DirListing-content, .jp-Launcher", timeout=90_000)
-    for button in page.locator(".jp-toast-button").filter(has_text=re.compile("^No$")).all():
-        button.click(timeout=2000)
-    page.locator(".lm-MenuBar-itemLabel").filter(has_text=re.compile("^Nbgrader$")).click()
-    page.locator("#jp-mainmenu-nbgrader .lm-Menu-item[data-command='nbgrader:open-assignment-list']").click()
-    panel = page.locator("#assignments")
-    panel.locator("#released_assignments_list .list_item").filter(has_text=A).first.wait_for(timeout=60_000)
-    panel.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
-    fetched = panel.locator("#fetched_assignments_list")
-    fetched.get_by_role("button", name="Submit").wait_for(timeout=60_000)
+    fetched = fetch_in_lab(page, A)
     _answer(x.course, STUDENT)  # the student's work: their own variant's answers
     fetched.get_by_role("button", name="Submit").click()
     submitted = time.monotonic()

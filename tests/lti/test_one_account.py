@@ -27,7 +27,7 @@ import pytest
 import unix_users
 from conftest import ASSIGNMENT, CHROMIUM, NOTEBOOK, SECRET, VENV_BIN, CourseDir
 
-from lti.conftest import gradebook, register, scores_of
+from lti.conftest import fetch_in_lab, gradebook, register, scores_of
 from lti.lms import Served
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.browser]
@@ -138,15 +138,7 @@ def test_an_lms_course_on_the_one_account_hub(x, browser):
     x.course.run(GRADEKIT, "generate", A, "--student", STUDENT)
     x.course.run(GRADEKIT, "release", A, "--student", STUDENT)  # into the hub exchange
 
-    for button in page.locator(".jp-toast-button").filter(has_text=re.compile("^No$")).all():
-        button.click(timeout=2000)
-    page.locator(".lm-MenuBar-itemLabel").filter(has_text=re.compile("^Nbgrader$")).click()
-    page.locator("#jp-mainmenu-nbgrader .lm-Menu-item[data-command='nbgrader:open-assignment-list']").click()
-    panel = page.locator("#assignments")
-    panel.locator("#released_assignments_list .list_item").filter(has_text=A).first.wait_for(timeout=60_000)
-    panel.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
-    fetched = panel.locator("#fetched_assignments_list")
-    fetched.get_by_role("button", name="Submit").wait_for(timeout=60_000)
+    fetched = fetch_in_lab(page, A)
     _answer(x.course, x.homes / STUDENT / A / f"{NOTEBOOK}.ipynb")
     fetched.get_by_role("button", name="Submit").click()
     submitted = time.monotonic()

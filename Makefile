@@ -17,8 +17,10 @@ SLOW_IMPORTS := rfc3987-syntax
 # Every venv make builds first takes pip as constraints.txt pins it: the pip `python -m venv` brings (23.x on
 # Python 3.11) weighs every file of every version the index lists against each of the platform's tags, one
 # by one: 20 of the 30 s of CPU a venv of the course's ~140 packages took went there; pip 26 resolves the
-# same pins in 2 (and the upgrade itself takes 1). $(call new_pip,VENV)
-new_pip = $(1)/bin/pip install -q --disable-pip-version-check -c "$(CURDIR)/constraints.txt" pip 2>&1 | grep -v "^WARNING: Location" || true
+# same pins in 2 (and the upgrade itself takes 1). $(call fill_venv,VENV,WHAT): that pip, then WHAT as
+# constraints.txt pins it, then SLOW_IMPORTS out
+pinned_pip = $(1)/bin/pip install -q --disable-pip-version-check -c "$(CURDIR)/constraints.txt" $(2) 2>&1 | grep -v "^WARNING: Location" || true
+fill_venv = $(call pinned_pip,$(1),pip); $(call pinned_pip,$(1),$(2)); $(1)/bin/pip uninstall -q -y $(SLOW_IMPORTS)
 
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations
@@ -54,9 +56,7 @@ system-deps:
 
 $(STAMP): pyproject.toml constraints.txt | system-deps
 	$(PYTHON) -m venv $(VENV)
-	$(call new_pip,$(VENV))
-	$(VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]" 2>&1 | grep -v "^WARNING: Location" || true
-	$(VENV)/bin/pip uninstall -q -y $(SLOW_IMPORTS)
+	$(call fill_venv,$(VENV),-e ".[test]")
 	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, xdist, dask.distributed, sklearn, psycopg, jupyterhub, playwright, sphinx, furo, myst_parser, sphinxarg"
 	$(VENV)/bin/ruff --version >/dev/null && $(VENV)/bin/mypy --version >/dev/null
 	touch $@
@@ -93,10 +93,7 @@ deploy: $(WHEEL) | system-deps
 	set -e; umask 022; mkdir -p $(DEPLOY); \
 	if [ ! -f $(DEPLOY_DEPS) ]; then \
 	  rm -rf $(DEPLOY)/venv $(DEPLOY)/.deps-* $(DEPLOY)/.installed-*; /usr/bin/python3 -m venv $(DEPLOY)/venv; \
-	  $(call new_pip,$(DEPLOY)/venv); \
-	  $(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check -c constraints.txt "$(CURDIR)/$(WHEEL)[$(DEPLOY_EXTRAS)]" \
-	    2>&1 | grep -v "^WARNING: Location" || true; \
-	  $(DEPLOY)/venv/bin/pip uninstall -q -y $(SLOW_IMPORTS); \
+	  $(call fill_venv,$(DEPLOY)/venv,"$(CURDIR)/$(WHEEL)[$(DEPLOY_EXTRAS)]"); \
 	else \
 	  $(DEPLOY)/venv/bin/pip install -q --disable-pip-version-check --no-deps --force-reinstall "$(CURDIR)/$(WHEEL)" \
 	    2>&1 | grep -v "^WARNING: Location" || true; \
@@ -130,10 +127,7 @@ course-env: $(WHEEL)
 	set -e; \
 	if [ ! -f $(COURSE_DEPS) ]; then \
 	  rm -rf $(COURSE_VENV); $(PYTHON) -m venv $(COURSE_VENV); \
-	  $(call new_pip,$(COURSE_VENV)); \
-	  $(COURSE_VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt "$(CURDIR)/$(WHEEL)[$(COURSE_EXTRAS)]" \
-	    2>&1 | grep -v "^WARNING: Location" || true; \
-	  $(COURSE_VENV)/bin/pip uninstall -q -y $(SLOW_IMPORTS); \
+	  $(call fill_venv,$(COURSE_VENV),"$(CURDIR)/$(WHEEL)[$(COURSE_EXTRAS)]"); \
 	else \
 	  $(COURSE_VENV)/bin/pip install -q --disable-pip-version-check --no-deps --force-reinstall "$(CURDIR)/$(WHEEL)" \
 	    2>&1 | grep -v "^WARNING: Location" || true; \

@@ -7,6 +7,7 @@ import of nbgrader and SQLAlchemy alone costs a process more than a second.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
@@ -53,6 +54,7 @@ def open_gradebook(course: Course) -> Gradebook:
     return gb
 
 
+@functools.cache
 def alembic_head() -> str | None:
     """The newest of nbgrader's gradebook migrations, read from its migration files (each names its
     ``revision`` and the ``down_revision`` it follows); None unless exactly one is followed by none."""
@@ -79,7 +81,7 @@ def stamp_new(db_url: str) -> None:
     ``alembic heads`` in a process of its own: over a second of CPU for each new course's first command;
     stamped here, it finds a database that exists and makes the rest of its tables."""
     head = alembic_head()
-    if head is None:
+    if head is None or _sqlite_with_content(db_url):
         return
     from sqlalchemy import create_engine, inspect, text
 
@@ -93,8 +95,14 @@ def stamp_new(db_url: str) -> None:
         engine.dispose()
 
 
+def _sqlite_with_content(db_url: str) -> bool:
+    """A SQLite gradebook whose file is there and not empty: it has its tables (no connection needed)."""
+    if not db_url.startswith("sqlite:///"):
+        return False
+    path = Path(db_url[len("sqlite:///"):])
+    return path.is_file() and path.stat().st_size > 0
+
+
 def _redacted(url: str) -> str:
     """A database URL without its password."""
-    import re
-
     return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)

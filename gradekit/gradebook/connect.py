@@ -99,7 +99,7 @@ def _sqlite_with_content(db_url: str) -> bool:
     """A SQLite gradebook whose file is there and not empty: it has its tables (no connection needed)."""
     if not db_url.startswith("sqlite:///"):
         return False
-    path = Path(db_url[len("sqlite:///"):])
+    path = Path(db_url[len("sqlite:///") :])
     return path.is_file() and path.stat().st_size > 0
 
 

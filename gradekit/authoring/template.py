@@ -73,6 +73,28 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+_ENVIRONMENT: jinja2.Environment | None = None
+# a cell's template, compiled once per process and looked up by its text: every load of an assignment (a
+# per-student answer key, each run of a long service) compiles the same cells, and the compiling, not the
+# rendering, is what a load costs. The environment holds no state of a render: gettext comes with the context
+_TEMPLATES: dict[str, jinja2.Template] = {}
+_TEMPLATES_KEPT = 4096  # a service that outlives many edits of its templates starts the cache over past this
+
+
+def _template_of(source: str) -> jinja2.Template:
+    """``source`` compiled (jinja2.TemplateSyntaxError if it is not a template)."""
+    global _ENVIRONMENT
+    template = _TEMPLATES.get(source)
+    if template is None:
+        if _ENVIRONMENT is None:
+            _ENVIRONMENT = _environment()
+        template = _ENVIRONMENT.from_string(source)
+        if len(_TEMPLATES) >= _TEMPLATES_KEPT:
+            _TEMPLATES.clear()
+        _TEMPLATES[source] = template
+    return template
+
+
 @dataclass
 class AssignmentSource:
     """The templates and generator of one assignment, compiled once per run."""
@@ -104,12 +126,11 @@ class AssignmentSource:
         return source
 
     def _compile(self) -> None:
-        self._env = env = _environment()
         self._frozen = {name: json.dumps(nb) for name, nb in self.notebooks.items()}
         for name, nb in self.notebooks.items():
             for index, cell in enumerate(nb.cells):
                 try:
-                    self._compiled[(name, index)] = env.from_string(cell.source) if _is_template(cell.source) else None
+                    self._compiled[(name, index)] = _template_of(cell.source) if _is_template(cell.source) else None
                 except jinja2.TemplateSyntaxError as exc:
                     raise TemplateError(f"{_where(name, index, cell)}: template syntax: {exc}") from None
 
@@ -229,7 +250,7 @@ class AssignmentSource:
         if key not in self._translated:
             translated = self.translator(language)(cell.source)
             try:
-                self._translated[key] = self._env.from_string(translated) if translated != cell.source else None
+                self._translated[key] = _template_of(translated) if translated != cell.source else None
             except jinja2.TemplateSyntaxError as exc:
                 raise TemplateError(f"{_where(name, index, cell, language)}: template syntax: {exc}") from None
         return self._translated[key] or english

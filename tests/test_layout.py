@@ -14,6 +14,7 @@ docstring map) runs no code and is exempt.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -92,29 +93,35 @@ def _imports(modules: dict[str, Path] | None = None, type_hints: bool = False) -
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found: set[str] = set()
-        tree = ast.parse(path.read_text())
-        for block in [n for n in ast.walk(tree) if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)]:
-            if not type_hints:
-                block.body = []  # imports for type hints only are not imports at run time
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[: len(base) - node.level + 1]
-                    prefix = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    prefix = node.module or ""
-                targets = [prefix] + [f"{prefix}.{alias.name}" for alias in node.names]
-            else:
-                continue
-            for target in targets:
-                if target in modules:
-                    found |= _with_parents(target, modules)
+        for target in _import_targets(path.read_text(), package, type_hints):
+            if target in modules:
+                found |= _with_parents(target, modules)
         found.discard(name)
         graph[name] = {t for t in found if not name.startswith(t + ".")}   # one's own packages run first
     return graph
+
+
+@functools.cache
+def _import_targets(text: str, package: str, type_hints: bool) -> tuple[str, ...]:
+    """Every name an import statement of a module (its source ``text``, in ``package``) may bring: each
+    module's source is parsed once however many of the tests ask (the parsing is their CPU)."""
+    targets: list[str] = []
+    tree = ast.parse(text)
+    for block in [n for n in ast.walk(tree) if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)]:
+        if not type_hints:
+            block.body = []  # imports for type hints only are not imports at run time
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            targets += [prefix] + [f"{prefix}.{alias.name}" for alias in node.names]
+    return tuple(targets)
 
 
 def _with_parents(target: str, modules) -> set[str]:

@@ -22,6 +22,7 @@ from the params. Code, metadata and numbers are the same in every language.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import json
 import signal
@@ -64,7 +65,10 @@ def fmt_filter(value: Any, digits: int = 3) -> str:
     return f"{float(value):.{digits}f}"
 
 
+@functools.cache
 def _environment() -> jinja2.Environment:
+    """The one environment of every cell's template (it holds no state of a render: gettext comes with
+    the context)."""
     env = jinja2.Environment(
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False, extensions=["jinja2.ext.i18n"]
     )
@@ -73,26 +77,13 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-_ENVIRONMENT: jinja2.Environment | None = None
 # a cell's template, compiled once per process and looked up by its text: every load of an assignment (a
 # per-student answer key, each run of a long service) compiles the same cells, and the compiling, not the
-# rendering, is what a load costs. The environment holds no state of a render: gettext comes with the context
-_TEMPLATES: dict[str, jinja2.Template] = {}
-_TEMPLATES_KEPT = 4096  # a service that outlives many edits of its templates starts the cache over past this
-
-
+# rendering, is what a load costs; a service that outlives many edits of its templates drops the oldest
+@functools.lru_cache(maxsize=4096)
 def _template_of(source: str) -> jinja2.Template:
     """``source`` compiled (jinja2.TemplateSyntaxError if it is not a template)."""
-    global _ENVIRONMENT
-    template = _TEMPLATES.get(source)
-    if template is None:
-        if _ENVIRONMENT is None:
-            _ENVIRONMENT = _environment()
-        template = _ENVIRONMENT.from_string(source)
-        if len(_TEMPLATES) >= _TEMPLATES_KEPT:
-            _TEMPLATES.clear()
-        _TEMPLATES[source] = template
-    return template
+    return _environment().from_string(source)
 
 
 @dataclass

@@ -5,6 +5,12 @@ VENV    := .venv
 PYTHON  ?= python3
 STAMP   := $(VENV)/.installed-stamp
 
+# Python keeps the byte code it compiles (__pycache__/, which git ignores) even where the environment asks it
+# not to (PYTHONDONTWRITEBYTECODE=1): the suite starts some 500 processes that import gradekit (its commands,
+# services, fork servers, sandboxes, nbgrader's commands through gradekit's exchange classes), and each of its
+# four workers collects every test module; without byte code every one of them compiles again what it imports
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: setup demo test suite check lint bench clean system-deps translations deploy course-env docs wheel private-homes
 
 # jsonschema (under nbformat, nbgrader and Jupyter's servers) imports rfc3987-syntax when it is there, and

@@ -10,17 +10,26 @@ a server extension hook), the real ``__init__`` runs in that same module
 object, so it becomes the real package, with ``api`` already in it. The
 submodules are nbgrader's own files, unchanged; the pinned version
 (constraints.txt) and tests/test_private_apis.py cover them.
+
+:func:`course_files` imports a course's own Python files (its graders and their
+helpers, its reference solutions, its ``params.py``) without writing their byte
+code beside them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
 import threading
 import types
+from collections.abc import Iterator
 
 _LOCK = threading.Lock()  # one import at a time: a module half-imported by one thread is not the module
+_COURSE_LOCK = threading.Lock()
+_open_blocks = 0  # course_files() blocks open in this process, all threads
+_bytecode_before = False  # sys.dont_write_bytecode as the first of them found it
 
 
 def nbgrader_api():
@@ -60,3 +69,27 @@ def without_package_init(package: str, module: str):
         if sys.modules.get(package) is lazy:
             del sys.modules[package]
         raise
+
+
+@contextlib.contextmanager
+def course_files() -> Iterator[None]:
+    """A block that imports a course's own files without writing ``__pycache__/`` beside them.
+
+    Grading and generating leave the instructor's folders as they found them: a
+    course on a read-only mount, in a git checkout, or in a folder other accounts
+    read gets no byte code of its graders or reference solutions, whatever the
+    environment says of byte code. Python's flag is process-wide: it stays set while
+    any thread is in such a block, and goes back to what it was after the last."""
+    global _open_blocks, _bytecode_before
+    with _COURSE_LOCK:
+        if _open_blocks == 0:
+            _bytecode_before = sys.dont_write_bytecode
+        _open_blocks += 1
+        sys.dont_write_bytecode = True
+    try:
+        yield
+    finally:
+        with _COURSE_LOCK:
+            _open_blocks -= 1
+            if _open_blocks == 0:
+                sys.dont_write_bytecode = _bytecode_before

@@ -38,6 +38,7 @@ import numpy as np
 
 from gradekit.course import Course
 from gradekit.errors import TemplateError
+from gradekit.imports import course_files
 from gradekit.notebook.nodes import from_dict
 from gradekit.notebook.nodes import read as read_notebook
 
@@ -305,7 +306,8 @@ def _load_generator(path: Path) -> Callable[[np.random.Generator], dict]:
     assert spec is not None and spec.loader is not None  # a .py file's: a SourceFileLoader
     module = importlib.util.module_from_spec(spec)
     try:
-        spec.loader.exec_module(module)
+        with course_files():
+            spec.loader.exec_module(module)
     except Exception as exc:
         raise TemplateError(f"{path}: {type(exc).__name__}: {exc}") from None
     if not callable(getattr(module, "generate", None)):

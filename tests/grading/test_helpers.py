@@ -7,6 +7,7 @@ a helper named as a module Python imports is refused; and student code in the sa
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -107,7 +108,16 @@ PEEKS = '''def standardize(x):
 
 
 def _gradekit(root, *args):
-    return subprocess.run([str(VENV_BIN / "gradekit"), *args], cwd=root, capture_output=True, text=True, timeout=600)
+    """gradekit in a process that may write byte code (Python's default), wherever this one runs."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return subprocess.run([str(VENV_BIN / "gradekit"), *args], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _byte_code(root) -> list[str]:
+    """The byte code in the course's own folders (its graders, their helpers, the reference, params.py)."""
+    return sorted(str(p.relative_to(root)) for part in ("autograder", "solutions", "source")
+                  for p in (root / part).rglob("__pycache__"))
 
 
 @pytest.mark.e2e
@@ -128,11 +138,13 @@ def test_graders_share_a_helper_and_conftest_fixtures_and_students_never_see_the
     check = _gradekit(root, "check", "week1", "--students", "2", "--json")
     assert check.returncode == 0, check.stdout[-3000:] + check.stderr
     assert json.loads(check.stdout)["ok"] is True
+    assert _byte_code(root) == []   # grading leaves the instructor's folders as they were
 
-    # plain pytest, as the guide runs one grader at a time
+    # plain pytest, as the guide runs one grader at a time (pytest's own byte code is not gradekit's: kept out)
     plain = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "autograder/week1",
                             "--gradekit-answer-key", "--gradekit-student=alice"],
-                           cwd=root, capture_output=True, text=True, timeout=300)
+                           cwd=root, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), capture_output=True,
+                           text=True, timeout=300)
     assert plain.returncode == 0, plain.stdout[-3000:] + plain.stderr
     assert "7 passed" in plain.stdout, plain.stdout  # test_q1, and test_standardize's six (one shape a case)
 
@@ -154,3 +166,4 @@ def test_graders_share_a_helper_and_conftest_fixtures_and_students_never_see_the
     bob = cells["bob"]["test_standardize"]
     assert bob["score"] == 0
     assert all("No module named '_common'" in k["message"] for k in bob["checks"]), bob["checks"]
+    assert _byte_code(root) == []

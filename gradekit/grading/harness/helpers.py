@@ -27,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 
 from gradekit.errors import GraderError
+from gradekit.imports import course_files
 
 NOT_HELPERS = ("conftest",)  # the graders' own pytest plugin file, which pytest loads itself
 
@@ -73,14 +74,17 @@ class Helpers(importlib.abc.MetaPathFinder):
 
     @contextmanager
     def active(self) -> Iterator[None]:
-        """The helpers importable, and those imported before back in ``sys.modules``, for this block."""
+        """The helpers importable, and those imported before back in ``sys.modules``, for this block;
+        the course's files it imports leave no byte code beside them (:func:`gradekit.imports.course_files`)."""
         if not self.files:
-            yield
+            with course_files():
+                yield
             return
         sys.meta_path.insert(0, self)
         sys.modules.update(self._kept)
         try:
-            yield
+            with course_files():
+                yield
         finally:
             sys.meta_path.remove(self)
             for name in [n for n in sys.modules if n.partition(".")[0] in self.files]:

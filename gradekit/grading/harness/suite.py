@@ -28,6 +28,7 @@ from gradekit.grading.harness import cases
 from gradekit.grading.harness.helpers import Helpers
 from gradekit.grading.harness.plugin import GraderPlugin, module_of
 from gradekit.grading.harness.warned import Warned
+from gradekit.imports import course_files
 from gradekit.results import Check
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -262,7 +263,8 @@ def _load_reference(path: Path, root: Path) -> Any:
     assert spec is not None and spec.loader is not None  # a .py file's: a SourceFileLoader
     module = importlib.util.module_from_spec(spec)
     try:
-        spec.loader.exec_module(module)
+        with course_files():
+            spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise GraderError(f"{_relative(path, root)}:{exc.lineno or '?'}: {exc.msg}") from None
     except Exception as exc:

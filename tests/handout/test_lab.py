@@ -12,7 +12,6 @@ import nbformat
 import pytest
 
 from conftest import ASSIGNMENT, NOTEBOOK, CourseDir, cell_by_id
-from gradekit.handout.lab import GradekitValidator
 
 pytestmark = pytest.mark.slow
 
@@ -25,10 +24,18 @@ def releases(tmp_path_factory):
     return course
 
 
+def _validator():
+    """gradekit's validator (imported here: the extension brings Jupyter's server, 1.3 s of CPU that every
+    pytest worker would pay collecting this module)."""
+    from gradekit.handout.lab import GradekitValidator
+
+    return GradekitValidator()
+
+
 def _validate(tmp_path, nb) -> dict:
     path = tmp_path / f"{NOTEBOOK}.ipynb"
     path.write_text(nbformat.writes(nb))
-    return GradekitValidator().validate(str(path))
+    return _validator().validate(str(path))
 
 
 def _stubs(nb) -> list[str]:
@@ -109,7 +116,7 @@ def test_an_untouched_quiz_asks_for_answers_not_code(tmp_path_factory, tmp_path)
     quiz = nbformat.read(str(course.release_path("alice").parent / "quiz.ipynb"), as_version=4)
     path = tmp_path / "quiz.ipynb"
     path.write_text(nbformat.writes(quiz))
-    failed = GradekitValidator().validate(str(path))["failed"]
+    failed = _validator().validate(str(path))["failed"]
     lines = [entry["raw_error"] for entry in failed]
     assert len(lines) >= 5 and all(line == "still to do: write your answer" for line in lines), lines
     assert not any("NotImplementedError" in entry["error"] for entry in failed)

@@ -23,10 +23,10 @@ SLOW_IMPORTS := rfc3987-syntax
 # Every venv make builds first takes pip as constraints.txt pins it: the pip `python -m venv` brings (23.x on
 # Python 3.11) weighs every file of every version the index lists against each of the platform's tags, one
 # by one: 20 of the 30 s of CPU a venv of the course's ~140 packages took went there; pip 26 resolves the
-# same pins in 2 (and the upgrade itself takes 1). $(call fill_venv,VENV,WHAT[,OPTIONS]): that pip, then WHAT
-# as constraints.txt pins it (with pip's OPTIONS), then SLOW_IMPORTS out
+# same pins in 2 (and the upgrade itself takes 1). $(call fill_venv,VENV,WHAT[,OPTIONS]): that pip and setuptools
+# (constraints.txt says why), then WHAT as constraints.txt pins it (with pip's OPTIONS), then SLOW_IMPORTS out
 pinned_pip = $(1)/bin/pip install -q --disable-pip-version-check -c "$(CURDIR)/constraints.txt" $(2) 2>&1 | grep -v "^WARNING: Location" || true
-fill_venv = $(call pinned_pip,$(1),pip); $(call pinned_pip,$(1),$(3) $(2)); $(1)/bin/pip uninstall -q -y $(SLOW_IMPORTS)
+fill_venv = $(call pinned_pip,$(1),pip); $(call pinned_pip,$(1),setuptools $(3) $(2)); $(1)/bin/pip uninstall -q -y $(SLOW_IMPORTS)
 
 # the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
 setup: $(STAMP) translations

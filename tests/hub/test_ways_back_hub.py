@@ -37,9 +37,14 @@ def _due(course, days: float) -> None:
     course.run(NBGRADER, "db", "assignment", "add", A, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")
 
 
+def _held(student: Student) -> dict:
+    """Every feedback page the student holds (what their last fetch brought)."""
+    return {p: p.read_text() for p in sorted((student.home / A / "feedback").glob("*/*.html"))}
+
+
 def _pages(student: Student) -> dict:
     student.nbgrader("fetch_feedback", A, check=False)
-    return {p: p.read_text() for p in sorted((student.home / A / "feedback").glob("*/*.html"))}
+    return _held(student)
 
 
 def _fetch_changed(student: Student, before: dict, timeout: float = 60) -> dict:
@@ -132,7 +137,7 @@ def test_every_documented_way_back_on_the_hub_hides_what_waits_then_gives_it(hub
 
         # after the due date: the whole pages
         _due(course, days=-1)
-        held = {s.name: _pages(s) for s in (ada, bob, cy)}
+        held = {s.name: _held(s) for s in (ada, bob, cy)}   # each fetched last: nothing was given back since
         course.run(GRADEKIT, "release-feedback", A, "--student", "ada", "--student", "bob")
         for student in (ada, bob):
             _whole(student, _fetch_changed(student, held[student.name]), "gradekit release-feedback after the due date")

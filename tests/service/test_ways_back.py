@@ -91,11 +91,16 @@ def Service(course: CourseDir, log: Path) -> processes.Serve:
     return processes.Serve(GRADEKIT, course.root, log, A, env=env)
 
 
+def _held(account) -> dict[Path, str]:
+    """Every feedback page the student holds (what their last fetch brought)."""
+    return {p: p.read_text() for p in sorted((account.home / A / "feedback").glob("*/*.html"))}
+
+
 def _pages(account) -> dict[Path, str]:
     """Every feedback page the student holds, after a fetch (as the student: their own account)."""
     fetched = account.nbgrader("fetch_feedback", A, check=False)
     assert fetched.returncode == 0, fetched.stderr
-    return {p: p.read_text() for p in sorted((account.home / A / "feedback").glob("*/*.html"))}
+    return _held(account)
 
 
 def _fetch_new(account, before: dict[Path, str], timeout: float = 60) -> dict[Path, str]:
@@ -187,7 +192,7 @@ def test_every_documented_way_back_hides_what_waits_for_the_due_date_then_gives_
 
     # after the due date: the same ways give the whole pages
     _due(course, days=-1)
-    held = {a.name: _pages(a) for a in (one, two, three)}
+    held = {a.name: _held(a) for a in (one, two, three)}   # each fetched last: nothing was given back since
     course.run(GRADEKIT, "release-feedback", A)
     for account in (one, two, three):
         _whole(account, _fetch_new(account, held[account.name]), "gradekit release-feedback after the due date")

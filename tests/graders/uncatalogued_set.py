@@ -11,7 +11,8 @@ first line ``# correct: <how it is written>``.
 Every file is graded on VARIANTS simulated students' variants (``gradekit
 check``'s simulated course), mistakes of different exercises packed into one
 submission as ``gradekit check`` packs them (the packing rotates, so that a
-mistake meets other neighbours on other variants), with the LeakScan stage.
+mistake meets other neighbours on other variants), the right answers packed
+the same way apart from the mistakes, with the LeakScan stage.
 An assignment of the course with no folder here has no set yet (see
 :func:`assignments`).
 """
@@ -130,9 +131,10 @@ def grade(assignment: str, variants: int = VARIANTS, jobs: int = 0, only: set[st
             if not files:
                 files = [f for f in _files(assignment, simulate.exercise_tests(key), root)
                          if only is None or f.path.name in only]
-                # right answers alone, mistakes packed by disjoint cells (as gradekit check packs them)
+                # mistakes packed by disjoint cells and tests (as gradekit check packs them), the right answers
+                # packed the same way apart from them: each keeps its cells' points or loses them on its own
                 packed = simulate.groups([f for f in files if f.kind == "mistakes"]) + \
-                    [[f] for f in files if f.kind == "correct"]
+                    simulate.groups([f for f in files if f.kind == "correct"])
             for group in packed[index % len(packed):] + packed[:index % len(packed)]:
                 sections = {g: code for f in group for g, code in f.sections.items()}
                 folder = simulate.write_submission(qa.root / "uncatalogued" / f"{len(tasks):05d}",

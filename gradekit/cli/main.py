@@ -121,11 +121,13 @@ def _one_blas_thread() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from gradekit.imports import nbgrader_lazily
     from gradekit.timeline import mark
     from gradekit.web.lifetime import remember
 
     remember()  # a service's hub, before anything slow (gradekit.web.lifetime)
     mark("coordinator", "main")
+    nbgrader_lazily()  # nbgrader's modules without its Jupyter server extensions (gradekit.imports)
     _one_blas_thread()
     args = build_parser().parse_args(argv)
     try:

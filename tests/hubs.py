@@ -19,20 +19,11 @@ import time
 from pathlib import Path
 
 import unix_users
+from ports import free_ports  # noqa: F401 - the hub tests' ports (tests/ports.py)
 from processes import Tracker
 
 CHP = unix_users.DEPLOY / "node_modules" / ".bin" / "configurable-http-proxy"
 HUB_BIN = unix_users.STUDENT_BIN / "jupyterhub"
-
-
-def free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
 
 
 def unavailable(hub_bin: Path = HUB_BIN) -> str | None:

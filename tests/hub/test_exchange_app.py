@@ -21,6 +21,7 @@ import threading
 
 import hubs
 import pytest
+from ports import free_port
 
 requests = pytest.importorskip("requests")
 pytest.importorskip("jupyterhub")
@@ -61,10 +62,7 @@ def service(tmp_path, capsys):
     tokens = Tokens()
     store = Store(tmp_path / "store")
     app = application(COURSE, store, LIMITS, hub_auth=tokens, hub_identity=tokens, gradekit_course_id=COURSE)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
+    port = free_port()
     ready, stop = threading.Event(), {}
 
     def serve() -> None:

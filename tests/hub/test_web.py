@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
 import urllib.request
 
 import pytest
+import ports
 from conftest import VENV_BIN, CourseDir
 
 pytest.importorskip("tornado")
@@ -27,9 +27,7 @@ LINE = "unknown assignment 'no_such_week'"
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return ports.free_port()
 
 
 def _get(url) -> tuple[int, str]:

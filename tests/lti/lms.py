@@ -629,13 +629,11 @@ class Served:
     """The LMS on loopback in a uvicorn thread of this process."""
 
     def __init__(self, **kwargs):
-        import socket
+        from ports import free_port
 
         import uvicorn
 
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         self.lms = LMS(f"http://127.0.0.1:{port}", **kwargs)
         self.server = uvicorn.Server(
             uvicorn.Config(self.lms.app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")

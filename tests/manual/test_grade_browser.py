@@ -21,13 +21,13 @@ from __future__ import annotations
 import csv
 import os
 import re
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import nbformat
 import pytest
+import ports
 
 from conftest import ASSIGNMENT, SECRET, VENV_BIN, CourseDir
 from manual.robot import Robot
@@ -58,9 +58,7 @@ EXPECTED = {"correct": 2.0, "half": 1.0, "swapped": 0.0, "empty": 0.0}
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return ports.free_port()
 
 
 def _env() -> dict:

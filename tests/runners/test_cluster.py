@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import ports
 
 from gradekit.grading.options import Options
 from gradekit.service.session import GradingSession
@@ -32,9 +32,7 @@ STUDENTS = ["c1", "c2", "c3", "c4"]
 
 
 def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return ports.free_port()
 
 
 @pytest.fixture

@@ -42,10 +42,9 @@ def free_ports(n: int) -> list[int]:
     """``n`` ports nothing listens on now, none drawn before by this process."""
     ports = _slice()
     out: list[int] = []
-    for _ in range(len(ports)):
+    for port in _rng.sample(ports, len(ports)):
         if len(out) == n:
-            return out
-        port = _rng.choice(ports)
+            break
         if port in _drawn:
             continue
         with socket.socket() as s:
@@ -55,9 +54,9 @@ def free_ports(n: int) -> list[int]:
                 continue
         _drawn.add(port)
         out.append(port)
-    if len(out) == n:
-        return out
-    raise RuntimeError(f"no {n} free port(s) left in {ports}")
+    if len(out) < n:
+        raise RuntimeError(f"no {n} free port(s) left in {ports}")
+    return out
 
 
 def free_port() -> int:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.util
 import json
 import signal
 import threading
@@ -38,7 +37,7 @@ import numpy as np
 
 from gradekit.course import Course
 from gradekit.errors import TemplateError
-from gradekit.imports import course_files
+from gradekit.imports import course_module
 from gradekit.notebook.nodes import from_dict
 from gradekit.notebook.nodes import read as read_notebook
 
@@ -302,12 +301,8 @@ def _is_template(source: str) -> bool:
 
 
 def _load_generator(path: Path) -> Callable[[np.random.Generator], dict]:
-    spec = importlib.util.spec_from_file_location(f"gradekit_params_{abs(hash(str(path)))}", path)
-    assert spec is not None and spec.loader is not None  # a .py file's: a SourceFileLoader
-    module = importlib.util.module_from_spec(spec)
     try:
-        with course_files():
-            spec.loader.exec_module(module)
+        module = course_module(f"gradekit_params_{abs(hash(str(path)))}", path)
     except Exception as exc:
         raise TemplateError(f"{path}: {type(exc).__name__}: {exc}") from None
     if not callable(getattr(module, "generate", None)):

@@ -76,19 +76,18 @@ class Helpers(importlib.abc.MetaPathFinder):
     def active(self) -> Iterator[None]:
         """The helpers importable, and those imported before back in ``sys.modules``, for this block;
         the course's files it imports leave no byte code beside them (:func:`gradekit.imports.course_files`)."""
-        if not self.files:
-            with course_files():
+        with course_files():
+            if not self.files:
                 yield
-            return
-        sys.meta_path.insert(0, self)
-        sys.modules.update(self._kept)
-        try:
-            with course_files():
+                return
+            sys.meta_path.insert(0, self)
+            sys.modules.update(self._kept)
+            try:
                 yield
-        finally:
-            sys.meta_path.remove(self)
-            for name in [n for n in sys.modules if n.partition(".")[0] in self.files]:
-                self._kept[name] = sys.modules.pop(name)
+            finally:
+                sys.meta_path.remove(self)
+                for name in [n for n in sys.modules if n.partition(".")[0] in self.files]:
+                    self._kept[name] = sys.modules.pop(name)
 
 
 def _elsewhere(name: str, path: Path) -> bool:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import io
 import os
 import sys
@@ -28,7 +27,7 @@ from gradekit.grading.harness import cases
 from gradekit.grading.harness.helpers import Helpers
 from gradekit.grading.harness.plugin import GraderPlugin, module_of
 from gradekit.grading.harness.warned import Warned
-from gradekit.imports import course_files
+from gradekit.imports import course_module
 from gradekit.results import Check
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -259,12 +258,8 @@ def _load_reference(path: Path, root: Path) -> Any:
     name = "gradekit_reference_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None  # a .py file's: a SourceFileLoader
-    module = importlib.util.module_from_spec(spec)
     try:
-        with course_files():
-            spec.loader.exec_module(module)
+        module = course_module(name, path)
     except SyntaxError as exc:
         raise GraderError(f"{_relative(path, root)}:{exc.lineno or '?'}: {exc.msg}") from None
     except Exception as exc:

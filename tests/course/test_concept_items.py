@@ -9,7 +9,6 @@ right letter spread evenly over students and items.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from collections import Counter
 from pathlib import Path
@@ -17,16 +16,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gradekit.imports import course_module
+
 PARAMS = Path(__file__).resolve().parents[2] / "source" / "self_attention" / "params_quiz.py"
 VARIANTS = 200
 CHANCE_CEILING = 0.35
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("params_quiz_under_test", PARAMS)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return course_module("params_quiz_under_test", PARAMS)
 
 
 QUIZ = _load()

@@ -19,7 +19,6 @@ lecture's FP16 table.
 
 from __future__ import annotations
 
-import importlib.util
 
 import nbformat
 import numpy as np
@@ -28,6 +27,7 @@ import pytest
 from conftest import (QA_SEEDS, REPO, assignment_course, blank_id, graded_qa_set, key_id, own_key, qa_students,
                       submit_as, with_solutions)
 from gradekit.grading.diagnosis import notes
+from gradekit.imports import course_module
 from gradekit.qa import qaset
 
 ASSIGNMENT = "long_context"
@@ -46,11 +46,7 @@ _students, _key_id, _blank_id = qa_students, key_id, blank_id
 
 
 def _params_module():
-    spec = importlib.util.spec_from_file_location("long_context_params_under_test",
-                                                  REPO / "source" / ASSIGNMENT / "params.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return course_module("long_context_params_under_test", REPO / "source" / ASSIGNMENT / "params.py")
 
 
 @pytest.fixture(scope="module")

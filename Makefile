@@ -65,7 +65,10 @@ system-deps:
 # as it is first imported instead, by the account that made the venv, and kept; the check that every part
 # imports compiles what most processes import, and the sandbox's shell (a sandbox reads this venv read-only and
 # could keep nothing it compiled). The deployment, which students' accounts import, is compiled whole
-$(STAMP): pyproject.toml constraints.txt | system-deps
+# The venv waits for the system packages only where $(PYTHON) cannot make one without them (Debian's own
+# python3 needs python3-venv): elsewhere pip fills it while apt-get installs the browser and the rest
+VENV_NEEDS := $(shell $(PYTHON) -c "import venv, ensurepip" >/dev/null 2>&1 || echo system-deps)
+$(STAMP): pyproject.toml constraints.txt | $(VENV_NEEDS)
 	$(PYTHON) -m venv $(VENV)
 	$(call fill_venv,$(VENV),-e ".[test]",--no-compile)
 	$(VENV)/bin/python -c "import gradekit, nbgrader, numpy, IPython, pytest, hypothesis, xdist, dask.distributed, sklearn, psycopg, jupyterhub, playwright, sphinx, furo, myst_parser, sphinxarg; \
@@ -176,13 +179,13 @@ docs: $(STAMP)
 # deadlines (six did, on a loaded machine)
 TEST_WORKERS ?= 4
 PYTEST_ARGS  ?=
-# the two venvs (make setup's and the students' deployment) are built side by side: each pip install keeps one
-# core busy
+# one graph, four jobs: apt-get (the system packages), pip filling make setup's venv and building the wheel
+# start at once; the students' deployment once apt-get is done; lint, docs and check as soon as the venv is
+# there, the suite once the deployment is too
 test:
-	@$(MAKE) --no-print-directory -j2 -Oline setup deploy
 	@$(MAKE) --no-print-directory -j4 -Oline lint docs suite check
 
-suite: $(STAMP) wheel deploy
+suite: $(STAMP) translations wheel deploy
 	GRADEKIT_DEPLOY=$(DEPLOY) $(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20 $(PYTEST_ARGS) tests
 
 # every shipped assignment's QA set through gradekit check, as its instructor runs it: the first simulated student

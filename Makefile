@@ -28,8 +28,9 @@ SLOW_IMPORTS := rfc3987-syntax
 pinned_pip = $(1)/bin/pip install -q --disable-pip-version-check -c "$(CURDIR)/constraints.txt" $(2) 2>&1 | grep -v "^WARNING: Location" || true
 fill_venv = $(call pinned_pip,$(1),pip); $(call pinned_pip,$(1),setuptools $(3) $(2)); $(1)/bin/pip uninstall -q -y $(SLOW_IMPORTS)
 
-# the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them
-setup: $(STAMP) translations
+# the gettext catalogs (gradekit/locale/*.po, source/*/locale/*.po) compiled to .mo beside them; the system
+# packages (bubblewrap for the sandbox, among them) with them, though the venv itself may not wait for them
+setup: $(STAMP) translations | system-deps
 
 translations: $(STAMP)
 	@$(VENV)/bin/python -m gradekit.i18n compile .
@@ -199,7 +200,7 @@ suite: $(STAMP) translations wheel deploy
 # (tests/course: the first assignment's on 10, the others' on 3; tests/graders: the uncatalogued sets on 10), so
 # here two students are enough: five cost 42 s of CPU beside the suite, two 23 s
 CHECK_STUDENTS ?= 2
-check: $(STAMP) translations
+check: $(STAMP) translations | system-deps
 	@for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students $(CHECK_STUDENTS) || exit 1; done
 
 # ruff (lint and format) and mypy, configured in pyproject.toml

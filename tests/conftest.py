@@ -396,7 +396,9 @@ def graded_qa_set(root: Path, assignment: str):
 
 # -- fixtures ---------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"   # Debian's (make system-deps): never `playwright install`'s own
+# Debian's chromium as its headless shell (make system-deps), never `playwright install`'s own: the same
+# Chromium without the desktop browser around it, a quarter less CPU for the same pages (see the Makefile)
+CHROMIUM = "/usr/bin/chromium-headless-shell"
 # what the tests' network needs: nothing may try to reach out
 CHROMIUM_FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions"]
@@ -407,7 +409,7 @@ def browser():
     """Debian's chromium, driven by Playwright, for a module's tests (each opens its own contexts)."""
     playwright = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (make system-deps)")
+        pytest.skip("Debian's chromium-headless-shell is not installed (make system-deps)")
     args = CHROMIUM_FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
     with playwright.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)

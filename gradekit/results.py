@@ -296,11 +296,14 @@ class SubmissionResult(_Sealable):
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_PLAIN = frozenset((str, int, float, bool))
 
 
 def _plain(value):
     """dataclasses.asdict for these results: their fields hold plain values, lists and dataclasses."""
     kind = type(value)
+    if kind in _PLAIN or value is None:
+        return value
     names = _FIELDS.get(kind)
     if names is None and is_dataclass(kind):
         names = _FIELDS[kind] = tuple(f.name for f in fields(kind))
@@ -308,8 +311,6 @@ def _plain(value):
         return {name: _plain(getattr(value, name)) for name in names}
     if kind is list:
         return [_plain(v) for v in value]
-    if kind in (str, int, float, bool) or value is None:
-        return value
     return asdict(cast(Any, value)) if is_dataclass(value) else copy.deepcopy(value)  # an instance: kind is not type
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from gradekit.graders import observe
+from gradekit.graders.relations.values import close as same
 
 # the known mistakes: a mapping, or a function returning one -- called only when the
 # value is wrong, for mistakes that cost something to compute (most students are right)
@@ -48,7 +49,7 @@ def close(got: Any, expected: Any, *, rtol: float = DEFAULT_RTOL, atol: float = 
         exp = np.asarray(expected, dtype=np.float64)
     except Exception:
         return False
-    return arr.shape == exp.shape and bool(np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True))
+    return same(arr, exp, (rtol, atol))  # np.allclose(equal_nan=True) of the same shape, in less time
 
 
 def evidence(

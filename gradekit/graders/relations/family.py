@@ -128,6 +128,9 @@ class Whole:
     def __post_init__(self) -> None:
         if not self.failed:
             self.failed = list(range(len(self.got)))
+        # the "family|prefix*" among ruled, as prefixes (wants() is asked hundreds of thousands of times)
+        self._wildcards = tuple(r[:-1] for r in self.ruled if r.endswith("*"))
+        self._targets = None if self.targets is None else tuple(self.targets)
 
     @property
     def partly(self) -> bool:
@@ -138,15 +141,11 @@ class Whole:
         """Whether the search is asked about ``family``'s relations whose argument begins with ``prefix``
         (and ``prefix`` is not one an earlier check ruled out)."""
         begins = f"{family.name}|{prefix}"
-        if (
-            self.ruled
-            and prefix
-            and (begins in self.ruled or any(begins.startswith(r[:-1]) for r in self.ruled if r.endswith("*")))
-        ):
+        if self.ruled and prefix and (begins in self.ruled or begins.startswith(self._wildcards)):
             return False
-        if self.targets is None:
+        if self._targets is None:
             return True
-        return any(t.startswith(begins) for t in self.targets)
+        return any(t.startswith(begins) for t in self._targets)
 
     def reference(self, family: Family, args: list[Any], keywords: dict | None = None) -> list[np.ndarray] | None:
         """The reference's checked part(s) for these positional arguments; None when it raises, or

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gradekit.graders.check import Call
 
 Tol = tuple[float, float]
+_DOUBLE = np.dtype(np.float64)
 
 
 def close(a: np.ndarray, b: np.ndarray, tol: Tol) -> bool:
@@ -22,6 +23,12 @@ def close(a: np.ndarray, b: np.ndarray, tol: Tol) -> bool:
     thousands of times a search)."""
     if a.shape != b.shape:
         return False
+    if a.size and a.dtype == _DOUBLE and b.dtype == _DOUBLE:
+        # the first entry in Python's floats (the same doubles, and no floating-point warnings to silence):
+        # where it already differs, the arrays do (the usual answer: most relations tried do not hold)
+        a0, b0 = float(a.flat[0]), float(b.flat[0])
+        if not abs(a0 - b0) <= tol[1] + tol[0] * abs(b0) and a0 != b0 and (a0 == a0 or b0 == b0):
+            return False
     with np.errstate(all="ignore"):
         ok = np.abs(a - b) <= tol[1] + tol[0] * np.abs(b)  # true for any a where b is infinite: checked below
         if ok.all():

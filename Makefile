@@ -174,26 +174,26 @@ private-homes:
 docs: $(STAMP)
 	$(BESIDE) $(VENV)/bin/sphinx-build -q -W --keep-going -b html -d docs/_build/doctrees docs docs/_build/html
 
-# the linter and the type checker on gradekit/, the docs, the test suite, every shipped assignment's own QA:
+# the linter and the type checker on gradekit/, the docs, the test suite (every shipped assignment's own QA
+# through gradekit check among its tests: tests/qa/test_run.py, as make check runs it):
 # side by side (make -j), since the suite waits on processes (hubs, browsers, services) more than it computes;
 # each line of their output whole. The suite runs in TEST_WORKERS pytest-xdist workers: the tests
 # of a module that share a module-scoped fixture run on one (tests/conftest.py), slowest groups first; its
 # real-user tests run the deployment DEPLOY that make deploy built. Four workers on CI's two cores: the suite
 # and every process it starts (hubs, browsers, sandboxes, nbgrader's ~185 commands) compute about 19 minutes of
-# CPU (1,140 s, counted per worker in a cgroup), lint, docs and check about 45 s more, so two busy cores are
+# CPU (1,140 s, counted per worker in a cgroup), lint and docs about 25 s more, so two busy cores are
 # its floor: four keep them ~95% busy while some wait on hubs and browsers; more only crowd the sandboxes'
 # deadlines (six did, on a loaded machine)
 TEST_WORKERS ?= 4
 PYTEST_ARGS  ?=
 # one graph, four jobs: apt-get (the system packages), pip filling make setup's venv and building the wheel
-# start at once; the students' deployment once apt-get is done; lint, docs and check as soon as the venv is
+# start at once; the students' deployment once apt-get is done; lint and docs as soon as the venv is
 # there, the suite once the deployment is too. Lint and docs (mypy and Sphinx: ~25 s of CPU, no deadline of
 # their own) run niced (BESIDE): they take the CPU the suite leaves while its tests wait on hubs and browsers,
-# not the CPU of the tests whose sandboxes and services keep time. check stays at the suite's priority: its
-# sandboxes keep time too
+# not the CPU of the tests whose sandboxes and services keep time
 BESIDE ?=
 test:
-	@$(MAKE) --no-print-directory -j4 -Oline lint docs suite check BESIDE="nice -n 10"
+	@$(MAKE) --no-print-directory -j4 -Oline lint docs suite BESIDE="nice -n 10"
 
 suite: $(STAMP) translations wheel deploy
 	GRADEKIT_DEPLOY=$(DEPLOY) $(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20 $(PYTEST_ARGS) tests
@@ -201,7 +201,8 @@ suite: $(STAMP) translations wheel deploy
 # every shipped assignment's QA set through gradekit check, as its instructor runs it: the first simulated student
 # hands in each file alone, the second the mistakes packed; the suite grades the same sets on more variants
 # (tests/course: the first assignment's on 10, the others' on 3; tests/graders: the uncatalogued sets on 10), so
-# here two students are enough: five cost 42 s of CPU beside the suite, two 23 s
+# here two students are enough: five cost 42 s of CPU, two 16 s. make test runs the same commands among its
+# tests (tests/qa/test_run.py), where self_attention's was already run once more
 CHECK_STUDENTS ?= 2
 check: $(STAMP) translations | system-deps
 	@for a in $$(ls source); do $(VENV)/bin/gradekit check $$a --students $(CHECK_STUDENTS) || exit 1; done

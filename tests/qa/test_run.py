@@ -1,6 +1,6 @@
 """`gradekit check`: passes on a fresh `gradekit new` assignment, and fails on broken graders --
 one that passes everything, one that fails everything, one that prints the expected array --
-and on a template with an undefined variable. (`make test` runs it on every shipped assignment.)"""
+and on a template with an undefined variable; and every shipped assignment passes its own."""
 
 from __future__ import annotations
 
@@ -291,11 +291,22 @@ def test_a_multiple_choice_cell_left_out_of_choice_cells_is_told_where_to_declar
     assert not any(name.endswith("not declared") for name in rows if not name.startswith("test_concepts"))
 
 
-def test_a_second_grading_in_another_language_is_handed_in_on_that_language_s_notebook():
-    """The determinism row grades the answer key again as a student of another language: it handed in
-    the English notebook, which the grader, rebuilding the Chinese one, took for someone else's (every
+SHIPPED = sorted(p.name for p in (REPO / "source").iterdir() if (p / "assignment.toml").exists())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", SHIPPED)
+def test_every_shipped_assignment_passes_its_own_check(assignment):
+    """`gradekit check` on each shipped assignment, as its instructor runs it (two simulated students: the
+    first hands in each QA file alone, the second the mistakes packed): every check passes. The course
+    tests grade the same QA sets on more variants; this is the command.
+
+    Its determinism row grades the answer key again as a student of another language: it handed in the
+    English notebook, which the grader, rebuilding the Chinese one, took for someone else's (every
     read-only cell differed, a note on the result) -- the row failed on every shipped assignment."""
-    proc = _run(REPO, "check", "self_attention", "--students", "2", "--json")
+    proc = _run(REPO, "check", assignment, "--students", "2", "--json")
     rows = {r["check"]: r for r in json.loads(proc.stdout)["rows"]}
+    failed = {name: row["detail"] for name, row in rows.items() if row["status"] == "FAIL"}
+    assert proc.returncode == 0 and not failed, (failed, proc.stderr[-2000:])
     twice = rows["grading twice gives the same grades and feedback"]
     assert twice["status"] == "ok" and "the second time in zh" in twice["detail"], twice

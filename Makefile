@@ -180,8 +180,9 @@ docs: $(STAMP)
 # each line of their output whole. The suite runs in TEST_WORKERS pytest-xdist workers: the tests
 # of a module that share a module-scoped fixture run on one (tests/conftest.py), slowest groups first; its
 # real-user tests run the deployment DEPLOY that make deploy built. Four workers on CI's two cores: the suite
-# and every process it starts (hubs, browsers, sandboxes, nbgrader's ~185 commands) compute about 19 minutes of
-# CPU (1,140 s, counted per worker in a cgroup), lint and docs about 25 s more, so two busy cores are
+# and every process it starts (hubs, browsers, sandboxes, nbgrader's ~185 commands) compute about 15 minutes of
+# CPU (890 to 940 s by process accounting; the same commands cost up to 15% more at one hour than at another
+# on a shared machine: nbgrader's alone 157 to 180 s), lint and docs about 25 s more, so two busy cores are
 # its floor: four keep them ~95% busy while some wait on hubs and browsers; more only crowd the sandboxes'
 # deadlines (six did, on a loaded machine)
 TEST_WORKERS ?= 4

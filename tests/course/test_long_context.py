@@ -19,7 +19,6 @@ lecture's FP16 table.
 
 from __future__ import annotations
 
-
 import nbformat
 import numpy as np
 import pytest

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, VENV_BIN
+from gradekit.course import Course
 from gradekit.sandbox.bwrap import bwrap_path
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed")]
@@ -291,7 +292,7 @@ def test_a_multiple_choice_cell_left_out_of_choice_cells_is_told_where_to_declar
     assert not any(name.endswith("not declared") for name in rows if not name.startswith("test_concepts"))
 
 
-SHIPPED = sorted(p.name for p in (REPO / "source").iterdir() if (p / "assignment.toml").exists())
+SHIPPED = Course.load(REPO).assignments()
 
 
 @pytest.mark.slow

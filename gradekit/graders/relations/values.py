@@ -31,18 +31,9 @@ def close(a: np.ndarray, b: np.ndarray, tol: Tol) -> bool:
             return False
     with np.errstate(all="ignore"):
         ok = np.abs(a - b) <= tol[1] + tol[0] * np.abs(b)  # true for any a where b is infinite: checked below
-        if ok.all():
-            finite_b = np.isfinite(b)
-            if finite_b.all():
-                return True
-        elif (
-            a.size > 1
-            and not ok.flat[0]
-            and not (a.flat[0] == b.flat[0] or (a.flat[0] != a.flat[0] and b.flat[0] != b.flat[0]))
-        ):
-            return False  # the first entry already differs (the usual answer: most relations tried do not hold)
-        else:
-            finite_b = np.isfinite(b)
+        finite_b = np.isfinite(b)
+        if ok.all() and finite_b.all():
+            return True
         rest = ~ok | ~finite_b
         return bool(np.all((a[rest] == b[rest]) | (np.isnan(a[rest]) & np.isnan(b[rest]))))
 

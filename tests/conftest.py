@@ -438,6 +438,8 @@ def pytest_collection_modifyitems(config, items):
     starts last.
     """
     for item in items:
+        if "browser" in item.fixturenames:  # pytest -m browser: every test that opens a page, hubs' among them
+            item.add_marker(pytest.mark.browser)
         if item.get_closest_marker("xdist_group"):
             continue
         info = getattr(item, "_fixtureinfo", None)

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import ASSIGNMENT, VENV_BIN, CourseDir, known_sources, with_solutions
 
-pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+pytestmark = [pytest.mark.e2e]
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 

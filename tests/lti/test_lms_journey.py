@@ -22,7 +22,7 @@ from conftest import ASSIGNMENT, CHROMIUM, NOTEBOOK, SECRET, VENV_BIN, CourseDir
 from lti.conftest import fetch_in_lab, gradebook, register, scores_of
 from lti.lms import Served
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.browser]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 A, NB = ASSIGNMENT, NOTEBOOK
 STUDENT = "gkltiada"

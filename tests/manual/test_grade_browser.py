@@ -32,7 +32,7 @@ import ports
 from conftest import ASSIGNMENT, SECRET, VENV_BIN, CourseDir
 from manual.robot import Robot
 
-pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+pytestmark = [pytest.mark.e2e]
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 

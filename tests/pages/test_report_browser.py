@@ -30,7 +30,7 @@ import pytest
 
 from conftest import ASSIGNMENT, VENV_BIN, CourseDir, known_sources, with_solutions
 
-pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+pytestmark = [pytest.mark.e2e]
 
 GRADEKIT_CMD = str(VENV_BIN / "gradekit")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"

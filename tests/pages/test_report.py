@@ -116,6 +116,24 @@ def test_the_slowest_submissions_say_why():
     assert why["plain"].startswith("no timeout or crash: the student's code took 0.05 s"), why
 
 
+def test_a_submission_with_no_readable_file_is_not_among_the_slowest():
+    """Found by an outsider: a student whose every file was empty (not gradable, with its reason) was listed
+    among the slowest, "no timeout or crash: the student's code took 0.0 s", though none of it ran."""
+    from pathlib import Path
+
+    from gradekit.course import Course
+    from gradekit.pages.report import stats
+    from gradekit.pages.report.data import GRADED, NOT_GRADABLE, ClassData, Row
+
+    layout = _layout(("a", 1, "A"))
+    fine, empty = _result("fine", {"a": (1.0, 1)}), _result("empty", {"a": (0.0, 1)})
+    empty.seconds, empty.notebooks[0].error = 0.3, "nb.ipynb: the file is empty"
+    course = Course(root=Path("/nonexistent"), course_id="c", db_url="sqlite://")
+    data = ClassData(course, ASSIGNMENT, ["nb"], layout,
+                     [Row("fine", GRADED, fine), Row("empty", NOT_GRADABLE, empty, reason="nb.ipynb: the file is empty")])
+    assert [s["student"] for s in stats.health(data)["slowest"]] == ["fine"]
+
+
 def test_the_health_counts_and_the_slowest_rows_say_the_same():
     """The section counted "1 sandbox kills" (a student whose process exited) while the slowest row, a
     timeout's, said "0 kill(s)": each count now has one word, said the same in the stats, the lists and

@@ -298,9 +298,11 @@ def health(data: ClassData) -> dict:
             timeouts.append(r.student)
         if _result(r).kills or any(KILLED.search(t) for t in texts):
             crashes.append(r.student)
-    # the graded ones: a file that could not be read is listed with its reason among the not gradable
+    # the graded ones: a submission none of whose files could be read is listed with its reason among the not
+    # gradable (its student's code never ran: "it took 0.0 s" would say that it did)
     slowest = sorted(
-        (r for r in rows if _result(r).seconds and not _result(r).error), key=lambda r: -_result(r).seconds
+        (r for r in rows if r.status == GRADED and _result(r).seconds and not _result(r).error),
+        key=lambda r: -_result(r).seconds,
     )[:10]
     top = max(seconds, default=0.0)
     return {

@@ -264,10 +264,20 @@ def test_release_feedback_gives_back_what_nbgrader_release_feedback_gives(course
     assert after_regrade(course.course, ASSIGNMENT, ["alice", "bob"], exchange) == []   # none out: none given
     assert course.cli("release-feedback", ASSIGNMENT, "--student", "alice") == 0
     (alice,) = released()
-    mtime = (feedback / alice).stat().st_mtime_ns
+    given = released()[alice]
+    # an older grading's page out: the regrade swaps the new one in
+    (feedback / alice).write_text("the page of an earlier grading")
     lines = after_regrade(course.course, ASSIGNMENT, ["alice", "bob"], exchange)
     assert lines == [f"{ASSIGNMENT}: feedback given again to 1 student(s) whose feedback was out"]
-    assert set(released()) == {alice} and alice in by_nbgrader and (feedback / alice).stat().st_mtime_ns > mtime
+    assert released() == {alice: given} and alice in by_nbgrader
+    # the same page again: the file is left as it is (its time and inode would tell a student which
+    # of their hand-ins a release gave again: under counts = "best", the one that counts)
+    before = (feedback / alice).stat()
+    assert after_regrade(course.course, ASSIGNMENT, ["alice"], exchange) == lines[:1]
+    after = (feedback / alice).stat()
+    times = lambda st: (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)  # noqa: E731
+    assert times(after) == times(before)
+    assert released() == {alice: given}
 
 
 def test_gradekit_collect_takes_in_through_the_exchange_what_nbgrader_collect_does(exchange_course):

@@ -223,7 +223,12 @@ def release_pages(dest: Path, account: str | None, secret: str, pages: dict[str,
     """Release feedback ``pages`` (notebook id -> the instructor's HTML) of the hand-in whose
     submission secret is ``secret`` into the exchange's feedback folder ``dest``, each under the
     name nbgrader's fetch_feedback looks for, readable by the student's ``account`` alone (without
-    one: 0644, its hashed name the only secret), each swapped in whole. The notebook ids released."""
+    one: 0644, its hashed name the only secret), each swapped in whole. The notebook ids released.
+
+    A page the folder holds already, word for word, is left as it is: the student may ``stat`` the
+    files of their own hand-ins, and a page swapped in anew (its time, its inode) for the one hand-in
+    that counts would tell which one that is -- under ``counts = "best"`` before the due date, how the
+    hidden part of each did (the hub exchange answers with a page's checksum alone, never its time)."""
     import pwd
 
     from gradekit.atomic import atomic_write
@@ -236,11 +241,22 @@ def release_pages(dest: Path, account: str | None, secret: str, pages: dict[str,
     done = []
     for notebook_id, html in sorted(pages.items()):
         target = dest / feedback_name(secret, notebook_id)
+        if _holds(target, html):
+            done.append(notebook_id)
+            continue
         atomic_write(target, html)
         if owner is None or is_me(owner.pw_uid) or not give_file(target, owner.pw_uid, owner.pw_gid):
             os.chmod(target, 0o644)  # no account of its own: its hashed name is the only secret
         done.append(notebook_id)
     return done
+
+
+def _holds(target: Path, html: str) -> bool:
+    """Whether ``target`` is a file whose text is ``html`` (False when it cannot be read)."""
+    try:
+        return target.is_file() and not target.is_symlink() and target.read_bytes() == html.encode("utf-8")
+    except OSError:
+        return False
 
 
 def give_feedback(course, feedback_dir: Path, student: str, submission: Path, pages: dict[str, str]) -> bool:

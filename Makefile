@@ -110,7 +110,7 @@ DEPLOY_STAMP := $(DEPLOY)/.installed-$(shell find Makefile pyproject.toml constr
 NOT_FOR_STUDENTS := sklearn scipy dask distributed vl_convert psycopg playwright ruff mypy sphinx
 deploy: $(WHEEL) | system-deps
 	@if [ "$$(id -u)" != 0 ]; then echo "deploy: skipped (the student deployment in $(DEPLOY) is built as root)"; exit 0; fi; \
-	if [ -f $(DEPLOY_STAMP) ]; then exit 0; fi; \
+	if [ -f $(DEPLOY_STAMP) ]; then echo "deploy: $(DEPLOY)/venv (up to date)"; exit 0; fi; \
 	set -e; umask 022; mkdir -p $(DEPLOY); \
 	if [ ! -f $(DEPLOY_DEPS) ]; then \
 	  rm -rf $(DEPLOY)/venv $(DEPLOY)/.deps-* $(DEPLOY)/.installed-*; /usr/bin/python3 -m venv $(DEPLOY)/venv; \

@@ -231,7 +231,7 @@ def release_pages(dest: Path, account: str | None, secret: str, pages: dict[str,
     hidden part of each did (the hub exchange answers with a page's checksum alone, never its time)."""
     import pwd
 
-    from gradekit.atomic import atomic_write
+    from gradekit.atomic import atomic_write_bytes
     from gradekit.exchange.identity import is_me
 
     try:
@@ -240,22 +240,22 @@ def release_pages(dest: Path, account: str | None, secret: str, pages: dict[str,
         owner = None
     done = []
     for notebook_id, html in sorted(pages.items()):
-        target = dest / feedback_name(secret, notebook_id)
-        if _holds(target, html):
+        target, data = dest / feedback_name(secret, notebook_id), html.encode("utf-8")
+        if _holds(target, data):
             done.append(notebook_id)
             continue
-        atomic_write(target, html)
+        atomic_write_bytes(target, data)
         if owner is None or is_me(owner.pw_uid) or not give_file(target, owner.pw_uid, owner.pw_gid):
             os.chmod(target, 0o644)  # no account of its own: its hashed name is the only secret
         done.append(notebook_id)
     return done
 
 
-def _holds(target: Path, html: str) -> bool:
-    """Whether ``target`` is a file whose text is ``html`` (False when it cannot be read)."""
+def _holds(target: Path, data: bytes) -> bool:
+    """Whether ``target`` holds ``data`` (False for a link, or a file that cannot be read)."""
     try:
-        return target.is_file() and not target.is_symlink() and target.read_bytes() == html.encode("utf-8")
-    except OSError:
+        return not target.is_symlink() and target.read_bytes() == data
+    except OSError:  # none there, a folder, unreadable: written anew
         return False
 
 
